@@ -1,0 +1,143 @@
+// Command logbook-seal closes a session: it signs the in-progress steps into
+// a record (spec §6) and writes it atomically and durably. With --new-key it
+// makes a key pair instead.
+//
+//	logbook-seal --new-key FILE
+//	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--goal TEXT] [--ended-at TIME]
+//	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD]    (Claude Code SessionEnd hook)
+//
+// The signing key is --key FILE, else $LOGBOOK_SIGNING_KEY (the PEM text),
+// else ~/.config/logbook/signing.key. Exit status: 0 sealed, 1 not sealed,
+// 2 usage error. As a hook (--hook) it records the SessionEnd payload on
+// stdin first, then seals, and never exits 2 (that would block the harness).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/seal"
+)
+
+func main() {
+	// A record's parsed tree is most of the heap and it only grows:
+	// collecting less often saves repeated marking of it.
+	debug.SetGCPercent(400)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+type config struct {
+	newKey, keyFile, dir, session, out, goal, endedAt string
+	hook                                              bool
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	var c config
+	fs := flag.NewFlagSet("logbook-seal", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.newKey, "new-key", "", "write a new PKCS#8 PEM private key to `FILE` (mode 0600) and its SPKI PEM public key to FILE.pub, then exit")
+	fs.StringVar(&c.keyFile, "key", "", "PKCS#8 PEM Ed25519 private key `FILE` (default $LOGBOOK_SIGNING_KEY text, else ~/.config/logbook/signing.key)")
+	fs.StringVar(&c.dir, "dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
+	fs.StringVar(&c.session, "session", "", "session `ID` to seal")
+	fs.StringVar(&c.out, "out", "", "record `FILE` to write (default DIR/ID.record.json)")
+	fs.StringVar(&c.goal, "goal", "", "the session's goal, as the caller states it (never taken from a prompt)")
+	fs.StringVar(&c.endedAt, "ended-at", "", "end `TIME` (RFC 3339 UTC; default: the last step's time)")
+	fs.BoolVar(&c.hook, "hook", false, "read a SessionEnd hook payload on stdin, record it, then seal its session")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "logbook-seal: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if c.newKey != "" {
+		return newKey(c.newKey, stdout, stderr)
+	}
+	code, err := sealSession(c, stdin, stdout, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-seal:", err)
+		if c.hook {
+			if dir, derr := cli.Dir(c.dir, getenv); derr == nil {
+				at, _ := cli.Now(getenv)
+				_ = cli.LogError(dir, at, "logbook-seal", err.Error())
+			}
+			return 0 // a seal failure must not block the harness; it is logged
+		}
+	}
+	return code
+}
+
+func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string) string) (int, error) {
+	now, err := cli.Now(getenv)
+	if err != nil {
+		return 2, err
+	}
+	dir, err := cli.Dir(c.dir, getenv)
+	if err != nil {
+		return 2, err
+	}
+	if c.hook {
+		payload, err := io.ReadAll(stdin)
+		if err != nil {
+			return 1, fmt.Errorf("read stdin: %w", err)
+		}
+		cwd, _ := os.Getwd()
+		ev, err := recorder.Record(dir, cli.StripBOM(payload), now, cwd)
+		if err != nil {
+			return 1, fmt.Errorf("SessionEnd not recorded: %w", err)
+		}
+		c.session = ev.Session
+	}
+	if c.session == "" {
+		return 2, fmt.Errorf("--session ID is required (or --hook with a payload on stdin)")
+	}
+	if c.endedAt != "" && !instant.Valid(c.endedAt) {
+		return 2, fmt.Errorf("--ended-at %q is not an RFC 3339 UTC instant", c.endedAt)
+	}
+	priv, err := loadKey(c.keyFile, getenv)
+	if err != nil {
+		return 2, err
+	}
+	if err := journal.ValidSessionID(c.session); err != nil {
+		return 2, err
+	}
+	if _, err := os.Stat(journal.Path(dir, c.session)); err != nil {
+		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
+	}
+	j, err := journal.Open(dir, c.session)
+	if err != nil {
+		return 1, err
+	}
+	defer j.Close()
+	cwd, _ := os.Getwd()
+	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now})
+	if err != nil {
+		return 1, err
+	}
+	out := c.out
+	if out == "" {
+		out = filepath.Join(dir, c.session+".record.json")
+	}
+	if err := cli.WriteFileDurable(out, res.Record); err != nil {
+		return 1, fmt.Errorf("write %s: %w", out, err)
+	}
+	if !c.hook {
+		fmt.Fprintf(stdout, "sealed %s: %d steps", out, res.Steps)
+		if n := len(res.Unfinished); n > 0 {
+			fmt.Fprintf(stdout, ", %d unfinished tool call(s) named in a note", n)
+		}
+		if res.TornBytes {
+			fmt.Fprint(stdout, ", a torn tail was cut and noted")
+		}
+		fmt.Fprintln(stdout)
+	}
+	return 0, nil
+}

@@ -1,0 +1,75 @@
+// Command record-step records one harness hook event: it reads the event's
+// JSON payload on stdin and appends one digest-only, hash-chained step to
+// the session's in-progress file. It never writes to stdout (a hook's stdout
+// can reach the model). Exit status follows Claude Code's hook contract:
+// 0, even when recording fails (the failure goes to stderr and DIR/errors.log);
+// with --fail-closed, a failure on PreToolUse exits 2 so the tool call is
+// blocked rather than run unrecorded.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/recorder"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, os.Getenv))
+}
+
+func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
+	failClosed := fs.Bool("fail-closed", false, "exit 2 when a PreToolUse event cannot be recorded, blocking the tool call")
+	if err := fs.Parse(args); err != nil {
+		// A broken hook command line must not break the agent: exit 0.
+		return 0
+	}
+	at, clockErr := cli.Now(getenv)
+	if clockErr != nil {
+		at = instant.Format(time.Now())
+	}
+	dir, err := cli.Dir(*dirFlag, getenv)
+	report := func(msg string) {
+		fmt.Fprintln(stderr, "record-step:", msg)
+		if dir != "" {
+			if lerr := cli.LogError(dir, at, "record-step", msg); lerr != nil {
+				fmt.Fprintln(stderr, "record-step: cannot write the error log:", lerr)
+			}
+		}
+	}
+	fail := func(event string, err error) int {
+		report(fmt.Sprintf("not recorded (%s): %v", event, err))
+		if *failClosed && event == "PreToolUse" {
+			return 2
+		}
+		return 0
+	}
+	if err != nil {
+		return fail("unknown event", err)
+	}
+	payload, err := io.ReadAll(stdin)
+	if err != nil {
+		return fail("unknown event", fmt.Errorf("read stdin: %w", err))
+	}
+	cwd, _ := os.Getwd()
+	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
+	if err != nil {
+		name := ev.Name
+		if name == "" {
+			name = "unknown event"
+		}
+		return fail(name, err)
+	}
+	if clockErr != nil {
+		report(fmt.Sprintf("recorded with the system clock: %v", clockErr))
+	}
+	return 0
+}

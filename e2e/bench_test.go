@@ -1,0 +1,130 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/journal"
+)
+
+// benchPayload is a typical PreToolUse event (about 1 KB).
+var benchPayload = []byte(`{"session_id":"bench","transcript_path":"/home/dev/.claude/projects/-home-dev-p/bench.jsonl","cwd":"/home/dev/p",` +
+	`"permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Edit","tool_use_id":"toolu_01ABCDEFGHIJKLMNOPQRSTUV",` +
+	`"tool_input":{"file_path":"/home/dev/p/internal/server/handler.go","old_string":"` + string(bytes.Repeat([]byte("x"), 400)) +
+	`","new_string":"` + string(bytes.Repeat([]byte("y"), 400)) + `"}}`)
+
+// prefill writes n steps of the benchmark session into dir, in one append.
+func prefill(tb testing.TB, dir string, n int) {
+	ev, err := hookevent.Parse(benchPayload)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	j, err := journal.Open(dir, "bench")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer j.Close()
+	steps := make([]chain.Step, n)
+	for i := range steps {
+		steps[i] = ev.Step
+		steps[i].At = fmt.Sprintf("2026-05-01T00:00:00.%09dZ", i)
+	}
+	if _, err := j.Append(journal.Header{Session: "bench", Cwd: "/home/dev/p", Harness: hookevent.Harness}, steps); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkRecordStep: one whole record-step process per event, at two
+// session lengths. The file is cut back to its starting length between
+// runs, so each event lands at the stated length.
+func BenchmarkRecordStep(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			prefill(b, dir, n)
+			path := journal.Path(dir, "bench")
+			st, _ := os.Stat(path)
+			env := append(os.Environ(), "LOGBOOK_DIR="+dir, "LOGBOOK_NOW=2026-05-02T00:00:00Z")
+			b.SetBytes(int64(len(benchPayload)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command(filepath.Join(bin, "record-step"))
+				cmd.Env = env
+				cmd.Stdin = bytes.NewReader(benchPayload)
+				if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+					b.Fatalf("%v %s", err, out)
+				}
+				b.StopTimer()
+				os.Truncate(path, st.Size())
+				b.StartTimer()
+			}
+		})
+	}
+}
+
+// BenchmarkCatAppend is the floor to compare with: a shell appending the
+// same payload to a file, with no parsing, hashing or locking.
+func BenchmarkCatAppend(b *testing.B) {
+	file := filepath.Join(b.TempDir(), "events")
+	b.SetBytes(int64(len(benchPayload)))
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command("sh", "-c", "cat >> "+file)
+		cmd.Stdin = bytes.NewReader(benchPayload)
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func maxRSS(cmd *exec.Cmd) float64 {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) / 1024 // KiB → MiB
+	}
+	return 0
+}
+
+// BenchmarkSealVerify100k seals and verifies a 100,000-step session with
+// the commands, reporting throughput and peak resident memory.
+func BenchmarkSealVerify100k(b *testing.B) {
+	const n = 100000
+	dir := b.TempDir()
+	prefill(b, dir, n)
+	key := filepath.Join(dir, "k")
+	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--new-key", key).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	rec := filepath.Join(dir, "r.json")
+	b.Run("seal", func(b *testing.B) {
+		var rss float64
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", dir, "--session", "bench", "--key", key, "--out", rec)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
+			}
+			rss = max(rss, maxRSS(cmd))
+		}
+		st, _ := os.Stat(rec)
+		b.SetBytes(st.Size())
+		b.ReportMetric(rss, "peak-RSS-MiB")
+	})
+	b.Run("verify", func(b *testing.B) {
+		st, _ := os.Stat(rec)
+		b.SetBytes(st.Size())
+		var rss float64
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command(filepath.Join(bin, "logbook-verify"), rec)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v %s", err, out)
+			}
+			rss = max(rss, maxRSS(cmd))
+		}
+		b.ReportMetric(rss, "peak-RSS-MiB")
+	})
+}

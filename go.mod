@@ -1,0 +1,9 @@
+module github.com/logbook-project/logbook
+
+go 1.26
+
+require (
+	filippo.io/edwards25519 v1.2.0
+	github.com/natefinch/atomic v1.0.1
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+)

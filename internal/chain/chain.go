@@ -1,0 +1,90 @@
+// Package chain builds steps and links them into the hash chain of spec §5:
+// step.hash = sha256(canonicalize(step without "hash")), step.prev = the
+// previous step's hash (null for the first step). It is small on purpose:
+// record-step links it on every tool call.
+package chain
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// EmptyTip is the chain tip of a record with no steps: sha256("") (spec §5).
+const EmptyTip = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+// Kinds lists the step kinds of spec §4.
+var Kinds = []string{"exec", "edit", "read", "write", "tool_call", "claim", "note", "gate"}
+
+// Step is a step before it is linked: everything but seq, prev and hash.
+type Step struct {
+	At      string           // RFC 3339 UTC instant (spec §4)
+	Kind    string           // one of Kinds
+	Summary string           // short redacted clear text
+	Data    strictjson.Value // object of redacted metadata
+	Inputs  []string         // hex SHA-256 digests of input bodies
+	Outputs []string         // hex SHA-256 digests of output bodies
+}
+
+// Link returns the step as it stands in a record at position seq after a
+// step whose hash is prev ("" for none), its canonical bytes (RFC 8785,
+// including "hash"), and its hash. It fails only when Data holds a value
+// with no canonical form.
+func Link(s Step, seq int64, prev string) (canonical []byte, hash string, err error) {
+	data := s.Data
+	if data.Kind != strictjson.Object {
+		data = strictjson.Obj()
+	}
+	prevV := strictjson.NullValue()
+	if prev != "" {
+		prevV = strictjson.Str(prev)
+	}
+	// Members already in RFC 8785 order, with "hash" last but one: the
+	// canonical writer then skips its sort.
+	v := strictjson.Obj(
+		strictjson.Member{Key: "at", Value: strictjson.Str(s.At)},
+		strictjson.Member{Key: "data", Value: data},
+		strictjson.Member{Key: "dossier", Value: strictjson.NullValue()},
+		strictjson.Member{Key: "hash", Value: strictjson.Str("")},
+		strictjson.Member{Key: "inputsSha256", Value: strictjson.StrArr(nonNil(s.Inputs))},
+		strictjson.Member{Key: "kind", Value: strictjson.Str(s.Kind)},
+		strictjson.Member{Key: "outputsSha256", Value: strictjson.StrArr(nonNil(s.Outputs))},
+		strictjson.Member{Key: "prev", Value: prevV},
+		strictjson.Member{Key: "seq", Value: strictjson.Int(seq)},
+		strictjson.Member{Key: "summary", Value: strictjson.Str(s.Summary)},
+	)
+	hash, err = Hash(&v)
+	if err != nil {
+		return nil, "", err
+	}
+	v.Members[3].Value = strictjson.Str(hash)
+	canonical, err = jcs.Append(nil, &v)
+	return canonical, hash, err
+}
+
+// Hash returns the hex SHA-256 of the canonical form of the step object v
+// without its "hash" member (spec §5).
+func Hash(v *strictjson.Value) (string, error) {
+	var b jcs.Buffer
+	return HashInto(&b, v)
+}
+
+// HashInto is Hash with a caller-owned scratch buffer, for verifying long
+// chains without allocating per step.
+func HashInto(buf *jcs.Buffer, v *strictjson.Value) (string, error) {
+	buf.B = buf.B[:0]
+	if err := jcs.WriteWithout(buf, v, "hash"); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(buf.B)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

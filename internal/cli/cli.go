@@ -1,0 +1,61 @@
+// Package cli holds the few things every command shares: where the
+// session directory is, what time it is, and how a failure is logged.
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/instant"
+)
+
+// Dir resolves the session directory: the flag, else $LOGBOOK_DIR, else
+// $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook, made absolute once so a
+// hook that runs in another cwd still finds the same files.
+func Dir(flag string, getenv func(string) string) (string, error) {
+	d := flag
+	switch {
+	case d != "":
+	case getenv("LOGBOOK_DIR") != "":
+		d = getenv("LOGBOOK_DIR")
+	case getenv("CLAUDE_PROJECT_DIR") != "":
+		d = filepath.Join(getenv("CLAUDE_PROJECT_DIR"), ".logbook")
+	default:
+		d = ".logbook"
+	}
+	return filepath.Abs(d)
+}
+
+// Now is the program's clock: LOGBOOK_NOW when set (spec §8), else the
+// system clock.
+func Now(getenv func(string) string) (string, error) {
+	return instant.Now(getenv("LOGBOOK_NOW"), time.Now)
+}
+
+// StripBOM removes a leading UTF-8 byte order mark.
+func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF")) }
+
+// LogError appends one line to DIR/errors.log (created 0600) so a failure
+// that the harness hid from the user can still be found. It returns the
+// error of writing the log, if any; the caller has already printed msg.
+func LogError(dir, at, prog, msg string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "errors.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s %s: %s\n", at, prog, oneLine(msg))
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+func oneLine(s string) string {
+	return string(bytes.ReplaceAll(bytes.ReplaceAll([]byte(s), []byte("\r"), []byte(`\r`)), []byte("\n"), []byte(`\n`)))
+}

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+
+	"github.com/natefinch/atomic"
+)
+
+// WriteFileDurable replaces path with data (mode 0644) atomically and
+// durably: see WriteFileDurableMode.
+func WriteFileDurable(path string, data []byte) error {
+	return WriteFileDurableMode(path, data, 0o644)
+}
+
+// WriteFileDurableMode writes data to a temporary file in path's directory,
+// fsyncs it, renames it over path (github.com/natefinch/atomic), then fsyncs
+// the directory, which atomic does not do: without it a crash can forget
+// the rename. A reader sees the old file or the new one, never a mix.
+func WriteFileDurableMode(path string, data []byte, mode os.FileMode) error {
+	if err := atomic.WriteFile(path, bytes.NewReader(data)); err != nil {
+		return err
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if err2 := d.Close(); err == nil {
+		err = err2
+	}
+	return err
+}

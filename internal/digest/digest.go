@@ -1,0 +1,42 @@
+// Package digest computes the body digests of spec §8: every body enters a
+// record only as a lowercase hex SHA-256.
+package digest
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+
+	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Bytes is the digest of raw bytes (a command's output, a file).
+func Bytes(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Body returns the digest of the JSON value v that stands in src at
+// src[v.Start:v.End] (spec §8):
+//   - a string: SHA-256 of its UTF-8 bytes (no quotes, no escapes);
+//   - any other value: SHA-256 of its RFC 8785 canonical form, streamed
+//     into the hash so a 10 MB body is never copied whole;
+//   - a value with no canonical form (lone surrogate, duplicate key, number
+//     outside double range): SHA-256 of its exact text, with raw = true.
+func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
+	if v.Kind == strictjson.String && v.Flags == 0 {
+		return Bytes([]byte(v.Str)), false
+	}
+	if v.Flags == 0 {
+		h := sha256.New()
+		w := bufio.NewWriterSize(h, 32<<10)
+		if err := jcs.Write(w, v); err == nil && w.Flush() == nil {
+			return hexSum(h), false
+		}
+	}
+	return Bytes(src[v.Start:v.End]), true
+}
+
+func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }

@@ -1,0 +1,234 @@
+// Package journal keeps a session's in-progress file: one header line, then
+// one linked step per line (RFC 8785 canonical JSON), appended under an
+// exclusive flock on a sidecar lock file that is never replaced. An append
+// reads only the file's last line, so its cost does not grow with the
+// session's length.
+//
+// Files in the directory, for session ID:
+//
+//	ID.steps.jsonl   header line + steps
+//	ID.lock          flock target (stable; never renamed or removed)
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Format names the in-progress file format in its header line.
+const Format = "logbook/in-progress@0"
+
+// Header is the first line of an in-progress file.
+type Header struct {
+	Session string // the harness's session id
+	Cwd     string // the first cwd an event gave
+	Harness string // e.g. "claude-code"
+}
+
+// Journal is an open, locked in-progress file. Close releases the lock.
+type Journal struct {
+	Dir, Session string
+	lock, f      *os.File
+}
+
+// ValidSessionID refuses ids that could escape the directory or make odd
+// file names: it allows 1-128 characters of [A-Za-z0-9._-], not starting
+// with '.' or '-'. It is checked before the id touches any path.
+func ValidSessionID(id string) error {
+	if id == "" {
+		return errors.New("empty session id")
+	}
+	if len(id) > 128 {
+		return fmt.Errorf("session id is %d bytes long, the limit is 128", len(id))
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' ||
+			(i > 0 && (c == '.' || c == '-'))
+		if !ok {
+			return fmt.Errorf("session id %q has a character outside [A-Za-z0-9._-] (or starts with '.' or '-')", id)
+		}
+	}
+	return nil
+}
+
+// Path returns the in-progress file's path for a session.
+func Path(dir, session string) string { return filepath.Join(dir, session+".steps.jsonl") }
+
+// Open validates the session id, creates dir (0700) if needed, and takes
+// the session's exclusive lock, waiting for other writers.
+func Open(dir, session string) (*Journal, error) {
+	if err := ValidSessionID(session); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(lock); err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
+	}
+	f, err := os.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return &Journal{Dir: dir, Session: session, lock: lock, f: f}, nil
+}
+
+func flock(f *os.File) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+// Close closes the file and releases the lock.
+func (j *Journal) Close() error {
+	err := j.f.Close()
+	if err2 := j.lock.Close(); err == nil {
+		err = err2 // closing the descriptor releases the flock
+	}
+	return err
+}
+
+// Append links steps after the current last step and writes them with one
+// write(2), so a reader never sees half of a step unless the process dies
+// inside that call; a torn last line left by such a death is cut off first
+// and replaced by a note step saying so (see Repair). A new file gets hdr as
+// its first line. It returns the seq of the first appended step.
+func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
+	if len(steps) == 0 {
+		return 0, nil
+	}
+	size, err := j.size()
+	if err != nil {
+		return 0, err
+	}
+	var out []byte
+	if size == 0 {
+		out, err = headerLine(hdr)
+		if err != nil {
+			return 0, err
+		}
+	} else if torn, err := j.Repair(); err != nil {
+		return 0, err
+	} else if torn != nil {
+		torn.At = steps[0].At
+		steps = append([]chain.Step{*torn}, steps...)
+	}
+	seq, prev, err := j.Tail()
+	if err != nil {
+		return 0, err
+	}
+	first := seq + 1
+	for _, s := range steps {
+		seq++
+		line, hash, err := chain.Link(s, seq, prev)
+		if err != nil {
+			return 0, err
+		}
+		out = append(append(out, line...), '\n')
+		prev = hash
+	}
+	if _, err := j.f.Write(out); err != nil {
+		// A short write leaves a torn line; the next Append or seal cuts it.
+		return 0, err
+	}
+	return first, nil
+}
+
+func (j *Journal) size() (int64, error) {
+	st, err := j.f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
+
+func headerLine(h Header) ([]byte, error) {
+	v := strictjson.Obj(
+		strictjson.Member{Key: "cwd", Value: strictjson.Str(h.Cwd)},
+		strictjson.Member{Key: "format", Value: strictjson.Str(Format)},
+		strictjson.Member{Key: "harness", Value: strictjson.Str(h.Harness)},
+		strictjson.Member{Key: "session", Value: strictjson.Str(h.Session)},
+	)
+	b, err := jcs.Append(nil, &v)
+	return append(b, '\n'), err
+}
+
+// lastLine returns the file's last complete line (without its newline) and
+// the offset just past it, reading backwards from the end in growing chunks.
+func (j *Journal) lastLine(size int64) ([]byte, int64, error) {
+	chunk := int64(4096)
+	for {
+		if chunk > size {
+			chunk = size
+		}
+		buf := make([]byte, chunk)
+		if _, err := j.f.ReadAt(buf, size-chunk); err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		end := len(buf)
+		for end > 0 && buf[end-1] != '\n' {
+			end-- // torn bytes after the last newline (Repair reports them)
+		}
+		if end == 0 && chunk == size {
+			return nil, 0, nil // no complete line at all
+		}
+		if end > 0 {
+			start := end - 1
+			for start > 0 && buf[start-1] != '\n' {
+				start--
+			}
+			if start > 0 || chunk == size {
+				return buf[start : end-1], size - chunk + int64(end), nil
+			}
+		}
+		chunk *= 4
+	}
+}
+
+// Tail returns the seq and hash of the last step (-1 and "" when there is
+// none). The last line must be a step written by this package.
+func (j *Journal) Tail() (int64, string, error) {
+	size, err := j.size()
+	if err != nil {
+		return 0, "", err
+	}
+	line, _, err := j.lastLine(size)
+	if err != nil || line == nil {
+		return -1, "", err
+	}
+	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	if err != nil {
+		return 0, "", fmt.Errorf("%s: last line is not JSON: %v", j.f.Name(), err)
+	}
+	if v.Get("format") != nil {
+		return -1, "", nil // only the header so far
+	}
+	hash, ok := v.GetString("hash")
+	seqV := v.Get("seq")
+	if !ok || seqV == nil || seqV.Kind != strictjson.Number {
+		return 0, "", fmt.Errorf("%s: last line is not a step", j.f.Name())
+	}
+	var seq int64
+	if _, err := fmt.Sscan(seqV.Str, &seq); err != nil {
+		return 0, "", fmt.Errorf("%s: last step's seq %q: %v", j.f.Name(), seqV.Str, err)
+	}
+	return seq, hash, nil
+}

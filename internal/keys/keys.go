@@ -1,0 +1,79 @@
+// Package keys reads and writes Ed25519 keys as PEM: private keys as PKCS#8
+// (RFC 5208/5958, "PRIVATE KEY", as `openssl genpkey -algorithm ed25519`
+// writes them) and public keys as SubjectPublicKeyInfo (RFC 5280/8410,
+// "PUBLIC KEY", as `openssl pkey -pubout` writes them). Only the sealer and
+// the verifier link it: crypto/x509 is too heavy for record-step.
+package keys
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+)
+
+// ParsePrivateKeyPEM returns the Ed25519 key in a PKCS#8 PEM block. Errors
+// name what is wrong: no PEM block, not PKCS#8, not Ed25519.
+func ParsePrivateKeyPEM(text []byte) (ed25519.PrivateKey, error) {
+	block, _ := pem.Decode(text)
+	if block == nil {
+		return nil, errors.New("no PEM block found")
+	}
+	if block.Type != "PRIVATE KEY" {
+		return nil, fmt.Errorf("PEM block is %q, want \"PRIVATE KEY\" (PKCS#8)", block.Type)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("not a PKCS#8 private key: %v", err)
+	}
+	priv, ok := k.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("PKCS#8 key is %T, want Ed25519", k)
+	}
+	return priv, nil
+}
+
+// ParsePublicKeyPEM returns the Ed25519 key in an SPKI PEM block.
+func ParsePublicKeyPEM(text []byte) (ed25519.PublicKey, error) {
+	block, _ := pem.Decode(text)
+	if block == nil {
+		return nil, errors.New("no PEM block found")
+	}
+	if block.Type != "PUBLIC KEY" {
+		return nil, fmt.Errorf("PEM block is %q, want \"PUBLIC KEY\" (SPKI)", block.Type)
+	}
+	k, err := x509.ParsePKIXPublicKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("not an SPKI public key: %v", err)
+	}
+	pub, ok := k.(ed25519.PublicKey)
+	if !ok {
+		return nil, fmt.Errorf("SPKI key is %T, want Ed25519", k)
+	}
+	return pub, nil
+}
+
+// Generate makes a new key pair and returns it as PKCS#8 and SPKI PEM text.
+func Generate() (privPEM, pubPEM []byte, err error) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	return MarshalPair(priv, pub)
+}
+
+// MarshalPair encodes a key pair as PKCS#8 and SPKI PEM text.
+func MarshalPair(priv ed25519.PrivateKey, pub ed25519.PublicKey) (privPEM, pubPEM []byte, err error) {
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, nil, err
+	}
+	spki, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: spki}), nil
+}

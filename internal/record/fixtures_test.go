@@ -1,0 +1,416 @@
+package record_test
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"filippo.io/edwards25519"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/tamper"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/records from the generator")
+
+const (
+	fixtureDir = "../../testdata/records"
+	keyDir     = "../../testdata/keys"
+)
+
+// fixtureKey derives a test-only key from a label, so the generator is
+// reproducible byte for byte.
+func fixtureKey(label string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("logbook test fixture key: " + label))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+func step(at, kind, summary string, data strictjson.Value, in, out []string) chain.Step {
+	return chain.Step{At: at, Kind: kind, Summary: summary, Data: data, Inputs: in, Outputs: out}
+}
+
+func m(k string, v strictjson.Value) strictjson.Member { return strictjson.Member{Key: k, Value: v} }
+
+func sum(s string) string { x := sha256.Sum256([]byte(s)); return hex.EncodeToString(x[:]) }
+
+// baseSteps is a small realistic session with awkward text in it.
+func baseSteps() []chain.Step {
+	return []chain.Step{
+		step("2026-03-01T10:00:00Z", "note", "SessionStart: startup claude-opus-4-7",
+			strictjson.Obj(m("event", strictjson.Str("SessionStart")), m("model", strictjson.Str("claude-opus-4-7"))), nil, nil),
+		step("2026-03-01T10:00:01.5Z", "note", "UserPromptSubmit: prompt (42 bytes)",
+			strictjson.Obj(m("event", strictjson.Str("UserPromptSubmit"))), []string{sum("fix the tests")}, nil),
+		step("2026-03-01T10:00:02.123456789Z", "exec", "PreToolUse Bash: go test ./...",
+			strictjson.Obj(m("command", strictjson.Str("go test ./...")), m("event", strictjson.Str("PreToolUse")),
+				m("tool", strictjson.Str("Bash")), m("toolUseId", strictjson.Str("toolu_01"))), []string{sum("{}")}, nil),
+		step("2026-03-01T10:00:09Z", "exec", "PostToolUse Bash: go test ./...",
+			strictjson.Obj(m("durationMs", strictjson.Int(6877)), m("event", strictjson.Str("PostToolUse")),
+				m("tool", strictjson.Str("Bash")), m("toolUseId", strictjson.Str("toolu_01"))), []string{sum("{}")}, []string{sum("ok")}),
+		step("2026-03-01T10:00:10Z", "claim", "Stop: final message (120 bytes)",
+			strictjson.Obj(m("event", strictjson.Str("Stop")), m("n", strictjson.Int(-9007199254740991))), nil, []string{sum("done")}),
+	}
+}
+
+func unicodeSteps() []chain.Step {
+	return []chain.Step{
+		step("2024-02-29T23:59:59.999Z", "edit", "édition \u2028 line sep \u2029 <>& \x7f \x01 😀",
+			strictjson.Obj(m("\ufb33", strictjson.Int(1)), m("😀", strictjson.Int(2)), m("a", strictjson.Arr(strictjson.Bool(true), strictjson.NullValue())),
+				m("\r", strictjson.Str("tab\there"))), nil, nil),
+	}
+}
+
+func link(steps []chain.Step) []strictjson.Value {
+	var out []strictjson.Value
+	prev := ""
+	for i, s := range steps {
+		line, h, err := chain.Link(s, int64(i), prev)
+		if err != nil {
+			panic(err)
+		}
+		v, err := strictjson.Parse(line, strictjson.Options{})
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, *v)
+		prev = h
+	}
+	return out
+}
+
+func assemble(steps []chain.Step, priv ed25519.PrivateKey) []byte {
+	sess := record.Session{ID: "fixture-session", Agent: "claude-code (claude-opus-4-7)", Goal: "make the tests pass", Cwd: "/home/dev/project",
+		StartedAt: "2026-03-01T10:00:00Z", EndedAt: "2026-03-01T10:00:10Z"}
+	if len(steps) > 0 {
+		sess.StartedAt, sess.EndedAt = steps[0].At, steps[len(steps)-1].At
+	}
+	out, err := record.Assemble(sess, link(steps), priv)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// smallOrderForgery is a record "signed" under the identity point: R is
+// the identity and S = 0, which Go's ed25519.Verify accepts for any message.
+func smallOrderForgery(good []byte) []byte {
+	weak := "01" + strings.Repeat("00", 31)
+	sig := "01" + strings.Repeat("00", 63)
+	return must(tamper.Apply(good, tamper.SetSession("goal", "forged goal"), func(rec *strictjson.Value) error {
+		s := rec.Get("signature")
+		for i := range s.Members {
+			switch s.Members[i].Key {
+			case "publicKey":
+				s.Members[i].Value = strictjson.Str(record.SPKIPrefix + weak)
+			case "value":
+				s.Members[i].Value = strictjson.Str(sig)
+			}
+		}
+		return nil
+	}))
+}
+
+// withKey replaces signature.publicKey by the given 32 key bytes.
+func withKey(good []byte, key []byte) []byte {
+	return must(tamper.Apply(good, func(rec *strictjson.Value) error {
+		s := rec.Get("signature")
+		for i := range s.Members {
+			if s.Members[i].Key == "publicKey" {
+				s.Members[i].Value = strictjson.Str(record.SPKIPrefix + hex.EncodeToString(key))
+			}
+		}
+		return nil
+	}))
+}
+
+// nonCanonicalKey finds y0 < 19 that is a point of large order and encodes
+// it as y0 + p, which decoders that skip the range check accept.
+func nonCanonicalKey() []byte {
+	p := [32]byte{0xed}
+	for i := 1; i < 31; i++ {
+		p[i] = 0xff
+	}
+	p[31] = 0x7f
+	for y0 := byte(2); y0 < 19; y0++ {
+		enc := p
+		enc[0] += y0
+		pt, err := new(edwards25519.Point).SetBytes(enc[:])
+		if err != nil {
+			continue
+		}
+		if new(edwards25519.Point).MultByCofactor(pt).Equal(edwards25519.NewIdentityPoint()) == 0 {
+			return enc[:]
+		}
+	}
+	panic("no non-canonical key found")
+}
+
+// offCurveKey finds a y for which no x exists.
+func offCurveKey() []byte {
+	for y := byte(2); ; y++ {
+		enc := make([]byte, 32)
+		enc[0] = y
+		if _, err := new(edwards25519.Point).SetBytes(enc); err != nil {
+			return enc
+		}
+	}
+}
+
+func textEdit(b []byte, old, new string) []byte {
+	if !bytes.Contains(b, []byte(old)) {
+		panic("fixture text edit: " + old + " not found")
+	}
+	return bytes.Replace(b, []byte(old), []byte(new), 1)
+}
+
+func deep(n int) strictjson.Value {
+	v := strictjson.Int(1)
+	for i := 0; i < n; i++ {
+		v = strictjson.Arr(v)
+	}
+	return v
+}
+
+func pretty(b []byte) []byte {
+	var out bytes.Buffer
+	depth := 0
+	inStr, esc := false, false
+	for _, c := range b {
+		if inStr {
+			out.WriteByte(c)
+			if esc {
+				esc = false
+			} else if c == '\\' {
+				esc = true
+			} else if c == '"' {
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+			out.WriteByte(c)
+		case '{', '[':
+			depth++
+			out.WriteByte(c)
+			out.WriteString("\n" + strings.Repeat("  ", depth))
+		case '}', ']':
+			depth--
+			out.WriteString("\n" + strings.Repeat("  ", depth))
+			out.WriteByte(c)
+		case ',':
+			out.WriteString(",\n" + strings.Repeat("  ", depth))
+		case ':':
+			out.WriteString(": ")
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes()
+}
+
+// fixtures returns every record fixture by file name. The name says the
+// expected verdict with testdata/keys/fixture.pub pinned: good_* is OK,
+// fail_CODE_* is refused with CODE.
+func fixtures() map[string][]byte {
+	pk, other := fixtureKey("fixture"), fixtureKey("other")
+	good := assemble(baseSteps(), pk)
+	f := map[string][]byte{
+		"good_basic.json":       good,
+		"good_no_steps.json":    assemble(nil, pk),
+		"good_unicode.json":     assemble(unicodeSteps(), pk),
+		"good_pretty.json":      pretty(good),
+		"good_minus_zero.json":  textEdit(good, `"seq":0,`, `"seq":-0,`),
+		"good_escaped_key.json": textEdit(good, `"version":`, `"vers\u0069on":`),
+		// The goal holds the text the verifier splices the steps at.
+		"good_goal_placeholder.json": must(tamper.Apply(good, tamper.SetSession("goal", `"steps":"logbook:steps-placeholder"`), tamper.Resign(pk))),
+
+		"fail_NOT_JSON_dup_key_in_step.json":    textEdit(good, `"kind":"note",`, `"kind":"note","kind":"exec",`),
+		"fail_NOT_JSON_dup_key_escaped.json":    textEdit(good, `"stepCount":5,`, `"stepCount":5,"step\u0043ount":5,`),
+		"fail_NOT_JSON_lone_surrogate.json":     textEdit(good, `"summary":"Stop:`, `"summary":"\ud800Stop:`),
+		"fail_NOT_JSON_lone_low_surrogate.json": textEdit(good, `"summary":"Stop:`, `"summary":"\udc00Stop:`),
+		"fail_NOT_JSON_trailing_data.json":      append(append([]byte{}, good...), `{}`...),
+		"fail_NOT_JSON_bom.json":                append([]byte("\xEF\xBB\xBF"), good...),
+		"fail_NOT_JSON_invalid_utf8.json":       textEdit(good, `"summary":"Stop:`, "\"summary\":\"\xff\xfeStop:"),
+		"fail_NOT_JSON_depth_65.json":           must(tamper.Apply(good, tamper.SetTop("extra", deep(64)))),
+		"fail_NOT_JSON_truncated_file.json":     good[:len(good)/2],
+
+		"fail_SHAPE_float.json":             textEdit(good, `"durationMs":6877`, `"durationMs":6877.5`),
+		"fail_SHAPE_int_above_2_53.json":    textEdit(good, `"durationMs":6877`, `"durationMs":9007199254740992`),
+		"fail_SHAPE_exponent.json":          textEdit(good, `"durationMs":6877`, `"durationMs":6877e0`),
+		"fail_SHAPE_uppercase_hex.json":     textEdit(good, `"chainTip":"`+tipOf(good)[:4], `"chainTip":"`+strings.ToUpper(tipOf(good)[:4])),
+		"fail_SHAPE_feb_30.json":            textEdit(good, `"at":"2026-03-01T10:00:09Z"`, `"at":"2026-02-30T10:00:09Z"`),
+		"fail_SHAPE_leap_second.json":       textEdit(good, `"at":"2026-03-01T10:00:09Z"`, `"at":"2026-03-01T10:00:60Z"`),
+		"fail_SHAPE_unknown_top_key.json":   must(tamper.Apply(good, tamper.SetTop("comment", strictjson.Str("hi")))),
+		"fail_SHAPE_missing_signature.json": textEdit(good, `"signature":`, `"signatura":`),
+		"fail_SHAPE_unknown_kind.json":      textEdit(good, `"kind":"claim"`, `"kind":"decision"`),
+		"fail_SHAPE_wrong_version.json":     textEdit(good, `"agent-work/record@0"`, `"agent-work/record@1"`),
+		"fail_SHAPE_empty_session_id.json":  textEdit(good, `"id":"fixture-session"`, `"id":""`),
+
+		"fail_STEP_OUT_OF_ORDER_swap.json": must(tamper.Apply(good, tamper.Swap(1, 2))),
+		"fail_STEP_OUT_OF_ORDER_drop.json": must(tamper.Apply(good, tamper.Drop(2))),
+
+		"fail_CHAIN_BROKEN_edited_step.json":             must(tamper.Apply(good, tamper.EditSummary(2, "PreToolUse Bash: true"))),
+		"fail_CHAIN_BROKEN_drop_renumber.json":           must(tamper.Apply(good, tamper.Drop(1), tamper.Renumber)),
+		"fail_CHAIN_BROKEN_swap_renumber.json":           must(tamper.Apply(good, tamper.Swap(3, 4), tamper.Renumber)),
+		"fail_CHAIN_BROKEN_first_prev_set.json":          must(tamper.Apply(good, tamper.Relink, tamper.Swap(0, 1), tamper.Renumber)),
+		"fail_STEP_COUNT_MISMATCH_cut_tail.json":         must(tamper.Apply(good, tamper.CutTail(1))),
+		"fail_STEP_COUNT_MISMATCH_one_more.json":         textEdit(good, `"stepCount":5`, `"stepCount":6`),
+		"fail_TIP_MISMATCH_cut_tail_count.json":          must(tamper.Apply(good, tamper.CutTail(2), countOnly)),
+		"fail_TIP_MISMATCH_other_tip.json":               textEdit(good, `"chainTip":"`+tipOf(good), `"chainTip":"`+sum("x")),
+		"fail_SIGNATURE_INVALID_goal.json":               must(tamper.Apply(good, tamper.SetSession("goal", "something else"))),
+		"fail_SIGNATURE_INVALID_relinked.json":           must(tamper.Apply(good, tamper.EditSummary(2, "PreToolUse Bash: true"), tamper.Relink, tamper.FixCountAndTip)),
+		"fail_SIGNATURE_INVALID_flipped_sig.json":        flipSig(good),
+		"fail_SIGNATURE_INVALID_weak_key_forgery.json":   smallOrderForgery(good),
+		"fail_SIGNATURE_INVALID_non_canonical_key.json":  withKey(good, nonCanonicalKey()),
+		"fail_SIGNATURE_INVALID_key_not_on_curve.json":   withKey(good, offCurveKey()),
+		"fail_SIGNATURE_INVALID_other_public_key.json":   withKey(good, other.Public().(ed25519.PublicKey)),
+		"fail_SIGNER_NOT_TRUSTED_resigned.json":          must(tamper.Apply(good, tamper.SetSession("goal", "rewritten"), tamper.Resign(other))),
+		"fail_SIGNER_NOT_TRUSTED_other_signer.json":      assemble(baseSteps(), other),
+		"fail_SIGNER_NOT_TRUSTED_resigned_relinked.json": must(tamper.Apply(good, tamper.Drop(1), tamper.Renumber, tamper.Relink, tamper.FixCountAndTip, tamper.Resign(other))),
+	}
+	return f
+}
+
+func countOnly(rec *strictjson.Value) error {
+	n := len(rec.Get("steps").Items)
+	return tamper.SetTop("stepCount", strictjson.Int(int64(n)))(rec)
+}
+
+func tipOf(rec []byte) string {
+	v, err := strictjson.Parse(rec, strictjson.Options{})
+	if err != nil {
+		panic(err)
+	}
+	s, _ := v.GetString("chainTip")
+	return s
+}
+
+func flipSig(good []byte) []byte {
+	v, _ := strictjson.Parse(good, strictjson.Options{})
+	sig, _ := v.Get("signature").GetString("value")
+	flipped := []byte(sig)
+	if flipped[10] == '0' {
+		flipped[10] = '1'
+	} else {
+		flipped[10] = '0'
+	}
+	return textEdit(good, sig, string(flipped))
+}
+
+func writeKeys(t *testing.T) {
+	for _, label := range []string{"fixture", "other"} {
+		priv := fixtureKey(label)
+		privPEM, pubPEM, err := keys.MarshalPair(priv, priv.Public().(ed25519.PublicKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(keyDir, label+".key"), privPEM, 0o600)
+		os.WriteFile(filepath.Join(keyDir, label+".key.pub"), pubPEM, 0o644)
+	}
+}
+
+// TestFixtures checks every committed fixture against the code its name
+// gives, with the fixture key pinned, and checks that the generator still
+// produces exactly the committed files (run with -update to rewrite them).
+func TestFixtures(t *testing.T) {
+	gen := fixtures()
+	if *update {
+		os.MkdirAll(fixtureDir, 0o755)
+		os.MkdirAll(keyDir, 0o755)
+		old, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+		for name, b := range gen {
+			if err := os.WriteFile(filepath.Join(fixtureDir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeKeys(t)
+	}
+	pinned := fixtureKey("fixture").Public().(ed25519.PublicKey)
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
+	if len(files) != len(gen) {
+		t.Fatalf("%d fixture files, generator makes %d (run go test ./internal/record -run TestFixtures -update)", len(files), len(gen))
+	}
+	perCode := map[string]int{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(data, gen[name]) {
+			t.Errorf("%s differs from the generator's output", name)
+		}
+		want := wantCode(name)
+		res := record.Verify(data, record.Options{Pinned: []ed25519.PublicKey{pinned}})
+		if res.Code != want || res.OK != (want == "") {
+			t.Errorf("%s: got %q (%s), want %q", name, res.Code, res.Detail, want)
+		}
+		perCode[want]++
+	}
+	var codes []string
+	for c, n := range perCode {
+		codes = append(codes, fmt.Sprintf("%s=%d", c, n))
+		if n < 2 {
+			t.Errorf("code %q has %d fixtures, want at least 2", c, n)
+		}
+	}
+	sort.Strings(codes)
+	for _, c := range []string{"", record.NotJSON, record.Shape, record.StepOutOfOrder, record.ChainBroken,
+		record.StepCountMismatch, record.TipMismatch, record.SignatureInvalid, record.SignerNotTrusted} {
+		if perCode[c] < 2 {
+			t.Errorf("code %q: %d fixtures, want ≥ 2", c, perCode[c])
+		}
+	}
+	t.Logf("fixtures per code: %s", strings.Join(codes, " "))
+}
+
+func wantCode(name string) string {
+	if strings.HasPrefix(name, "good_") {
+		return ""
+	}
+	rest := strings.TrimPrefix(name, "fail_")
+	for _, c := range []string{record.NotJSON, record.Shape, record.StepOutOfOrder, record.ChainBroken,
+		record.StepCountMismatch, record.TipMismatch, record.SignatureInvalid, record.SignerNotTrusted} {
+		if strings.HasPrefix(rest, c+"_") {
+			return c
+		}
+	}
+	return "UNKNOWN(" + name + ")"
+}
+
+// TestForgeryNeedsWeakKeyCheck shows the weak-key fixture is a real
+// forgery: Go's ed25519.Verify alone accepts it.
+func TestForgeryNeedsWeakKeyCheck(t *testing.T) {
+	weak := make([]byte, 32)
+	weak[0] = 1
+	sig := make([]byte, 64)
+	sig[0] = 1
+	if !ed25519.Verify(weak, []byte("any message at all"), sig) {
+		t.Fatal("expected crypto/ed25519 to accept the small-order forgery; the fixture would test nothing")
+	}
+	if record.WeakKey(weak) == "" {
+		t.Fatal("WeakKey does not refuse the identity point")
+	}
+}

@@ -1,0 +1,186 @@
+package record
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/schema"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// maxSafe is 2^53-1, the largest integer a record may hold (spec §2).
+const maxSafe = 1<<53 - 1
+
+// checkValues enforces spec §2 over the whole tree: numbers are integer
+// literals (no '.', no exponent) within ±(2^53-1). It returns a detail for
+// SHAPE, or "". The JSON Pointer of the offending value is built only on
+// failure, on the way back up.
+func checkValues(v *strictjson.Value) string {
+	path, bad := badNumber(v)
+	if bad == nil {
+		return ""
+	}
+	if strings.ContainsAny(bad.Str, ".eE") {
+		return fmt.Sprintf("%s: %s is not an integer literal", path, bad.Str)
+	}
+	return fmt.Sprintf("%s: %s is outside ±(2^53-1)", path, bad.Str)
+}
+
+func badNumber(v *strictjson.Value) (string, *strictjson.Value) {
+	switch v.Kind {
+	case strictjson.Number:
+		if strings.ContainsAny(v.Str, ".eE") {
+			return "", v
+		}
+		if n, err := strconv.ParseInt(v.Str, 10, 64); err != nil || n > maxSafe || n < -maxSafe {
+			return "", v
+		}
+	case strictjson.Array:
+		for i := range v.Items {
+			if p, bad := badNumber(&v.Items[i]); bad != nil {
+				return "/" + strconv.Itoa(i) + p, bad
+			}
+		}
+	case strictjson.Object:
+		for i := range v.Members {
+			if p, bad := badNumber(&v.Members[i].Value); bad != nil {
+				return "/" + pointerToken(v.Members[i].Key) + p, bad
+			}
+		}
+	}
+	return "", nil
+}
+
+// pointerToken escapes a key as a JSON Pointer token (RFC 6901).
+func pointerToken(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+var compiled = sync.OnceValues(func() (*schemas, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource(schema.RecordURL, strings.NewReader(string(schema.Record))); err != nil {
+		return nil, err
+	}
+	rec, err := c.Compile(schema.RecordURL)
+	if err != nil {
+		return nil, err
+	}
+	step, err := c.Compile(schema.RecordURL + "#/$defs/step")
+	return &schemas{record: rec, step: step}, err
+})
+
+type schemas struct{ record, step *jsonschema.Schema }
+
+// checkSchema validates v against schema/record.schema.json. The library
+// checks the record with its steps array emptied, then each step is checked
+// by stepShapeOK, and any step that fails there is handed to the library
+// for the detail. It returns a detail for SHAPE, or "".
+func checkSchema(v *strictjson.Value) string {
+	sch, err := compiled()
+	if err != nil {
+		// The schema is embedded and tested; failing here is a build defect,
+		// and failing closed is still the right answer.
+		return "schema does not compile: " + err.Error()
+	}
+	steps := v.Get("steps")
+	if steps == nil || steps.Kind != strictjson.Array {
+		if err := sch.record.Validate(toAny(v)); err != nil {
+			return schemaDetail(err, "")
+		}
+		return ""
+	}
+	top := make(map[string]any, len(v.Members))
+	for i := range v.Members {
+		if m := &v.Members[i]; m.Key == "steps" {
+			top[m.Key] = []any{}
+		} else {
+			top[m.Key] = toAny(&m.Value)
+		}
+	}
+	if err := sch.record.Validate(top); err != nil {
+		return schemaDetail(err, "")
+	}
+	if steps == nil {
+		return ""
+	}
+	for i := range steps.Items {
+		if stepShapeOK(&steps.Items[i]) {
+			continue
+		}
+		if err := sch.step.Validate(toAny(&steps.Items[i])); err != nil {
+			return schemaDetail(err, "/steps/"+strconv.Itoa(i))
+		}
+		return fmt.Sprintf("/steps/%d: the schema accepts this step but its mirror in code does not (a defect; refusing)", i)
+	}
+	return ""
+}
+
+// schemaDetail picks the deepest cause, which names the offending field;
+// prefix is the JSON Pointer of the validated value within the record.
+func schemaDetail(err error, prefix string) string {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	loc := prefix + ve.InstanceLocation
+	if loc == "" {
+		loc = "/"
+	}
+	return loc + ": " + ve.Message
+}
+
+// toAny converts the tree to the generic form the schema library validates
+// (the form encoding/json would produce with UseNumber). The tree was read
+// by the strict reader, so duplicates and bad text are already refused.
+func toAny(v *strictjson.Value) any {
+	switch v.Kind {
+	case strictjson.Null:
+		return nil
+	case strictjson.True:
+		return true
+	case strictjson.False:
+		return false
+	case strictjson.Number:
+		return json.Number(v.Str)
+	case strictjson.String:
+		return v.Str
+	case strictjson.Array:
+		out := make([]any, len(v.Items))
+		for i := range v.Items {
+			out[i] = toAny(&v.Items[i])
+		}
+		return out
+	default:
+		out := make(map[string]any, len(v.Members))
+		for i := range v.Members {
+			out[v.Members[i].Key] = toAny(&v.Members[i].Value)
+		}
+		return out
+	}
+}
+
+// checkInstants applies instant.Valid to the session times and every step's at.
+func checkInstants(rec *strictjson.Value) string {
+	sess := rec.Get("session")
+	for _, k := range []string{"startedAt", "endedAt"} {
+		if s, _ := sess.GetString(k); !instant.Valid(s) {
+			return fmt.Sprintf("/session/%s: %q is not a calendar instant", k, s)
+		}
+	}
+	steps := rec.Get("steps")
+	for i := range steps.Items {
+		if s, _ := steps.Items[i].GetString("at"); !instant.Valid(s) {
+			return fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,40 @@
+// Package redact removes secrets from the only clear text a logbook record
+// holds: a step's summary ("Bash: npm test --token abc") and its short
+// metadata (command line, relative path, tool name, URL, exit code). Both
+// pass through String before they are hashed; tool bodies are never stored
+// in clear, only as digests.
+//
+// The rules follow spec §8. Each secret is replaced by the literal
+// "[REDACTED]" (Mask) and everything else is left byte for byte:
+//
+//   - values of secret names: NAME=value, export NAME="v", --name value,
+//     --name=value, "name": "value", name: value, ?name=value&, and
+//     Password=...; in connection strings. A name is secret when its last
+//     word is one of password, passwd, pwd, passphrase, secret, token,
+//     credential(s), auth, authorization, cookie, or key with a qualifier
+//     (api_key, X-Api-Key, AccountKey; not primary_key or sort_keys). Words
+//     are split at - _ . camelCase and digits, so KEYBOARD, monkey, author,
+//     keyword, --keep-going and input_tokens do not match. See SecretKey;
+//   - header values: Authorization:, Proxy-Authorization:, Cookie:,
+//     Set-Cookie: (the auth scheme, e.g. Bearer, is kept), standalone
+//     "Bearer <token>" and "Basic <base64 user:pass>";
+//   - URL passwords: scheme://user:[REDACTED]@host, for any scheme;
+//   - private key blocks, from BEGIN to END or, if truncated, to the end;
+//   - well-known token shapes (AWS, GCP, GitHub, GitLab, Slack, npm, PyPI,
+//     Anthropic, OpenAI, Stripe, Twilio, SendGrid, Hugging Face, JWT,
+//     DigitalOcean, Shopify, Discord, Google OAuth and more; see shapes),
+//     wherever they occur, even inside a path such as /tmp/ghp_xxx.txt.
+//
+// The redactor runs in record-step, a process started on every agent tool
+// call, so it is built for a cold start: no regular expression and no table
+// is built at init, a byte-level prefilter returns clean text at once, and
+// the scanner is a single pass that allocates only when it finds a secret.
+// Project patterns (New) are the only regular expressions, compiled once in New.
+//
+// Known limits, chosen to keep false positives down: one-letter flags
+// (mysql -pSECRET, sshpass -p x) and secrets in free prose ("the password
+// is hunter2") are not recognised; an unquoted value ends at a blank or at
+// one of ; & , | ( ) < > } ] and quotes, so a password containing those is
+// only partly replaced; a value that starts like a path (/, ./, ~/) is
+// taken for a file name; a URL password holding an unescaped '/' is missed.
+package redact

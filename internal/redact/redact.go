@@ -1,0 +1,212 @@
+package redact
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Mask replaces every secret.
+const Mask = "[REDACTED]"
+
+// ErrBadPattern is wrapped by the errors New returns.
+var ErrBadPattern = errors.New("redact: bad pattern")
+
+// maxPasses bounds the re-scans that make String idempotent (see String).
+const maxPasses = 4
+
+// std is the Redactor with the built-in rules only. Its zero value needs no
+// set-up, so nothing runs at package init and the first call is as cheap
+// as any other.
+var std Redactor
+
+// String returns s with every secret replaced by Mask ("[REDACTED]");
+// non-secret text is byte-identical. For example
+//
+//	String("export GITHUB_TOKEN=ghp_xxx && gh pr list")
+//	  == "export GITHUB_TOKEN=[REDACTED] && gh pr list"
+//	String("psql postgres://app:hunter2@db:5432/app")
+//	  == "psql postgres://app:[REDACTED]@db:5432/app"
+//
+// Text with no secret is returned as is, without allocating. Invalid UTF-8
+// is accepted; the output is valid UTF-8 whenever the input is. String never
+// fails and is safe for concurrent use.
+func String(s string) string { return std.String(s) }
+
+// SecretKey reports whether an object key names a secret, so that its whole
+// value must be replaced: "password", "Authorization", "X-Api-Key",
+// "github_token", "clientSecret", "AWS_SECRET_ACCESS_KEY" are secret;
+// "author", "keyboard", "input_tokens", "password_file", "public_key",
+// "sort_keys" and a bare "key" are not. Matching ignores case and works on
+// the words of the name (split at -, _, ., camelCase and digits), so a
+// secret word must be a whole word, normally the last one.
+func SecretKey(name string) bool { return std.SecretKey(name) }
+
+// Pattern is a project-specific rule added to the built-in ones. Set
+// exactly one of Regexp and Key.
+type Pattern struct {
+	// Name labels the pattern in error messages; it is optional.
+	Name string
+	// Regexp is an RE2 expression (package regexp syntax). Its first
+	// capturing group, when it has one, or else its whole match is
+	// replaced: `acme_[0-9a-f]{32}` or `(?i)x-acme-auth:\s*(\S+)`.
+	Regexp string
+	// Key is one more secret word, letters and digits only, matched like
+	// the built-in ones (case-insensitively, as the last word of a name):
+	// Key "seed" makes ACME_SEED=..., --seed x and {"seed": ...} secret.
+	Key string
+}
+
+// Redactor applies the built-in rules plus project patterns. The zero value
+// and a nil *Redactor apply the built-in rules only. A Redactor is
+// immutable and safe for concurrent use.
+type Redactor struct {
+	res  []*regexp.Regexp
+	keys []string // lower case
+}
+
+// New returns a Redactor that also applies extra. Regular expressions are
+// compiled here, once, not on each call. It fails, with an error wrapping
+// ErrBadPattern, when a pattern sets both or neither of Regexp and Key,
+// when Key is not letters and digits, when Regexp does not compile, matches
+// the empty string, or matches inside Mask (which would make String grow
+// its own output on every call).
+func New(extra []Pattern) (*Redactor, error) {
+	r := &Redactor{}
+	for i, p := range extra {
+		label := fmt.Sprintf("pattern %d", i)
+		if p.Name != "" {
+			label = fmt.Sprintf("pattern %d (%s)", i, p.Name)
+		}
+		switch {
+		case (p.Regexp == "") == (p.Key == ""):
+			return nil, fmt.Errorf("%w: %s: set exactly one of Regexp and Key", ErrBadPattern, label)
+		case p.Key != "":
+			if !isWord(p.Key) {
+				return nil, fmt.Errorf("%w: %s: key %q must be letters and digits only", ErrBadPattern, label, p.Key)
+			}
+			r.keys = append(r.keys, strings.ToLower(p.Key))
+		default:
+			re, err := regexp.Compile(p.Regexp)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", ErrBadPattern, label, err)
+			}
+			if re.MatchString("") {
+				return nil, fmt.Errorf("%w: %s: %q matches the empty string", ErrBadPattern, label, p.Regexp)
+			}
+			for _, m := range re.FindAllStringSubmatchIndex(Mask, -1) {
+				if a, b := matchSpan(re, m); a >= 0 && (a > 0 || b < len(Mask)) {
+					return nil, fmt.Errorf("%w: %s: %q matches inside %s", ErrBadPattern, label, p.Regexp, Mask)
+				}
+			}
+			r.res = append(r.res, re)
+		}
+	}
+	return r, nil
+}
+
+// String is the package-level String with r's extra patterns.
+//
+// Replacing a secret can change the context of the text around it, so the
+// rules are applied again until nothing changes (at most maxPasses times,
+// and only when the first pass replaced something): this is what makes
+// String(String(s)) == String(s).
+func (r *Redactor) String(s string) string {
+	out := r.pass(s)
+	for i := 1; i < maxPasses && out != s; i++ {
+		s, out = out, r.pass(out)
+	}
+	return out
+}
+
+// SecretKey is the package-level SecretKey with r's extra keys.
+func (r *Redactor) SecretKey(name string) bool {
+	return r.classify(name, ctxKey) == strongSecret
+}
+
+// pass applies every rule once.
+func (r *Redactor) pass(s string) string {
+	if !r.hasRegexps() && !mayHoldSecret(s) && !r.mentionsExtraKey(s) {
+		return s
+	}
+	sc := scanner{s: s, r: r}
+	sc.scan()
+	if r != nil {
+		for _, re := range r.res {
+			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+				if a, b := matchSpan(re, m); a >= 0 {
+					sc.add(a, b)
+				}
+			}
+		}
+	}
+	return replace(s, sc.spans)
+}
+
+// matchSpan picks the first capturing group of a match, or the whole match.
+func matchSpan(re *regexp.Regexp, m []int) (int, int) {
+	if re.NumSubexp() > 0 {
+		return m[2], m[3]
+	}
+	return m[0], m[1]
+}
+
+// replace writes s with each span replaced by Mask; overlapping and
+// touching spans become one, so "[REDACTED][REDACTED]" never appears.
+func replace(s string, spans []span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	for i := 1; i < len(spans); i++ { // insertion sort: few spans, mostly in order
+		for j := i; j > 0 && spans[j].start < spans[j-1].start; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(spans)*len(Mask))
+	last := 0
+	cur := spans[0]
+	for _, sp := range spans[1:] {
+		if sp.start <= cur.end {
+			cur.end = max(cur.end, sp.end)
+			continue
+		}
+		b.WriteString(s[last:cur.start])
+		b.WriteString(Mask)
+		last, cur = cur.end, sp
+	}
+	b.WriteString(s[last:cur.start])
+	b.WriteString(Mask)
+	b.WriteString(s[cur.end:])
+	return b.String()
+}
+
+func (r *Redactor) hasRegexps() bool { return r != nil && len(r.res) > 0 }
+
+func (r *Redactor) extraKeys() []string {
+	if r == nil {
+		return nil
+	}
+	return r.keys
+}
+
+func (r *Redactor) hasExtraRoot(name string) bool {
+	for _, k := range r.extraKeys() {
+		if containsFold(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Redactor) mentionsExtraKey(s string) bool { return r.hasExtraRoot(s) }
+
+func isWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isAlnum(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}

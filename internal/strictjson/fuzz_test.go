@@ -1,0 +1,48 @@
+package strictjson_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// FuzzParse: whatever the strict reader accepts, encoding/json also calls
+// valid (the strict reader is never looser about syntax); canonicalization
+// is idempotent; lenient parsing never fails where strict parsing succeeds.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("../../../shared/corpora/jsontestsuite/*.json")
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil && len(b) < 16<<10 {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: 64})
+		if _, lerr := strictjson.Parse(data, strictjson.Options{MaxDepth: 64, Lenient: true}); err == nil && lerr != nil {
+			t.Fatalf("lenient refused what strict accepted: %v", lerr)
+		}
+		if err != nil {
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("strict reader accepted what encoding/json calls invalid: %q", data)
+		}
+		c1, err := jcs.Append(nil, v)
+		if err != nil {
+			return // numbers outside double range have no canonical form
+		}
+		v2, err := strictjson.Parse(c1, strictjson.Options{})
+		if err != nil {
+			t.Fatalf("canonical output does not parse: %q: %v", c1, err)
+		}
+		c2, err := jcs.Append(nil, v2)
+		if err != nil || !bytes.Equal(c1, c2) {
+			t.Fatalf("canonicalization not idempotent: %q vs %q (%v)", c1, c2, err)
+		}
+	})
+}

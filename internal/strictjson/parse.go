@@ -1,0 +1,476 @@
+package strictjson
+
+import (
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Options choose between the record reader (strict) and the payload reader.
+type Options struct {
+	// MaxDepth is the deepest nesting of arrays and objects allowed; 0 means
+	// no limit other than memory.
+	MaxDepth int
+	// Lenient keeps duplicate keys and lone surrogates, flagging them.
+	Lenient bool
+}
+
+// SyntaxError says why a text is not accepted JSON, and where.
+type SyntaxError struct {
+	Offset int    // byte offset in the input
+	Msg    string // what is wrong
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Parse reads exactly one JSON text from data (optional whitespace around
+// it, nothing after it). Strings in the result may share memory with data:
+// data must not be modified while the result is in use. Errors are
+// *SyntaxError.
+func Parse(data []byte, opt Options) (*Value, error) {
+	var s string
+	if len(data) > 0 {
+		s = unsafe.String(&data[0], len(data))
+	}
+	p := parser{s: s, opt: opt}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.i != len(p.s) {
+		return nil, p.errf("data after the JSON text")
+	}
+	return &v, nil
+}
+
+type parser struct {
+	s   string
+	i   int
+	opt Options
+	// Scratch stacks: children are collected here and copied once into an
+	// exactly sized slice, instead of growing each array by doubling.
+	items   []Value
+	members []Member
+	// Slabs hand out the exactly sized slices from large blocks: one
+	// allocation per few thousand values instead of one per array.
+	itemSlab   []Value
+	memberSlab []Member
+}
+
+const maxSlab = 4096
+
+// slabSize scales with the input, so parsing a one-line step does not pay
+// for a block sized for a 100,000-step record.
+func (p *parser) slabSize(n int) int {
+	return max(n, min(maxSlab, len(p.s)/64))
+}
+
+func (p *parser) takeItems(src []Value) []Value {
+	n := len(src)
+	if n > maxSlab/4 {
+		return append([]Value(nil), src...)
+	}
+	if len(p.itemSlab) < n {
+		p.itemSlab = make([]Value, p.slabSize(n))
+	}
+	out := p.itemSlab[:n:n]
+	p.itemSlab = p.itemSlab[n:]
+	copy(out, src)
+	return out
+}
+
+func (p *parser) takeMembers(src []Member) []Member {
+	n := len(src)
+	if n > maxSlab/4 {
+		return append([]Member(nil), src...)
+	}
+	if len(p.memberSlab) < n {
+		p.memberSlab = make([]Member, p.slabSize(n))
+	}
+	out := p.memberSlab[:n:n]
+	p.memberSlab = p.memberSlab[n:]
+	copy(out, src)
+	return out
+}
+
+func (p *parser) errf(format string, args ...any) error {
+	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) skipSpace() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one value. It returns the Value rather than filling a
+// pointer so that children stay on the stack (a pointer into a recursive
+// call escapes to the heap: one allocation per value).
+func (p *parser) value(depth int) (Value, error) {
+	var v Value
+	if p.i >= len(p.s) {
+		return v, p.errf("unexpected end of input")
+	}
+	v.Start = p.i
+	var err error
+	switch c := p.s[p.i]; {
+	case c == '{':
+		err = p.object(&v, depth+1)
+	case c == '[':
+		err = p.array(&v, depth+1)
+	case c == '"':
+		v.Kind = String
+		v.Str, v.Flags, err = p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		v.Kind = Number
+		v.Str, err = p.number()
+	case c == 't':
+		v.Kind, err = True, p.literal("true")
+	case c == 'f':
+		v.Kind, err = False, p.literal("false")
+	case c == 'n':
+		v.Kind, err = Null, p.literal("null")
+	default:
+		if c == 0xEF && len(p.s) >= p.i+3 && p.s[p.i:p.i+3] == "\xEF\xBB\xBF" {
+			return v, p.errf("byte order mark")
+		}
+		return v, p.errf("unexpected byte 0x%02x", c)
+	}
+	v.End = p.i
+	return v, err
+}
+
+func (p *parser) literal(word string) error {
+	if len(p.s)-p.i < len(word) || p.s[p.i:p.i+len(word)] != word {
+		return p.errf("invalid literal")
+	}
+	p.i += len(word)
+	return nil
+}
+
+func (p *parser) enter(depth int) error {
+	if p.opt.MaxDepth > 0 && depth > p.opt.MaxDepth {
+		return p.errf("nesting deeper than %d", p.opt.MaxDepth)
+	}
+	return nil
+}
+
+func (p *parser) array(v *Value, depth int) error {
+	if err := p.enter(depth); err != nil {
+		return err
+	}
+	v.Kind = Array
+	p.i++ // [
+	p.skipSpace()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return nil
+	}
+	base := len(p.items)
+	for {
+		item, err := p.value(depth)
+		if err != nil {
+			return err // an error abandons the whole parse: no stack to restore
+		}
+		v.Flags |= item.Flags
+		p.items = append(p.items, item)
+		p.skipSpace()
+		if p.i >= len(p.s) {
+			return p.errf("unterminated array")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case ']':
+			p.i++
+			v.Items = p.takeItems(p.items[base:])
+			p.items = p.items[:base]
+			return nil
+		default:
+			return p.errf("expected ',' or ']' in array")
+		}
+	}
+}
+
+func (p *parser) object(v *Value, depth int) error {
+	if err := p.enter(depth); err != nil {
+		return err
+	}
+	v.Kind = Object
+	p.i++ // {
+	p.skipSpace()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return nil
+	}
+	var seen map[string]struct{} // built only for large objects
+	base := len(p.members)
+	// An error abandons the whole parse, so the scratch stack need not be
+	// restored on error paths.
+	for {
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return p.errf("expected a string key")
+		}
+		keyAt := p.i
+		key, kflags, err := p.str()
+		if err != nil {
+			return err
+		}
+		if dup := p.isDuplicate(p.members[base:], key, &seen); dup {
+			if !p.opt.Lenient {
+				return &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate key %q", key)}
+			}
+			v.Flags |= DuplicateKey
+		}
+		p.skipSpace()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return p.errf("expected ':' after object key")
+		}
+		p.i++
+		p.skipSpace()
+		val, err := p.value(depth)
+		if err != nil {
+			return err
+		}
+		m := Member{Key: key, Value: val}
+		v.Flags |= kflags | m.Value.Flags
+		p.members = append(p.members, m)
+		p.skipSpace()
+		if p.i >= len(p.s) {
+			return p.errf("unterminated object")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.skipSpace()
+		case '}':
+			p.i++
+			v.Members = p.takeMembers(p.members[base:])
+			p.members = p.members[:base]
+			return nil
+		default:
+			return p.errf("expected ',' or '}' in object")
+		}
+	}
+}
+
+// isDuplicate compares linearly while the object is small and switches to a
+// set past 16 keys, so a 100,000-key object costs linear time, not quadratic.
+func (p *parser) isDuplicate(members []Member, key string, seen *map[string]struct{}) bool {
+	const linear = 16
+	if len(members) < linear {
+		for i := range members {
+			if members[i].Key == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]struct{}, 2*len(members))
+		for i := range members {
+			(*seen)[members[i].Key] = struct{}{}
+		}
+	}
+	if _, ok := (*seen)[key]; ok {
+		return true
+	}
+	(*seen)[key] = struct{}{}
+	return false
+}
+
+func (p *parser) number() (string, error) {
+	start := p.i
+	s := p.s
+	if p.i < len(s) && s[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(s) && s[p.i] == '0':
+		p.i++
+	case p.i < len(s) && s[p.i] >= '1' && s[p.i] <= '9':
+		for p.i < len(s) && s[p.i] >= '0' && s[p.i] <= '9' {
+			p.i++
+		}
+	default:
+		return "", p.errf("invalid number")
+	}
+	if p.i < len(s) && s[p.i] == '.' {
+		p.i++
+		if !p.digits() {
+			return "", p.errf("invalid number: no digit after '.'")
+		}
+	}
+	if p.i < len(s) && (s[p.i] == 'e' || s[p.i] == 'E') {
+		p.i++
+		if p.i < len(s) && (s[p.i] == '+' || s[p.i] == '-') {
+			p.i++
+		}
+		if !p.digits() {
+			return "", p.errf("invalid number: no digit in exponent")
+		}
+	}
+	return s[start:p.i], nil
+}
+
+func (p *parser) digits() bool {
+	start := p.i
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
+}
+
+// str reads a string starting at the opening quote. Escape-free strings are
+// returned as a slice of the input, without copying.
+func (p *parser) str() (string, Flags, error) {
+	p.i++ // opening quote
+	start := p.i
+	s := p.s
+	for p.i < len(s) {
+		c := s[p.i]
+		switch {
+		case c == '"':
+			out := s[start:p.i]
+			p.i++
+			return out, 0, nil
+		case c == '\\':
+			return p.strEscaped(start)
+		case c < 0x20:
+			return "", 0, p.errf("control character in string")
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", 0, p.errf("invalid UTF-8")
+			}
+			p.i += size
+		}
+	}
+	return "", 0, p.errf("unterminated string")
+}
+
+// strEscaped continues a string that holds at least one escape.
+func (p *parser) strEscaped(start int) (string, Flags, error) {
+	s := p.s
+	buf := make([]byte, 0, p.i-start+16)
+	buf = append(buf, s[start:p.i]...)
+	var flags Flags
+	for p.i < len(s) {
+		c := s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return string(buf), flags, nil
+		case c == '\\':
+			if p.i+1 >= len(s) {
+				return "", 0, p.errf("unterminated escape")
+			}
+			e := s[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, lone, err := p.unicodeEscape()
+				if err != nil {
+					return "", 0, err
+				}
+				if lone {
+					if !p.opt.Lenient {
+						return "", 0, p.errf("lone surrogate escape")
+					}
+					flags |= LoneSurrogate
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				p.i -= 2
+				return "", 0, p.errf("invalid escape")
+			}
+		case c < 0x20:
+			return "", 0, p.errf("control character in string")
+		case c < utf8.RuneSelf:
+			buf = append(buf, c)
+			p.i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				return "", 0, p.errf("invalid UTF-8")
+			}
+			buf = append(buf, s[p.i:p.i+size]...)
+			p.i += size
+		}
+	}
+	return "", 0, p.errf("unterminated string")
+}
+
+// unicodeEscape reads the XXXX of \uXXXX (p.i just past the 'u') and, for a
+// high surrogate, the low surrogate escape that must follow. lone reports a
+// surrogate outside a valid pair; it comes back as U+FFFD.
+func (p *parser) unicodeEscape() (r rune, lone bool, err error) {
+	u, ok := hex4(p.s, p.i)
+	if !ok {
+		return 0, false, p.errf("invalid \\u escape")
+	}
+	p.i += 4
+	switch {
+	case u < 0xD800 || u > 0xDFFF:
+		return u, false, nil
+	case u >= 0xDC00:
+		return utf8.RuneError, true, nil
+	}
+	if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+		lo, ok := hex4(p.s, p.i+2)
+		if !ok {
+			p.i += 2
+			return 0, false, p.errf("invalid \\u escape")
+		}
+		if lo >= 0xDC00 && lo <= 0xDFFF {
+			p.i += 6
+			return utf16.DecodeRune(u, lo), false, nil
+		}
+	}
+	return utf8.RuneError, true, nil
+}
+
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}
