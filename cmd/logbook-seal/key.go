@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -59,10 +59,10 @@ func newKey(file string, stdout, stderr io.Writer) int {
 		err = os.MkdirAll(filepath.Dir(file), 0o700)
 	}
 	if err == nil {
-		err = cli.WriteFileDurableMode(file, privPEM, 0o600)
+		err = durable.WriteFileMode(file, privPEM, 0o600)
 	}
 	if err == nil {
-		err = cli.WriteFileDurableMode(file+".pub", pubPEM, 0o644)
+		err = durable.WriteFileMode(file+".pub", pubPEM, 0o644)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-seal:", err)

@@ -21,6 +21,7 @@ import (
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -126,7 +127,7 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if out == "" {
 		out = filepath.Join(dir, c.session+".record.json")
 	}
-	if err := cli.WriteFileDurable(out, res.Record); err != nil {
+	if err := durable.WriteFile(out, res.Record); err != nil {
 		return 1, fmt.Errorf("write %s: %w", out, err)
 	}
 	if !c.hook {

@@ -1,4 +1,6 @@
-package cli
+// Package durable writes files so that a crash leaves the old file or the
+// new one, never a mix, and never forgets the rename.
+package durable
 
 import (
 	"bytes"
@@ -8,17 +10,17 @@ import (
 	"github.com/natefinch/atomic"
 )
 
-// WriteFileDurable replaces path with data (mode 0644) atomically and
-// durably: see WriteFileDurableMode.
-func WriteFileDurable(path string, data []byte) error {
-	return WriteFileDurableMode(path, data, 0o644)
+// WriteFile replaces path with data (mode 0644) atomically and
+// durably: see WriteFileMode.
+func WriteFile(path string, data []byte) error {
+	return WriteFileMode(path, data, 0o644)
 }
 
-// WriteFileDurableMode writes data to a temporary file in path's directory,
+// WriteFileMode writes data to a temporary file in path's directory,
 // fsyncs it, renames it over path (github.com/natefinch/atomic), then fsyncs
 // the directory, which atomic does not do: without it a crash can forget
 // the rename. A reader sees the old file or the new one, never a mix.
-func WriteFileDurableMode(path string, data []byte, mode os.FileMode) error {
+func WriteFileMode(path string, data []byte, mode os.FileMode) error {
 	if err := atomic.WriteFile(path, bytes.NewReader(data)); err != nil {
 		return err
 	}

@@ -1,0 +1,147 @@
+package journal
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+func note(at, summary string) chain.Step {
+	return chain.Step{At: at, Kind: "note", Summary: summary, Data: strictjson.Obj()}
+}
+
+var hdr = Header{Session: "s1", Cwd: "/w", Harness: "test"}
+
+func appendOne(t *testing.T, dir string, s chain.Step) {
+	t.Helper()
+	j, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Append(hdr, []chain.Step{s}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readAll(t *testing.T, dir string) (Header, []strictjson.Value) {
+	t.Helper()
+	j, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	h, steps, err := j.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, steps
+}
+
+func TestAppendAndRead(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 5; i++ {
+		appendOne(t, dir, note("2026-01-01T00:00:00Z", fmt.Sprint("step ", i)))
+	}
+	h, steps := readAll(t, dir)
+	if h != hdr || len(steps) != 5 {
+		t.Fatalf("header %+v, %d steps", h, len(steps))
+	}
+}
+
+// TestLongLastLine: the tail reader grows its window past 4 KiB lines.
+func TestLongLastLine(t *testing.T) {
+	dir := t.TempDir()
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "short"))
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", strings.Repeat("x", 50000)))
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "after"))
+	if _, steps := readAll(t, dir); len(steps) != 3 {
+		t.Fatalf("%d steps", len(steps))
+	}
+}
+
+// TestTornTail: bytes after the last newline (a writer killed mid-write)
+// are cut at the next append, which records a note saying so.
+func TestTornTail(t *testing.T) {
+	dir := t.TempDir()
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "one"))
+	f, _ := os.OpenFile(Path(dir, "s1"), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"at":"2026-01-01T00:00:00Z","data":{},"dos`)
+	f.Close()
+	appendOne(t, dir, note("2026-01-01T00:00:01Z", "two"))
+	_, steps := readAll(t, dir)
+	if len(steps) != 3 {
+		t.Fatalf("%d steps, want 3 (one, torn-tail note, two)", len(steps))
+	}
+	if ev, _ := steps[1].Get("data").GetString("event"); ev != "logbook.tornTail" {
+		t.Fatalf("step 1 is %q, want the torn-tail note", ev)
+	}
+	if s, _ := steps[2].GetString("summary"); s != "two" {
+		t.Fatalf("step 2 summary %q", s)
+	}
+}
+
+// TestTamperedInProgressRefused: an in-progress file edited behind the
+// recorder's back does not read back (it would not be sealed).
+func TestTamperedInProgressRefused(t *testing.T) {
+	dir := t.TempDir()
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "one"))
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "two"))
+	b, _ := os.ReadFile(Path(dir, "s1"))
+	os.WriteFile(Path(dir, "s1"), []byte(strings.Replace(string(b), `"summary":"one"`, `"summary":"uno"`, 1)), 0o600)
+	j, _ := Open(dir, "s1")
+	defer j.Close()
+	if _, _, err := j.ReadAll(); err == nil || !strings.Contains(err.Error(), "does not hash") {
+		t.Fatalf("want a hash error, got %v", err)
+	}
+}
+
+// TestConcurrentAppends: goroutines with their own descriptors contend for
+// the flock; every step lands once, seqs are contiguous, the chain links.
+func TestConcurrentAppends(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				appendOne(t, dir, note("2026-01-01T00:00:00Z", fmt.Sprintf("w%d-%d", w, i)))
+			}
+		}(w)
+	}
+	wg.Wait()
+	_, steps := readAll(t, dir) // ReadAll checks seq, prev and hash
+	seen := map[string]bool{}
+	for _, s := range steps {
+		sum, _ := s.GetString("summary")
+		if seen[sum] {
+			t.Fatalf("%s twice", sum)
+		}
+		seen[sum] = true
+	}
+	if len(seen) != 400 {
+		t.Fatalf("%d distinct steps, want 400", len(seen))
+	}
+}
+
+func TestSessionIDs(t *testing.T) {
+	for _, id := range []string{"", ".", "..", "../x", "a/b", "a\x00b", ".hidden", "-rf", strings.Repeat("a", 4000), "a b", "é"} {
+		if ValidSessionID(id) == nil {
+			t.Errorf("%q accepted", id)
+		}
+		if _, err := Open(t.TempDir(), id); err == nil {
+			t.Errorf("Open accepted %q", id)
+		}
+	}
+	for _, id := range []string{"61ddcbba-cf39-4052-b41c-c444f6cf0fdf", "a", "A_b.c-d", strings.Repeat("z", 128)} {
+		if err := ValidSessionID(id); err != nil {
+			t.Errorf("%q refused: %v", id, err)
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package redact
+
+import "strings"
+
+// Names followed by their values: NAME=value, name: value, headers.
+
+// assign handles NAME=value, export NAME="x", --name=value, key = value
+// (INI), ?token=x&... (query strings) and Password=x; (connection strings).
+func (sc *scanner) assign(e int) {
+	s := sc.s
+	if e == 0 || (e+1 < len(s) && s[e+1] == '=') {
+		return
+	}
+	switch s[e-1] { // ==, !=, <=, +=, :=, ...: comparisons and operators
+	case '=', '!', '<', '>', '+', '*', '/', '%', '&', '|', '^', '~', ':':
+		return
+	}
+	ne := e
+	for ne > 0 && isBlank(s[ne-1]) {
+		ne--
+	}
+	spaced := ne < e
+	// env['API_TOKEN']=, process.env["TOKEN"] = and "password"= quote the name.
+	if ne > 0 && s[ne-1] == ']' {
+		ne--
+	}
+	var q byte
+	if ne > 0 && (s[ne-1] == '"' || s[ne-1] == '\'') {
+		q = s[ne-1]
+		ne--
+	}
+	ns := ne
+	for ns > 0 && isNameChar(s[ns-1]) {
+		ns--
+	}
+	if ns == ne || (q != 0 && (ns == 0 || s[ns-1] != q)) {
+		return
+	}
+	ctx := ctxKey
+	if ns > 0 && (s[ns-1] == '?' || s[ns-1] == '&') {
+		ctx = ctxQuery
+	}
+	cls := sc.r.classify(s[ns:ne], ctx)
+	if cls == notSecret {
+		return
+	}
+	vs := e + 1
+	// In shell, "TOKEN= cmd" sets TOKEN to nothing; only "key = value"
+	// (spaces on both sides, as in INI files) has its value after blanks.
+	if spaced {
+		for vs < len(s) && isBlank(s[vs]) {
+			vs++
+		}
+	}
+	start, end, q := valueAt(s, vs)
+	if worthRedacting(s[start:end], cls, q) && !sc.isCode(start, end, q) {
+		sc.add(start, end)
+	}
+}
+
+// isCode reports whether an unquoted value is program text rather than a
+// literal: a call (token = mint(id)) or a variable whose own name is a
+// secret name (token: csrfToken, key = process.env.API_KEY). A literal
+// secret with digits (password: MyPassword1) still counts as a secret.
+func (sc *scanner) isCode(start, end int, quote byte) bool {
+	s := sc.s
+	if quote != 0 {
+		return false
+	}
+	if end < len(s) && s[end] == '(' {
+		return true
+	}
+	v := s[start:end]
+	if v == "" || !isLower(v[0]) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isLetter(c) && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return sc.r.classify(v, ctxKey) != notSecret
+}
+
+// headerNames have a whole header value as secret, spaces included.
+var headerNames = [...]string{"authorization", "proxy-authorization", "cookie", "set-cookie"}
+
+// typeWords after "name:" are type annotations (password: string), not values.
+var typeWords = [...]string{
+	"string", "str", "number", "int", "integer", "int32", "int64", "uint",
+	"float", "double", "bool", "boolean", "any", "unknown", "bytes", "object",
+	"text", "varchar", "char", "optional", "required",
+}
+
+// colon handles "name": "value" (JSON), name: value (YAML, headers, Go
+// literals), Authorization:/Cookie: headers and scheme://user:pass@host.
+func (sc *scanner) colon(c int) {
+	s := sc.s
+	if strings.HasPrefix(s[c:], "://") {
+		sc.url(c)
+		return
+	}
+	if c+1 < len(s) && (s[c+1] == ':' || s[c+1] == '=') {
+		return
+	}
+	ne := c
+	for ne > 0 && isBlank(s[ne-1]) {
+		ne--
+	}
+	var q byte
+	if ne > 0 && (s[ne-1] == '"' || s[ne-1] == '\'') {
+		q = s[ne-1]
+		ne--
+		if ne > 0 && s[ne-1] == '\\' { // \"name\": an escaped JSON string
+			ne--
+		}
+	}
+	ns := ne
+	for ns > 0 && isNameChar(s[ns-1]) {
+		ns--
+	}
+	if ns == ne || (q != 0 && (ns == 0 || s[ns-1] != q)) {
+		return
+	}
+	if ns >= 2 && s[ns-2] == '$' && s[ns-1] == '{' { // ${TOKEN:-default}: shell expansion
+		return
+	}
+	name := s[ns:ne]
+	if inFold(name, headerNames[:]) {
+		sc.header(c + 1)
+		return
+	}
+	cls := sc.r.classify(name, ctxKey)
+	if cls == notSecret {
+		return
+	}
+	i := c + 1
+	// "rails credentials:edit" and "mix auth:login" are task names: an
+	// unquoted one-word name needs a space after the colon to be a key.
+	if q == 0 && (i >= len(s) || !isBlank(s[i])) && !strings.ContainsAny(name, "-_") {
+		return
+	}
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	if n := schemeLen(s[i:]); n > 0 { // token: Bearer xyz
+		i += n
+		for i < len(s) && isBlank(s[i]) {
+			i++
+		}
+	}
+	start, end, quote := valueAt(s, i)
+	if quote != 0 {
+		start = skipScheme(s, start, end)
+	}
+	v := s[start:end]
+	if quote == 0 && inFold(v, typeWords[:]) {
+		return
+	}
+	if worthRedacting(v, cls, quote) && !sc.isCode(start, end, quote) {
+		sc.add(start, end)
+	}
+}
+
+// header replaces an Authorization or Cookie header value, from after the
+// colon to the end of the line or of the enclosing quotes, keeping the auth
+// scheme (Bearer, Basic, token...) so the record still says what was sent.
+func (sc *scanner) header(i int) {
+	s := sc.s
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	start, end := i, i
+	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '\\') {
+		start, end, _ = valueAt(s, i)
+	} else {
+		for end < len(s) && !isHeaderEnd(s[end]) {
+			end++
+		}
+	}
+	// Digest never sends the password, and its quoted parameters would
+	// be cut at the first quote; it is left as is.
+	if hasPrefixFold(s[start:end], "Digest ") {
+		return
+	}
+	start = skipScheme(s, start, end)
+	for end > start && isBlank(s[end-1]) {
+		end--
+	}
+	v := s[start:end]
+	if v == "" || v == Mask || (isShellRef(v) && strings.IndexByte(v, ' ') < 0) {
+		return
+	}
+	sc.add(start, end)
+}
+
+func isHeaderEnd(c byte) bool {
+	return c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '`' || c == '\\'
+}
+
+// authSchemes prefix Authorization values and are kept in clear.
+var authSchemes = [...]string{"Bearer", "Basic", "Digest", "Token", "Bot", "Negotiate", "NTLM", "ApiKey", "AWS4-HMAC-SHA256"}
+
+// schemeLen returns the length of an auth scheme word at the start of v
+// when a blank follows it, else 0.
+func schemeLen(v string) int {
+	for _, sch := range authSchemes {
+		if len(v) > len(sch) && hasPrefixFold(v, sch) && isBlank(v[len(sch)]) {
+			return len(sch)
+		}
+	}
+	return 0
+}
+
+func skipScheme(s string, start, end int) int {
+	if n := schemeLen(s[start:end]); n > 0 {
+		start += n
+		for start < end && isBlank(s[start]) {
+			start++
+		}
+	}
+	return start
+}

@@ -1,0 +1,122 @@
+package redact
+
+import "strings"
+
+// Reading a value and deciding whether it holds a secret.
+
+// valueAt parses the value that starts at i and returns the bounds of its
+// content (inside the quotes when quoted) and the quote byte, 0 if none.
+// An unclosed quote runs to the end of the line.
+func valueAt(s string, i int) (start, end int, quote byte) {
+	if i >= len(s) {
+		return i, i, 0
+	}
+	c := s[i]
+	switch {
+	case c == '"' || c == '\'':
+		j := i + 1
+		for j < len(s) && s[j] != c && s[j] != '\n' {
+			if c == '"' && s[j] == '\\' && j+1 < len(s) { // \" does not close "..."
+				j++
+			}
+			j++
+		}
+		return i + 1, min(j, len(s)), c
+	case c == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\''):
+		q := s[i+1]
+		j := i + 2
+		for j < len(s) && !(s[j] == '\\' && j+1 < len(s) && s[j+1] == q) && s[j] != '\n' {
+			j++
+		}
+		return i + 2, j, q
+	}
+	j := i
+	for j < len(s) {
+		if s[j] == '[' && strings.HasPrefix(s[j:], Mask) {
+			j += len(Mask) // an earlier replacement is one unit, not "[REDACTED" + "]"
+			continue
+		}
+		if isTerminator(s[j]) {
+			break
+		}
+		j++
+	}
+	return i, j, 0
+}
+
+// worthRedacting reports whether v, the value of a name of class cls, is
+// a secret rather than a reference to one or a placeholder.
+func worthRedacting(v string, cls class, quote byte) bool {
+	if v == "" || v == Mask || isPlaceholder(v) || isPathLike(v) {
+		return false
+	}
+	// $TOKEN, ${TOKEN}, $(cat f) name a secret without holding it; inside
+	// single quotes the shell does not expand, so there it is literal.
+	if quote != '\'' && isShellRef(v) {
+		return false
+	}
+	if cls == weakSecret {
+		return opaque(v)
+	}
+	return true
+}
+
+func isShellRef(v string) bool {
+	if len(v) >= 2 && v[0] == '$' && (v[1] == '{' || v[1] == '(' || v[1] == '_' || isLetter(v[1])) {
+		return true
+	}
+	if len(v) >= 3 && v[0] == '%' && v[len(v)-1] == '%' { // %TOKEN% (cmd.exe)
+		return true
+	}
+	return strings.HasPrefix(v, "{{") // templates: {{ .Token }}
+}
+
+// placeholders are values that say "no secret here".
+var placeholders = [...]string{"true", "false", "yes", "no", "on", "off", "null", "nil", "none", "undefined"}
+
+func isPlaceholder(v string) bool {
+	if inFold(v, placeholders[:]) {
+		return true
+	}
+	if len(v) >= 2 && v[0] == '<' && v[len(v)-1] == '>' { // <your-token>
+		return true
+	}
+	for i := 0; i < len(v); i++ { // ***, xxxx, ...
+		if v[i] != v[0] || (v[0] != '*' && v[0] != 'x' && v[0] != 'X' && v[0] != '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPathLike spots file names given where a secret could be:
+// GOOGLE_APPLICATION_CREDENTIALS=/path/sa.json, PWD=/home/me.
+func isPathLike(v string) bool {
+	return v[0] == '/' || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")
+}
+
+// opaque reports whether v looks like a generated credential: long enough,
+// letters and digits, no spaces, and not a lower-case slug or file name
+// (db-creds-2, client2.pem).
+func opaque(v string) bool {
+	if len(v) < 8 || isPathLike(v) {
+		return false
+	}
+	var letter, digit, upper, sep bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case isSpace(c):
+			return false
+		case isUpper(c):
+			upper, letter = true, true
+		case isLower(c):
+			letter = true
+		case isDigit(c):
+			digit = true
+		case c == '-' || c == '.' || c == '_':
+			sep = true
+		}
+	}
+	return letter && digit && (upper || !sep)
+}
