@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
 )
@@ -72,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
-	data, err := os.ReadFile(fs.Arg(0))
+	data, err := bigbuf.ReadFile(fs.Arg(0), 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2

@@ -7,6 +7,7 @@ package chain
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -60,26 +61,65 @@ func Link(s Step, seq int64, prev string) (canonical []byte, hash string, err er
 		return nil, "", err
 	}
 	v.Members[3].Value = strictjson.Str(hash)
-	canonical, err = jcs.Append(nil, &v)
+	canonical, _, err = Canonical(nil, &v)
 	return canonical, hash, err
 }
 
 // Hash returns the hex SHA-256 of the canonical form of the step object v
 // without its "hash" member (spec §5).
 func Hash(v *strictjson.Value) (string, error) {
-	var b jcs.Buffer
-	return HashInto(&b, v)
+	_, h, err := Canonical(nil, v)
+	return h, err
 }
 
-// HashInto is Hash with a caller-owned scratch buffer, for verifying long
-// chains without allocating per step.
-func HashInto(buf *jcs.Buffer, v *strictjson.Value) (string, error) {
-	buf.B = buf.B[:0]
-	if err := jcs.WriteWithout(buf, v, "hash"); err != nil {
-		return "", err
+// Canonical appends the RFC 8785 form of the step v (its "hash" member
+// included, as it stands) to dst, and returns the hash the step should
+// have: the SHA-256 of those bytes without the "hash" member. One pass
+// serves both the chain check and the record or signed bytes.
+func Canonical(dst []byte, v *strictjson.Value) ([]byte, string, error) {
+	var c Canonicalizer
+	c.B = dst
+	var h [64]byte
+	err := c.Append(v, &h)
+	return c.B, string(h[:]), err
+}
+
+// Canonicalizer is Canonical with its buffer and hash state kept across
+// calls: a verifier walking 100,000 steps allocates nothing per step.
+type Canonicalizer struct {
+	jcs.Buffer // the output; callers may append separators to B
+	h          hash.Hash
+}
+
+// Append appends the step's canonical bytes to c.B and writes the hex of
+// its recomputed hash into *out.
+func (c *Canonicalizer) Append(v *strictjson.Value, out *[64]byte) error {
+	if c.h == nil {
+		c.h = sha256.New()
 	}
-	sum := sha256.Sum256(buf.B)
-	return hex.EncodeToString(sum[:]), nil
+	start := len(c.B)
+	from, to, err := c.AppendCut(v, "hash")
+	if err != nil {
+		return err
+	}
+	HashCut(c.h, c.B[start:], from-start, to-start, out)
+	return nil
+}
+
+// HashCut writes into *out the hex SHA-256 of step, a step's canonical
+// bytes, without the bytes [from, to) that hold its "hash" member (as
+// jcs.AppendCut reports them, relative to step; from < 0 when there is no
+// such member). h is reset and reused.
+func HashCut(h hash.Hash, step []byte, from, to int, out *[64]byte) {
+	h.Reset()
+	if from < 0 {
+		h.Write(step)
+	} else {
+		h.Write(step[:from])
+		h.Write(step[to:])
+	}
+	var sum [sha256.Size]byte
+	hex.Encode(out[:], h.Sum(sum[:0]))
 }
 
 func nonNil(s []string) []string {

@@ -3,7 +3,6 @@
 package digest
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
@@ -31,8 +30,8 @@ func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 	}
 	if v.Flags == 0 {
 		h := sha256.New()
-		w := bufio.NewWriterSize(h, 32<<10)
-		if err := jcs.Write(w, v); err == nil && w.Flush() == nil {
+		b := jcs.Buffer{Spill: h}
+		if err := b.Append(v); err == nil && b.Flush() == nil {
 			return hexSum(h), false
 		}
 	}

@@ -6,6 +6,7 @@ package jcs
 
 import (
 	"errors"
+	"io"
 	"sort"
 	"unicode/utf8"
 
@@ -16,138 +17,197 @@ import (
 // lone surrogate, a duplicate key, or a number outside IEEE 754 double range.
 var ErrNoCanonicalForm = errors.New("jcs: value has no canonical form")
 
-// Sink is what canonical bytes are written to: *bytes.Buffer, *bufio.Writer
-// (wrapping a hash, to digest without holding the bytes) or *Buffer.
-type Sink interface {
-	WriteString(s string) (int, error)
-	WriteByte(c byte) error
+// Buffer receives canonical bytes. Its methods append to B; when Spill is
+// set, B is handed to Spill and emptied whenever it passes 32 KiB, so the
+// digest of a 10 MB body is taken without holding its canonical form. A
+// concrete type rather than an interface: on a 100,000-step record the
+// per-call dispatch was a measurable share of verification.
+type Buffer struct {
+	B     []byte
+	Spill io.Writer
+	err   error // the first error from Spill
 }
 
-// Write writes the canonical form of v to w. It returns ErrNoCanonicalForm
-// (possibly after writing part of the output) or the first write error.
-func Write(w Sink, v *strictjson.Value) error {
+const spillAt = 32 << 10
+
+func (b *Buffer) spill() {
+	if b.Spill != nil && len(b.B) >= spillAt {
+		b.Flush()
+	}
+}
+
+// Flush hands what B holds to Spill (when set) and returns the first error
+// Spill gave.
+func (b *Buffer) Flush() error {
+	if b.Spill != nil && len(b.B) > 0 && b.err == nil {
+		_, b.err = b.Spill.Write(b.B)
+		b.B = b.B[:0]
+	}
+	return b.err
+}
+
+// Append writes the canonical form of v. It returns ErrNoCanonicalForm
+// (possibly after writing part of the output) for a lone surrogate, a
+// duplicate key or a number outside double range.
+func (b *Buffer) Append(v *strictjson.Value) error {
 	if v.Flags != 0 {
 		return ErrNoCanonicalForm
 	}
-	return write(w, v, "")
+	if err := b.value(v); err != nil {
+		return err
+	}
+	return b.err
 }
 
-// WriteWithout writes the canonical form of the object v without its member
-// named skip (the step hash of spec §5 covers the step without "hash").
-func WriteWithout(w Sink, v *strictjson.Value, skip string) error {
+// AppendWithout writes the canonical form of the object v without its
+// member named skip.
+func (b *Buffer) AppendWithout(v *strictjson.Value, skip string) error {
 	if v.Flags != 0 {
 		return ErrNoCanonicalForm
 	}
-	return write(w, v, skip)
+	if v.Kind != strictjson.Object {
+		return b.value(v)
+	}
+	from, to, err := b.AppendCut(v, skip)
+	if err == nil && from >= 0 {
+		b.B = append(b.B[:from], b.B[to:]...)
+	}
+	return err
 }
 
 // Append appends the canonical form of v to dst.
 func Append(dst []byte, v *strictjson.Value) ([]byte, error) {
 	b := Buffer{B: dst}
-	err := Write(&b, v)
+	err := b.Append(v)
 	return b.B, err
 }
 
-// Buffer is a minimal append-only Sink.
-type Buffer struct{ B []byte }
+// AppendCut appends the canonical form of the object v to dst and reports
+// the bytes [from, to) of dst that hold its member named key together with
+// one comma that separates it from a neighbour: dst without those bytes is
+// the canonical form of v without that member. Both are -1 when v has no
+// such member. The step hash of spec §5 is taken this way, so a step is
+// canonicalized once for both its hash and the signed bytes.
+func AppendCut(dst []byte, v *strictjson.Value, key string) (out []byte, from, to int, err error) {
+	b := Buffer{B: dst}
+	from, to, err = b.AppendCut(v, key)
+	return b.B, from, to, err
+}
 
-// WriteString appends s.
-func (b *Buffer) WriteString(s string) (int, error) { b.B = append(b.B, s...); return len(s), nil }
+// AppendCut is the function AppendCut on a Buffer (without Spill: the
+// offsets are into B).
+func (b *Buffer) AppendCut(v *strictjson.Value, key string) (from, to int, err error) {
+	if v.Flags != 0 {
+		return -1, -1, ErrNoCanonicalForm
+	}
+	if v.Kind != strictjson.Object {
+		return -1, -1, errors.New("jcs: AppendCut needs an object")
+	}
+	b.B = append(b.B, '{')
+	from, to = -1, -1
+	order := sortedMembers(v.Members)
+	for n := range v.Members {
+		m := memberAt(v.Members, order, n)
+		if n > 0 {
+			b.B = append(b.B, ',')
+		}
+		if m.Key == key {
+			from = len(b.B)
+			if n > 0 {
+				from-- // the comma before it
+			}
+		}
+		b.AppendString(m.Key)
+		b.B = append(b.B, ':')
+		if err := b.value(&m.Value); err != nil {
+			return -1, -1, err
+		}
+		if m.Key == key {
+			to = len(b.B)
+			if n == 0 && len(v.Members) > 1 {
+				to++ // the comma after it, written next
+			}
+		}
+	}
+	b.B = append(b.B, '}')
+	return from, to, nil
+}
 
-// WriteByte appends c.
-func (b *Buffer) WriteByte(c byte) error { b.B = append(b.B, c); return nil }
-
-func write(w Sink, v *strictjson.Value, skip string) error {
+func (b *Buffer) value(v *strictjson.Value) error {
 	switch v.Kind {
 	case strictjson.Null:
-		_, err := w.WriteString("null")
-		return err
+		b.B = append(b.B, "null"...)
 	case strictjson.True:
-		_, err := w.WriteString("true")
-		return err
+		b.B = append(b.B, "true"...)
 	case strictjson.False:
-		_, err := w.WriteString("false")
-		return err
+		b.B = append(b.B, "false"...)
 	case strictjson.Number:
 		n, err := FormatNumber(v.Str)
 		if err != nil {
 			return err
 		}
-		_, err = w.WriteString(n)
-		return err
+		b.B = append(b.B, n...)
 	case strictjson.String:
-		return WriteString(w, v.Str)
+		b.AppendString(v.Str)
 	case strictjson.Array:
-		if err := w.WriteByte('['); err != nil {
-			return err
-		}
+		b.B = append(b.B, '[')
 		for i := range v.Items {
 			if i > 0 {
-				if err := w.WriteByte(','); err != nil {
-					return err
-				}
+				b.B = append(b.B, ',')
 			}
-			if err := write(w, &v.Items[i], ""); err != nil {
+			if err := b.value(&v.Items[i]); err != nil {
 				return err
 			}
 		}
-		return w.WriteByte(']')
+		b.B = append(b.B, ']')
 	default:
-		return writeObject(w, v, skip)
-	}
-}
-
-func writeObject(w Sink, v *strictjson.Value, skip string) error {
-	order := sortedMembers(v.Members)
-	if err := w.WriteByte('{'); err != nil {
-		return err
-	}
-	first := true
-	for _, i := range order {
-		m := &v.Members[i]
-		if skip != "" && m.Key == skip {
-			continue
-		}
-		if !first {
-			if err := w.WriteByte(','); err != nil {
+		b.B = append(b.B, '{')
+		order := sortedMembers(v.Members)
+		for n := range v.Members {
+			m := memberAt(v.Members, order, n)
+			if n > 0 {
+				b.B = append(b.B, ',')
+			}
+			b.AppendString(m.Key)
+			b.B = append(b.B, ':')
+			if err := b.value(&m.Value); err != nil {
 				return err
 			}
 		}
-		first = false
-		if err := WriteString(w, m.Key); err != nil {
-			return err
-		}
-		if err := w.WriteByte(':'); err != nil {
-			return err
-		}
-		if err := write(w, &m.Value, ""); err != nil {
-			return err
-		}
+		b.B = append(b.B, '}')
 	}
-	return w.WriteByte('}')
+	b.spill()
+	return nil
 }
 
-// sortedMembers returns member indexes in RFC 8785 key order. Small objects
-// that are already sorted (every object this project writes) skip the sort.
+// sortedMembers returns member indexes in RFC 8785 key order, or nil when
+// the members are in that order already (every object this project
+// writes), so the common case allocates nothing.
 func sortedMembers(ms []strictjson.Member) []int {
-	var small [16]int
-	var order []int
-	if len(ms) <= len(small) {
-		order = small[:len(ms)]
-	} else {
-		order = make([]int, len(ms))
-	}
 	sorted := true
-	for i := range ms {
-		order[i] = i
-		if i > 0 && LessUTF16(ms[i].Key, ms[i-1].Key) {
+	for i := 1; i < len(ms); i++ {
+		if !LessUTF16(ms[i-1].Key, ms[i].Key) {
 			sorted = false
+			break
 		}
 	}
-	if !sorted {
-		sort.SliceStable(order, func(a, b int) bool { return LessUTF16(ms[order[a]].Key, ms[order[b]].Key) })
+	if sorted {
+		return nil
 	}
+	order := make([]int, len(ms))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return LessUTF16(ms[order[a]].Key, ms[order[b]].Key) })
 	return order
+}
+
+// memberAt returns the n-th member in canonical order.
+func memberAt(ms []strictjson.Member, order []int, n int) *strictjson.Member {
+	if order == nil {
+		return &ms[n]
+	}
+	return &ms[order[n]]
 }
 
 // LessUTF16 reports whether a sorts before b when both are compared as
@@ -156,6 +216,22 @@ func sortedMembers(ms []strictjson.Member) []int {
 // supplementary-plane character (a surrogate pair, 0xD800-0xDBFF first) and
 // a character in U+E000-U+FFFF.
 func LessUTF16(a, b string) bool {
+	// Skip the common prefix; bytes below 0x80 compare the same in every
+	// encoding, so only a difference at a multi-byte character needs care.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return len(a) < len(b)
+	}
+	if a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
+		return a[i] < b[i]
+	}
+	for i > 0 && !utf8.RuneStart(a[i]) {
+		i-- // back to the start of the character that differs
+	}
+	a, b = a[i:], b[i:]
 	for a != "" && b != "" {
 		ra, na := utf8.DecodeRuneInString(a)
 		rb, nb := utf8.DecodeRuneInString(b)
@@ -179,52 +255,38 @@ func utf16Key(r rune) int64 {
 
 const hexDigits = "0123456789abcdef"
 
-// WriteString writes s as an RFC 8785 string: only '"', '\\' and control
+// AppendString writes s as an RFC 8785 string: only '"', '\\' and control
 // characters are escaped; everything else, U+2028 and U+2029 included, is
 // written as its UTF-8 bytes. s must be valid UTF-8.
-func WriteString(w Sink, s string) error {
-	if err := w.WriteByte('"'); err != nil {
-		return err
-	}
+func (b *Buffer) AppendString(s string) {
+	b.B = append(b.B, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		if start < i {
-			if _, err := w.WriteString(s[start:i]); err != nil {
-				return err
-			}
-		}
-		var esc string
+		b.B = append(b.B, s[start:i]...)
 		switch c {
 		case '"':
-			esc = `\"`
+			b.B = append(b.B, '\\', '"')
 		case '\\':
-			esc = `\\`
+			b.B = append(b.B, '\\', '\\')
 		case '\b':
-			esc = `\b`
+			b.B = append(b.B, '\\', 'b')
 		case '\t':
-			esc = `\t`
+			b.B = append(b.B, '\\', 't')
 		case '\n':
-			esc = `\n`
+			b.B = append(b.B, '\\', 'n')
 		case '\f':
-			esc = `\f`
+			b.B = append(b.B, '\\', 'f')
 		case '\r':
-			esc = `\r`
+			b.B = append(b.B, '\\', 'r')
 		default:
-			esc = string([]byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF]})
-		}
-		if _, err := w.WriteString(esc); err != nil {
-			return err
+			b.B = append(b.B, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
 		start = i + 1
 	}
-	if start < len(s) {
-		if _, err := w.WriteString(s[start:]); err != nil {
-			return err
-		}
-	}
-	return w.WriteByte('"')
+	b.B = append(b.B, s[start:]...)
+	b.B = append(b.B, '"')
 }

@@ -106,9 +106,7 @@ func TestNumberLiterals(t *testing.T) {
 func TestStringEscapes(t *testing.T) {
 	in := "a\"\\\b\t\n\f\r\x01\x1f\x7f<>&\u2028\u2029é😀"
 	var b Buffer
-	if err := WriteString(&b, in); err != nil {
-		t.Fatal(err)
-	}
+	b.AppendString(in)
 	want := `"a\"\\\b\t\n\f\r\u0001\u001f` + "\x7f<>&\u2028\u2029é😀\""
 	if string(b.B) != want {
 		t.Fatalf("got %q want %q", b.B, want)
@@ -145,6 +143,32 @@ func TestNoCanonicalForm(t *testing.T) {
 		}
 		if _, err := Append(nil, v); err != ErrNoCanonicalForm {
 			t.Errorf("%s: want ErrNoCanonicalForm, got %v", src, err)
+		}
+	}
+}
+
+// TestAppendCut: the canonical form minus the cut equals the canonical
+// form of the object without that member, wherever the member sorts.
+func TestAppendCut(t *testing.T) {
+	for _, src := range []string{
+		`{"b":1,"hash":"x","z":[1]}`, `{"hash":"x","z":2}`, `{"a":1,"hash":"x"}`, `{"hash":"x"}`, `{"a":{"hash":1}}`,
+	} {
+		v, err := strictjson.Parse([]byte(src), strictjson.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, from, to, err := AppendCut([]byte("prefix"), v, "hash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var without Buffer
+		without.AppendWithout(v, "hash")
+		got := string(full[6:])
+		if from >= 0 {
+			got = string(full[6:from]) + string(full[to:])
+		}
+		if got != string(without.B) {
+			t.Errorf("%s: cut gives %s, want %s", src, got, without.B)
 		}
 	}
 }

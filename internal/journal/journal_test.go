@@ -29,19 +29,32 @@ func appendOne(t *testing.T, dir string, s chain.Step) {
 	}
 }
 
-func readAll(t *testing.T, dir string) (Header, []strictjson.Value) {
+// readAll returns the summaries and event names of the steps.
+func readAll(t *testing.T, dir string) (Header, []stepInfo) {
 	t.Helper()
 	j, err := Open(dir, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	h, steps, err := j.ReadAll()
+	var steps []stepInfo
+	h, all, err := j.ReadAll(func(i int, v *strictjson.Value) error {
+		var s stepInfo
+		s.summary, _ = v.GetString("summary")
+		s.event, _ = v.Get("data").GetString("event")
+		steps = append(steps, s)
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if all.Count != len(steps) || all.JSON[0] != '[' || all.JSON[len(all.JSON)-1] != ']' {
+		t.Fatalf("bad steps %d %q", all.Count, all.JSON)
+	}
 	return h, steps
 }
+
+type stepInfo struct{ summary, event string }
 
 func TestAppendAndRead(t *testing.T) {
 	dir := t.TempDir()
@@ -78,10 +91,10 @@ func TestTornTail(t *testing.T) {
 	if len(steps) != 3 {
 		t.Fatalf("%d steps, want 3 (one, torn-tail note, two)", len(steps))
 	}
-	if ev, _ := steps[1].Get("data").GetString("event"); ev != "logbook.tornTail" {
+	if ev := steps[1].event; ev != "logbook.tornTail" {
 		t.Fatalf("step 1 is %q, want the torn-tail note", ev)
 	}
-	if s, _ := steps[2].GetString("summary"); s != "two" {
+	if s := steps[2].summary; s != "two" {
 		t.Fatalf("step 2 summary %q", s)
 	}
 }
@@ -96,7 +109,7 @@ func TestTamperedInProgressRefused(t *testing.T) {
 	os.WriteFile(Path(dir, "s1"), []byte(strings.Replace(string(b), `"summary":"one"`, `"summary":"uno"`, 1)), 0o600)
 	j, _ := Open(dir, "s1")
 	defer j.Close()
-	if _, _, err := j.ReadAll(); err == nil || !strings.Contains(err.Error(), "does not hash") {
+	if _, _, err := j.ReadAll(nil); err == nil || !strings.Contains(err.Error(), "does not hash") {
 		t.Fatalf("want a hash error, got %v", err)
 	}
 }
@@ -119,7 +132,7 @@ func TestConcurrentAppends(t *testing.T) {
 	_, steps := readAll(t, dir) // ReadAll checks seq, prev and hash
 	seen := map[string]bool{}
 	for _, s := range steps {
-		sum, _ := s.GetString("summary")
+		sum := s.summary
 		if seen[sum] {
 			t.Fatalf("%s twice", sum)
 		}

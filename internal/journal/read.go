@@ -6,59 +6,87 @@ import (
 	"io"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
+// Steps is what ReadAll returns: the steps as the canonical JSON array a
+// record embeds, and what a sealer needs to know about them.
+type Steps struct {
+	JSON     []byte // "[step,step,…]", each step in RFC 8785 form
+	Count    int
+	LastHash string // "" when there are no steps
+}
+
 // ReadAll reads the header and every step, checking as it goes that each
 // step parses, has the next seq, links to the previous hash and hashes to
-// what it says; an in-progress file edited behind the recorder's back is an
-// error, never sealed. Call Repair first to cut a torn tail.
-func (j *Journal) ReadAll() (Header, []strictjson.Value, error) {
+// what it says: an in-progress file edited behind the recorder's back is an
+// error, never sealed. each (may be nil) sees every parsed step; it must
+// not keep it. Call Repair first to cut a torn tail.
+func (j *Journal) ReadAll(each func(i int, step *strictjson.Value) error) (Header, Steps, error) {
 	var h Header
+	var out Steps
 	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
-		return h, nil, err
+		return h, out, err
 	}
 	data, err := io.ReadAll(j.f)
 	if err != nil {
-		return h, nil, err
+		return h, out, err
 	}
 	if len(data) == 0 {
-		return h, nil, fmt.Errorf("%s is empty: no steps recorded for session %s", j.f.Name(), j.Session)
+		return h, out, fmt.Errorf("%s is empty: no steps recorded for session %s", j.f.Name(), j.Session)
 	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	hv, err := strictjson.Parse(lines[0], strictjson.Options{MaxDepth: 64})
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	if h, err = parseHeader(first); err != nil {
+		return h, out, fmt.Errorf("%s: %v", j.f.Name(), err)
+	}
+	out.JSON = make([]byte, 1, len(rest)+2)
+	out.JSON[0] = '['
+	for line := 2; len(rest) > 0; line++ {
+		var text []byte
+		text, rest, _ = bytes.Cut(rest, []byte("\n"))
+		i := out.Count
+		v, err := strictjson.Parse(text, strictjson.Options{MaxDepth: 64})
+		if err != nil {
+			return h, out, fmt.Errorf("%s line %d: %v", j.f.Name(), line, err)
+		}
+		if seq := v.Get("seq"); seq == nil || seq.Str != fmt.Sprint(i) {
+			return h, out, fmt.Errorf("%s line %d: seq is not %d", j.f.Name(), line, i)
+		}
+		p := v.Get("prev")
+		if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != out.LastHash) {
+			return h, out, fmt.Errorf("%s line %d: prev does not link to step %d", j.f.Name(), line, i-1)
+		}
+		if i > 0 {
+			out.JSON = append(out.JSON, ',')
+		}
+		var hash string
+		out.JSON, hash, err = chain.Canonical(out.JSON, v)
+		if got, _ := v.GetString("hash"); err != nil || got != hash {
+			return h, out, fmt.Errorf("%s line %d: step %d does not hash to its hash", j.f.Name(), line, i)
+		}
+		if each != nil {
+			if err := each(i, v); err != nil {
+				return h, out, err
+			}
+		}
+		out.LastHash = hash
+		out.Count++
+	}
+	out.JSON = append(out.JSON, ']')
+	return h, out, nil
+}
+
+func parseHeader(line []byte) (Header, error) {
+	var h Header
+	hv, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
 	if err != nil || hv.Get("format") == nil {
-		return h, nil, fmt.Errorf("%s: first line is not an in-progress header", j.f.Name())
+		return h, fmt.Errorf("first line is not an in-progress header")
 	}
 	if f, _ := hv.GetString("format"); f != Format {
-		return h, nil, fmt.Errorf("%s: unknown format %q", j.f.Name(), f)
+		return h, fmt.Errorf("unknown format %q", f)
 	}
 	h.Session, _ = hv.GetString("session")
 	h.Cwd, _ = hv.GetString("cwd")
 	h.Harness, _ = hv.GetString("harness")
-	steps := make([]strictjson.Value, 0, len(lines)-1)
-	var buf jcs.Buffer
-	prev := ""
-	for i, line := range lines[1:] {
-		v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
-		if err != nil {
-			return h, nil, fmt.Errorf("%s line %d: %v", j.f.Name(), i+2, err)
-		}
-		seq := v.Get("seq")
-		if seq == nil || seq.Str != fmt.Sprint(i) {
-			return h, nil, fmt.Errorf("%s line %d: seq is not %d", j.f.Name(), i+2, i)
-		}
-		p := v.Get("prev")
-		if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != prev) {
-			return h, nil, fmt.Errorf("%s line %d: prev does not link to step %d", j.f.Name(), i+2, i-1)
-		}
-		hash, err := chain.HashInto(&buf, v)
-		if got, _ := v.GetString("hash"); err != nil || got != hash {
-			return h, nil, fmt.Errorf("%s line %d: step %d does not hash to its hash", j.f.Name(), i+2, i)
-		}
-		prev = hash
-		steps = append(steps, *v)
-	}
-	return h, steps, nil
+	return h, nil
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -27,25 +26,24 @@ func (s Session) value() strictjson.Value {
 	)
 }
 
-// Assemble signs linked steps (as read back from an in-progress file) under
-// priv and returns the record's bytes: its RFC 8785 canonical form followed
-// by a newline. The same session, steps and key give the same bytes (Ed25519
-// is deterministic, RFC 8032). steps must already form a valid chain.
-func Assemble(sess Session, steps []strictjson.Value, priv ed25519.PrivateKey) ([]byte, error) {
+// Assemble signs steps and returns the record's bytes: its RFC 8785
+// canonical form followed by a newline. stepsJSON is the canonical steps
+// array (as journal.ReadAll gives it), count its length and tip the last
+// step's hash ("" for none): the steps must already form a valid chain. The
+// same session, steps and key give the same bytes (Ed25519 is
+// deterministic, RFC 8032).
+func Assemble(sess Session, stepsJSON []byte, count int, tip string, priv ed25519.PrivateKey) ([]byte, error) {
 	if len(priv) != ed25519.PrivateKeySize {
 		return nil, errors.New("record: signing key is not an Ed25519 private key")
 	}
-	spki := SPKI(priv.Public().(ed25519.PublicKey))
-	pubHex := hex.EncodeToString(spki)
-	tip := chain.EmptyTip
-	if n := len(steps); n > 0 {
-		tip, _ = steps[n-1].GetString("hash")
+	pubHex := hex.EncodeToString(SPKI(priv.Public().(ed25519.PublicKey)))
+	if count == 0 {
+		tip = chain.EmptyTip
 	}
 	sv := sess.value()
-	stepsV := strictjson.Arr(steps...)
-	countV := strictjson.Int(int64(len(steps)))
+	countV := strictjson.Int(int64(count))
 	tipV := strictjson.Str(tip)
-	signed, err := SignedBytes(Parts{Session: &sv, Steps: &stepsV, StepCount: &countV, ChainTip: &tipV, PublicKey: pubHex})
+	signed, err := SignedBytes(Parts{Session: &sv, StepsJSON: stepsJSON, StepCount: &countV, ChainTip: &tipV, PublicKey: pubHex})
 	if err != nil {
 		return nil, err
 	}
@@ -60,12 +58,14 @@ func Assemble(sess Session, steps []strictjson.Value, priv ed25519.PrivateKey) (
 			strictjson.Member{Key: "value", Value: strictjson.Str(hex.EncodeToString(sig))},
 		)},
 		strictjson.Member{Key: "stepCount", Value: countV},
-		strictjson.Member{Key: "steps", Value: stepsV},
+		strictjson.Member{Key: "steps", Value: strictjson.Str(stepsPlaceholder)},
 		strictjson.Member{Key: "version", Value: strictjson.Str(Version)},
 	)
-	out, err := jcs.Append(make([]byte, 0, len(signed)+512), &rec)
+	prefix, suffix, err := splice(&rec)
 	if err != nil {
 		return nil, err
 	}
+	out := make([]byte, 0, len(prefix)+len(stepsJSON)+len(suffix)+1)
+	out = append(append(append(out, prefix...), stepsJSON...), suffix...)
 	return append(out, '\n'), nil
 }

@@ -70,22 +70,22 @@ func unicodeSteps() []chain.Step {
 	}
 }
 
-func link(steps []chain.Step) []strictjson.Value {
-	var out []strictjson.Value
+// linkJSON links steps into the canonical steps array of a record.
+func linkJSON(steps []chain.Step) ([]byte, int, string) {
+	b := []byte{'['}
 	prev := ""
 	for i, s := range steps {
 		line, h, err := chain.Link(s, int64(i), prev)
 		if err != nil {
 			panic(err)
 		}
-		v, err := strictjson.Parse(line, strictjson.Options{})
-		if err != nil {
-			panic(err)
+		if i > 0 {
+			b = append(b, ',')
 		}
-		out = append(out, *v)
+		b = append(b, line...)
 		prev = h
 	}
-	return out
+	return append(b, ']'), len(steps), prev
 }
 
 func assemble(steps []chain.Step, priv ed25519.PrivateKey) []byte {
@@ -94,7 +94,8 @@ func assemble(steps []chain.Step, priv ed25519.PrivateKey) []byte {
 	if len(steps) > 0 {
 		sess.StartedAt, sess.EndedAt = steps[0].At, steps[len(steps)-1].At
 	}
-	out, err := record.Assemble(sess, link(steps), priv)
+	js, n, tip := linkJSON(steps)
+	out, err := record.Assemble(sess, js, n, tip, priv)
 	if err != nil {
 		panic(err)
 	}

@@ -80,7 +80,13 @@ func envelope(p Parts) (prefix, suffix []byte, err error) {
 		strictjson.Member{Key: "timestamp", Value: *endedAt},
 		strictjson.Member{Key: "v", Value: strictjson.Int(1)},
 	)
-	head, err := jcs.Append(make([]byte, 0, 1024), &env)
+	return splice(&env)
+}
+
+// splice writes v, whose "steps" member holds stepsPlaceholder, in
+// canonical form and returns the bytes before and after that placeholder.
+func splice(v *strictjson.Value) (prefix, suffix []byte, err error) {
+	head, err := jcs.Append(make([]byte, 0, 1024), v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,10 +95,10 @@ func envelope(p Parts) (prefix, suffix []byte, err error) {
 	return head[:at], head[at+len(stepsPlaceholder)+2:], nil
 }
 
-// stepsPlaceholder marks where the steps go. A session field may hold the
-// same text, but the session and signerIdentity sort before "steps", and
-// only "version", "timestamp" (an instant) and "v" follow it: the last
-// occurrence is always the placeholder.
+// stepsPlaceholder marks where the steps go, in the signed envelope and in
+// the record. A session field may hold the same text, but the session and
+// signerIdentity sort before "steps", and only "version", "timestamp" (an
+// instant) and "v" follow it: the last occurrence is always the placeholder.
 const stepsPlaceholder = "logbook:steps-placeholder"
 
 func stepsValue(v *strictjson.Value) *strictjson.Value {

@@ -70,13 +70,19 @@ func isHex64(v *strictjson.Value) bool {
 		return false
 	}
 	for i := 0; i < 64; i++ {
-		c := v.Str[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+		if !lowerHex[v.Str[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
 
 func isHexArray(v *strictjson.Value) bool {
 	if v.Kind != strictjson.Array {

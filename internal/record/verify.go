@@ -7,14 +7,15 @@ package record
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"strconv"
 
 	"filippo.io/edwards25519"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -53,52 +54,115 @@ type Result struct {
 	Pinned    bool // the signer is one of Options.Pinned
 }
 
-// Verify checks a record file's bytes in the order of spec §7 and stops at
-// the first failure. It never panics on any input.
+// Verify checks a record file's bytes in the order of spec §7 and reports
+// the first failure in that order. It never panics on any input.
+//
+// It reads the file once and never holds the steps as a tree: the reader
+// streams the steps one at a time through the shape, order and chain
+// checks, which write each step's canonical bytes straight into the signed
+// bytes, and keeps everything else. Each check keeps its first failure, and
+// the verdict is chosen in the spec's order at the end. Memory is about
+// the file plus the signed bytes.
 func Verify(data []byte, opt Options) Result {
-	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth})
+	// The steps are written at an offset that leaves room for the envelope
+	// prefix, which needs the session and is built after the read. The
+	// prefix is never longer than the file (canonical text is never longer
+	// than the text it came from), and pages not touched cost nothing.
+	room := len(data) + 4096
+	w := stepWalker{hasher: newChainHasher()}
+	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
+	w.signed.B = append(w.signed.B, '[')
+	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth, Discard: "steps", Stream: w.step})
+	chainResult, lastHash := w.hasher.wait()
 	if err != nil {
 		return refuse(NotJSON, err.Error())
 	}
 	if d := checkValues(rec); d != "" {
 		return refuse(Shape, d)
 	}
-	if d := checkSchema(rec); d != "" {
+	if d := checkTopSchema(rec); d != "" {
 		return refuse(Shape, d)
 	}
-	if d := checkInstants(rec); d != "" {
+	if d := checkSessionInstants(rec); d != "" {
 		return refuse(Shape, d)
 	}
-	steps := rec.Get("steps")
-	for i := range steps.Items {
-		if seq := steps.Items[i].Get("seq"); intOf(seq) != int64(i) {
-			return refuse(StepOutOfOrder, fmt.Sprintf("steps[%d].seq is %s", i, seq.Str))
+	for _, r := range []Result{w.shape, w.order, chainResult} {
+		if r.Code != "" {
+			return r
 		}
 	}
-	// The steps are canonicalized once, straight into the signed bytes,
-	// and each step's hash is taken from those bytes.
 	parts := partsOf(rec)
 	prefix, suffix, err := envelope(parts)
-	if err != nil {
-		return refuse(Shape, err.Error()) // unreachable after the shape check
+	if err != nil || len(prefix) > room {
+		return refuse(Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
 	}
-	signed, r, ok := chainAndSteps(steps, append(make([]byte, 0, len(data)+len(prefix)+len(suffix)), prefix...))
-	if !ok {
-		return r
-	}
-	signed = append(signed, suffix...)
-	count := rec.Get("stepCount")
-	if intOf(count) != int64(len(steps.Items)) {
-		return refuse(StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", count.Str, len(steps.Items)))
+	signed := w.signed.B[room-len(prefix):]
+	// signed's backing array may have been replaced by a growing append;
+	// the prefix goes in front of the steps wherever they now are.
+	copy(signed, prefix)
+	signed = append(append(signed, ']'), suffix...)
+	if intOf(parts.StepCount) != int64(w.n) {
+		return refuse(StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", parts.StepCount.Str, w.n))
 	}
 	tip := chain.EmptyTip
-	if n := len(steps.Items); n > 0 {
-		tip, _ = steps.Items[n-1].GetString("hash")
+	if w.n > 0 {
+		tip = lastHash
 	}
-	if got, _ := rec.GetString("chainTip"); got != tip {
-		return refuse(TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", got, tip))
+	if parts.ChainTip.Str != tip {
+		return refuse(TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
 	}
-	return checkSignature(parts, signed, len(steps.Items), opt)
+	return checkSignature(parts, signed, w.n, opt)
+}
+
+// stepWalker checks one step at a time (spec §7 steps 2-4) and keeps the
+// first failure of each kind, so the verdict follows the spec's order
+// although the checks run in one pass.
+type stepWalker struct {
+	n            int
+	signed       jcs.Buffer // the signed bytes, steps written in place
+	shape, order Result
+	hasher       *chainHasher
+}
+
+func (w *stepWalker) step(i int, st *strictjson.Value) error {
+	w.n = i + 1
+	if w.shape.Code != "" {
+		return nil // a shape failure outranks anything a later step shows; read on for NOT_JSON
+	}
+	if d := checkValues(st); d != "" {
+		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
+		return nil
+	}
+	if d := checkStepShape(st, i); d != "" {
+		w.shape = refuse(Shape, d)
+		return nil
+	}
+	if s, _ := st.GetString("at"); !instant.Valid(s) {
+		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s))
+		return nil
+	}
+	if seq := st.Get("seq"); w.order.Code == "" && intOf(seq) != int64(i) {
+		w.order = refuse(StepOutOfOrder, fmt.Sprintf("steps[%d].seq is %s", i, seq.Str))
+	}
+	if i > 0 {
+		w.signed.B = append(w.signed.B, ',')
+	}
+	start := len(w.signed.B)
+	from, to, err := w.signed.AppendCut(st, "hash")
+	if err != nil {
+		return err // unreachable: a step that passed the shape check has a canonical form
+	}
+	// The hash and the links are checked on another core. The strings
+	// point into the record file or the heap, and the step's bytes are
+	// never written again: nothing here is reused.
+	prev := st.Get("prev")
+	w.hasher.add(chainJob{
+		step: w.signed.B[start:len(w.signed.B):len(w.signed.B)],
+		from: from - start, to: to - start,
+		prevNull: prev.Kind == strictjson.Null, prev: prev.Str,
+		hash: st.Get("hash").Str,
+	})
+	return nil
 }
 
 func partsOf(rec *strictjson.Value) Parts {
@@ -121,75 +185,6 @@ func intOf(v *strictjson.Value) int64 {
 
 func refuse(code, detail string) Result { return Result{Code: code, Detail: detail} }
 
-// stepKeys are a step's keys in RFC 8785 order; the shape check has made
-// sure every step has exactly these.
-var stepKeys = [...]string{"at", "data", "dossier", "hash", "inputsSha256", "kind", "outputsSha256", "prev", "seq", "summary"}
-
-// chainAndSteps walks the steps in order (spec §7 step 4) and, in the same
-// pass, writes the canonical steps array that the signed bytes contain:
-// each step is canonicalized once, and its hash is the SHA-256 of those
-// bytes with the "hash" member left out.
-func chainAndSteps(steps *strictjson.Value, buf []byte) ([]byte, Result, bool) {
-	b := jcs.Buffer{B: append(buf, '[')}
-	h := sha256.New()
-	var sum [sha256.Size]byte
-	prev := ""
-	for i := range steps.Items {
-		st := &steps.Items[i]
-		if i > 0 {
-			b.B = append(b.B, ',')
-		}
-		start := len(b.B)
-		b.B = append(b.B, '{')
-		var hashFrom, hashTo int // the comma before "hash", the comma after its value
-		// Canonical input (what the sealer writes) has the keys in order
-		// already; otherwise each is looked up.
-		ordered := len(st.Members) == len(stepKeys)
-		for k := 0; ordered && k < len(stepKeys); k++ {
-			ordered = st.Members[k].Key == stepKeys[k]
-		}
-		for k, key := range stepKeys {
-			if k > 0 {
-				b.B = append(b.B, ',')
-			}
-			switch key {
-			case "hash":
-				hashFrom = len(b.B) - 1
-			case "inputsSha256":
-				hashTo = len(b.B) - 1
-			}
-			_ = jcs.WriteString(&b, key)
-			b.B = append(b.B, ':')
-			var val *strictjson.Value
-			if ordered {
-				val = &st.Members[k].Value
-			} else {
-				val = st.Get(key)
-			}
-			if err := jcs.Write(&b, val); err != nil {
-				return nil, refuse(ChainBroken, fmt.Sprintf("steps[%d]: %v", i, err)), false
-			}
-		}
-		b.B = append(b.B, '}')
-		h.Reset()
-		h.Write(b.B[start:hashFrom])
-		h.Write(b.B[hashTo:])
-		hash := hex.EncodeToString(h.Sum(sum[:0]))
-		p := st.Get("prev")
-		switch {
-		case i == 0 && p.Kind != strictjson.Null:
-			return nil, refuse(ChainBroken, "steps[0].prev is not null"), false
-		case i > 0 && (p.Kind != strictjson.String || p.Str != prev):
-			return nil, refuse(ChainBroken, fmt.Sprintf("steps[%d].prev is not the hash of steps[%d]", i, i-1)), false
-		}
-		if got, _ := st.GetString("hash"); got != hash {
-			return nil, refuse(ChainBroken, fmt.Sprintf("steps[%d].hash does not recompute", i)), false
-		}
-		prev = hash
-	}
-	return append(b.B, ']'), Result{}, true
-}
-
 // checkSignature is spec §7 steps 7 and 8, over the signed bytes.
 func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 	valueHex, _ := p.Signature.GetString("value")
@@ -202,13 +197,16 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 	if d := WeakKey(pub); d != "" {
 		return refuse(SignatureInvalid, d)
 	}
+	// The record id hashes the same bytes again: on the other core.
+	id := make(chan string, 1)
+	go func() { id <- RecordID(signed) }()
 	if !ed25519.Verify(pub, signed, sigBytes) {
 		return refuse(SignatureInvalid, "the Ed25519 signature does not verify over the signed bytes")
 	}
 	res := Result{
 		OK:        true,
 		Detail:    "signature verifies",
-		RecordID:  RecordID(signed),
+		RecordID:  <-id,
 		KeyID:     KeyID(spki),
 		StepCount: int64(nSteps),
 	}

@@ -41,108 +41,124 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if err != nil {
 		return res, err
 	}
-	hdr, steps, err := j.ReadAll()
+	var scan scanner
+	hdr, steps, err := j.ReadAll(scan.step)
 	if err != nil {
 		return res, err
 	}
+	var notes []chain.Step
 	if torn != nil {
 		res.TornBytes = true
-		torn.At = lastAt(steps, opt.Now)
-		if _, err := j.Append(hdr, []chain.Step{*torn}); err != nil {
-			return res, err
-		}
+		torn.At = scan.lastAtOr(opt.Now)
+		notes = append(notes, *torn)
 	}
-	if ids := Unfinished(steps); len(ids) > 0 {
+	if ids := scan.unfinished(); len(ids) > 0 {
 		res.Unfinished = ids
-		if _, err := j.Append(hdr, []chain.Step{unfinishedNote(ids, lastAt(steps, opt.Now))}); err != nil {
+		notes = append(notes, unfinishedNote(ids, scan.lastAtOr(opt.Now)))
+	}
+	if len(notes) > 0 {
+		if _, err := j.Append(hdr, notes); err != nil {
+			return res, err
+		}
+		scan = scanner{}
+		if hdr, steps, err = j.ReadAll(scan.step); err != nil {
 			return res, err
 		}
 	}
-	if torn != nil || len(res.Unfinished) > 0 {
-		if hdr, steps, err = j.ReadAll(); err != nil {
-			return res, err
-		}
-	}
-	if len(steps) == 0 {
+	if steps.Count == 0 {
 		return res, fmt.Errorf("session %s has no steps", j.Session)
 	}
 	sess := record.Session{
 		ID:        hdr.Session,
-		Agent:     Agent(hdr.Harness, steps),
+		Agent:     agent(hdr.Harness, scan.model),
 		Goal:      opt.Goal,
 		Cwd:       hdr.Cwd,
-		StartedAt: atOf(&steps[0]),
+		StartedAt: scan.firstAt,
 		EndedAt:   opt.EndedAt,
 	}
 	if sess.Cwd == "" {
 		sess.Cwd = opt.Cwd
 	}
 	if sess.EndedAt == "" {
-		sess.EndedAt = atOf(&steps[len(steps)-1])
+		sess.EndedAt = scan.lastAt
 	}
-	out, err := record.Assemble(sess, steps, priv)
+	out, err := record.Assemble(sess, steps.JSON, steps.Count, steps.LastHash, priv)
 	if err != nil {
 		return res, err
 	}
 	if v := record.Verify(out, record.Options{}); !v.OK {
 		return res, fmt.Errorf("sealed record does not verify (%s: %s); nothing written", v.Code, v.Detail)
 	}
-	res.Record, res.Steps = out, len(steps)
+	res.Record, res.Steps = out, steps.Count
 	return res, nil
 }
 
-func atOf(v *strictjson.Value) string { s, _ := v.GetString("at"); return s }
+// scanner gathers, in one pass over the steps, what the session header
+// and the unfinished-call note need.
+type scanner struct {
+	firstAt, lastAt, model string
+	open                   map[string]bool // toolUseIds with a pre-event and no post-event yet
+}
 
-func lastAt(steps []strictjson.Value, now string) string {
-	if len(steps) == 0 {
+func (s *scanner) step(i int, v *strictjson.Value) error {
+	at, _ := v.GetString("at")
+	if i == 0 {
+		s.firstAt = at
+	}
+	s.lastAt = at
+	d := v.Get("data")
+	if m, ok := d.GetString("model"); ok && m != "" && s.model == "" {
+		s.model = m
+	}
+	ev, _ := d.GetString("event")
+	id, _ := d.GetString("toolUseId")
+	if s.open == nil {
+		s.open = map[string]bool{}
+	}
+	switch ev {
+	case "PreToolUse":
+		if id != "" {
+			s.open[id] = true
+		}
+	case "PostToolUse", "PostToolUseFailure":
+		delete(s.open, id)
+	case noteEvent:
+		// An earlier seal named these already: do not name them twice.
+		if ids := d.Get("toolUseIds"); ids != nil {
+			for _, v := range ids.Items {
+				delete(s.open, v.Str)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *scanner) lastAtOr(now string) string {
+	if s.lastAt == "" {
 		return now
 	}
-	return atOf(&steps[len(steps)-1])
+	return s.lastAt
 }
 
-// Agent names the harness and, when a SessionStart said so, its model.
-func Agent(harness string, steps []strictjson.Value) string {
-	if harness == "" {
-		harness = "unknown"
-	}
-	for i := range steps {
-		if m, ok := steps[i].Get("data").GetString("model"); ok && m != "" {
-			return harness + " (" + m + ")"
-		}
-	}
-	return harness
-}
-
-// Unfinished returns, sorted, the toolUseIds that have a PreToolUse step but
-// no PostToolUse or PostToolUseFailure step, leaving out ids that an earlier
-// seal note already named.
-func Unfinished(steps []strictjson.Value) []string {
-	open := map[string]bool{}
-	for i := range steps {
-		d := steps[i].Get("data")
-		ev, _ := d.GetString("event")
-		id, _ := d.GetString("toolUseId")
-		switch ev {
-		case "PreToolUse":
-			if id != "" {
-				open[id] = true
-			}
-		case "PostToolUse", "PostToolUseFailure":
-			delete(open, id)
-		case noteEvent:
-			if ids := d.Get("toolUseIds"); ids != nil {
-				for _, v := range ids.Items {
-					delete(open, v.Str)
-				}
-			}
-		}
-	}
-	ids := make([]string, 0, len(open))
-	for id := range open {
+// unfinished returns the toolUseIds still open, sorted.
+func (s *scanner) unfinished() []string {
+	ids := make([]string, 0, len(s.open))
+	for id := range s.open {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// agent names the harness and, when a SessionStart said so, its model.
+func agent(harness, model string) string {
+	if harness == "" {
+		harness = "unknown"
+	}
+	if model != "" {
+		return harness + " (" + model + ")"
+	}
+	return harness
 }
 
 const noteEvent = "logbook.unfinishedToolCalls"

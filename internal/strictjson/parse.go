@@ -14,6 +14,19 @@ type Options struct {
 	MaxDepth int
 	// Lenient keeps duplicate keys and lone surrogates, flagging them.
 	Lenient bool
+	// Discard names a member of the top-level object whose value is read
+	// and checked in full but not kept: its Value has Kind, Start and End,
+	// and no children.
+	Discard string
+	// Stream, with Discard, receives the items of the discarded value when
+	// it is an array, one at a time and in order, each fully parsed. An
+	// item's memory is reused once Stream returns: Stream must not keep it.
+	// A 100,000-step record is verified this way, one step in memory at a
+	// time. An error from Stream ends the parse and is returned as is.
+	Stream func(i int, item *Value) error
+	// Depth is the nesting depth of the text's outermost value within its
+	// document (for MaxDepth), when a part of a document is parsed.
+	Depth int
 }
 
 // SyntaxError says why a text is not accepted JSON, and where.
@@ -29,72 +42,107 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Off
 // data must not be modified while the result is in use. Errors are
 // *SyntaxError.
 func Parse(data []byte, opt Options) (*Value, error) {
-	var s string
-	if len(data) > 0 {
-		s = unsafe.String(&data[0], len(data))
-	}
-	p := parser{s: s, opt: opt}
+	p := parser{s: unsafeString(data), opt: opt}
 	p.skipSpace()
-	v, err := p.value(0)
+	v, err := p.value(opt.Depth)
 	if err != nil {
 		return nil, err
 	}
-	p.skipSpace()
-	if p.i != len(p.s) {
-		return nil, p.errf("data after the JSON text")
+	if err := p.end(); err != nil {
+		return nil, err
 	}
 	return &v, nil
 }
 
+func (p *parser) end() error {
+	p.skipSpace()
+	if p.i != len(p.s) {
+		return p.errf("data after the JSON text")
+	}
+	return nil
+}
+
+// unsafeString views data as a string without copying; data must not
+// change while the parse result is in use.
+func unsafeString(data []byte) string {
+	if len(data) == 0 {
+		return ""
+	}
+	return unsafe.String(&data[0], len(data))
+}
+
 type parser struct {
-	s   string
-	i   int
-	opt Options
+	s       string
+	i       int
+	opt     Options
+	discard int // > 0 while inside a discarded value
 	// Scratch stacks: children are collected here and copied once into an
 	// exactly sized slice, instead of growing each array by doubling.
 	items   []Value
 	members []Member
-	// Slabs hand out the exactly sized slices from large blocks: one
+	// Slabs hand out exactly sized child slices from large blocks: one
 	// allocation per few thousand values instead of one per array.
-	itemSlab   []Value
-	memberSlab []Member
+	itemSlab   slab[Value]
+	memberSlab slab[Member]
+}
+
+// slab is a block that slices are carved from; off is the first free index.
+type slab[T any] struct {
+	block []T
+	off   int
 }
 
 const maxSlab = 4096
 
+// take copies src into the next len(src) free elements, starting a new
+// block when this one is full. size is the new block's length.
+func (s *slab[T]) take(src []T, size int) []T {
+	n := len(src)
+	if n > maxSlab/4 {
+		return append([]T(nil), src...)
+	}
+	if len(s.block)-s.off < n {
+		s.block, s.off = make([]T, max(n, size)), 0
+	}
+	out := s.block[s.off : s.off+n : s.off+n]
+	s.off += n
+	copy(out, src)
+	return out
+}
+
+// mark and rewind let a streamed item's block be reused once it is done with.
+type slabMark struct {
+	items, members int
+	itemBlock      *Value
+	memberBlock    *Member
+}
+
+func (p *parser) mark() slabMark {
+	return slabMark{p.itemSlab.off, p.memberSlab.off, first(p.itemSlab.block), first(p.memberSlab.block)}
+}
+
+// rewind frees everything taken since m; if a new block was started since,
+// it is kept and reused from its start.
+func (p *parser) rewind(m slabMark) {
+	p.itemSlab.off, p.memberSlab.off = 0, 0
+	if first(p.itemSlab.block) == m.itemBlock {
+		p.itemSlab.off = m.items
+	}
+	if first(p.memberSlab.block) == m.memberBlock {
+		p.memberSlab.off = m.members
+	}
+}
+
+func first[T any](b []T) *T {
+	if len(b) == 0 {
+		return nil
+	}
+	return &b[0]
+}
+
 // slabSize scales with the input, so parsing a one-line step does not pay
 // for a block sized for a 100,000-step record.
-func (p *parser) slabSize(n int) int {
-	return max(n, min(maxSlab, len(p.s)/64))
-}
-
-func (p *parser) takeItems(src []Value) []Value {
-	n := len(src)
-	if n > maxSlab/4 {
-		return append([]Value(nil), src...)
-	}
-	if len(p.itemSlab) < n {
-		p.itemSlab = make([]Value, p.slabSize(n))
-	}
-	out := p.itemSlab[:n:n]
-	p.itemSlab = p.itemSlab[n:]
-	copy(out, src)
-	return out
-}
-
-func (p *parser) takeMembers(src []Member) []Member {
-	n := len(src)
-	if n > maxSlab/4 {
-		return append([]Member(nil), src...)
-	}
-	if len(p.memberSlab) < n {
-		p.memberSlab = make([]Member, p.slabSize(n))
-	}
-	out := p.memberSlab[:n:n]
-	p.memberSlab = p.memberSlab[n:]
-	copy(out, src)
-	return out
-}
+func (p *parser) slabSize() int { return min(maxSlab, len(p.s)/64) }
 
 func (p *parser) errf(format string, args ...any) error {
 	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
@@ -174,14 +222,30 @@ func (p *parser) array(v *Value, depth int) error {
 		p.i++
 		return nil
 	}
+	// The discarded top-level member's own array, when streamed.
+	stream := p.discard == 1 && depth == p.opt.Depth+2 && p.opt.Stream != nil
 	base := len(p.items)
-	for {
+	for n := 0; ; n++ {
+		var mark slabMark
+		if stream {
+			mark = p.mark()
+			p.discard = 0 // collect this item's children
+		}
 		item, err := p.value(depth)
 		if err != nil {
 			return err // an error abandons the whole parse: no stack to restore
 		}
+		if stream {
+			if err := p.opt.Stream(n, &item); err != nil {
+				return err
+			}
+			p.discard = 1
+			p.rewind(mark)
+		}
 		v.Flags |= item.Flags
-		p.items = append(p.items, item)
+		if p.discard == 0 {
+			p.items = append(p.items, item)
+		}
 		p.skipSpace()
 		if p.i >= len(p.s) {
 			return p.errf("unterminated array")
@@ -192,7 +256,9 @@ func (p *parser) array(v *Value, depth int) error {
 			p.skipSpace()
 		case ']':
 			p.i++
-			v.Items = p.takeItems(p.items[base:])
+			if p.discard == 0 {
+				v.Items = p.itemSlab.take(p.items[base:], p.slabSize())
+			}
 			p.items = p.items[:base]
 			return nil
 		default:
@@ -237,9 +303,16 @@ func (p *parser) object(v *Value, depth int) error {
 		}
 		p.i++
 		p.skipSpace()
+		skip := depth == p.opt.Depth+1 && p.opt.Discard != "" && key == p.opt.Discard
+		if skip {
+			p.discard++
+		}
 		val, err := p.value(depth)
 		if err != nil {
 			return err
+		}
+		if skip {
+			p.discard--
 		}
 		m := Member{Key: key, Value: val}
 		v.Flags |= kflags | m.Value.Flags
@@ -254,7 +327,9 @@ func (p *parser) object(v *Value, depth int) error {
 			p.skipSpace()
 		case '}':
 			p.i++
-			v.Members = p.takeMembers(p.members[base:])
+			if p.discard == 0 {
+				v.Members = p.memberSlab.take(p.members[base:], p.slabSize())
+			}
 			p.members = p.members[:base]
 			return nil
 		default:
@@ -337,6 +412,13 @@ func (p *parser) str() (string, Flags, error) {
 	start := p.i
 	s := p.s
 	for p.i < len(s) {
+		// Runs of plain ASCII, the bulk of any record, in a tight loop.
+		for p.i < len(s) && plainASCII[s[p.i]] {
+			p.i++
+		}
+		if p.i >= len(s) {
+			break
+		}
 		c := s[p.i]
 		switch {
 		case c == '"':
@@ -452,6 +534,15 @@ func (p *parser) unicodeEscape() (r rune, lone bool, err error) {
 	}
 	return utf8.RuneError, true, nil
 }
+
+// plainASCII marks the bytes a string may hold as they are: printable
+// ASCII other than '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package bigbuf
+
+func adviseHuge([]byte) {}
