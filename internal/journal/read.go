@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -28,7 +31,7 @@ func (j *Journal) ReadAll(each func(i int, step *strictjson.Value) error) (Heade
 	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
 		return h, out, err
 	}
-	data, err := io.ReadAll(j.f)
+	data, err := readFile(j.f)
 	if err != nil {
 		return h, out, err
 	}
@@ -39,41 +42,61 @@ func (j *Journal) ReadAll(each func(i int, step *strictjson.Value) error) (Heade
 	if h, err = parseHeader(first); err != nil {
 		return h, out, fmt.Errorf("%s: %v", j.f.Name(), err)
 	}
-	out.JSON = make([]byte, 1, len(rest)+2)
-	out.JSON[0] = '['
-	for line := 2; len(rest) > 0; line++ {
-		var text []byte
-		text, rest, _ = bytes.Cut(rest, []byte("\n"))
-		i := out.Count
-		v, err := strictjson.Parse(text, strictjson.Options{MaxDepth: 64})
-		if err != nil {
-			return h, out, fmt.Errorf("%s line %d: %v", j.f.Name(), line, err)
-		}
-		if seq := v.Get("seq"); seq == nil || seq.Str != fmt.Sprint(i) {
-			return h, out, fmt.Errorf("%s line %d: seq is not %d", j.f.Name(), line, i)
+	var c chain.Canonicalizer
+	c.B = append(bigbuf.Alloc(len(rest)+2), '[')
+	var hash [64]byte
+	err = strictjson.ParseLines(rest, strictjson.Options{MaxDepth: 64}, func(n int, v *strictjson.Value, _ []byte) error {
+		i, line := out.Count, n+1
+		if seq := v.Get("seq"); seq == nil || seq.Str != strconv.Itoa(i) {
+			return fmt.Errorf("%s line %d: seq is not %d", j.f.Name(), line, i)
 		}
 		p := v.Get("prev")
 		if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != out.LastHash) {
-			return h, out, fmt.Errorf("%s line %d: prev does not link to step %d", j.f.Name(), line, i-1)
+			return fmt.Errorf("%s line %d: prev does not link to step %d", j.f.Name(), line, i-1)
 		}
 		if i > 0 {
-			out.JSON = append(out.JSON, ',')
+			c.B = append(c.B, ',')
 		}
-		var hash string
-		out.JSON, hash, err = chain.Canonical(out.JSON, v)
-		if got, _ := v.GetString("hash"); err != nil || got != hash {
-			return h, out, fmt.Errorf("%s line %d: step %d does not hash to its hash", j.f.Name(), line, i)
+		err := c.Append(v, &hash)
+		if got, _ := v.GetString("hash"); err != nil || got != string(hash[:]) {
+			return fmt.Errorf("%s line %d: step %d does not hash to its hash", j.f.Name(), line, i)
 		}
 		if each != nil {
 			if err := each(i, v); err != nil {
-				return h, out, err
+				return err
 			}
 		}
-		out.LastHash = hash
+		out.LastHash = string(hash[:])
 		out.Count++
+		return nil
+	})
+	if err != nil {
+		return h, out, fmt.Errorf("%s: %w", j.f.Name(), err)
 	}
-	out.JSON = append(out.JSON, ']')
+	out.JSON = append(c.B, ']')
 	return h, out, nil
+}
+
+// readFile reads the rest of f into one buffer sized from its length.
+func readFile(f *os.File) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	b := bigbuf.Alloc(int(st.Size()) + 512)
+	for {
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF || (err == nil && n == 0) {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // the file grew meanwhile: make room
+		}
+	}
 }
 
 func parseHeader(line []byte) (Header, error) {

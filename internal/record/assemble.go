@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -65,7 +66,7 @@ func Assemble(sess Session, stepsJSON []byte, count int, tip string, priv ed2551
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(prefix)+len(stepsJSON)+len(suffix)+1)
+	out := bigbuf.Alloc(len(prefix) + len(stepsJSON) + len(suffix) + 1)
 	out = append(append(append(out, prefix...), stepsJSON...), suffix...)
 	return append(out, '\n'), nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -41,7 +42,7 @@ func SignedBytes(p Parts) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(prefix)+len(suffix)+len(p.StepsJSON)+64)
+	out := bigbuf.Alloc(len(prefix) + len(suffix) + len(p.StepsJSON) + 64)
 	out = append(out, prefix...)
 	if p.StepsJSON != nil {
 		out = append(out, p.StepsJSON...)

@@ -46,3 +46,28 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseLines: lines parse as they would alone, memory reuse included.
+func TestParseLines(t *testing.T) {
+	data := []byte("{\"a\":[1,2,{\"b\":\"x\"}]}\n[\"y\",{\"c\":null}]\n\"z\"\n")
+	var got []string
+	err := strictjson.ParseLines(data, strictjson.Options{}, func(n int, v *strictjson.Value, text []byte) error {
+		alone, err := strictjson.Parse(text, strictjson.Options{})
+		if err != nil {
+			return err
+		}
+		a, _ := jcs.Append(nil, v)
+		b, _ := jcs.Append(nil, alone)
+		if !bytes.Equal(a, b) {
+			t.Errorf("line %d: %s vs %s", n, a, b)
+		}
+		got = append(got, string(a))
+		return nil
+	})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("%v %v", err, got)
+	}
+	if err := strictjson.ParseLines([]byte("{}\n{\n"), strictjson.Options{}, func(int, *strictjson.Value, []byte) error { return nil }); err == nil || err.Error()[:7] != "line 2:" {
+		t.Fatalf("want a line 2 error, got %v", err)
+	}
+}

@@ -1,0 +1,111 @@
+package seal
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+func toolStep(at, event, id string) chain.Step {
+	return chain.Step{At: at, Kind: "exec", Summary: event, Data: strictjson.Obj(
+		strictjson.Member{Key: "event", Value: strictjson.Str(event)},
+		strictjson.Member{Key: "toolUseId", Value: strictjson.Str(id)},
+	)}
+}
+
+func key() ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("seal test"))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+func sealDir(t *testing.T, dir string) Result {
+	t.Helper()
+	j, err := journal.Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	res, err := Seal(j, key(), Options{Goal: "g", Now: "2026-01-02T00:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func appendSteps(t *testing.T, dir string, steps ...chain.Step) {
+	t.Helper()
+	j, err := journal.Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "claude-code"}, steps); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnfinishedNamedOnce: a pre-event without a post-event is named in a
+// note at seal, once; sealing again gives the same bytes.
+func TestUnfinishedNamedOnce(t *testing.T) {
+	dir := t.TempDir()
+	appendSteps(t, dir,
+		toolStep("2026-01-01T00:00:00Z", "PreToolUse", "a"),
+		toolStep("2026-01-01T00:00:01Z", "PostToolUse", "a"),
+		toolStep("2026-01-01T00:00:02Z", "PreToolUse", "b"),
+		toolStep("2026-01-01T00:00:03Z", "PreToolUse", "c"),
+		toolStep("2026-01-01T00:00:04Z", "PostToolUseFailure", "c"),
+	)
+	first := sealDir(t, dir)
+	if strings.Join(first.Unfinished, ",") != "b" || first.Steps != 6 {
+		t.Fatalf("unfinished %v, %d steps", first.Unfinished, first.Steps)
+	}
+	again := sealDir(t, dir)
+	if len(again.Unfinished) != 0 || !bytes.Equal(first.Record, again.Record) {
+		t.Fatalf("second seal: unfinished %v, same bytes %v", again.Unfinished, bytes.Equal(first.Record, again.Record))
+	}
+	if v := record.Verify(first.Record, record.Options{}); !v.OK {
+		t.Fatal(v.Detail)
+	}
+	if !bytes.Contains(first.Record, []byte(`"toolUseIds":["b"]`)) {
+		t.Fatal("the note does not name the unfinished call")
+	}
+}
+
+// TestTornTailNoted: a torn last line is cut and the record says so.
+func TestTornTailNoted(t *testing.T) {
+	dir := t.TempDir()
+	appendSteps(t, dir, toolStep("2026-01-01T00:00:00Z", "Stop", ""))
+	f, _ := os.OpenFile(journal.Path(dir, "s"), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"at":"2026-01-01T00:00:01Z","da`)
+	f.Close()
+	res := sealDir(t, dir)
+	if !res.TornBytes || res.Steps != 2 || !bytes.Contains(res.Record, []byte("logbook.tornTail")) {
+		t.Fatalf("torn %v steps %d", res.TornBytes, res.Steps)
+	}
+}
+
+// TestSessionHeader: agent from the harness and model, start and end from
+// the steps, goal from the caller.
+func TestSessionHeader(t *testing.T) {
+	dir := t.TempDir()
+	appendSteps(t, dir,
+		chain.Step{At: "2026-01-01T00:00:00Z", Kind: "note", Summary: "start", Data: strictjson.Obj(
+			strictjson.Member{Key: "event", Value: strictjson.Str("SessionStart")},
+			strictjson.Member{Key: "model", Value: strictjson.Str("claude-x")})},
+		toolStep("2026-01-01T00:05:00Z", "Stop", ""),
+	)
+	res := sealDir(t, dir)
+	for _, want := range []string{`"agent":"claude-code (claude-x)"`, `"startedAt":"2026-01-01T00:00:00Z"`, `"endedAt":"2026-01-01T00:05:00Z"`, `"goal":"g"`, `"cwd":"/w"`} {
+		if !bytes.Contains(res.Record, []byte(want)) {
+			t.Errorf("record lacks %s", want)
+		}
+	}
+}
