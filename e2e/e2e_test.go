@@ -28,7 +28,7 @@ func realSessions(t *testing.T) []session {
 	for _, f := range files {
 		out = append(out, loadSession(t, f, strings.TrimSuffix(f, ".hooks.jsonl")+".times"))
 	}
-	samples, _ := filepath.Glob(filepath.Join(shared, "samples/hooks/claude-code/sequence-*.jsonl"))
+	samples, _ := filepath.Glob("../testdata/hooks/claude-code/sequence-*.jsonl")
 	for _, f := range samples {
 		out = append(out, loadSession(t, f, ""))
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -283,11 +284,10 @@ func sizeNote(v *strictjson.Value) string {
 	return fmt.Sprintf(" (%d bytes)", len(v.Str))
 }
 
+// isInt: an integer literal a record may hold (spec §2: within ±(2^53-1)).
 func isInt(lit string) bool {
-	if len(lit) == 0 || len(lit) > 16 || strings.ContainsAny(lit, ".eE") {
-		return false
-	}
-	return true
+	n, err := strconv.ParseInt(lit, 10, 64)
+	return err == nil && n <= 1<<53-1 && n >= -(1<<53-1)
 }
 
 // jsonName turns snake_case into the camelCase used in data.

@@ -14,7 +14,7 @@ import (
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
-const samples = "../../../shared/samples/hooks/claude-code"
+const samples = "../../testdata/hooks/claude-code"
 
 // payloads returns every real Claude Code payload in the shared samples:
 // single files and the lines of sequence files.

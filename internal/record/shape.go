@@ -175,3 +175,24 @@ func checkSessionInstants(rec *strictjson.Value) string {
 	}
 	return ""
 }
+
+// CheckStep parses one step's text and runs the value and shape checks a
+// record's steps get (spec §2, §4), returning a SHAPE detail or "". The
+// recorder's fuzz tests use it to show that whatever a harness sends, the
+// step written for it is one a verifier accepts.
+func CheckStep(text []byte) string {
+	v, err := strictjson.Parse(text, strictjson.Options{MaxDepth: MaxDepth - 2})
+	if err != nil {
+		return "not JSON: " + err.Error()
+	}
+	if d := checkValues(v); d != "" {
+		return d
+	}
+	if d := checkStepShape(v, 0); d != "" {
+		return d
+	}
+	if s, _ := v.GetString("at"); !instant.Valid(s) {
+		return "at is not a calendar instant"
+	}
+	return ""
+}

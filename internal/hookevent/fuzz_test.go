@@ -1,0 +1,38 @@
+package hookevent
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/record"
+)
+
+// FuzzParse: any stdin either is refused with an error or becomes a step
+// that links into a chain and passes the record's step shape check; never
+// a panic.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(samples, "*.json"))
+	for _, file := range files {
+		if b, err := os.ReadFile(file); err == nil && len(b) < 32<<10 {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_input":{"a":[1e400,"\udc00"]}}`))
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","duration_ms":9007199254740993}`))
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		ev, err := Parse(payload)
+		if err != nil {
+			return
+		}
+		ev.Step.At = "2026-01-01T00:00:00Z"
+		line, _, err := chain.Link(ev.Step, 0, "")
+		if err != nil {
+			t.Fatalf("step does not link: %v", err)
+		}
+		if d := record.CheckStep(line); d != "" {
+			t.Fatalf("step fails the record shape: %s\n%s", d, line)
+		}
+	})
+}
