@@ -3,6 +3,7 @@ package record
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,21 +118,49 @@ func checkStepShape(st *strictjson.Value, i int) string {
 	return at + ": the schema accepts this step but its mirror in code does not (a defect; refusing)"
 }
 
-// schemaDetail picks the deepest cause, which names the offending field;
-// prefix is the JSON Pointer of the validated value within the record.
+// schemaDetail names one offending field: of the deepest causes, the one
+// whose location and message sort first, so that the same record always
+// gets the same detail (the library reports causes in map order); prefix
+// is the JSON Pointer of the validated value within the record.
 func schemaDetail(err error, prefix string) string {
 	ve, ok := err.(*jsonschema.ValidationError)
 	if !ok {
 		return err.Error()
 	}
-	for len(ve.Causes) > 0 {
-		ve = ve.Causes[0]
-	}
-	loc := prefix + ve.InstanceLocation
+	best := firstLeaf(ve)
+	loc := prefix + best.InstanceLocation
 	if loc == "" {
 		loc = "/"
 	}
-	return loc + ": " + ve.Message
+	return loc + ": " + sortQuoted(best.Message)
+}
+
+// sortQuoted puts the 'quoted' names in a library message in order: the
+// library lists unknown properties in map order, which would make the
+// detail differ between runs on the same record.
+func sortQuoted(msg string) string {
+	const head = "additionalProperties "
+	if !strings.HasPrefix(msg, head) || !strings.HasSuffix(msg, " not allowed") {
+		return msg
+	}
+	names := strings.Split(strings.TrimSuffix(strings.TrimPrefix(msg, head), " not allowed"), ", ")
+	sort.Strings(names)
+	return head + strings.Join(names, ", ") + " not allowed"
+}
+
+func firstLeaf(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return ve
+	}
+	var best *jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		l := firstLeaf(c)
+		if best == nil || l.InstanceLocation < best.InstanceLocation ||
+			(l.InstanceLocation == best.InstanceLocation && l.Message < best.Message) {
+			best = l
+		}
+	}
+	return best
 }
 
 // toAny converts the tree to the generic form the schema library validates
