@@ -260,6 +260,25 @@ func TestTamper(t *testing.T) {
 	if !bytes.Contains(out, []byte("signer=unpinned")) || !bytes.Contains(out, []byte("integrity only")) {
 		t.Errorf("unpinned success must say so plainly: %q", out)
 	}
+	if v := verify(t, f); !strings.Contains(v.Detail, "not pinned") {
+		t.Errorf("--json detail must say the signer is not pinned: %q", v.Detail)
+	}
+	if v := verify(t, good, pub); !strings.Contains(v.Detail, "signer pinned") {
+		t.Errorf("--json detail must say the signer is pinned: %q", v.Detail)
+	}
+	// An unreadable file: exit 2, and still one JSON object on stdout.
+	cmd := exec.Command(filepath.Join(bin, "logbook-verify"), "--json", filepath.Join(work, "missing.json"))
+	out, err := cmd.Output()
+	var v verdict
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || json.Unmarshal(out, &v) != nil || v.OK || v.Code != nil {
+		t.Errorf("missing file: %v %q", err, out)
+	}
+	// An end time before the last step is refused at seal.
+	early := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", dir, "--session", id, "--key", key,
+		"--out", filepath.Join(work, "early.json"), "--ended-at", "2020-01-01T00:00:00Z")
+	if out, err := early.CombinedOutput(); err == nil || !strings.Contains(string(out), "before the last step") {
+		t.Errorf("--ended-at before the last step: %v %s", err, out)
+	}
 }
 
 func newKeyFile(t *testing.T, dir, name string) string {

@@ -133,6 +133,8 @@ func TestRecordStepFailures(t *testing.T) {
 		{"too long", `{"session_id":"` + strings.Repeat("a", 4000) + `","hook_event_name":"Stop"}`, nil, 0, "session id"},
 		{"fail-closed PreToolUse", `{"session_id":"../x","hook_event_name":"PreToolUse"}`, []string{"--fail-closed"}, 2, "session id"},
 		{"fail-closed Stop", `{"session_id":"../x","hook_event_name":"Stop"}`, []string{"--fail-closed"}, 0, "session id"},
+		{"fail-closed cut-off payload", `{"session_id":"s","hook_event_name":"PreTo`, []string{"--fail-closed"}, 2, "not JSON"},
+		{"fail-closed empty stdin", ``, []string{"--fail-closed"}, 2, "not JSON"},
 	}
 	for _, c := range cases {
 		cmd := exec.Command(filepath.Join(bin, "record-step"), c.args...)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
@@ -26,6 +27,9 @@ func loadKey(file string, getenv func(string) string) (ed25519.PrivateKey, error
 		text, from = b, file
 	case getenv("LOGBOOK_SIGNING_KEY") != "":
 		text, from = []byte(getenv("LOGBOOK_SIGNING_KEY")), "$LOGBOOK_SIGNING_KEY"
+		if !strings.Contains(string(text), "-----BEGIN") {
+			return nil, errors.New("$LOGBOOK_SIGNING_KEY holds no PEM text: it must hold the key itself (use --key FILE for a path)")
+		}
 	default:
 		home := getenv("HOME")
 		if home == "" {

@@ -59,28 +59,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	// An I/O error reaches a --json reader as JSON too (ok false, code
+	// null), and as text on stderr; the exit status is 2.
+	ioError := func(err error) int {
+		fmt.Fprintln(stderr, "logbook-verify:", err)
+		if *asJSON {
+			printJSON(stdout, record.Result{Detail: err.Error()}, false)
+		}
+		return 2
+	}
 	var opt record.Options
 	for _, f := range pubkeys {
 		text, err := os.ReadFile(f)
 		if err != nil {
-			fmt.Fprintln(stderr, "logbook-verify:", err)
-			return 2
+			return ioError(err)
 		}
 		pub, err := keys.ParsePublicKeyPEM(text)
 		if err != nil {
-			fmt.Fprintf(stderr, "logbook-verify: --pubkey %s: %v\n", f, err)
-			return 2
+			return ioError(fmt.Errorf("--pubkey %s: %v", f, err))
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
 	data, err := bigbuf.ReadFile(fs.Arg(0), 0)
 	if err != nil {
-		fmt.Fprintln(stderr, "logbook-verify:", err)
-		return 2
+		return ioError(err)
 	}
 	res := record.Verify(data, opt)
 	if *asJSON {
-		printJSON(stdout, res)
+		printJSON(stdout, res, len(opt.Pinned) > 0)
 	} else {
 		printHuman(stdout, res, len(opt.Pinned) > 0)
 	}
@@ -90,8 +96,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-func printJSON(w io.Writer, r record.Result) {
+// printJSON writes the verdict; for an accepted record, detail says
+// whether the signer was pinned (the key set is fixed, so it goes there).
+func printJSON(w io.Writer, r record.Result, pinned bool) {
 	out := jsonResult{OK: r.OK, Detail: r.Detail}
+	if r.OK && pinned {
+		out.Detail += "; signer pinned"
+	} else if r.OK {
+		out.Detail += "; signer not pinned: integrity only, not authorship"
+	}
 	if r.Code != "" {
 		out.Code = &r.Code
 	}

@@ -3,8 +3,9 @@
 // the session's in-progress file. It never writes to stdout (a hook's stdout
 // can reach the model). Exit status follows Claude Code's hook contract:
 // 0, even when recording fails (the failure goes to stderr and DIR/errors.log);
-// with --fail-closed, a failure on PreToolUse exits 2 so the tool call is
-// blocked rather than run unrecorded.
+// with --fail-closed (meant for the PreToolUse hook only), a failure exits 2
+// so the tool call is blocked rather than run unrecorded, unless the payload
+// says it is another event.
 package main
 
 import (
@@ -19,6 +20,8 @@ import (
 	"github.com/logbook-project/logbook/internal/recorder"
 )
 
+const unknownEvent = "unknown event"
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, os.Getenv))
 }
@@ -27,7 +30,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
-	failClosed := fs.Bool("fail-closed", false, "exit 2 when a PreToolUse event cannot be recorded, blocking the tool call")
+	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
 	if err := fs.Parse(args); err != nil {
 		// A broken hook command line must not break the agent: exit 0.
 		return 0
@@ -47,24 +50,26 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	}
 	fail := func(event string, err error) int {
 		report(fmt.Sprintf("not recorded (%s): %v", event, err))
-		if *failClosed && event == "PreToolUse" {
+		// An unreadable payload may be a cut-off PreToolUse: fail closed
+		// unless the event is known to be another one.
+		if *failClosed && (event == "PreToolUse" || event == unknownEvent) {
 			return 2
 		}
 		return 0
 	}
 	if err != nil {
-		return fail("unknown event", err)
+		return fail(unknownEvent, err)
 	}
 	payload, err := io.ReadAll(stdin)
 	if err != nil {
-		return fail("unknown event", fmt.Errorf("read stdin: %w", err))
+		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	cwd, _ := os.Getwd()
 	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
 	if err != nil {
 		name := ev.Name
 		if name == "" {
-			name = "unknown event"
+			name = unknownEvent
 		}
 		return fail(name, err)
 	}

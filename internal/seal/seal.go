@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -71,7 +73,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	sess := record.Session{
 		ID:        hdr.Session,
 		Agent:     agent(hdr.Harness, scan.model),
-		Goal:      opt.Goal,
+		Goal:      redact.String(opt.Goal), // clear text from the caller: redacted like summaries
 		Cwd:       hdr.Cwd,
 		StartedAt: scan.firstAt,
 		EndedAt:   opt.EndedAt,
@@ -81,6 +83,8 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	}
 	if sess.EndedAt == "" {
 		sess.EndedAt = scan.lastAt
+	} else if before(sess.EndedAt, scan.lastAt) {
+		return res, fmt.Errorf("end time %s is before the last step (%s)", sess.EndedAt, scan.lastAt)
 	}
 	out, err := record.Assemble(sess, steps.JSON, steps.Count, steps.LastHash, priv)
 	if err != nil {
@@ -91,6 +95,13 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	}
 	res.Record, res.Steps = out, steps.Count
 	return res, nil
+}
+
+// before reports a < b for two valid spec timestamps.
+func before(a, b string) bool {
+	ta, err1 := time.Parse(time.RFC3339Nano, a)
+	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	return err1 == nil && err2 == nil && ta.Before(tb)
 }
 
 // scanner gathers, in one pass over the steps, what the session header
