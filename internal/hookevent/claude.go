@@ -25,6 +25,12 @@ const (
 	maxField   = 1000
 )
 
+// MaxPayloadDepth bounds the nesting of a payload. Real payloads nest a
+// dozen levels; without a bound, a payload nested a million deep would
+// exhaust the reader's stack and crash the hook, and a crashed hook exits
+// with a status the harness may read as "block".
+const MaxPayloadDepth = 16384
+
 // Event is a parsed hook payload. Step has everything but At.
 type Event struct {
 	Session string // session_id
@@ -41,7 +47,7 @@ var ErrNotObject = errors.New("hook payload is not a JSON object")
 // object becomes a step, whatever its event, with missing or null fields
 // treated as absent.
 func Parse(payload []byte) (Event, error) {
-	v, err := strictjson.Parse(payload, strictjson.Options{Lenient: true})
+	v, err := strictjson.Parse(payload, strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth})
 	if err != nil {
 		return Event{}, fmt.Errorf("hook payload is not JSON: %v", err)
 	}
