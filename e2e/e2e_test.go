@@ -102,6 +102,7 @@ func TestRealSessions(t *testing.T) {
 					if fmt.Sprint(sorted(got)) != fmt.Sprint(sorted(counts)) {
 						t.Errorf("%s: steps do not match events one to one\n got %v\nwant %v", id, sorted(got), sorted(counts))
 					}
+					t.Logf("%s: %d events → %d steps, verified OK", id, len(s.events), len(rec.Steps))
 					if int64(len(rec.Steps)) != *v.StepCount {
 						t.Errorf("stepCount %d, steps %d", *v.StepCount, len(rec.Steps))
 					}
@@ -173,6 +174,7 @@ func checkNoBodies(t *testing.T, recordPath string, events [][]byte) {
 	if checked == 0 && len(events) > 10 {
 		t.Errorf("no body strings were checked: the check tests nothing")
 	}
+	t.Logf("%s: %d body strings (≥ 24 bytes) from %d events, none in the record", filepath.Base(recordPath), checked, len(events))
 }
 
 func collectStrings(v *strictjson.Value, out *strings.Builder) {

@@ -80,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
-	data, err := bigbuf.ReadFile(fs.Arg(0), 0)
+	data, err := bigbuf.ReadFile(fs.Arg(0))
 	if err != nil {
 		return ioError(err)
 	}

@@ -20,9 +20,10 @@ func Alloc(n int) []byte {
 	return b[:0]
 }
 
-// ReadFile reads a whole file into a buffer from Alloc, with extra spare
-// capacity at the end.
-func ReadFile(path string, extra int) ([]byte, error) {
+// ReadFile reads a whole file into a buffer from Alloc. A pipe or other
+// file whose size is not known up front (st.Size() is 0 for /dev/stdin or
+// <(…)) is read to its end from the same descriptor.
+func ReadFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -32,20 +33,27 @@ func ReadFile(path string, extra int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := Alloc(int(st.Size()) + extra + 1)
+	if !st.Mode().IsRegular() {
+		return io.ReadAll(f)
+	}
+	return ReadAll(f, st.Size())
+}
+
+// ReadAll reads f to its end into a buffer from Alloc sized for size
+// bytes; it grows the buffer if the file turns out longer.
+func ReadAll(f io.Reader, size int64) ([]byte, error) {
+	b := Alloc(int(size) + 512)
 	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // longer than it said: make room
+		}
 		n, err := f.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF || (err == nil && n == 0) {
-			break
+		if err == io.EOF {
+			return b, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		if len(b) == cap(b) {
-			// The file grew while being read: fall back to a plain read.
-			return os.ReadFile(path)
-		}
 	}
-	return b, nil
 }

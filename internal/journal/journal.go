@@ -72,7 +72,9 @@ func Open(dir, session string) (*Journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	lock, err := os.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	// O_NOFOLLOW: a symlink planted in the directory (which may be committed
+	// to a repository) must not redirect writes elsewhere.
+	lock, err := os.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +82,7 @@ func Open(dir, session string) (*Journal, error) {
 		lock.Close()
 		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
-	f, err := os.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		lock.Close()
 		return nil, err

@@ -3,6 +3,7 @@ package journal
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -155,6 +156,24 @@ func TestSessionIDs(t *testing.T) {
 	for _, id := range []string{"61ddcbba-cf39-4052-b41c-c444f6cf0fdf", "a", "A_b.c-d", strings.Repeat("z", 128)} {
 		if err := ValidSessionID(id); err != nil {
 			t.Errorf("%q refused: %v", id, err)
+		}
+	}
+}
+
+// TestSymlinksRefused: a symlink planted where the lock or the in-progress
+// file goes is not followed.
+func TestSymlinksRefused(t *testing.T) {
+	for _, name := range []string{"s1.lock", "s1.steps.jsonl"} {
+		dir := t.TempDir()
+		target := filepath.Join(t.TempDir(), "target")
+		os.WriteFile(target, []byte("keep\n"), 0o600)
+		os.Symlink(target, filepath.Join(dir, name))
+		if j, err := Open(dir, "s1"); err == nil {
+			j.Close()
+			t.Errorf("%s: a symlink was followed", name)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "keep\n" {
+			t.Errorf("%s: the symlink target changed", name)
 		}
 	}
 }

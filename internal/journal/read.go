@@ -83,20 +83,7 @@ func readFile(f *os.File) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := bigbuf.Alloc(int(st.Size()) + 512)
-	for {
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF || (err == nil && n == 0) {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // the file grew meanwhile: make room
-		}
-	}
+	return bigbuf.ReadAll(f, st.Size())
 }
 
 func parseHeader(line []byte) (Header, error) {

@@ -244,6 +244,13 @@ func fixtures() map[string][]byte {
 		// The goal holds the text the verifier splices the steps at.
 		"good_goal_placeholder.json": must(tamper.Apply(good, tamper.SetSession("goal", `"steps":"logbook:steps-placeholder"`), tamper.Resign(pk))),
 
+		// Without --tsa-roots or identity roots the contents are not judged,
+		// only their DER form (issue 7 adds the checks).
+		"good_rfc3161_present.json":           must(tamper.Apply(good, withRFC3161("3003020101"))),
+		"good_signer_identity.json":           must(tamper.Apply(good, withIdentity("3003020101"), tamper.Resign(pk))),
+		"fail_SHAPE_rfc3161_not_der.json":     must(tamper.Apply(good, withRFC3161("deadbeef"))),
+		"fail_SHAPE_certificate_not_der.json": must(tamper.Apply(good, withIdentity("3003020101ff"), tamper.Resign(pk))),
+
 		"fail_NOT_JSON_dup_key_in_step.json":    textEdit(good, `"kind":"note",`, `"kind":"note","kind":"exec",`),
 		"fail_NOT_JSON_dup_key_escaped.json":    textEdit(good, `"stepCount":5,`, `"stepCount":5,"step\u0043ount":5,`),
 		"fail_NOT_JSON_lone_surrogate.json":     textEdit(good, `"summary":"Stop:`, `"summary":"\ud800Stop:`),
@@ -289,6 +296,18 @@ func fixtures() map[string][]byte {
 		"fail_SIGNER_NOT_TRUSTED_resigned_relinked.json": must(tamper.Apply(good, tamper.Drop(1), tamper.Renumber, tamper.Relink, tamper.FixCountAndTip, tamper.Resign(other))),
 	}
 	return f
+}
+
+func withRFC3161(hexDER string) tamper.Edit {
+	return func(rec *strictjson.Value) error {
+		sig := rec.Get("signature")
+		sig.Members = append(sig.Members, strictjson.Member{Key: "rfc3161", Value: strictjson.Str(hexDER)})
+		return nil
+	}
+}
+
+func withIdentity(hexDER string) tamper.Edit {
+	return tamper.SetTop("signerIdentity", strictjson.Obj(strictjson.Member{Key: "certificates", Value: strictjson.StrArr([]string{hexDER})}))
 }
 
 func countOnly(rec *strictjson.Value) error {

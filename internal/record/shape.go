@@ -1,6 +1,8 @@
 package record
 
 import (
+	"encoding/asn1"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -191,6 +193,35 @@ func toAny(v *strictjson.Value) any {
 		}
 		return out
 	}
+}
+
+// checkDER: the byte strings that §4 says are DER (signature.rfc3161, a
+// TimeStampToken; signerIdentity.certificates, X.509 certificates) must
+// each be one well-formed DER SEQUENCE with nothing after it. What they
+// say is judged only when the caller asks for timestamp or identity
+// checks; without this, any hex would pass as a token or a certificate.
+func checkDER(rec *strictjson.Value) string {
+	if tok := rec.Get("signature").Get("rfc3161"); tok != nil && !derSequence(tok.Str) {
+		return "/signature/rfc3161: not a DER SEQUENCE (an RFC 3161 TimeStampToken)"
+	}
+	if certs := rec.Get("signerIdentity").Get("certificates"); certs != nil {
+		for i := range certs.Items {
+			if !derSequence(certs.Items[i].Str) {
+				return fmt.Sprintf("/signerIdentity/certificates/%d: not a DER SEQUENCE (an X.509 certificate)", i)
+			}
+		}
+	}
+	return ""
+}
+
+func derSequence(hexText string) bool {
+	der, err := hex.DecodeString(hexText)
+	if err != nil {
+		return false
+	}
+	var raw asn1.RawValue
+	rest, err := asn1.Unmarshal(der, &raw)
+	return err == nil && len(rest) == 0 && raw.Class == asn1.ClassUniversal && raw.Tag == asn1.TagSequence && raw.IsCompound
 }
 
 // checkSessionInstants: the session's times are real calendar instants

@@ -86,6 +86,9 @@ func Verify(data []byte, opt Options) Result {
 	if d := checkSessionInstants(rec); d != "" {
 		return refuse(Shape, d)
 	}
+	if d := checkDER(rec); d != "" {
+		return refuse(Shape, d)
+	}
 	for _, r := range []Result{w.shape, w.order, chainResult} {
 		if r.Code != "" {
 			return r

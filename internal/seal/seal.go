@@ -48,6 +48,11 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if err != nil {
 		return res, err
 	}
+	if hdr.Session != j.Session {
+		// The header is not signed; a file copied from another session
+		// must not seal under this one's name.
+		return res, fmt.Errorf("%s belongs to session %q, not %q", journal.Path(j.Dir, j.Session), hdr.Session, j.Session)
+	}
 	var notes []chain.Step
 	if torn != nil {
 		res.TornBytes = true

@@ -109,3 +109,20 @@ func TestSessionHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderNamesAnotherSession: an in-progress file copied from another
+// session does not seal under this one's name.
+func TestHeaderNamesAnotherSession(t *testing.T) {
+	dir := t.TempDir()
+	appendSteps(t, dir, toolStep("2026-01-01T00:00:00Z", "Stop", ""))
+	b, _ := os.ReadFile(journal.Path(dir, "s"))
+	os.WriteFile(journal.Path(dir, "victim"), b, 0o600)
+	j, err := journal.Open(dir, "victim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := Seal(j, key(), Options{}); err == nil || !strings.Contains(err.Error(), "belongs to session") {
+		t.Fatalf("want a refusal, got %v", err)
+	}
+}
