@@ -102,7 +102,7 @@ func TestRealSessions(t *testing.T) {
 					if fmt.Sprint(sorted(got)) != fmt.Sprint(sorted(counts)) {
 						t.Errorf("%s: steps do not match events one to one\n got %v\nwant %v", id, sorted(got), sorted(counts))
 					}
-					t.Logf("%s: %d events → %d steps, verified OK", id, len(s.events), len(rec.Steps))
+					t.Logf("%s (%d replayers): %d events → %d steps, verified OK", id, workers, len(s.events), len(rec.Steps))
 					if int64(len(rec.Steps)) != *v.StepCount {
 						t.Errorf("stepCount %d, steps %d", *v.StepCount, len(rec.Steps))
 					}

@@ -114,6 +114,7 @@ func before(a, b string) bool {
 type scanner struct {
 	firstAt, lastAt, model string
 	open                   map[string]bool // toolUseIds with a pre-event and no post-event yet
+	posted                 map[string]bool // toolUseIds with a post-event (it may land first)
 }
 
 func (s *scanner) step(i int, v *strictjson.Value) error {
@@ -129,15 +130,17 @@ func (s *scanner) step(i int, v *strictjson.Value) error {
 	ev, _ := d.GetString("event")
 	id, _ := d.GetString("toolUseId")
 	if s.open == nil {
-		s.open = map[string]bool{}
+		s.open, s.posted = map[string]bool{}, map[string]bool{}
 	}
 	switch ev {
 	case "PreToolUse":
-		if id != "" {
+		// Concurrent hooks may append a post-event before its pre-event.
+		if id != "" && !s.posted[id] {
 			s.open[id] = true
 		}
 	case "PostToolUse", "PostToolUseFailure":
 		delete(s.open, id)
+		s.posted[id] = true
 	case noteEvent:
 		// An earlier seal named these already: do not name them twice.
 		if ids := d.Get("toolUseIds"); ids != nil {

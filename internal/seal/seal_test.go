@@ -63,8 +63,11 @@ func TestUnfinishedNamedOnce(t *testing.T) {
 		toolStep("2026-01-01T00:00:03Z", "PreToolUse", "c"),
 		toolStep("2026-01-01T00:00:04Z", "PostToolUseFailure", "c"),
 	)
+	appendSteps(t, dir, // a post-event that landed before its pre-event
+		toolStep("2026-01-01T00:00:05Z", "PostToolUse", "d"),
+		toolStep("2026-01-01T00:00:05Z", "PreToolUse", "d"))
 	first := sealDir(t, dir)
-	if strings.Join(first.Unfinished, ",") != "b" || first.Steps != 6 {
+	if strings.Join(first.Unfinished, ",") != "b" || first.Steps != 8 {
 		t.Fatalf("unfinished %v, %d steps", first.Unfinished, first.Steps)
 	}
 	again := sealDir(t, dir)
