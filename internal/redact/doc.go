@@ -7,18 +7,21 @@
 // The rules follow spec §8. Each secret is replaced by the literal
 // "[REDACTED]" (Mask) and everything else is left byte for byte:
 //
-//   - values of secret names: NAME=value, export NAME="v", --name value,
-//     --name=value, "name": "value", name: value, ?name=value&, and
-//     Password=...; in connection strings. A name is secret when its last
-//     word is one of password, passwd, pwd, passphrase, secret, token,
-//     credential(s), auth, authorization, cookie, or key with a qualifier
-//     (api_key, X-Api-Key, AccountKey; not primary_key or sort_keys). Words
-//     are split at - _ . camelCase and digits, so KEYBOARD, monkey, author,
-//     keyword, --keep-going and input_tokens do not match. See SecretKey;
+//   - values of secret names: NAME=value, export NAME="v", NAME=$'v',
+//     NAME=a\ b, --name value, --name=value, "name": "value", name: value,
+//     ?name=value&, and Password=...; in connection strings. A name is
+//     secret when its last word is one of password, passwd, pwd,
+//     passphrase, secret, token, credential(s), auth, authorization,
+//     cookie, or key with a qualifier (api_key, X-Api-Key, AccountKey; not
+//     primary_key or sort_keys). Words are split at - _ . camelCase and
+//     digits, so KEYBOARD, monkey, author, keyword, --keep-going and
+//     input_tokens do not match. See SecretKey;
 //   - header values: Authorization:, Proxy-Authorization:, Cookie:,
-//     Set-Cookie: (the auth scheme, e.g. Bearer, is kept), standalone
+//     Set-Cookie: (the auth scheme, e.g. Bearer, is kept), also written as
+//     one shell word (-H Authorization:\ Bearer\ xyz), standalone
 //     "Bearer <token>" and "Basic <base64 user:pass>";
-//   - URL passwords: scheme://user:[REDACTED]@host, for any scheme;
+//   - URL passwords: scheme://user:[REDACTED]@host, for any scheme, up to
+//     the last @ before the host even when the password holds @ ? # ' >;
 //   - private key blocks, from BEGIN to END or, if truncated, to the end;
 //   - well-known token shapes (AWS, GCP, GitHub, GitLab, Slack, npm, PyPI,
 //     Anthropic, OpenAI, Stripe, Twilio, SendGrid, Hugging Face, JWT,
@@ -33,8 +36,15 @@
 //
 // Known limits, chosen to keep false positives down: one-letter flags
 // (mysql -pSECRET, sshpass -p x) and secrets in free prose ("the password
-// is hunter2") are not recognised; an unquoted value ends at a blank or at
-// one of ; & , | ( ) < > } ] and quotes, so a password containing those is
-// only partly replaced; a value that starts like a path (/, ./, ~/) is
-// taken for a file name; a URL password holding an unescaped '/' is missed.
+// is hunter2") are not recognised; an unquoted value ends at a blank that
+// is not escaped with a backslash or at one of ; & , | ( ) < > } ] \ and
+// quotes, so a password containing those, or one quoted only part of the
+// way (pw"a b", Bearer\ "xyz"), is only partly replaced or missed; a value
+// that starts like a path (/, ./, ~/) is taken for a file name. In URLs, a
+// password holding an unescaped '/' is missed, and one holding ? # ' or >
+// is missed or cut short where a port, a query or the end of the URL is
+// more likely: when it is all digits up to the ? # ' or > (read as a port:
+// https://host:8080?q=a@b), when the text after an earlier @ holds ':' or
+// '=' (user:pw@host?to=a@b.c), and at a ' or > that closes a '...' or
+// <...> around the URL.
 package redact

@@ -18,6 +18,8 @@ func TestHostileInputIsLinear(t *testing.T) {
 		"token=", "pwd=", "a=", ":=", "x:", `"token":`, "token: ", "token: Bearer ",
 		"Cookie: $X ", "Authorization: ", "Bearer ", "Basic ", "-----BEGIN X-----",
 		"a://", "https://u:p", "@", "--token ", "-u a:", "password ", "'", `"`, `\"`, "env['TOKEN']",
+		`Authorization:\ `, `Cookie:\ $X `, `X-Api-Key:\ a\ `, `token=a\ `, "token=$'", `token=$"\`,
+		"https://u:p?@", "a://b:c#d@", "s://:'@x:", "@?",
 	}
 	for _, unit := range units {
 		s := strings.Repeat(unit, 400_000/len(unit))

@@ -137,17 +137,12 @@ func (sc *scanner) colon(c int) {
 	i := c + 1
 	// "rails credentials:edit" and "mix auth:login" are task names: an
 	// unquoted one-word name needs a space after the colon to be a key.
-	if q == 0 && (i >= len(s) || !isBlank(s[i])) && !strings.ContainsAny(name, "-_") {
+	if q == 0 && blankAt(s, i) == 0 && !strings.ContainsAny(name, "-_") {
 		return
 	}
-	for i < len(s) && isBlank(s[i]) {
-		i++
-	}
+	i = skipBlanks(s, i)
 	if n := schemeLen(s[i:]); n > 0 { // token: Bearer xyz
-		i += n
-		for i < len(s) && isBlank(s[i]) {
-			i++
-		}
+		i = skipBlanks(s, i+n)
 	}
 	start, end, quote := valueAt(s, i)
 	if quote != 0 {
@@ -165,16 +160,45 @@ func (sc *scanner) colon(c int) {
 // header replaces an Authorization or Cookie header value, from after the
 // colon to the end of the line or of the enclosing quotes, keeping the auth
 // scheme (Bearer, Basic, token...) so the record still says what was sent.
+// A header written as one shell word with escaped blanks
+// (-H Authorization:\ Bearer\ xyz) ends where that word ends.
 func (sc *scanner) header(i int) {
 	s := sc.s
-	for i < len(s) && isBlank(s[i]) {
-		i++
+	// An escaped blank right after the colon, or one inside the value
+	// before any plain blank, makes the header a single shell word.
+	shell := false
+	for n := blankAt(s, i); n > 0; n = blankAt(s, i) {
+		shell = shell || n == 2
+		i += n
 	}
 	start, end := i, i
 	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '\\') {
 		start, end, _ = valueAt(s, i)
 	} else {
-		for end < len(s) && !isHeaderEnd(s[end]) {
+		plain := false // a plain blank seen: prose, which runs to the end of the line
+		for end < len(s) {
+			ch := s[end]
+			if blankAt(s, end) == 2 {
+				shell = shell || !plain
+				end += 2
+				continue
+			}
+			if shell {
+				if ch == '[' && strings.HasPrefix(s[end:], Mask) {
+					end += len(Mask) // an earlier replacement is one unit
+					continue
+				}
+				if ch == '\\' && end+1 < len(s) && s[end+1] != '\n' && s[end+1] != '\r' {
+					end += 2 // \; \& ...: an escaped byte stays in the word
+					continue
+				}
+				if isTerminator(ch) {
+					break
+				}
+			} else if isHeaderEnd(ch) {
+				break
+			}
+			plain = plain || isBlank(ch)
 			end++
 		}
 	}
@@ -184,7 +208,7 @@ func (sc *scanner) header(i int) {
 		return
 	}
 	start = skipScheme(s, start, end)
-	for end > start && isBlank(s[end-1]) {
+	for end > start && isBlank(s[end-1]) && (end-2 < start || s[end-2] != '\\') {
 		end--
 	}
 	v := s[start:end]
@@ -202,10 +226,10 @@ func isHeaderEnd(c byte) bool {
 var authSchemes = [...]string{"Bearer", "Basic", "Digest", "Token", "Bot", "Negotiate", "NTLM", "ApiKey", "AWS4-HMAC-SHA256"}
 
 // schemeLen returns the length of an auth scheme word at the start of v
-// when a blank follows it, else 0.
+// when a blank or a shell-escaped blank follows it, else 0.
 func schemeLen(v string) int {
 	for _, sch := range authSchemes {
-		if len(v) > len(sch) && hasPrefixFold(v, sch) && isBlank(v[len(sch)]) {
+		if len(v) > len(sch) && hasPrefixFold(v, sch) && blankAt(v, len(sch)) > 0 {
 			return len(sch)
 		}
 	}
@@ -214,10 +238,30 @@ func schemeLen(v string) int {
 
 func skipScheme(s string, start, end int) int {
 	if n := schemeLen(s[start:end]); n > 0 {
-		start += n
-		for start < end && isBlank(s[start]) {
-			start++
-		}
+		start = min(skipBlanks(s[:end], start+n), end)
 	}
 	return start
+}
+
+// blankAt returns the width of the blank at s[i]: 1 for a space or a tab,
+// 2 for a shell-escaped one ("\ "), 0 for anything else.
+func blankAt(s string, i int) int {
+	switch {
+	case i >= len(s):
+		return 0
+	case isBlank(s[i]):
+		return 1
+	case s[i] == '\\' && i+1 < len(s) && isBlank(s[i+1]):
+		return 2
+	}
+	return 0
+}
+
+// skipBlanks returns the index of the first byte at or after i that is
+// not a blank or a shell-escaped blank.
+func skipBlanks(s string, i int) int {
+	for n := blankAt(s, i); n > 0; n = blankAt(s, i) {
+		i += n
+	}
+	return i
 }

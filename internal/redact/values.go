@@ -6,13 +6,27 @@ import "strings"
 
 // valueAt parses the value that starts at i and returns the bounds of its
 // content (inside the quotes when quoted) and the quote byte, 0 if none.
-// An unclosed quote runs to the end of the line.
+// An unclosed quote runs to the end of the line. $'...' and $"..." count
+// as quoted with ' and "; an unquoted value keeps its shell-escaped
+// blanks (a\ b).
 func valueAt(s string, i int) (start, end int, quote byte) {
 	if i >= len(s) {
 		return i, i, 0
 	}
 	c := s[i]
 	switch {
+	case c == '$' && i+1 < len(s) && (s[i+1] == '\'' || s[i+1] == '"'):
+		// Bash ANSI-C ($'...') and locale ($"...") quoting: the value is
+		// what is inside, and a backslash escapes the quote in both.
+		q := s[i+1]
+		j := i + 2
+		for j < len(s) && s[j] != q && s[j] != '\n' {
+			if s[j] == '\\' && j+1 < len(s) {
+				j++
+			}
+			j++
+		}
+		return i + 2, min(j, len(s)), q
 	case c == '"' || c == '\'':
 		j := i + 1
 		for j < len(s) && s[j] != c && s[j] != '\n' {
@@ -34,6 +48,10 @@ func valueAt(s string, i int) (start, end int, quote byte) {
 	for j < len(s) {
 		if s[j] == '[' && strings.HasPrefix(s[j:], Mask) {
 			j += len(Mask) // an earlier replacement is one unit, not "[REDACTED" + "]"
+			continue
+		}
+		if s[j] == '\\' && j+1 < len(s) && isBlank(s[j+1]) {
+			j += 2 // a shell-escaped blank: pass\ word is one argument
 			continue
 		}
 		if isTerminator(s[j]) {
