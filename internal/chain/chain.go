@@ -16,9 +16,6 @@ import (
 // EmptyTip is the chain tip of a record with no steps: sha256("") (spec §5).
 const EmptyTip = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-// Kinds lists the step kinds of spec §4.
-var Kinds = []string{"exec", "edit", "read", "write", "tool_call", "claim", "note", "gate"}
-
 // Step is a step before it is linked: everything but seq, prev and hash.
 type Step struct {
 	At      string           // RFC 3339 UTC instant (spec §4)

@@ -231,3 +231,30 @@ func TestRelPath(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryEvent: each current Claude Code event, even with nothing but
+// its name and session, becomes a step of the expected kind that names it.
+func TestEveryEvent(t *testing.T) {
+	want := map[string]string{"UserPromptSubmit": "note", "Stop": "claim", "SubagentStop": "claim",
+		"PermissionRequest": "gate", "PermissionDenied": "gate", "PreToolUse": "tool_call",
+		"PostToolUse": "tool_call", "PostToolUseFailure": "tool_call"}
+	for _, name := range KnownEvents {
+		ev, err := Parse([]byte(`{"session_id":"s","hook_event_name":"` + name + `"}`))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		kind := want[name]
+		if kind == "" {
+			kind = "note"
+		}
+		if ev.Step.Kind != kind {
+			t.Errorf("%s: kind %s, want %s", name, ev.Step.Kind, kind)
+		}
+		if e, _ := ev.Step.Data.GetString("event"); e != name || !strings.HasPrefix(ev.Step.Summary, name) {
+			t.Errorf("%s: data.event %q, summary %q", name, e, ev.Step.Summary)
+		}
+	}
+	if len(KnownEvents) != 15 {
+		t.Errorf("%d known events, want the 15 of Claude Code's current hooks", len(KnownEvents))
+	}
+}

@@ -82,20 +82,13 @@ func Append(dst []byte, v *strictjson.Value) ([]byte, error) {
 	return b.B, err
 }
 
-// AppendCut appends the canonical form of the object v to dst and reports
-// the bytes [from, to) of dst that hold its member named key together with
-// one comma that separates it from a neighbour: dst without those bytes is
-// the canonical form of v without that member. Both are -1 when v has no
-// such member. The step hash of spec §5 is taken this way, so a step is
-// canonicalized once for both its hash and the signed bytes.
-func AppendCut(dst []byte, v *strictjson.Value, key string) (out []byte, from, to int, err error) {
-	b := Buffer{B: dst}
-	from, to, err = b.AppendCut(v, key)
-	return b.B, from, to, err
-}
-
-// AppendCut is the function AppendCut on a Buffer (without Spill: the
-// offsets are into B).
+// AppendCut appends the canonical form of the object v and reports the
+// bytes [from, to) of b.B that hold its member named key together with one
+// comma that separates it from a neighbour: b.B without those bytes is the
+// canonical form of v without that member. Both are -1 when v has no such
+// member. The step hash of spec §5 is taken this way, so a step is
+// canonicalized once for both its hash and the signed bytes. Use it
+// without Spill: the offsets are into B.
 func (b *Buffer) AppendCut(v *strictjson.Value, key string) (from, to int, err error) {
 	if v.Flags != 0 {
 		return -1, -1, ErrNoCanonicalForm

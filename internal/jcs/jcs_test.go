@@ -157,10 +157,12 @@ func TestAppendCut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, from, to, err := AppendCut([]byte("prefix"), v, "hash")
+		b := Buffer{B: []byte("prefix")}
+		from, to, err := b.AppendCut(v, "hash")
 		if err != nil {
 			t.Fatal(err)
 		}
+		full := b.B
 		var without Buffer
 		without.AppendWithout(v, "hash")
 		got := string(full[6:])
