@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -39,13 +40,14 @@ func Link(s Step, seq int64, prev string) (canonical []byte, hash string, err er
 	if prev != "" {
 		prevV = strictjson.Str(prev)
 	}
-	// Members already in RFC 8785 order, with "hash" last but one: the
-	// canonical writer then skips its sort.
+	// Members already in RFC 8785 order: the canonical writer skips its
+	// sort. "hash" holds a placeholder of the right length; the hash does
+	// not cover it, so the step is written once and the hash copied in.
 	v := strictjson.Obj(
 		strictjson.Member{Key: "at", Value: strictjson.Str(s.At)},
 		strictjson.Member{Key: "data", Value: data},
 		strictjson.Member{Key: "dossier", Value: strictjson.NullValue()},
-		strictjson.Member{Key: "hash", Value: strictjson.Str("")},
+		strictjson.Member{Key: "hash", Value: strictjson.Str(hashPlaceholder)},
 		strictjson.Member{Key: "inputsSha256", Value: strictjson.StrArr(nonNil(s.Inputs))},
 		strictjson.Member{Key: "kind", Value: strictjson.Str(s.Kind)},
 		strictjson.Member{Key: "outputsSha256", Value: strictjson.StrArr(nonNil(s.Outputs))},
@@ -53,14 +55,20 @@ func Link(s Step, seq int64, prev string) (canonical []byte, hash string, err er
 		strictjson.Member{Key: "seq", Value: strictjson.Int(seq)},
 		strictjson.Member{Key: "summary", Value: strictjson.Str(s.Summary)},
 	)
-	hash, err = Hash(&v)
+	var b jcs.Buffer
+	from, to, err := b.AppendCut(&v, "hash")
 	if err != nil {
 		return nil, "", err
 	}
-	v.Members[3].Value = strictjson.Str(hash)
-	canonical, _, err = Canonical(nil, &v)
-	return canonical, hash, err
+	var h [64]byte
+	HashCut(sha256.New(), b.B, from, to, &h)
+	// "hash" is never the first member ("at" sorts before it), so its
+	// value's 64 characters end just before the closing quote at to-1.
+	copy(b.B[to-1-64:to-1], h[:])
+	return b.B, string(h[:]), nil
 }
+
+var hashPlaceholder = strings.Repeat("x", 64)
 
 // Hash returns the hex SHA-256 of the canonical form of the step object v
 // without its "hash" member (spec §5).

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -117,23 +118,31 @@ func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 	if len(steps) == 0 {
 		return 0, nil
 	}
-	size, err := j.size()
+	// The file's end is read once: it gives the torn tail, if any, and
+	// the last step to link to.
+	line, end, size, err := j.tail()
 	if err != nil {
 		return 0, err
 	}
-	var out []byte
-	if size == 0 {
-		out, err = headerLine(hdr)
-		if err != nil {
+	var torn *chain.Step
+	if end != size {
+		if torn, err = j.cut(end, size); err != nil {
 			return 0, err
 		}
-	} else if torn, err := j.Repair(); err != nil {
-		return 0, err
-	} else if torn != nil {
+		size = end
+	}
+	var out []byte
+	if size == 0 {
+		// A new file, or one whose only line was torn.
+		if out, err = headerLine(hdr); err != nil {
+			return 0, err
+		}
+	}
+	if torn != nil {
 		torn.At = steps[0].At
 		steps = append([]chain.Step{*torn}, steps...)
 	}
-	seq, prev, err := j.Tail()
+	seq, prev, err := j.parseTail(line)
 	if err != nil {
 		return 0, err
 	}
@@ -205,16 +214,29 @@ func (j *Journal) lastLine(size int64) ([]byte, int64, error) {
 	}
 }
 
+// tail reads the end of the file once: its last complete line (nil when
+// there is none), the offset just past that line, and the file's size.
+func (j *Journal) tail() (line []byte, end, size int64, err error) {
+	if size, err = j.size(); err != nil || size == 0 {
+		return nil, 0, size, err
+	}
+	line, end, err = j.lastLine(size)
+	return line, end, size, err
+}
+
 // Tail returns the seq and hash of the last step (-1 and "" when there is
 // none). The last line must be a step written by this package.
 func (j *Journal) Tail() (int64, string, error) {
-	size, err := j.size()
+	line, _, _, err := j.tail()
 	if err != nil {
 		return 0, "", err
 	}
-	line, _, err := j.lastLine(size)
-	if err != nil || line == nil {
-		return -1, "", err
+	return j.parseTail(line)
+}
+
+func (j *Journal) parseTail(line []byte) (int64, string, error) {
+	if line == nil {
+		return -1, "", nil
 	}
 	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
 	if err != nil {
@@ -228,8 +250,8 @@ func (j *Journal) Tail() (int64, string, error) {
 	if !ok || seqV == nil || seqV.Kind != strictjson.Number {
 		return 0, "", fmt.Errorf("%s: last line is not a step", j.f.Name())
 	}
-	var seq int64
-	if _, err := fmt.Sscan(seqV.Str, &seq); err != nil {
+	seq, err := strconv.ParseInt(seqV.Str, 10, 64)
+	if err != nil {
 		return 0, "", fmt.Errorf("%s: last step's seq %q: %v", j.f.Name(), seqV.Str, err)
 	}
 	return seq, hash, nil

@@ -177,3 +177,16 @@ func TestSymlinksRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestTornHeader: a file holding only a torn first line gets a header
+// again, and the note, before the new step.
+func TestTornHeader(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(dir, 0o700)
+	os.WriteFile(Path(dir, "s1"), []byte(`{"cwd":"/w","form`), 0o600)
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "one"))
+	h, steps := readAll(t, dir)
+	if h != hdr || len(steps) != 2 || steps[0].event != "logbook.tornTail" || steps[1].summary != "one" {
+		t.Fatalf("header %+v steps %+v", h, steps)
+	}
+}

@@ -14,17 +14,16 @@ import (
 // cut: its length and SHA-256. It returns nil when the file ends cleanly.
 // The caller sets the note's At and appends it, so the record says so.
 func (j *Journal) Repair() (*chain.Step, error) {
-	size, err := j.size()
-	if err != nil || size == 0 {
+	_, end, size, err := j.tail()
+	if err != nil || end == size {
 		return nil, err
 	}
-	_, end, err := j.lastLine(size)
-	if err != nil {
-		return nil, err
-	}
-	if end == size {
-		return nil, nil
-	}
+	return j.cut(end, size)
+}
+
+// cut truncates the file to end and returns the note describing the
+// size-end bytes it removed.
+func (j *Journal) cut(end, size int64) (*chain.Step, error) {
 	torn := make([]byte, size-end)
 	if _, err := j.f.ReadAt(torn, end); err != nil {
 		return nil, err
