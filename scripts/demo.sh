@@ -43,7 +43,7 @@ sed 's/"kind":"exec"/"kind":"read"/' "$work/record.json" > "$work/edited.json"
 refused "a step's kind edited" "$work/edited.json"
 sed 's/"goal":"demo: replay of a real session"/"goal":"something else"/' "$work/record.json" > "$work/goal.json"
 refused "the goal changed" "$work/goal.json"
-head -c 4000 "$work/record.json" > "$work/cut.json"
+head -c $(($(wc -c < "$work/record.json") / 2)) "$work/record.json" > "$work/cut.json"
 refused "the file cut short" "$work/cut.json"
 "$bin/logbook-seal" --new-key "$work/keys/other.key" > /dev/null
 LOGBOOK_DIR=$LOGBOOK_DIR "$bin/logbook-seal" --session "$id" --key "$work/keys/other.key" --out "$work/resigned.json" > /dev/null
