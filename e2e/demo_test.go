@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -9,7 +10,9 @@ import (
 // TestDemoScript runs the README's main command on the shortest real
 // session, so the command a new user runs first cannot rot.
 func TestDemoScript(t *testing.T) {
-	out, err := exec.Command("bash", "../scripts/demo.sh", "short").CombinedOutput()
+	cmd := exec.Command("bash", "../scripts/demo.sh", "short")
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir()) // the demo keeps its files there
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("demo.sh: %v\n%s", err, out)
 	}
