@@ -17,11 +17,13 @@ func Bytes(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Body returns the digest of the JSON value v that stands in src at
-// src[v.Start:v.End] (spec §8):
+// Body returns the digest of the JSON value v, a member of the top-level
+// object of the payload src, standing at src[v.Start:v.End] (spec §8):
 //   - a string: SHA-256 of its UTF-8 bytes (no quotes, no escapes);
 //   - any other value: SHA-256 of its RFC 8785 canonical form, streamed
-//     into the hash so a 10 MB body is never copied whole;
+//     into the hash; v may have been read shallowly (no children): arrays
+//     and objects are canonicalized from their text a level at a time, so
+//     a body of millions of values is never held as a tree;
 //   - a value with no canonical form (lone surrogate, duplicate key, number
 //     outside double range): SHA-256 of its exact text, with raw = true.
 func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
@@ -31,7 +33,13 @@ func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 	if v.Flags == 0 {
 		h := sha256.New()
 		b := jcs.Buffer{Spill: h}
-		if err := b.Append(v); err == nil && b.Flush() == nil {
+		var err error
+		if v.Kind == strictjson.Array || v.Kind == strictjson.Object {
+			err = canonStream(&b, src[v.Start:v.End], 1)
+		} else {
+			err = b.Append(v)
+		}
+		if err == nil && b.Flush() == nil {
 			return hexSum(h), false
 		}
 	}

@@ -47,7 +47,10 @@ var ErrNotObject = errors.New("hook payload is not a JSON object")
 // object becomes a step, whatever its event, with missing or null fields
 // treated as absent.
 func Parse(payload []byte) (Event, error) {
-	v, err := strictjson.Parse(payload, strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth})
+	// Only the top level is kept as values: bodies are digested from their
+	// text a level at a time (digest.Body), so a payload of millions of
+	// values never becomes a tree of millions of values.
+	v, err := strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth}, nil)
 	if err != nil {
 		return Event{}, fmt.Errorf("hook payload is not JSON: %v", err)
 	}
@@ -199,9 +202,13 @@ func (b *builder) step(event, cwd string) chain.Step {
 func (b *builder) toolMeta(tool, cwd string) string {
 	b.set("tool", tool)
 	b.set("toolUseId", b.str("tool_use_id"))
-	in := b.root.Get("tool_input")
-	if in == nil || in.Kind != strictjson.Object {
+	shallow := b.root.Get("tool_input")
+	if shallow == nil || shallow.Kind != strictjson.Object {
 		return ""
+	}
+	in, err := strictjson.Shallow(b.src[shallow.Start:shallow.End], strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth, Depth: 1}, nil)
+	if err != nil {
+		return "" // unreachable: the payload was read whole already
 	}
 	get := func(k string) string { s, _ := in.GetString(k); return s }
 	var detail string

@@ -43,8 +43,24 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Off
 // *SyntaxError.
 func Parse(data []byte, opt Options) (*Value, error) {
 	p := parser{s: unsafeString(data), opt: opt}
+	return p.parse()
+}
+
+// Shallow reads one JSON text like Parse but keeps only the top value and
+// its children: a child array or object has Kind, Flags (those of its whole
+// subtree), Start and End, and no children of its own. When the top value
+// is an array and each is not nil, its items are passed to each, in order,
+// instead of being kept. Memory stays small whatever the text holds, so a
+// body of millions of values can be canonicalized a level at a time
+// (package jcsstream).
+func Shallow(data []byte, opt Options, each func(i int, item *Value) error) (*Value, error) {
+	p := parser{s: unsafeString(data), opt: opt, shallow: true, each: each}
+	return p.parse()
+}
+
+func (p *parser) parse() (*Value, error) {
 	p.skipSpace()
-	v, err := p.value(opt.Depth)
+	v, err := p.value(p.opt.Depth)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +91,9 @@ type parser struct {
 	s       string
 	i       int
 	opt     Options
-	discard int // > 0 while inside a discarded value
+	discard int                            // > 0 while inside a discarded value
+	shallow bool                           // keep the root's children only (see Shallow)
+	each    func(i int, item *Value) error // Shallow's per-item callback for a root array
 	// Scratch stacks: children are collected here and copied once into an
 	// exactly sized slice, instead of growing each array by doubling.
 	items   []Value
@@ -224,6 +242,8 @@ func (p *parser) array(v *Value, depth int) error {
 	}
 	// The discarded top-level member's own array, when streamed.
 	stream := p.discard == 1 && depth == p.opt.Depth+2 && p.opt.Stream != nil
+	// The root array of a shallow read: items without their children.
+	root := p.shallow && depth == p.opt.Depth+1
 	base := len(p.items)
 	for n := 0; ; n++ {
 		var mark slabMark
@@ -231,9 +251,15 @@ func (p *parser) array(v *Value, depth int) error {
 			mark = p.mark()
 			p.discard = 0 // collect this item's children
 		}
+		if root {
+			p.discard++
+		}
 		item, err := p.value(depth)
 		if err != nil {
 			return err // an error abandons the whole parse: no stack to restore
+		}
+		if root {
+			p.discard--
 		}
 		if stream {
 			if err := p.opt.Stream(n, &item); err != nil {
@@ -243,7 +269,11 @@ func (p *parser) array(v *Value, depth int) error {
 			p.rewind(mark)
 		}
 		v.Flags |= item.Flags
-		if p.discard == 0 {
+		if root && p.each != nil {
+			if err := p.each(n, &item); err != nil {
+				return err
+			}
+		} else if p.discard == 0 {
 			p.items = append(p.items, item)
 		}
 		p.skipSpace()
@@ -303,7 +333,7 @@ func (p *parser) object(v *Value, depth int) error {
 		}
 		p.i++
 		p.skipSpace()
-		skip := depth == p.opt.Depth+1 && p.opt.Discard != "" && key == p.opt.Discard
+		skip := depth == p.opt.Depth+1 && (p.shallow || p.opt.Discard != "" && key == p.opt.Discard)
 		if skip {
 			p.discard++
 		}

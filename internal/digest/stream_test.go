@@ -1,0 +1,90 @@
+package digest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// canonBoth returns the canonical form from the tree and from the stream.
+func canonBoth(t testing.TB, text []byte) (tree, stream []byte, ok bool) {
+	v, err := strictjson.Parse(text, strictjson.Options{Lenient: true, MaxDepth: 1000})
+	if err != nil || v.Flags != 0 {
+		return nil, nil, false
+	}
+	tree, err = jcs.Append(nil, v)
+	if err != nil {
+		return nil, nil, false // a number outside double range
+	}
+	var b jcs.Buffer
+	if v.Kind == strictjson.Array || v.Kind == strictjson.Object {
+		err = canonStream(&b, text, 0)
+	} else {
+		err = b.Append(v)
+	}
+	if err != nil {
+		t.Fatalf("stream failed where the tree did not: %v", err)
+	}
+	return tree, b.B, true
+}
+
+// TestStreamMatchesTree: the level-at-a-time canonical form equals the
+// tree's on the RFC 8785 vectors, the JSONTestSuite and the real payloads.
+func TestStreamMatchesTree(t *testing.T) {
+	var files []string
+	for _, g := range []string{"../../../shared/corpora/jcs/input/*.json", "../../../shared/corpora/jsontestsuite/y_*.json", "../../testdata/hooks/claude-code/*.json"} {
+		f, _ := filepath.Glob(g)
+		files = append(files, f...)
+	}
+	n := 0
+	for _, f := range files {
+		text, _ := os.ReadFile(f)
+		tree, stream, ok := canonBoth(t, text)
+		if !ok {
+			continue
+		}
+		n++
+		if !bytes.Equal(tree, stream) {
+			t.Errorf("%s:\ntree   %q\nstream %q", f, tree, stream)
+		}
+	}
+	if n < 150 {
+		t.Fatalf("compared only %d files", n)
+	}
+}
+
+// TestWideBodyStaysSmall: a body of a million numbers is digested without a
+// tree of a million values (the tree would take about 90 MB).
+func TestWideBodyStaysSmall(t *testing.T) {
+	body := append([]byte{'['}, bytes.Repeat([]byte("0,"), 1_000_000)...)
+	body = append(body[:len(body)-1], ']')
+	payload := append(append([]byte(`{"tool_response":`), body...), '}')
+	top, err := strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: maxDepth}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := top.Get("tool_response")
+	if len(v.Items) != 0 {
+		t.Fatal("a shallow read kept the items")
+	}
+	got, raw := Body(v, payload)
+	if raw || got != Bytes(body) { // [0,0,…] is already canonical
+		t.Fatalf("digest %s raw %v", got, raw)
+	}
+}
+
+// FuzzStream: for any JSON text with a canonical form, stream == tree.
+func FuzzStream(f *testing.F) {
+	f.Add([]byte(`{"b":[1,{"z":null,"a":"\u00e9"}],"a":1.5e3}`))
+	f.Add([]byte(`[[],{},[{"\ud83d\ude00":1,"\uffff":2}]]`))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		tree, stream, ok := canonBoth(t, text)
+		if ok && !bytes.Equal(tree, stream) {
+			t.Fatalf("tree %q stream %q", tree, stream)
+		}
+	})
+}
