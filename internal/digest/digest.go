@@ -35,7 +35,7 @@ func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 		b := jcs.Buffer{Spill: h}
 		var err error
 		if v.Kind == strictjson.Array || v.Kind == strictjson.Object {
-			err = canonStream(&b, src[v.Start:v.End], 1)
+			err = b.AppendText(src[v.Start:v.End], strictjson.Options{Lenient: true, MaxDepth: maxDepth, Depth: 1}, nil)
 		} else {
 			err = b.Append(v)
 		}
@@ -45,5 +45,8 @@ func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 	}
 	return Bytes(src[v.Start:v.End]), true
 }
+
+// maxDepth bounds nesting as the hook payload reader does.
+const maxDepth = 16384
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }

@@ -30,10 +30,6 @@ type Buffer struct {
 
 const spillAt = 32 << 10
 
-// Drain hands B to Spill once it passes 32 KiB, as the Append methods do;
-// writers that append to B directly call it between values.
-func (b *Buffer) Drain() { b.spill() }
-
 func (b *Buffer) spill() {
 	if b.Spill != nil && len(b.B) >= spillAt {
 		b.Flush()

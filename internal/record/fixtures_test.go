@@ -251,6 +251,11 @@ func fixtures() map[string][]byte {
 		"fail_SHAPE_rfc3161_not_der.json":     must(tamper.Apply(good, withRFC3161("deadbeef"))),
 		"fail_SHAPE_certificate_not_der.json": must(tamper.Apply(good, withIdentity("3003020101ff"), tamper.Resign(pk))),
 
+		// Over strictjson.ShallowOver: data canonicalized from its text.
+		"good_wide_data.json":                   assemble(wideSteps(40000, "7"), pk),
+		"fail_SHAPE_float_in_wide_data.json":    textEdit(assemble(wideSteps(40000, "7"), pk), `7,7,7]`, `7,7,7.5]`),
+		"fail_CHAIN_BROKEN_wide_data_edit.json": textEdit(assemble(wideSteps(40000, "7"), pk), `[7,7,`, `[8,7,`),
+
 		"fail_NOT_JSON_dup_key_in_step.json":    textEdit(good, `"kind":"note",`, `"kind":"note","kind":"exec",`),
 		"fail_NOT_JSON_dup_key_escaped.json":    textEdit(good, `"stepCount":5,`, `"stepCount":5,"step\u0043ount":5,`),
 		"fail_NOT_JSON_lone_surrogate.json":     textEdit(good, `"summary":"Stop:`, `"summary":"\ud800Stop:`),
@@ -308,6 +313,20 @@ func withRFC3161(hexDER string) tamper.Edit {
 
 func withIdentity(hexDER string) tamper.Edit {
 	return tamper.SetTop("signerIdentity", strictjson.Obj(strictjson.Member{Key: "certificates", Value: strictjson.StrArr([]string{hexDER})}))
+}
+
+// wideSteps is one step whose data holds n integers in nested arrays and
+// objects, more than 64 KiB of text.
+func wideSteps(n int, lit string) []chain.Step {
+	items := make([]strictjson.Value, n)
+	for i := range items {
+		items[i] = strictjson.Value{Kind: strictjson.Number, Str: lit}
+	}
+	data := strictjson.Obj(
+		m("z", strictjson.Obj(m("b", strictjson.Arr(items...)), m("a", strictjson.Str("\u2028é")))),
+		m("a", strictjson.Arr(strictjson.Obj(m("y", strictjson.Int(-1)), m("x", strictjson.NullValue())))),
+	)
+	return []chain.Step{step("2026-03-01T10:00:00Z", "tool_call", "wide", data, nil, nil)}
 }
 
 func countOnly(rec *strictjson.Value) error {

@@ -28,19 +28,25 @@ func checkValues(v *strictjson.Value) string {
 	if bad == nil {
 		return ""
 	}
-	if strings.ContainsAny(bad.Str, ".eE") {
-		return fmt.Sprintf("%s: %s is not an integer literal", path, bad.Str)
+	return path + ": " + numberProblem(bad.Str)
+}
+
+// numberProblem says why a number literal may not stand in a record, or
+// returns "" (spec §2: an integer literal within ±(2^53-1)).
+func numberProblem(lit string) string {
+	if strings.ContainsAny(lit, ".eE") {
+		return lit + " is not an integer literal"
 	}
-	return fmt.Sprintf("%s: %s is outside ±(2^53-1)", path, bad.Str)
+	if n, err := strconv.ParseInt(lit, 10, 64); err != nil || n > maxSafe || n < -maxSafe {
+		return lit + " is outside ±(2^53-1)"
+	}
+	return ""
 }
 
 func badNumber(v *strictjson.Value) (string, *strictjson.Value) {
 	switch v.Kind {
 	case strictjson.Number:
-		if strings.ContainsAny(v.Str, ".eE") {
-			return "", v
-		}
-		if n, err := strconv.ParseInt(v.Str, 10, 64); err != nil || n > maxSafe || n < -maxSafe {
+		if numberProblem(v.Str) != "" {
 			return "", v
 		}
 	case strictjson.Array:
@@ -104,11 +110,13 @@ func checkTopSchema(v *strictjson.Value) string {
 
 // checkStepShape checks one step against $defs/step: stepShapeOK decides
 // the common case, and a step it rejects goes to the schema library, which
-// gives the detail. i is the step's index.
-func checkStepShape(st *strictjson.Value, i int) string {
+// gives the detail. i is the step's index; full returns the step with all
+// its children (st may hold "data" and "dossier" without theirs).
+func checkStepShape(st *strictjson.Value, i int, full func() *strictjson.Value) string {
 	if stepShapeOK(st) {
 		return ""
 	}
+	st = full()
 	at := "/steps/" + strconv.Itoa(i)
 	sch, err := compiled()
 	if err != nil {
@@ -248,7 +256,7 @@ func CheckStep(text []byte) string {
 	if d := checkValues(v); d != "" {
 		return d
 	}
-	if d := checkStepShape(v, 0); d != "" {
+	if d := checkStepShape(v, 0, func() *strictjson.Value { return v }); d != "" {
 		return d
 	}
 	if s, _ := v.GetString("at"); !instant.Valid(s) {

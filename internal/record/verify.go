@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -69,10 +70,11 @@ func Verify(data []byte, opt Options) Result {
 	// prefix is never longer than the file (canonical text is never longer
 	// than the text it came from), and pages not touched cost nothing.
 	room := len(data) + 4096
-	w := stepWalker{hasher: newChainHasher()}
+	w := stepWalker{hasher: newChainHasher(), data: data}
 	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
 	w.signed.B = append(w.signed.B, '[')
-	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth, Discard: "steps", Stream: w.step})
+	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth, Discard: "steps", Stream: w.step,
+		StreamShallow: []string{"data", "dossier"}})
 	chainResult, lastHash := w.hasher.wait()
 	if err != nil {
 		return refuse(NotJSON, err.Error())
@@ -121,6 +123,7 @@ func Verify(data []byte, opt Options) Result {
 // first failure of each kind, so the verdict follows the spec's order
 // although the checks run in one pass.
 type stepWalker struct {
+	data         []byte // the record file
 	n            int
 	signed       jcs.Buffer // the signed bytes, steps written in place
 	shape, order Result
@@ -136,7 +139,14 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
-	if d := checkStepShape(st, i); d != "" {
+	full := func() *strictjson.Value {
+		v, err := strictjson.Parse(w.data[st.Start:st.End], strictjson.Options{MaxDepth: MaxDepth, Depth: 2})
+		if err != nil {
+			return st // unreachable: the same bytes were just read
+		}
+		return v
+	}
+	if d := checkStepShape(st, i, full); d != "" {
 		w.shape = refuse(Shape, d)
 		return nil
 	}
@@ -151,9 +161,10 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		w.signed.B = append(w.signed.B, ',')
 	}
 	start := len(w.signed.B)
-	from, to, err := w.signed.AppendCut(st, "hash")
-	if err != nil {
-		return err // unreachable: a step that passed the shape check has a canonical form
+	from, to, d := w.appendStep(st)
+	if d != "" {
+		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
+		return nil
 	}
 	// The hash and the links are checked on another core. The strings
 	// point into the record file or the heap, and the step's bytes are
@@ -166,6 +177,52 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		hash: st.Get("hash").Str,
 	})
 	return nil
+}
+
+// stepKeys are a step's keys in RFC 8785 order; the shape check has made
+// sure every step has exactly these.
+var stepKeys = [...]string{"at", "data", "dossier", "hash", "inputsSha256", "kind", "outputsSha256", "prev", "seq", "summary"}
+
+// appendStep writes the step's canonical bytes to the signed bytes and
+// returns where its "hash" member is (with the comma before it). A "data"
+// or "dossier" longer than strictjson.ShallowOver was read without its
+// children: it is canonicalized from its text, a level at a time, and its
+// numbers checked against spec §2 on the way (a detail is returned for one
+// §2 refuses). An object without members is written the same way: it is
+// either such a value or "{}".
+func (w *stepWalker) appendStep(st *strictjson.Value) (from, to int, detail string) {
+	b := &w.signed
+	b.B = append(b.B, '{')
+	for k, key := range stepKeys {
+		if k > 0 {
+			b.B = append(b.B, ',')
+		}
+		switch key {
+		case "hash":
+			from = len(b.B) - 1
+		case "inputsSha256":
+			to = len(b.B) - 1
+		}
+		b.AppendString(key)
+		b.B = append(b.B, ':')
+		v := st.Get(key)
+		var err error
+		if v.Kind == strictjson.Object && len(v.Members) == 0 && (key == "data" || key == "dossier") {
+			err = b.AppendText(w.data[v.Start:v.End], strictjson.Options{MaxDepth: MaxDepth, Depth: 3}, func(lit string) error {
+				if p := numberProblem(lit); p != "" {
+					return errors.New(p)
+				}
+				return nil
+			})
+		} else {
+			err = b.Append(v)
+		}
+		if err != nil {
+			return 0, 0, "/" + key + ": " + err.Error()
+		}
+	}
+	b.B = append(b.B, '}')
+	return from, to, ""
 }
 
 func partsOf(rec *strictjson.Value) Parts {

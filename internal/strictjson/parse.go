@@ -2,6 +2,7 @@ package strictjson
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -24,6 +25,11 @@ type Options struct {
 	// A 100,000-step record is verified this way, one step in memory at a
 	// time. An error from Stream ends the parse and is returned as is.
 	Stream func(i int, item *Value) error
+	// StreamShallow names members of each streamed item (an object) whose
+	// values, when longer than ShallowOver bytes, are read in full but kept
+	// without children, like Shallow's: a record step's free-form "data"
+	// of millions of values is then canonicalized from its text.
+	StreamShallow []string
 	// Depth is the nesting depth of the text's outermost value within its
 	// document (for MaxDepth), when a part of a document is parsed.
 	Depth int
@@ -88,12 +94,13 @@ func unsafeString(data []byte) string {
 }
 
 type parser struct {
-	s       string
-	i       int
-	opt     Options
-	discard int                            // > 0 while inside a discarded value
-	shallow bool                           // keep the root's children only (see Shallow)
-	each    func(i int, item *Value) error // Shallow's per-item callback for a root array
+	s        string
+	i        int
+	opt      Options
+	discard  int                            // > 0 while inside a discarded value
+	inStream bool                           // while reading a streamed item
+	shallow  bool                           // keep the root's children only (see Shallow)
+	each     func(i int, item *Value) error // Shallow's per-item callback for a root array
 	// Scratch stacks: children are collected here and copied once into an
 	// exactly sized slice, instead of growing each array by doubling.
 	items   []Value
@@ -250,6 +257,7 @@ func (p *parser) array(v *Value, depth int) error {
 		if stream {
 			mark = p.mark()
 			p.discard = 0 // collect this item's children
+			p.inStream = true
 		}
 		if root {
 			p.discard++
@@ -262,6 +270,7 @@ func (p *parser) array(v *Value, depth int) error {
 			p.discard--
 		}
 		if stream {
+			p.inStream = false
 			if err := p.opt.Stream(n, &item); err != nil {
 				return err
 			}
@@ -333,7 +342,8 @@ func (p *parser) object(v *Value, depth int) error {
 		}
 		p.i++
 		p.skipSpace()
-		skip := depth == p.opt.Depth+1 && (p.shallow || p.opt.Discard != "" && key == p.opt.Discard)
+		skip := depth == p.opt.Depth+1 && (p.shallow || p.opt.Discard != "" && key == p.opt.Discard) ||
+			p.inStream && depth == p.opt.Depth+3 && slices.Contains(p.opt.StreamShallow, key) && p.longerThan(ShallowOver)
 		if skip {
 			p.discard++
 		}
@@ -366,6 +376,41 @@ func (p *parser) object(v *Value, depth int) error {
 			return p.errf("expected ',' or '}' in object")
 		}
 	}
+}
+
+// ShallowOver is the length in bytes past which a StreamShallow member is
+// kept without its children.
+const ShallowOver = 64 << 10
+
+// longerThan reports whether the value starting at p.i spans more than n
+// bytes, by matching brackets outside strings. Only the choice of what to
+// keep depends on it: text it misjudges is still read, and refused, in full.
+func (p *parser) longerThan(n int) bool {
+	s := p.s[p.i:]
+	if len(s) <= n || (s[0] != '{' && s[0] != '[') {
+		return false
+	}
+	depth, inStr := 0, false
+	for i := 0; i < len(s) && i <= n; i++ {
+		c := s[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // isDuplicate compares linearly while the object is small and switches to a
