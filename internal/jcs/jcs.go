@@ -59,22 +59,6 @@ func (b *Buffer) Append(v *strictjson.Value) error {
 	return b.err
 }
 
-// AppendWithout writes the canonical form of the object v without its
-// member named skip.
-func (b *Buffer) AppendWithout(v *strictjson.Value, skip string) error {
-	if v.Flags != 0 {
-		return ErrNoCanonicalForm
-	}
-	if v.Kind != strictjson.Object {
-		return b.value(v)
-	}
-	from, to, err := b.AppendCut(v, skip)
-	if err == nil && from >= 0 {
-		b.B = append(b.B[:from], b.B[to:]...)
-	}
-	return err
-}
-
 // Append appends the canonical form of v to dst.
 func Append(dst []byte, v *strictjson.Value) ([]byte, error) {
 	b := Buffer{B: dst}

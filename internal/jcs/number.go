@@ -27,10 +27,7 @@ func FormatNumber(lit string) (string, error) {
 // isSmallInt reports a plain integer literal of at most 15 digits: exactly
 // representable, and already in Number::toString form.
 func isSmallInt(lit string) bool {
-	d := lit
-	if strings.HasPrefix(d, "-") {
-		d = d[1:]
-	}
+	d := strings.TrimPrefix(lit, "-")
 	if d == "" || len(d) > 15 {
 		return false
 	}

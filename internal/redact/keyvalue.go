@@ -24,16 +24,8 @@ func (sc *scanner) assign(e int) {
 	if ne > 0 && s[ne-1] == ']' {
 		ne--
 	}
-	var q byte
-	if ne > 0 && (s[ne-1] == '"' || s[ne-1] == '\'') {
-		q = s[ne-1]
-		ne--
-	}
-	ns := ne
-	for ns > 0 && isNameChar(s[ns-1]) {
-		ns--
-	}
-	if ns == ne || (q != 0 && (ns == 0 || s[ns-1] != q)) {
+	ns, ne, _, ok := nameBefore(s, ne)
+	if !ok {
 		return
 	}
 	ctx := ctxKey
@@ -92,6 +84,27 @@ var typeWords = [...]string{
 	"text", "varchar", "char", "optional", "required",
 }
 
+// nameBefore finds the name that ends at s[:ne], perhaps quoted ("name",
+// 'name', or \"name\" inside an escaped JSON string): its bounds, its
+// quote (0 for none), and whether there is one.
+func nameBefore(s string, ne int) (ns, end int, q byte, ok bool) {
+	if ne > 0 && (s[ne-1] == '"' || s[ne-1] == '\'') {
+		q = s[ne-1]
+		ne--
+		if q == '"' && ne > 0 && s[ne-1] == '\\' {
+			ne--
+		}
+	}
+	ns = ne
+	for ns > 0 && isNameChar(s[ns-1]) {
+		ns--
+	}
+	if ns == ne || (q != 0 && (ns == 0 || s[ns-1] != q)) {
+		return 0, 0, 0, false
+	}
+	return ns, ne, q, true
+}
+
 // colon handles "name": "value" (JSON), name: value (YAML, headers, Go
 // literals), Authorization:/Cookie: headers and scheme://user:pass@host.
 func (sc *scanner) colon(c int) {
@@ -107,19 +120,8 @@ func (sc *scanner) colon(c int) {
 	for ne > 0 && isBlank(s[ne-1]) {
 		ne--
 	}
-	var q byte
-	if ne > 0 && (s[ne-1] == '"' || s[ne-1] == '\'') {
-		q = s[ne-1]
-		ne--
-		if ne > 0 && s[ne-1] == '\\' { // \"name\": an escaped JSON string
-			ne--
-		}
-	}
-	ns := ne
-	for ns > 0 && isNameChar(s[ns-1]) {
-		ns--
-	}
-	if ns == ne || (q != 0 && (ns == 0 || s[ns-1] != q)) {
+	ns, ne, q, ok := nameBefore(s, ne)
+	if !ok {
 		return
 	}
 	if ns >= 2 && s[ns-2] == '$' && s[ns-1] == '{' { // ${TOKEN:-default}: shell expansion
