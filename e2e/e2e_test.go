@@ -17,7 +17,6 @@ import (
 	"github.com/logbook-project/logbook/internal/tamper"
 )
 
-
 // realSessions lists the replayable real sequences: transcripts converted
 // to hook events (testdata/sessions) and hook payloads captured as sent
 // (shared samples).
