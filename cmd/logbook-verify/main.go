@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/gaps"
 	"io"
 	"os"
 	"runtime/debug"
@@ -40,12 +41,15 @@ type jsonResult struct {
 	RecordID  *string `json:"recordId"`
 	KeyID     *string `json:"keyId"`
 	StepCount *int64  `json:"stepCount"`
+	// Gaps counts missing and repeated events in an accepted record (or
+	// one refused only by policy): facts about the session, not refusals.
+	Gaps *gaps.Counts `json:"gaps"`
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount")
+	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, gaps")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	fs.Usage = func() {
@@ -110,6 +114,7 @@ func printJSON(w io.Writer, r record.Result, pinned bool) {
 	}
 	if r.RecordID != "" {
 		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount
+		out.Gaps = &r.Gaps
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -127,4 +132,8 @@ func printHuman(w io.Writer, r record.Result, pinned bool) {
 		signer, note = "pinned", ""
 	}
 	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, note)
+	if g := r.Gaps; g.Total() > 0 {
+		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
+			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+	}
 }

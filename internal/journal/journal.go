@@ -34,6 +34,15 @@ type Header struct {
 	Harness string // e.g. "claude-code"
 }
 
+// FS is the journal's only way to the file system. Fault-injection tests
+// replace its functions to play a full disk, a read-only directory or a
+// process killed inside a write; nothing else should change it.
+var FS = struct {
+	MkdirAll func(path string, perm os.FileMode) error
+	OpenFile func(name string, flag int, perm os.FileMode) (*os.File, error)
+	Write    func(f *os.File, b []byte) (int, error)
+}{os.MkdirAll, os.OpenFile, (*os.File).Write}
+
 // Journal is an open, locked in-progress file. Close releases the lock.
 type Journal struct {
 	Dir, Session string
@@ -70,12 +79,12 @@ func Open(dir, session string) (*Journal, error) {
 	if err := ValidSessionID(session); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := FS.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
 	// O_NOFOLLOW: a symlink planted in the directory (which may be committed
 	// to a repository) must not redirect writes elsewhere.
-	lock, err := os.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	lock, err := FS.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +92,7 @@ func Open(dir, session string) (*Journal, error) {
 		lock.Close()
 		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
-	f, err := os.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := FS.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		lock.Close()
 		return nil, err
@@ -156,8 +165,15 @@ func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 		out = append(append(out, line...), '\n')
 		prev = hash
 	}
-	if _, err := j.f.Write(out); err != nil {
-		// A short write leaves a torn line; the next Append or seal cuts it.
+	if n, err := FS.Write(j.f, out); err != nil {
+		// Take back a short write (a full disk) so no torn line is left;
+		// if even that fails, the next Append or seal cuts the torn tail
+		// and says so in the record.
+		if n > 0 {
+			if terr := j.f.Truncate(size); terr != nil {
+				return 0, fmt.Errorf("%w (and the %d bytes written could not be taken back: %v)", err, n, terr)
+			}
+		}
 		return 0, err
 	}
 	return first, nil

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/gaps"
 	"strconv"
 
 	"filippo.io/edwards25519"
@@ -53,6 +54,10 @@ type Result struct {
 	KeyID     string
 	StepCount int64
 	Pinned    bool // the signer is one of Options.Pinned
+	// Gaps counts missing and repeated events (see package gaps). It is
+	// set with RecordID: the steps' data is only worth counting once the
+	// signature covers it.
+	Gaps gaps.Counts
 }
 
 // Verify checks a record file's bytes in the order of spec §7 and reports
@@ -116,7 +121,11 @@ func Verify(data []byte, opt Options) Result {
 	if parts.ChainTip.Str != tip {
 		return refuse(TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
 	}
-	return checkSignature(parts, signed, w.n, opt)
+	res := checkSignature(parts, signed, w.n, opt)
+	if res.RecordID != "" {
+		res.Gaps = w.gaps.Counts()
+	}
+	return res
 }
 
 // stepWalker checks one step at a time (spec §7 steps 2-4) and keeps the
@@ -128,6 +137,7 @@ type stepWalker struct {
 	signed       jcs.Buffer // the signed bytes, steps written in place
 	shape, order Result
 	hasher       *chainHasher
+	gaps         gaps.Tracker
 }
 
 func (w *stepWalker) step(i int, st *strictjson.Value) error {
@@ -166,6 +176,7 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
+	w.gaps.ObserveData(st.Get("data"), w.data)
 	// The hash and the links are checked on another core. The strings
 	// point into the record file or the heap, and the step's bytes are
 	// never written again: nothing here is reused.

@@ -5,7 +5,7 @@ package seal
 import (
 	"crypto/ed25519"
 	"fmt"
-	"sort"
+	"github.com/logbook-project/logbook/internal/gaps"
 	"strings"
 	"time"
 
@@ -113,8 +113,8 @@ func before(a, b string) bool {
 // and the unfinished-call note need.
 type scanner struct {
 	firstAt, lastAt, model string
-	open                   map[string]bool // toolUseIds with a pre-event and no post-event yet
-	posted                 map[string]bool // toolUseIds with a post-event (it may land first)
+	calls                  gaps.Tracker
+	noted                  map[string]bool // toolUseIds an earlier seal's note named
 }
 
 func (s *scanner) step(i int, v *strictjson.Value) error {
@@ -129,23 +129,15 @@ func (s *scanner) step(i int, v *strictjson.Value) error {
 	}
 	ev, _ := d.GetString("event")
 	id, _ := d.GetString("toolUseId")
-	if s.open == nil {
-		s.open, s.posted = map[string]bool{}, map[string]bool{}
-	}
-	switch ev {
-	case "PreToolUse":
-		// Concurrent hooks may append a post-event before its pre-event.
-		if id != "" && !s.posted[id] {
-			s.open[id] = true
-		}
-	case "PostToolUse", "PostToolUseFailure":
-		delete(s.open, id)
-		s.posted[id] = true
-	case noteEvent:
+	s.calls.Observe(ev, id)
+	if ev == noteEvent {
 		// An earlier seal named these already: do not name them twice.
+		if s.noted == nil {
+			s.noted = map[string]bool{}
+		}
 		if ids := d.Get("toolUseIds"); ids != nil {
 			for _, v := range ids.Items {
-				delete(s.open, v.Str)
+				s.noted[v.Str] = true
 			}
 		}
 	}
@@ -159,13 +151,16 @@ func (s *scanner) lastAtOr(now string) string {
 	return s.lastAt
 }
 
-// unfinished returns the toolUseIds still open, sorted.
+// unfinished returns the toolUseIds with a pre-event and no post-event
+// that no earlier note named, sorted. A post-event may land before its
+// pre-event (parallel hooks): the order of steps does not matter.
 func (s *scanner) unfinished() []string {
-	ids := make([]string, 0, len(s.open))
-	for id := range s.open {
-		ids = append(ids, id)
+	var ids []string
+	for _, id := range s.calls.Unfinished() {
+		if !s.noted[id] {
+			ids = append(ids, id)
+		}
 	}
-	sort.Strings(ids)
 	return ids
 }
 

@@ -1,0 +1,138 @@
+// Package gaps counts what is missing or repeated in a session's events:
+// a tool call whose pre-event has no post-event, a pre-event (or
+// post-event) delivered twice for one toolUseId, a post-event with no
+// pre-event, and a session with no SessionStart. Harnesses lose events (no
+// PostToolUse after a crash or a timeout), repeat them, and run hooks in
+// parallel, so these are facts about a session, recorded as they came:
+// the recorder never merges or drops an event, and the verifier reports
+// these counts beside its verdict.
+//
+// Events are told apart by a step's data.event (the harness's event name,
+// spec §8) and data.toolUseId; the order of steps does not matter, since
+// parallel hooks may append a post-event before its pre-event.
+package gaps
+
+import (
+	"sort"
+
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Phase is what an event is to a tool call.
+type Phase int
+
+const (
+	Other Phase = iota
+	Pre         // before the tool runs
+	Post        // after it ran (success or failure)
+	Start       // a session start
+)
+
+// phases maps event names (as the harnesses spell them) to phases.
+var phases = map[string]Phase{
+	"PreToolUse":         Pre,
+	"PostToolUse":        Post,
+	"PostToolUseFailure": Post,
+	"SessionStart":       Start,
+}
+
+// PhaseOf returns the phase of a data.event name.
+func PhaseOf(event string) Phase { return phases[event] }
+
+// Counts is the gap report (logbook-verify --json "gaps").
+type Counts struct {
+	// UnfinishedToolCalls: toolUseIds with a pre-event and no post-event.
+	UnfinishedToolCalls int `json:"unfinishedToolCalls"`
+	// DuplicatePreEvents: pre-events beyond the first for one toolUseId.
+	DuplicatePreEvents int `json:"duplicatePreEvents"`
+	// DuplicatePostEvents: post-events beyond the first for one toolUseId.
+	DuplicatePostEvents int `json:"duplicatePostEvents"`
+	// PostWithoutPre: toolUseIds with a post-event and no pre-event.
+	PostWithoutPre int `json:"postWithoutPre"`
+	// MissingSessionStart: 1 when no step is a session start, else 0.
+	MissingSessionStart int `json:"missingSessionStart"`
+}
+
+// Total is the number of gaps of every kind.
+func (c Counts) Total() int {
+	return c.UnfinishedToolCalls + c.DuplicatePreEvents + c.DuplicatePostEvents + c.PostWithoutPre + c.MissingSessionStart
+}
+
+// Tracker sees steps one at a time. The zero value is ready.
+type Tracker struct {
+	pre, post map[string]int
+	started   bool
+}
+
+// Observe takes one event: its name and its toolUseId ("" when none).
+func (t *Tracker) Observe(event, toolUseID string) {
+	switch PhaseOf(event) {
+	case Start:
+		t.started = true
+	case Pre, Post:
+		if toolUseID == "" {
+			return
+		}
+		if t.pre == nil {
+			t.pre, t.post = map[string]int{}, map[string]int{}
+		}
+		if PhaseOf(event) == Pre {
+			t.pre[toolUseID]++
+		} else {
+			t.post[toolUseID]++
+		}
+	}
+}
+
+// ObserveData takes a step's data object. A data object read without its
+// members (strictjson.Shallow over a long value) is read from src, the
+// text it came from.
+func (t *Tracker) ObserveData(data *strictjson.Value, src []byte) {
+	if data == nil || data.Kind != strictjson.Object {
+		return
+	}
+	if len(data.Members) == 0 && data.End-data.Start > 2 && data.End <= len(src) {
+		v, err := strictjson.Shallow(src[data.Start:data.End], strictjson.Options{Lenient: true, MaxDepth: 64}, nil)
+		if err != nil {
+			return
+		}
+		data = v
+	}
+	ev, _ := data.GetString("event")
+	id, _ := data.GetString("toolUseId")
+	t.Observe(ev, id)
+}
+
+// Counts returns the report for the steps seen so far.
+func (t *Tracker) Counts() Counts {
+	var c Counts
+	for id, n := range t.pre {
+		c.DuplicatePreEvents += n - 1
+		if t.post[id] == 0 {
+			c.UnfinishedToolCalls++
+		}
+	}
+	for id, n := range t.post {
+		c.DuplicatePostEvents += n - 1
+		if t.pre[id] == 0 {
+			c.PostWithoutPre++
+		}
+	}
+	if !t.started {
+		c.MissingSessionStart = 1
+	}
+	return c
+}
+
+// Unfinished returns the toolUseIds with a pre-event and no post-event,
+// sorted.
+func (t *Tracker) Unfinished() []string {
+	var ids []string
+	for id := range t.pre {
+		if t.post[id] == 0 {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,53 @@
+package gaps
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+func TestCounts(t *testing.T) {
+	var tr Tracker
+	for _, e := range [][2]string{
+		{"UserPromptSubmit", ""},
+		{"PostToolUse", "a"}, // lands before its pre-event (parallel hooks)
+		{"PreToolUse", "a"},
+		{"PreToolUse", "b"}, // never finished
+		{"PreToolUse", "c"},
+		{"PreToolUse", "c"}, // delivered twice
+		{"PostToolUseFailure", "c"},
+		{"PostToolUse", "d"}, // no pre-event
+		{"PostToolUse", "d"}, // and repeated
+		{"PreToolUse", ""},   // no id: nothing to pair
+	} {
+		tr.Observe(e[0], e[1])
+	}
+	want := Counts{UnfinishedToolCalls: 1, DuplicatePreEvents: 1, DuplicatePostEvents: 1, PostWithoutPre: 1, MissingSessionStart: 1}
+	if got := tr.Counts(); got != want {
+		t.Fatalf("got %+v, want %+v", got, want)
+	}
+	if got := tr.Unfinished(); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Fatalf("unfinished %v", got)
+	}
+	tr.Observe("SessionStart", "")
+	if got := tr.Counts(); got.MissingSessionStart != 0 || got.Total() != 4 {
+		t.Fatalf("after SessionStart: %+v", got)
+	}
+}
+
+func TestObserveShallowData(t *testing.T) {
+	src := []byte(`{"data":{"event":"PreToolUse","toolUseId":"x","big":[1,2,3]}}`)
+	// Read the outer object shallowly: data keeps its span, not its members.
+	root, err := strictjson.Shallow(src, strictjson.Options{MaxDepth: 8}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := root.Get("data")
+	d.Members = nil
+	var tr Tracker
+	tr.ObserveData(d, src)
+	if got := tr.Unfinished(); !reflect.DeepEqual(got, []string{"x"}) {
+		t.Fatalf("shallow data not read: %v", got)
+	}
+}
