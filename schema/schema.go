@@ -12,3 +12,12 @@ var Record []byte
 
 // RecordURL is the schema's $id.
 const RecordURL = "https://logbook-project.github.io/schema/record.schema.json"
+
+// Redact is the text of redact.schema.json: a project's redaction
+// patterns file (DIR/redact.json).
+//
+//go:embed redact.schema.json
+var Redact []byte
+
+// RedactURL is that schema's $id.
+const RedactURL = "https://logbook-project.github.io/schema/redact.schema.json"

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/seal"
 )
 
@@ -92,11 +94,19 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		}
 		cwd, _ := os.Getwd()
 		ev, err := recorder.Record(dir, cli.StripBOM(payload), now, cwd)
-		if err != nil {
+		var warn *recorder.Warning
+		if err != nil && !errors.As(err, &warn) {
 			return 1, fmt.Errorf("SessionEnd not recorded: %w", err)
 		}
 		c.session = ev.Session
 	}
+	// The goal is clear text: it gets the project's redaction patterns
+	// too, and a config that cannot be used stops the seal.
+	r, err := redact.LoadConfig(dir)
+	if err != nil {
+		return 1, err
+	}
+	redact.UseProject(r)
 	if c.session == "" {
 		return 2, fmt.Errorf("--session ID is required (or --hook with a payload on stdin)")
 	}

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -66,6 +67,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	}
 	cwd, _ := os.Getwd()
 	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
+	var warn *recorder.Warning
+	if errors.As(err, &warn) {
+		report(fmt.Sprintf("%s: %v", ev.Name, warn))
+		err = nil
+	}
 	if err != nil {
 		name := ev.Name
 		if name == "" {

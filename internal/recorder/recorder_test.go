@@ -2,10 +2,14 @@ package recorder
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/redact"
 )
 
 var payload = []byte(`{"session_id":"bench","cwd":"/home/dev/p","permission_mode":"default","hook_event_name":"PreToolUse",` +
@@ -41,5 +45,46 @@ func BenchmarkRecord(b *testing.B) {
 		if _, err := Record(dir, payload, "2026-01-01T00:00:00Z", "/w"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestProjectRedaction: DIR/redact.json patterns apply to what is recorded;
+// an unusable one still records the step, clear text withheld, and warns.
+func TestProjectRedaction(t *testing.T) {
+	defer redact.UseProject(nil)
+	dir := t.TempDir()
+	good, _ := os.ReadFile("../../testdata/redact/config/good_acme.json")
+	os.WriteFile(filepath.Join(dir, redact.ConfigFile), good, 0o600)
+	p := []byte(`{"session_id":"cfg","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1",` +
+		`"tool_input":{"command":"deploy --seed 918273 acme_0123456789abcdef0123456789abcdef"}}`)
+	if _, err := Record(dir, p, "2026-01-01T00:00:00Z", "/w"); err != nil {
+		t.Fatal(err)
+	}
+	bad, _ := os.ReadFile("../../testdata/redact/config/fail_bad_regexp.json")
+	os.WriteFile(filepath.Join(dir, redact.ConfigFile), bad, 0o600)
+	_, err := Record(dir, p, "2026-01-01T00:00:01Z", "/w")
+	var w *Warning
+	if !errors.As(err, &w) || !strings.Contains(err.Error(), "withheld") {
+		t.Fatalf("unusable config: %v", err)
+	}
+	j, _ := journal.Open(dir, "cfg")
+	defer j.Close()
+	_, steps, err := j.ReadAll(nil)
+	if err != nil || steps.Count != 2 {
+		t.Fatalf("%v, %d steps", err, steps.Count)
+	}
+	for _, s := range []string{"918273", "acme_0123"} {
+		if bytes.Contains(steps.JSON, []byte(s)) {
+			t.Errorf("%q survives: %s", s, steps.JSON)
+		}
+	}
+	if n := bytes.Count(steps.JSON, []byte("deploy --seed [REDACTED]")); n != 1 {
+		t.Errorf("the first step should keep the command's shape, the second withhold it (%d): %s", n, steps.JSON)
+	}
+	if n := bytes.Count(steps.JSON, []byte(`"redaction":"withheld"`)); n != 1 {
+		t.Errorf("the withheld step is not marked (%d): %s", n, steps.JSON)
+	}
+	if !bytes.Contains(steps.JSON, []byte(`"toolUseId":"t1"`)) {
+		t.Errorf("withheld step lost its toolUseId")
 	}
 }
