@@ -4,6 +4,9 @@ go 1.26
 
 require (
 	filippo.io/edwards25519 v1.2.0
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/natefinch/atomic v1.0.1
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 )
+
+require golang.org/x/sys v0.13.0 // indirect

@@ -128,6 +128,13 @@ type verdict struct {
 	RecordID  *string `json:"recordId"`
 	KeyID     *string `json:"keyId"`
 	StepCount *int64  `json:"stepCount"`
+	Gaps      *struct {
+		UnfinishedToolCalls int `json:"unfinishedToolCalls"`
+		DuplicatePreEvents  int `json:"duplicatePreEvents"`
+		DuplicatePostEvents int `json:"duplicatePostEvents"`
+		PostWithoutPre      int `json:"postWithoutPre"`
+		MissingSessionStart int `json:"missingSessionStart"`
+	} `json:"gaps"`
 }
 
 func (v verdict) code() string {

@@ -2,6 +2,7 @@
 // with a code (spec §7).
 //
 //	logbook-verify [--json] [--pubkey FILE]... RECORD
+//	logbook-verify --follow DIR|FILE|SESSION
 //
 // Exit status: 0 accepted, 1 refused, 2 usage or I/O error.
 package main
@@ -52,12 +53,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, gaps")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
+	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... RECORD")
+		fmt.Fprintln(stderr, "       logbook-verify --follow DIR|FILE|SESSION")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *followArg != "" && fs.NArg() == 0 {
+		return runFollow(*followArg, stdout, stderr)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
