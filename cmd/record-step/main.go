@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
@@ -65,6 +66,11 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	if err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
+	// Parsing and digesting a payload of several MB makes garbage at the
+	// rate it reads: a soft limit of about twice the payload has the
+	// collector keep the peak near that, instead of growing the heap to
+	// twice whatever is live at each cycle.
+	debug.SetMemoryLimit(int64(len(payload))*2 + 8<<20)
 	cwd, _ := os.Getwd()
 	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
 	var warn *recorder.Warning

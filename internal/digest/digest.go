@@ -25,14 +25,16 @@ func Bytes(b []byte) string {
 //     and objects are canonicalized from their text a level at a time, so
 //     a body of millions of values is never held as a tree;
 //   - a value with no canonical form (lone surrogate, duplicate key, number
-//     outside double range): SHA-256 of its exact text, with raw = true.
+//     outside double range, text that is not UTF-8), or one whose long
+//     containers nest deeper than maxLongLevels: SHA-256 of its exact
+//     text, with raw = true.
 func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 	if v.Kind == strictjson.String && v.Flags == 0 {
 		return Bytes([]byte(v.Str)), false
 	}
 	if v.Flags == 0 {
 		h := sha256.New()
-		b := jcs.Buffer{Spill: h}
+		b := jcs.Buffer{Spill: h, MaxLongLevels: maxLongLevels}
 		var err error
 		if v.Kind == strictjson.Array || v.Kind == strictjson.Object {
 			err = b.AppendText(src[v.Start:v.End], strictjson.Options{Lenient: true, MaxDepth: maxDepth, Depth: 1}, nil)
@@ -48,5 +50,12 @@ func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 
 // maxDepth bounds nesting as the hook payload reader does.
 const maxDepth = 16384
+
+// maxLongLevels bounds the nesting of containers longer than
+// jcs.TreeUnder in a body, and with it the time to digest a body to 17
+// reads of it. A body beyond it (a hostile payload: a 10 MB value inside
+// thousands of arrays) is digested over its exact text and listed in
+// data.rawDigests, as a value with no canonical form is.
+const maxLongLevels = 16
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }

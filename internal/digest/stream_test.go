@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/jcs"
@@ -20,6 +21,10 @@ func canonBoth(t testing.TB, text []byte) (tree, stream []byte, ok bool) {
 	if err != nil {
 		return nil, nil, false // a number outside double range
 	}
+	// Every container level at a time: the tree path is what it is
+	// compared with.
+	defer func(n int) { jcs.TreeUnder = n }(jcs.TreeUnder)
+	jcs.TreeUnder = 0
 	var b jcs.Buffer
 	if v.Kind == strictjson.Array || v.Kind == strictjson.Object {
 		err = b.AppendText(text, strictjson.Options{Lenient: true, MaxDepth: 1000}, nil)
@@ -87,4 +92,34 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("tree %q stream %q", tree, stream)
 		}
 	})
+}
+
+// TestDeepBody: a body nested 10,000 deep is read as a tree (once, not
+// once per level); one whose long containers nest deeper than
+// maxLongLevels is digested over its exact text and says so.
+func TestDeepBody(t *testing.T) {
+	deep := []byte(strings.Repeat("[", 10000) + strings.Repeat("]", 10000))
+	payload := append(append([]byte(`{"tool_response":`), deep...), '}')
+	top, err := strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: maxDepth}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, raw := Body(top.Get("tool_response"), payload); raw || got != Bytes(deep) {
+		t.Fatalf("deep small body: %s raw %v", got, raw)
+	}
+	long := []byte(strings.Repeat("[", 40) + `"` + strings.Repeat("x", 2*jcs.TreeUnder) + `"` + strings.Repeat("]", 40))
+	payload = append(append([]byte(`{"tool_response":`), long...), '}')
+	top, err = strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: maxDepth}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, raw := Body(top.Get("tool_response"), payload); !raw || got != Bytes(long) {
+		t.Fatalf("deep long body: %s raw %v", got, raw)
+	}
+	long = long[40-maxLongLevels+1 : len(long)-40+maxLongLevels-1] // within the bound
+	payload = append(append([]byte(`{"tool_response":`), long...), '}')
+	top, _ = strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: maxDepth}, nil)
+	if got, raw := Body(top.Get("tool_response"), payload); raw || got != Bytes(long) {
+		t.Fatalf("long body within the bound: %s raw %v", got, raw)
+	}
 }

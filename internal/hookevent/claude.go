@@ -52,7 +52,7 @@ func Parse(payload []byte) (Event, error) {
 	// values never becomes a tree of millions of values.
 	v, err := strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth}, nil)
 	if err != nil {
-		return Event{}, fmt.Errorf("hook payload is not JSON: %v", err)
+		return Event{}, fmt.Errorf("hook payload is not JSON: %w", err)
 	}
 	if v.Kind != strictjson.Object {
 		return Event{}, ErrNotObject

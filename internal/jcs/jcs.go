@@ -25,7 +25,10 @@ var ErrNoCanonicalForm = errors.New("jcs: value has no canonical form")
 type Buffer struct {
 	B     []byte
 	Spill io.Writer
-	err   error // the first error from Spill
+	// MaxLongLevels bounds how deep AppendText goes into containers
+	// longer than TreeUnder (0: no bound; see AppendText).
+	MaxLongLevels int
+	err           error // the first error from Spill
 }
 
 const spillAt = 32 << 10

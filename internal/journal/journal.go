@@ -49,22 +49,25 @@ type Journal struct {
 	lock, f      *os.File
 }
 
+// ErrSessionID is wrapped by the errors ValidSessionID returns.
+var ErrSessionID = errors.New("invalid session id")
+
 // ValidSessionID refuses ids that could escape the directory or make odd
 // file names: it allows 1-128 characters of [A-Za-z0-9._-], not starting
 // with '.' or '-'. It is checked before the id touches any path.
 func ValidSessionID(id string) error {
 	if id == "" {
-		return errors.New("empty session id")
+		return fmt.Errorf("%w: empty", ErrSessionID)
 	}
 	if len(id) > 128 {
-		return fmt.Errorf("session id is %d bytes long, the limit is 128", len(id))
+		return fmt.Errorf("%w: %d bytes long, the limit is 128", ErrSessionID, len(id))
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' ||
 			(i > 0 && (c == '.' || c == '-'))
 		if !ok {
-			return fmt.Errorf("session id %q has a character outside [A-Za-z0-9._-] (or starts with '.' or '-')", id)
+			return fmt.Errorf("%w: %q has a character outside [A-Za-z0-9._-] (or starts with '.' or '-')", ErrSessionID, id)
 		}
 	}
 	return nil
@@ -121,24 +124,42 @@ func (j *Journal) Close() error {
 // Append links steps after the current last step and writes them with one
 // write(2), so a reader never sees half of a step unless the process dies
 // inside that call; a torn last line left by such a death is cut off first
-// and replaced by a note step saying so (see Repair). A new file gets hdr as
-// its first line. It returns the seq of the first appended step.
+// and a note step saying so goes in before the steps (see repair.go). A new
+// file gets hdr as its first line. It returns the seq of the first step
+// written (a note's, when there is one).
 func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 	if len(steps) == 0 {
 		return 0, nil
 	}
+	return j.write(hdr, steps, steps[0].At)
+}
+
+// write appends the notes of pending cuts (stamped at) and steps.
+func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, error) {
 	// The file's end is read once: it gives the torn tail, if any, and
 	// the last step to link to.
 	line, end, size, err := j.tail()
 	if err != nil {
 		return 0, err
 	}
-	var torn *chain.Step
 	if end != size {
-		if torn, err = j.cut(end, size); err != nil {
+		if err := j.cut(end, size); err != nil {
 			return 0, err
 		}
 		size = end
+	}
+	notes, listed, err := j.pendingCuts(line)
+	if err != nil {
+		return 0, err
+	}
+	for i := range notes {
+		notes[i].At = at
+	}
+	if len(notes) == 0 && len(steps) == 0 {
+		if listed {
+			return 0, j.clearCuts() // every listed cut is noted already
+		}
+		return 0, nil
 	}
 	var out []byte
 	if size == 0 {
@@ -147,16 +168,12 @@ func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 			return 0, err
 		}
 	}
-	if torn != nil {
-		torn.At = steps[0].At
-		steps = append([]chain.Step{*torn}, steps...)
-	}
 	seq, prev, err := j.parseTail(line)
 	if err != nil {
 		return 0, err
 	}
 	first := seq + 1
-	for _, s := range steps {
+	for _, s := range append(notes, steps...) {
 		seq++
 		line, hash, err := chain.Link(s, seq, prev)
 		if err != nil {
@@ -167,14 +184,20 @@ func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 	}
 	if n, err := FS.Write(j.f, out); err != nil {
 		// Take back a short write (a full disk) so no torn line is left;
-		// if even that fails, the next Append or seal cuts the torn tail
-		// and says so in the record.
+		// if even that fails, the next write cuts the torn tail and notes it.
 		if n > 0 {
 			if terr := j.f.Truncate(size); terr != nil {
 				return 0, fmt.Errorf("%w (and the %d bytes written could not be taken back: %v)", err, n, terr)
 			}
 		}
 		return 0, err
+	}
+	if listed {
+		// The notes are on disk: the cuts they describe are no longer
+		// pending. Should this fail, a later write notes them again.
+		if err := j.clearCuts(); err != nil {
+			return first, fmt.Errorf("steps written, but the list of cuts in %s could not be emptied: %w", j.lock.Name(), err)
+		}
 	}
 	return first, nil
 }

@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,5 +190,70 @@ func TestTornHeader(t *testing.T) {
 	h, steps := readAll(t, dir)
 	if h != hdr || len(steps) != 2 || steps[0].event != "logbook.tornTail" || steps[1].summary != "one" {
 		t.Fatalf("header %+v steps %+v", h, steps)
+	}
+}
+
+// TestCutNotedOnce: a cut listed in the lock file by a writer that died
+// before cutting, or whose notes reached the disk before it died, is
+// noted exactly once; a cut whose note never landed is noted later.
+func TestCutNotedOnce(t *testing.T) {
+	tornBytes := []byte(`{"at":"2026-01-01T00:00:00Z","da`)
+	sum := sha256.Sum256(tornBytes)
+	entry := fmt.Sprintf("%d %x\n", len(tornBytes), sum)
+	count := func(dir string) int {
+		_, steps := readAll(t, dir)
+		n := 0
+		for _, s := range steps {
+			if s.event == "logbook.tornTail" {
+				n++
+			}
+		}
+		return n
+	}
+	tear := func(dir string) {
+		f, _ := os.OpenFile(Path(dir, "s1"), os.O_WRONLY|os.O_APPEND, 0)
+		f.Write(tornBytes)
+		f.Close()
+	}
+
+	// Listed, then the writer died before cutting: listed again? No.
+	dir := t.TempDir()
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "one"))
+	tear(dir)
+	os.WriteFile(filepath.Join(dir, "s1.lock"), []byte(entry), 0o600)
+	appendOne(t, dir, note("2026-01-01T00:00:01Z", "two"))
+	if n := count(dir); n != 1 {
+		t.Fatalf("died between listing and cutting: %d notes", n)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "s1.lock")); len(b) != 0 {
+		t.Fatalf("the list of cuts was not emptied: %q", b)
+	}
+
+	// Cut, then the writer died before its note landed: noted later.
+	dir = t.TempDir()
+	appendOne(t, dir, note("2026-01-01T00:00:00Z", "one"))
+	os.WriteFile(filepath.Join(dir, "s1.lock"), []byte(entry), 0o600)
+	appendOne(t, dir, note("2026-01-01T00:00:01Z", "two"))
+	if n := count(dir); n != 1 {
+		t.Fatalf("died after cutting: %d notes", n)
+	}
+
+	// The note landed, the writer died before emptying the list: a second
+	// write does not note it again, and Repair has nothing to add.
+	os.WriteFile(filepath.Join(dir, "s1.lock"), []byte(entry), 0o600)
+	// Make the note the last line, as a write that died after it leaves it.
+	data, _ := os.ReadFile(Path(dir, "s1"))
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	os.WriteFile(Path(dir, "s1"), append(bytes.Join(lines[:len(lines)-1], []byte("\n")), '\n'), 0o600)
+	j, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := j.Repair("2026-01-01T00:00:02Z"); n != 0 || err != nil {
+		t.Fatalf("Repair wrote %d notes (%v)", n, err)
+	}
+	j.Close()
+	if n := count(dir); n != 1 {
+		t.Fatalf("note already on disk: %d notes", n)
 	}
 }

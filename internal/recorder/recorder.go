@@ -5,6 +5,8 @@
 package recorder
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -22,6 +24,51 @@ type Warning struct{ Err error }
 func (w *Warning) Error() string { return w.Err.Error() }
 func (w *Warning) Unwrap() error { return w.Err }
 
+// Reasons an event is not recorded: the first word of a *Refusal, and
+// what record-step prints and logs, so that a failure can be counted and
+// acted on by name.
+const (
+	PayloadEmpty     = "PAYLOAD_EMPTY"      // nothing on stdin
+	PayloadNotJSON   = "PAYLOAD_NOT_JSON"   // not one JSON text (cut off, binary, trailing data)
+	PayloadTooDeep   = "PAYLOAD_TOO_DEEP"   // nested beyond hookevent.MaxPayloadDepth
+	PayloadNotObject = "PAYLOAD_NOT_OBJECT" // JSON, but an array, string, number, …
+	SessionMissing   = "SESSION_ID_MISSING" // no session_id: no session to put it in
+	SessionInvalid   = "SESSION_ID_INVALID" // a session id that could not be a file name
+	WriteFailed      = "WRITE_FAILED"       // the session directory or file could not be written
+)
+
+// Refusal is the error Record returns for an event it did not record.
+type Refusal struct {
+	Reason string // one of the constants above
+	Err    error
+}
+
+func (r *Refusal) Error() string { return r.Reason + ": " + r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
+
+// refusal names err's reason.
+func refusal(payload []byte, err error) *Refusal {
+	reason := WriteFailed
+	var syn *strictjson.SyntaxError
+	switch {
+	case len(bytes.TrimSpace(payload)) == 0:
+		reason = PayloadEmpty
+	case errors.Is(err, strictjson.ErrTooDeep):
+		reason = PayloadTooDeep
+	case errors.As(err, &syn):
+		reason = PayloadNotJSON
+	case errors.Is(err, hookevent.ErrNotObject):
+		reason = PayloadNotObject
+	case errors.Is(err, errNoSession):
+		reason = SessionMissing
+	case errors.Is(err, journal.ErrSessionID):
+		reason = SessionInvalid
+	}
+	return &Refusal{Reason: reason, Err: err}
+}
+
+var errNoSession = errors.New("payload has no session_id")
+
 // Record parses payload (a UTF-8 BOM already stripped), stamps it with at,
 // and appends it under the session's lock in dir. cwd is used for the
 // session header when the payload names none. The returned event is filled
@@ -38,17 +85,17 @@ func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error)
 	redact.UseProject(r)
 	ev, err := hookevent.Parse(payload)
 	if err != nil {
-		return ev, err
+		return ev, refusal(payload, err)
 	}
 	if ev.Session == "" {
-		return ev, fmt.Errorf("%s payload has no session_id", name(ev))
+		return ev, refusal(payload, fmt.Errorf("%s %w", name(ev), errNoSession))
 	}
 	if cfgErr != nil {
 		withhold(&ev.Step)
 	}
 	j, err := journal.Open(dir, ev.Session)
 	if err != nil {
-		return ev, err
+		return ev, refusal(payload, err)
 	}
 	defer j.Close()
 	if ev.Cwd != "" {
@@ -56,7 +103,7 @@ func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error)
 	}
 	ev.Step.At = at
 	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: hookevent.Harness}, []chain.Step{ev.Step}); err != nil {
-		return ev, err
+		return ev, refusal(payload, err)
 	}
 	if cfgErr != nil {
 		return ev, &Warning{fmt.Errorf("recorded with clear text withheld: %w", cfgErr)}

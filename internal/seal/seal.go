@@ -39,10 +39,11 @@ type Result struct {
 // The record is verified before it is returned.
 func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, error) {
 	var res Result
-	torn, err := j.Repair()
+	cuts, err := j.Repair(opt.Now)
 	if err != nil {
 		return res, err
 	}
+	res.TornBytes = cuts > 0
 	var scan scanner
 	hdr, steps, err := j.ReadAll(scan.step)
 	if err != nil {
@@ -54,11 +55,6 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 		return res, fmt.Errorf("%s belongs to session %q, not %q", journal.Path(j.Dir, j.Session), hdr.Session, j.Session)
 	}
 	var notes []chain.Step
-	if torn != nil {
-		res.TornBytes = true
-		torn.At = scan.lastAtOr(opt.Now)
-		notes = append(notes, *torn)
-	}
 	if ids := scan.unfinished(); len(ids) > 0 {
 		res.Unfinished = ids
 		notes = append(notes, unfinishedNote(ids, scan.lastAtOr(opt.Now)))

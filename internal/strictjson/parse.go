@@ -1,6 +1,7 @@
 package strictjson
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"unicode/utf16"
@@ -14,6 +15,10 @@ type Options struct {
 	// no limit other than memory.
 	MaxDepth int
 	// Lenient keeps duplicate keys and lone surrogates, flagging them.
+	// Inside a value read without its children (Discard, Shallow), it does
+	// not look for duplicate keys at all, which would mean keeping every
+	// key of a value of millions: whoever canonicalizes that value from its
+	// text finds them (jcs.AppendText does).
 	Lenient bool
 	// Discard names a member of the top-level object whose value is read
 	// and checked in full but not kept: its Value has Kind, Start and End,
@@ -30,6 +35,12 @@ type Options struct {
 	// without children, like Shallow's: a record step's free-form "data"
 	// of millions of values is then canonicalized from its text.
 	StreamShallow []string
+	// EachMember, in a Shallow read whose root is an object, receives the
+	// root's members one at a time, in text order, and they are not kept
+	// (the root's Members stay empty). Duplicate keys are then not checked
+	// here: the callback sees every key and must check them itself. The
+	// value's memory is reused once EachMember returns.
+	EachMember func(key string, keyFlags Flags, v *Value) error
 	// Depth is the nesting depth of the text's outermost value within its
 	// document (for MaxDepth), when a part of a document is parsed.
 	Depth int
@@ -39,9 +50,17 @@ type Options struct {
 type SyntaxError struct {
 	Offset int    // byte offset in the input
 	Msg    string // what is wrong
+	Err    error  // ErrTooDeep for nesting beyond Options.MaxDepth, else nil
 }
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("offset %d: %s", e.Offset, e.Msg) }
+
+// Unwrap lets errors.Is find ErrTooDeep.
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// ErrTooDeep is what a SyntaxError wraps when the text nests deeper than
+// Options.MaxDepth.
+var ErrTooDeep = errors.New("nesting too deep")
 
 // Parse reads exactly one JSON text from data (optional whitespace around
 // it, nothing after it). Strings in the result may share memory with data:
@@ -231,7 +250,7 @@ func (p *parser) literal(word string) error {
 
 func (p *parser) enter(depth int) error {
 	if p.opt.MaxDepth > 0 && depth > p.opt.MaxDepth {
-		return p.errf("nesting deeper than %d", p.opt.MaxDepth)
+		return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf("nesting deeper than %d", p.opt.MaxDepth), Err: ErrTooDeep}
 	}
 	return nil
 }
@@ -319,6 +338,11 @@ func (p *parser) object(v *Value, depth int) error {
 	}
 	var seen map[string]struct{} // built only for large objects
 	base := len(p.members)
+	// The root object of a shallow read, handed out a member at a time.
+	each := p.shallow && depth == p.opt.Depth+1 && p.opt.EachMember != nil
+	// Members of a value that is not kept are only collected to find
+	// duplicate keys; in lenient mode they are not looked for there.
+	unchecked := each || p.opt.Lenient && p.discard > 0
 	// An error abandons the whole parse, so the scratch stack need not be
 	// restored on error paths.
 	for {
@@ -330,7 +354,7 @@ func (p *parser) object(v *Value, depth int) error {
 		if err != nil {
 			return err
 		}
-		if dup := p.isDuplicate(p.members[base:], key, &seen); dup {
+		if dup := !unchecked && p.isDuplicate(p.members[base:], key, &seen); dup {
 			if !p.opt.Lenient {
 				return &SyntaxError{Offset: keyAt, Msg: fmt.Sprintf("duplicate key %q", key)}
 			}
@@ -354,9 +378,14 @@ func (p *parser) object(v *Value, depth int) error {
 		if skip {
 			p.discard--
 		}
-		m := Member{Key: key, Value: val}
-		v.Flags |= kflags | m.Value.Flags
-		p.members = append(p.members, m)
+		v.Flags |= kflags | val.Flags
+		if each {
+			if err := p.opt.EachMember(key, kflags, &val); err != nil {
+				return err
+			}
+		} else if !unchecked {
+			p.members = append(p.members, Member{Key: key, Value: val})
+		}
 		p.skipSpace()
 		if p.i >= len(p.s) {
 			return p.errf("unterminated object")
@@ -503,12 +532,18 @@ func (p *parser) str() (string, Flags, error) {
 		case c == '\\':
 			return p.strEscaped(start)
 		case c < 0x20:
+			if p.opt.Lenient {
+				return p.strEscaped(start) // it flags and keeps the character
+			}
 			return "", 0, p.errf("control character in string")
 		case c < utf8.RuneSelf:
 			p.i++
 		default:
 			r, size := utf8.DecodeRuneInString(s[p.i:])
 			if r == utf8.RuneError && size == 1 {
+				if p.opt.Lenient {
+					return p.strEscaped(start) // it flags and replaces the byte
+				}
 				return "", 0, p.errf("invalid UTF-8")
 			}
 			p.i += size
@@ -565,14 +600,25 @@ func (p *parser) strEscaped(start int) (string, Flags, error) {
 				return "", 0, p.errf("invalid escape")
 			}
 		case c < 0x20:
-			return "", 0, p.errf("control character in string")
+			if !p.opt.Lenient {
+				return "", 0, p.errf("control character in string")
+			}
+			flags |= BadText
+			buf = append(buf, c)
+			p.i++
 		case c < utf8.RuneSelf:
 			buf = append(buf, c)
 			p.i++
 		default:
 			r, size := utf8.DecodeRuneInString(s[p.i:])
 			if r == utf8.RuneError && size == 1 {
-				return "", 0, p.errf("invalid UTF-8")
+				if !p.opt.Lenient {
+					return "", 0, p.errf("invalid UTF-8")
+				}
+				flags |= BadText
+				buf = utf8.AppendRune(buf, utf8.RuneError)
+				p.i++
+				continue
 			}
 			buf = append(buf, s[p.i:p.i+size]...)
 			p.i += size

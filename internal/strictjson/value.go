@@ -35,12 +35,17 @@ const (
 	LoneSurrogate Flags = 1 << iota
 	// DuplicateKey: an object names the same key twice (lenient mode).
 	DuplicateKey
+	// BadText: a string holds bytes that are not UTF-8 (each becomes
+	// U+FFFD) or a raw control character (kept as it is): not JSON as
+	// written, so the value has no canonical form (lenient mode).
+	BadText
 )
 
 // Value is one node of a parsed JSON text.
 //
 // For String, Str holds the unescaped UTF-8 text (a lone surrogate becomes
-// U+FFFD and sets LoneSurrogate). For Number, Str holds the literal exactly
+// U+FFFD and sets LoneSurrogate; in lenient mode, so does each invalid
+// UTF-8 byte, setting BadText). For Number, Str holds the literal exactly
 // as written. Start and End are the byte offsets of the value's text in the
 // input, so the exact text can be digested when there is no canonical form.
 type Value struct {
