@@ -213,7 +213,9 @@ func (b *builder) toolMeta(tool, cwd string) string {
 	get := func(k string) string { s, _ := in.GetString(k); return s }
 	var detail string
 	if p := firstOf(get("file_path"), get("notebook_path"), get("path")); p != "" {
-		rel := relPath(p, cwd)
+		// Redacted before it is shortened: cleaning a path joins the "//"
+		// of a URL inside it, which hides a password from the URL rule.
+		rel := relPath(redact.String(p), cwd)
 		b.set("path", rel)
 		detail = rel
 	}

@@ -101,6 +101,8 @@ func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error)
 	if ev.Cwd != "" {
 		cwd = ev.Cwd
 	}
+	// The header's cwd becomes session.cwd: clear text like any other.
+	cwd = redact.String(cwd)
 	ev.Step.At = at
 	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: hookevent.Harness}, []chain.Step{ev.Step}); err != nil {
 		return ev, refusal(payload, err)

@@ -16,8 +16,10 @@ func (sc *scanner) pem(i int) int {
 	}
 	bs := ls + le + len("-----")
 	// A real block breaks the line (or, flattened, leaves a blank) after
-	// its BEGIN line; grep "-----BEGIN RSA PRIVATE KEY-----" does not.
-	if rest := s[bs:]; rest != "" && !isSpace(rest[0]) && !strings.HasPrefix(rest, `\n`) && !strings.HasPrefix(rest, `\r`) {
+	// its BEGIN line, the break possibly escaped as \n or continued with a
+	// backslash; grep "-----BEGIN RSA PRIVATE KEY-----" does not.
+	if rest := s[bs:]; rest != "" && !isSpace(rest[0]) && !strings.HasPrefix(rest, `\n`) && !strings.HasPrefix(rest, `\r`) &&
+		!(len(rest) > 1 && rest[0] == '\\' && isSpace(rest[1])) {
 		return -1
 	}
 	be := len(s)
