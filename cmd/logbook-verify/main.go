@@ -1,7 +1,9 @@
 // Command logbook-verify checks a record offline and names every refusal
 // with a code (spec §7).
 //
-//	logbook-verify [--json] [--pubkey FILE]... RECORD
+//	logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
+//	               [--identity-roots PEM --trusted-identities JSON]
+//	               [--attestation FILE]... [--attestor-key FILE]... RECORD
 //
 // Exit status: 0 accepted, 1 refused, 2 usage or I/O error.
 package main
@@ -17,6 +19,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -40,6 +43,7 @@ type jsonResult struct {
 	RecordID  *string `json:"recordId"`
 	KeyID     *string `json:"keyId"`
 	StepCount *int64  `json:"stepCount"`
+	jsonPolicy
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -48,8 +52,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
+	var pf policyFlags
+	pf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... RECORD")
+		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... RECORD")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -64,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			printJSON(stdout, record.Result{Detail: err.Error()}, false)
+			printJSON(stdout, record.Result{Detail: err.Error()}, false, policy.Report{})
 		}
 		return 2
 	}
@@ -80,15 +86,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
+	pol, err := pf.load()
+	if err != nil {
+		return ioError(err)
+	}
 	data, err := bigbuf.ReadFile(fs.Arg(0))
 	if err != nil {
 		return ioError(err)
 	}
-	res := record.Verify(data, opt)
+	res, rep := policy.Check(record.Verify(data, opt), pol)
 	if *asJSON {
-		printJSON(stdout, res, len(opt.Pinned) > 0)
+		printJSON(stdout, res, len(opt.Pinned) > 0, rep)
 	} else {
-		printHuman(stdout, res, len(opt.Pinned) > 0)
+		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
 	}
 	if res.OK {
 		return 0
@@ -98,8 +108,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // printJSON writes the verdict; for an accepted record, detail says
 // whether the signer was pinned (the key set is fixed, so it goes there).
-func printJSON(w io.Writer, r record.Result, pinned bool) {
-	out := jsonResult{OK: r.OK, Detail: r.Detail}
+func printJSON(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
+	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(rep)}
 	if r.OK && pinned {
 		out.Detail += "; signer pinned"
 	} else if r.OK {
@@ -116,7 +126,7 @@ func printJSON(w io.Writer, r record.Result, pinned bool) {
 	_ = enc.Encode(out)
 }
 
-func printHuman(w io.Writer, r record.Result, pinned bool) {
+func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
 	if !r.OK {
 		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, r.Detail)
 		return
@@ -126,5 +136,5 @@ func printHuman(w io.Writer, r record.Result, pinned bool) {
 	if pinned {
 		signer, note = "pinned", ""
 	}
-	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, note)
+	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, policyHuman(rep), note)
 }

@@ -65,7 +65,10 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	cwd, _ := os.Getwd()
-	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
+	// The first event of a session names this program, hashed once, as
+	// the session's recorder (spec §4 session.recorder).
+	self := &recorder.Self{Name: "record-step", Warn: report}
+	ev, err := recorder.RecordAs(dir, cli.StripBOM(payload), at, cwd, self)
 	if err != nil {
 		name := ev.Name
 		if name == "" {

@@ -81,6 +81,23 @@ func Check(certs [][]byte, key ed25519.PublicKey, at time.Time, p Policy) (name,
 	return "", record.IdentityNotAllowed, fmt.Sprintf("none of the leaf's names %q is in the trusted identities", names)
 }
 
+// ForKey checks, before sealing, that chain (leaf first) suits a record
+// signed by key: the leaf certifies that very Ed25519 key. It returns the
+// certificates' DER for signerIdentity.
+func ForKey(chain []*x509.Certificate, key ed25519.PublicKey) ([][]byte, error) {
+	if len(chain) == 0 {
+		return nil, errors.New("no certificate")
+	}
+	if pub, ok := chain[0].PublicKey.(ed25519.PublicKey); !ok || !bytes.Equal(pub, key) {
+		return nil, fmt.Errorf("the first certificate (%s) does not certify the signing key: it must come first, leaf first", chain[0].Subject)
+	}
+	out := make([][]byte, len(chain))
+	for i, c := range chain {
+		out[i] = c.Raw
+	}
+	return out, nil
+}
+
 // ParseRoots reads PEM "CERTIFICATE" blocks into a pool. Any other block,
 // a certificate that cannot be read, or no certificate at all is an error.
 func ParseRoots(text []byte) (*x509.CertPool, error) {

@@ -115,8 +115,3 @@ func Check(res record.Result, opt Options) (record.Result, Report) {
 	}
 	return res, rep
 }
-
-// Asked reports whether any step 8 check beyond the pinned keys was asked.
-func (o Options) Asked() bool {
-	return o.TSARoots != nil || o.Identity != nil || len(o.Attestations) > 0
-}

@@ -18,6 +18,13 @@ import (
 // session header when the payload names none. The returned event is filled
 // as far as parsing got, so a caller can report which event failed.
 func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error) {
+	return RecordAs(dir, payload, at, cwd, nil)
+}
+
+// RecordAs is Record by a named program: a session whose in-progress file
+// this event creates gets self's description as its recorder (self may be
+// nil: no recorder). self is asked only then, never on later events.
+func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
 	ev, err := hookevent.Parse(payload)
 	if err != nil {
 		return ev, err
@@ -34,7 +41,7 @@ func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error)
 		cwd = ev.Cwd
 	}
 	ev.Step.At = at
-	_, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: hookevent.Harness}, []chain.Step{ev.Step})
+	_, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: hookevent.Harness, Describe: self}, []chain.Step{ev.Step})
 	return ev, err
 }
 
