@@ -99,3 +99,19 @@ func TestSelf(t *testing.T) {
 		t.Error("Describe of a missing file")
 	}
 }
+
+// BenchmarkDescribe is the once-per-session cost of session.recorder:
+// hashing an executable (this test binary; record-step is about 3.5 MB).
+func BenchmarkDescribe(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(exe)
+	b.SetBytes(st.Size())
+	for i := 0; i < b.N; i++ {
+		if _, err := Describe("record-step", exe); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
