@@ -248,7 +248,7 @@ func fixtures() map[string][]byte {
 		"good_goal_placeholder.json": must(tamper.Apply(good, tamper.SetSession("goal", `"steps":"logbook:steps-placeholder"`), tamper.Resign(pk))),
 
 		// Without --tsa-roots or identity roots the contents are not judged,
-		// only their DER form (issue 7 adds the checks).
+		// only their DER form; records/policy/ has the fixtures that judge them.
 		"good_rfc3161_present.json":           must(tamper.Apply(good, withRFC3161("3003020101"))),
 		"good_signer_identity.json":           must(tamper.Apply(good, withIdentity("3003020101"), tamper.Resign(pk))),
 		"good_session_recorder.json":          assembleWith(pk, recorderOfFixtures, record.Extras{}),
