@@ -49,7 +49,7 @@ type jsonResult struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount")
+	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
