@@ -4,7 +4,8 @@
 //
 //	logbook-seal --new-key FILE
 //	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--goal TEXT] [--ended-at TIME]
-//	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD]    (Claude Code SessionEnd hook)
+//	             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
+//	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] ...    (Claude Code SessionEnd hook)
 //
 // The signing key is --key FILE, else $LOGBOOK_SIGNING_KEY (the PEM text),
 // else ~/.config/logbook/signing.key. Exit status: 0 sealed, 1 not sealed,
@@ -39,6 +40,7 @@ func main() {
 
 type config struct {
 	newKey, keyFile, dir, session, out, goal, endedAt string
+	certChain, tsaURL, tsaCmd                         string
 	hook                                              bool
 }
 
@@ -54,6 +56,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&c.goal, "goal", "", "the session's goal, as the caller states it (never taken from a prompt)")
 	fs.StringVar(&c.endedAt, "ended-at", "", "end `TIME` (RFC 3339 UTC; default: the last step's time)")
 	fs.BoolVar(&c.hook, "hook", false, "read a SessionEnd hook payload on stdin, record it, then seal its session")
+	fs.StringVar(&c.certChain, "cert-chain", "", "PEM certificate chain `FILE`, leaf first, whose leaf certifies the signing key: stored as signerIdentity (signed)")
+	fs.StringVar(&c.tsaURL, "tsa", "", "RFC 3161 time-stamping authority `URL`: a token over the signature is stored in signature.rfc3161")
+	fs.StringVar(&c.tsaCmd, "tsa-cmd", "", "`COMMAND` (run by sh) that reads a DER TimeStampReq on stdin and writes the DER TimeStampResp on stdout, instead of --tsa")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -93,7 +98,7 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 			return 1, fmt.Errorf("read stdin: %w", err)
 		}
 		cwd, _ := os.Getwd()
-		ev, err := recorder.Record(dir, cli.StripBOM(payload), now, cwd)
+		ev, err := recorder.RecordAs(dir, cli.StripBOM(payload), now, cwd, &recorder.Self{Name: "logbook-seal"})
 		var warn *recorder.Warning
 		if err != nil && !errors.As(err, &warn) {
 			return 1, fmt.Errorf("SessionEnd not recorded: %w", err)
@@ -117,6 +122,10 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 2, err
 	}
+	certs, stamp, err := trust(c, priv)
+	if err != nil {
+		return 2, err
+	}
 	if err := journal.ValidSessionID(c.session); err != nil {
 		return 2, err
 	}
@@ -129,7 +138,8 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	}
 	defer j.Close()
 	cwd, _ := os.Getwd()
-	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now})
+	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now,
+		Certificates: certs, Timestamp: stamp})
 	if err != nil {
 		return 1, err
 	}
@@ -147,6 +157,12 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		}
 		if res.TornBytes {
 			fmt.Fprint(stdout, ", a torn tail was cut and noted")
+		}
+		if certs != nil {
+			fmt.Fprint(stdout, ", with signer identity")
+		}
+		if stamp != nil {
+			fmt.Fprint(stdout, ", timestamped")
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -1,7 +1,9 @@
 // Command logbook-verify checks a record offline and names every refusal
 // with a code (spec §7).
 //
-//	logbook-verify [--json] [--pubkey FILE]... RECORD
+//	logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
+//	               [--identity-roots PEM --trusted-identities JSON]
+//	               [--attestation FILE]... [--attestor-key FILE]... RECORD
 //	logbook-verify --follow DIR|FILE|SESSION
 //
 // Exit status: 0 accepted, 1 refused, 2 usage or I/O error.
@@ -19,6 +21,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -42,6 +45,7 @@ type jsonResult struct {
 	RecordID  *string `json:"recordId"`
 	KeyID     *string `json:"keyId"`
 	StepCount *int64  `json:"stepCount"`
+	jsonPolicy
 	// Gaps counts missing and repeated events in an accepted record (or
 	// one refused only by policy): facts about the session, not refusals.
 	Gaps *gaps.Counts `json:"gaps"`
@@ -50,12 +54,14 @@ type jsonResult struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, gaps")
+	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
+	var pf policyFlags
+	pf.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... RECORD")
+		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... RECORD")
 		fmt.Fprintln(stderr, "       logbook-verify --follow DIR|FILE|SESSION")
 		fs.PrintDefaults()
 	}
@@ -74,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			printJSON(stdout, record.Result{Detail: err.Error()}, false)
+			printJSON(stdout, record.Result{Detail: err.Error()}, false, policy.Report{})
 		}
 		return 2
 	}
@@ -90,15 +96,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
+	pol, err := pf.load()
+	if err != nil {
+		return ioError(err)
+	}
 	data, err := bigbuf.ReadFile(fs.Arg(0))
 	if err != nil {
 		return ioError(err)
 	}
-	res := record.Verify(data, opt)
+	res, rep := policy.Check(record.Verify(data, opt), pol)
 	if *asJSON {
-		printJSON(stdout, res, len(opt.Pinned) > 0)
+		printJSON(stdout, res, len(opt.Pinned) > 0, rep)
 	} else {
-		printHuman(stdout, res, len(opt.Pinned) > 0)
+		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
 	}
 	if res.OK {
 		return 0
@@ -108,8 +118,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // printJSON writes the verdict; for an accepted record, detail says
 // whether the signer was pinned (the key set is fixed, so it goes there).
-func printJSON(w io.Writer, r record.Result, pinned bool) {
-	out := jsonResult{OK: r.OK, Detail: r.Detail}
+func printJSON(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
+	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(rep)}
 	if r.OK && pinned {
 		out.Detail += "; signer pinned"
 	} else if r.OK {
@@ -127,7 +137,7 @@ func printJSON(w io.Writer, r record.Result, pinned bool) {
 	_ = enc.Encode(out)
 }
 
-func printHuman(w io.Writer, r record.Result, pinned bool) {
+func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
 	if !r.OK {
 		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, r.Detail)
 		return
@@ -137,7 +147,7 @@ func printHuman(w io.Writer, r record.Result, pinned bool) {
 	if pinned {
 		signer, note = "pinned", ""
 	}
-	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, note)
+	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, policyHuman(rep), note)
 	if g := r.Gaps; g.Total() > 0 {
 		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)

@@ -72,7 +72,10 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	// twice whatever is live at each cycle.
 	debug.SetMemoryLimit(int64(len(payload))*2 + 8<<20)
 	cwd, _ := os.Getwd()
-	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
+	// The first event of a session names this program, hashed once, as
+	// the session's recorder (spec §4 session.recorder).
+	self := &recorder.Self{Name: "record-step", Warn: report}
+	ev, err := recorder.RecordAs(dir, cli.StripBOM(payload), at, cwd, self)
 	var warn *recorder.Warning
 	if errors.As(err, &warn) {
 		report(fmt.Sprintf("%s: %v", ev.Name, warn))

@@ -32,6 +32,25 @@ type Header struct {
 	Session string // the harness's session id
 	Cwd     string // the first cwd an event gave
 	Harness string // e.g. "claude-code"
+	// Recorder is the program that captured the steps (session.recorder,
+	// spec §4); nil when the header names none. ReadAll fills it.
+	Recorder *Recorder
+	// Describe, when Recorder is nil, is asked by Append only when it
+	// writes the header line, that is once per session: describing may be
+	// costly (hashing the recorder's executable), and no event pays for it
+	// but the first. (An interface, not a func, so Header stays comparable.)
+	Describe RecorderSource
+}
+
+// RecorderSource describes the recording program; it may return nil.
+type RecorderSource interface {
+	Recorder() *Recorder
+}
+
+// Recorder is a program that captures steps: its name, version, and the
+// SHA-256 (64 lowercase hex digits) of its executable file.
+type Recorder struct {
+	Name, Version, SHA256 string
 }
 
 // FS is the journal's only way to the file system. Fault-injection tests
@@ -215,8 +234,22 @@ func headerLine(h Header) ([]byte, error) {
 		strictjson.Member{Key: "cwd", Value: strictjson.Str(h.Cwd)},
 		strictjson.Member{Key: "format", Value: strictjson.Str(Format)},
 		strictjson.Member{Key: "harness", Value: strictjson.Str(h.Harness)},
-		strictjson.Member{Key: "session", Value: strictjson.Str(h.Session)},
 	)
+	r := h.Recorder
+	if r == nil && h.Describe != nil {
+		r = h.Describe.Recorder()
+	}
+	if r != nil {
+		if err := r.check(); err != nil {
+			return nil, err
+		}
+		v.Members = append(v.Members, strictjson.Member{Key: "recorder", Value: strictjson.Obj(
+			strictjson.Member{Key: "name", Value: strictjson.Str(r.Name)},
+			strictjson.Member{Key: "sha256", Value: strictjson.Str(r.SHA256)},
+			strictjson.Member{Key: "version", Value: strictjson.Str(r.Version)},
+		)})
+	}
+	v.Members = append(v.Members, strictjson.Member{Key: "session", Value: strictjson.Str(h.Session)})
 	b, err := jcs.Append(nil, &v)
 	return append(b, '\n'), err
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
@@ -98,5 +99,26 @@ func parseHeader(line []byte) (Header, error) {
 	h.Session, _ = hv.GetString("session")
 	h.Cwd, _ = hv.GetString("cwd")
 	h.Harness, _ = hv.GetString("harness")
+	if r := hv.Get("recorder"); r != nil {
+		h.Recorder = &Recorder{}
+		var ok1, ok2, ok3 bool
+		h.Recorder.Name, ok1 = r.GetString("name")
+		h.Recorder.Version, ok2 = r.GetString("version")
+		h.Recorder.SHA256, ok3 = r.GetString("sha256")
+		if !ok1 || !ok2 || !ok3 || len(r.Members) != 3 {
+			return h, fmt.Errorf("header recorder is not {name, version, sha256}")
+		}
+		if err := h.Recorder.check(); err != nil {
+			return h, err
+		}
+	}
 	return h, nil
+}
+
+// check: a name and a SHA-256 of 64 lowercase hex digits (spec §4).
+func (r *Recorder) check() error {
+	if r.Name == "" || len(r.SHA256) != 64 || strings.Trim(r.SHA256, "0123456789abcdef") != "" {
+		return fmt.Errorf("recorder %q: want a name and a SHA-256 of 64 lowercase hex digits", r.Name)
+	}
+	return nil
 }

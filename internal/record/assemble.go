@@ -13,18 +13,46 @@ import (
 // Session is the session header of a record (spec §4, §8).
 type Session struct {
 	ID, Agent, Goal, Cwd string
-	StartedAt, EndedAt   string // RFC 3339 UTC
+	StartedAt, EndedAt   string    // RFC 3339 UTC
+	Recorder             *Recorder // nil: the record has no session.recorder
+}
+
+// Recorder is session.recorder (spec §4): the program that captured the
+// steps, and the SHA-256 (lowercase hex) of its executable file.
+type Recorder struct {
+	Name, Version, SHA256 string
 }
 
 func (s Session) value() strictjson.Value {
-	return strictjson.Obj(
+	v := strictjson.Obj(
 		strictjson.Member{Key: "agent", Value: strictjson.Str(s.Agent)},
 		strictjson.Member{Key: "cwd", Value: strictjson.Str(s.Cwd)},
 		strictjson.Member{Key: "endedAt", Value: strictjson.Str(s.EndedAt)},
 		strictjson.Member{Key: "goal", Value: strictjson.Str(s.Goal)},
 		strictjson.Member{Key: "id", Value: strictjson.Str(s.ID)},
-		strictjson.Member{Key: "startedAt", Value: strictjson.Str(s.StartedAt)},
 	)
+	if r := s.Recorder; r != nil {
+		v.Members = append(v.Members, strictjson.Member{Key: "recorder", Value: strictjson.Obj(
+			strictjson.Member{Key: "name", Value: strictjson.Str(r.Name)},
+			strictjson.Member{Key: "sha256", Value: strictjson.Str(r.SHA256)},
+			strictjson.Member{Key: "version", Value: strictjson.Str(r.Version)},
+		)})
+	}
+	v.Members = append(v.Members, strictjson.Member{Key: "startedAt", Value: strictjson.Str(s.StartedAt)})
+	return v
+}
+
+// Extras are the optional parts of a record that Assemble adds.
+type Extras struct {
+	// Certificates become signerIdentity.certificates (DER X.509, leaf
+	// first), inside the signed payload (spec §6). The caller checks that
+	// the leaf's key is the signing key.
+	Certificates [][]byte
+	// Timestamp, when not nil, is called with the 64 signature bytes once
+	// they exist and returns a DER RFC 3161 TimeStampToken over their
+	// SHA-256, stored as signature.rfc3161. The token is outside the signed
+	// payload (spec §6): it can only be asked for after signing.
+	Timestamp func(signature []byte) ([]byte, error)
 }
 
 // Assemble signs steps and returns the record's bytes: its RFC 8785
@@ -34,6 +62,12 @@ func (s Session) value() strictjson.Value {
 // same session, steps and key give the same bytes (Ed25519 is
 // deterministic, RFC 8032).
 func Assemble(sess Session, stepsJSON []byte, count int, tip string, priv ed25519.PrivateKey) ([]byte, error) {
+	return AssembleWith(sess, stepsJSON, count, tip, priv, Extras{})
+}
+
+// AssembleWith is Assemble with a signer identity and a timestamp (see
+// Extras). An error from Extras.Timestamp is returned as is.
+func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed25519.PrivateKey, x Extras) ([]byte, error) {
 	if len(priv) != ed25519.PrivateKeySize {
 		return nil, errors.New("record: signing key is not an Ed25519 private key")
 	}
@@ -44,20 +78,43 @@ func Assemble(sess Session, stepsJSON []byte, count int, tip string, priv ed2551
 	sv := sess.value()
 	countV := strictjson.Int(int64(count))
 	tipV := strictjson.Str(tip)
-	signed, err := SignedBytes(Parts{Session: &sv, StepsJSON: stepsJSON, StepCount: &countV, ChainTip: &tipV, PublicKey: pubHex})
+	parts := Parts{Session: &sv, StepsJSON: stepsJSON, StepCount: &countV, ChainTip: &tipV, PublicKey: pubHex}
+	var identity strictjson.Value
+	if len(x.Certificates) > 0 {
+		certs := make([]string, len(x.Certificates))
+		for i, der := range x.Certificates {
+			certs[i] = hex.EncodeToString(der)
+		}
+		identity = strictjson.Obj(strictjson.Member{Key: "certificates", Value: strictjson.StrArr(certs)})
+		parts.SignerIdentity = &identity
+	}
+	signed, err := SignedBytes(parts)
 	if err != nil {
 		return nil, err
 	}
 	sig := ed25519.Sign(priv, signed)
+	sigObj := strictjson.Obj(
+		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
+		strictjson.Member{Key: "envelope", Value: strictjson.Str(Domain)},
+		strictjson.Member{Key: "publicKey", Value: strictjson.Str(pubHex)},
+	)
+	if x.Timestamp != nil {
+		token, err := x.Timestamp(sig)
+		if err != nil {
+			return nil, err
+		}
+		sigObj.Members = append(sigObj.Members, strictjson.Member{Key: "rfc3161", Value: strictjson.Str(hex.EncodeToString(token))})
+	}
+	sigObj.Members = append(sigObj.Members, strictjson.Member{Key: "value", Value: strictjson.Str(hex.EncodeToString(sig))})
 	rec := strictjson.Obj(
 		strictjson.Member{Key: "chainTip", Value: tipV},
 		strictjson.Member{Key: "session", Value: sv},
-		strictjson.Member{Key: "signature", Value: strictjson.Obj(
-			strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
-			strictjson.Member{Key: "envelope", Value: strictjson.Str(Domain)},
-			strictjson.Member{Key: "publicKey", Value: strictjson.Str(pubHex)},
-			strictjson.Member{Key: "value", Value: strictjson.Str(hex.EncodeToString(sig))},
-		)},
+		strictjson.Member{Key: "signature", Value: sigObj},
+	)
+	if parts.SignerIdentity != nil {
+		rec.Members = append(rec.Members, strictjson.Member{Key: "signerIdentity", Value: identity})
+	}
+	rec.Members = append(rec.Members,
 		strictjson.Member{Key: "stepCount", Value: countV},
 		strictjson.Member{Key: "steps", Value: strictjson.Str(stepsPlaceholder)},
 		strictjson.Member{Key: "version", Value: strictjson.Str(Version)},

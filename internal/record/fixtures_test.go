@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"flag"
 	"fmt"
@@ -16,7 +17,9 @@ import (
 	"filippo.io/edwards25519"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/tamper"
@@ -25,8 +28,8 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/records from the generator")
 
 const (
-	fixtureDir = "../../testdata/records"
-	keyDir     = "../../testdata/keys"
+	testdataDir = "../../testdata"
+	fixtureDir  = testdataDir + "/records"
 )
 
 // fixtureKey derives a test-only key from a label, so the generator is
@@ -245,9 +248,10 @@ func fixtures() map[string][]byte {
 		"good_goal_placeholder.json": must(tamper.Apply(good, tamper.SetSession("goal", `"steps":"logbook:steps-placeholder"`), tamper.Resign(pk))),
 
 		// Without --tsa-roots or identity roots the contents are not judged,
-		// only their DER form (issue 7 adds the checks).
+		// only their DER form; records/policy/ has the fixtures that judge them.
 		"good_rfc3161_present.json":           must(tamper.Apply(good, withRFC3161("3003020101"))),
 		"good_signer_identity.json":           must(tamper.Apply(good, withIdentity("3003020101"), tamper.Resign(pk))),
+		"good_session_recorder.json":          assembleWith(pk, recorderOfFixtures, record.Extras{}),
 		"fail_SHAPE_rfc3161_not_der.json":     must(tamper.Apply(good, withRFC3161("deadbeef"))),
 		"fail_SHAPE_certificate_not_der.json": must(tamper.Apply(good, withIdentity("3003020101ff"), tamper.Resign(pk))),
 
@@ -355,69 +359,105 @@ func flipSig(good []byte) []byte {
 	return textEdit(good, sig, string(flipped))
 }
 
-func writeKeys(t *testing.T) {
-	for _, label := range []string{"fixture", "other"} {
+// keyFiles are the test-only key pairs, by path relative to testdata/:
+// the signer of the fixtures, another signer, and two attestors.
+func keyFiles() map[string][]byte {
+	out := map[string][]byte{}
+	for _, label := range []string{"fixture", "other", "witness", "builder"} {
 		priv := fixtureKey(label)
 		privPEM, pubPEM, err := keys.MarshalPair(priv, priv.Public().(ed25519.PublicKey))
 		if err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
-		os.WriteFile(filepath.Join(keyDir, label+".key"), privPEM, 0o600)
-		os.WriteFile(filepath.Join(keyDir, label+".key.pub"), pubPEM, 0o644)
+		out["keys/"+label+".key"], out["keys/"+label+".key.pub"] = privPEM, pubPEM
 	}
+	return out
 }
 
+// generated is every file the generator owns, by path relative to
+// testdata/.
+func generated() map[string][]byte {
+	out := keyFiles()
+	for name, b := range fixtures() {
+		out["records/"+name] = b
+	}
+	for path, b := range policyFixtures() {
+		out[path] = b
+	}
+	return out
+}
+
+// fixtureDirs hold record fixtures; a fixture's verify options, if any,
+// are in DIR/options/ under the same name.
+var fixtureDirs = []string{"records", policyDir}
+
 // TestFixtures checks every committed fixture against the code its name
-// gives, with the fixture key pinned, and checks that the generator still
-// produces exactly the committed files (run with -update to rewrite them).
+// gives, verified with its options (by default, testdata/keys/fixture.key.pub
+// pinned), and checks that the generator still produces exactly the
+// committed files (run with -update to rewrite them).
 func TestFixtures(t *testing.T) {
-	gen := fixtures()
+	gen := generated()
 	if *update {
-		os.MkdirAll(fixtureDir, 0o755)
-		os.MkdirAll(keyDir, 0o755)
-		old, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
-		for _, f := range old {
-			os.Remove(f)
+		for _, pattern := range []string{"records/*.json", policyDir + "/*.json", policyDir + "/*/*.json", "pki/*"} {
+			old, _ := filepath.Glob(filepath.Join(testdataDir, pattern))
+			for _, f := range old {
+				os.Remove(f)
+			}
 		}
-		for name, b := range gen {
-			if err := os.WriteFile(filepath.Join(fixtureDir, name), b, 0o644); err != nil {
+		for path, b := range gen {
+			full := filepath.Join(testdataDir, path)
+			mode := os.FileMode(0o644)
+			if strings.HasSuffix(path, ".key") {
+				mode = 0o600
+			}
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, b, mode); err != nil {
 				t.Fatal(err)
 			}
 		}
-		writeKeys(t)
 	}
-	pinned := fixtureKey("fixture").Public().(ed25519.PublicKey)
-	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
-	if len(files) != len(gen) {
-		t.Fatalf("%d fixture files, generator makes %d (run go test ./internal/record -run TestFixtures -update)", len(files), len(gen))
+	for path, want := range gen {
+		got, err := os.ReadFile(filepath.Join(testdataDir, path))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s differs from the generator's output (run go test ./internal/record -run TestFixtures -update): %v", path, err)
+		}
 	}
 	perCode := map[string]int{}
-	for _, f := range files {
-		name := filepath.Base(f)
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, dir := range fixtureDirs {
+		files, _ := filepath.Glob(filepath.Join(testdataDir, dir, "*.json"))
+		extra, _ := filepath.Glob(filepath.Join(testdataDir, dir, "*", "*.json"))
+		for _, f := range append(files, extra...) {
+			rel, _ := filepath.Rel(testdataDir, f)
+			if _, ok := gen[filepath.ToSlash(rel)]; !ok {
+				t.Errorf("%s is not made by the generator", rel)
+			}
 		}
-		if !bytes.Equal(data, gen[name]) {
-			t.Errorf("%s differs from the generator's output", name)
+		for _, f := range files {
+			name := filepath.Base(f)
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt, pol := fixtureOptions(t, dir, name)
+			want := wantCode(name)
+			res, _ := policy.Check(record.Verify(data, opt), pol)
+			if testing.Verbose() && dir == policyDir {
+				t.Logf("%s: %s %s", name, res.Code, res.Detail)
+			}
+			if res.Code != want || res.OK != (want == "") {
+				t.Errorf("%s/%s: got %q (%s), want %q", dir, name, res.Code, res.Detail, want)
+			}
+			perCode[want]++
 		}
-		want := wantCode(name)
-		res := record.Verify(data, record.Options{Pinned: []ed25519.PublicKey{pinned}})
-		if res.Code != want || res.OK != (want == "") {
-			t.Errorf("%s: got %q (%s), want %q", name, res.Code, res.Detail, want)
-		}
-		perCode[want]++
 	}
 	var codes []string
 	for c, n := range perCode {
 		codes = append(codes, fmt.Sprintf("%s=%d", c, n))
-		if n < 2 {
-			t.Errorf("code %q has %d fixtures, want at least 2", c, n)
-		}
 	}
 	sort.Strings(codes)
-	for _, c := range []string{"", record.NotJSON, record.Shape, record.StepOutOfOrder, record.ChainBroken,
-		record.StepCountMismatch, record.TipMismatch, record.SignatureInvalid, record.SignerNotTrusted} {
+	for _, c := range append([]string{""}, record.Codes...) {
 		if perCode[c] < 2 {
 			t.Errorf("code %q: %d fixtures, want ≥ 2", c, perCode[c])
 		}
@@ -425,13 +465,92 @@ func TestFixtures(t *testing.T) {
 	t.Logf("fixtures per code: %s", strings.Join(codes, " "))
 }
 
+// fixtureOptions reads DIR/options/NAME, the logbook-verify flags of a
+// fixture as one strict JSON object: "pubkey" and "attestation",
+// "attestorKey" (arrays of paths), "tsaRoots", "identityRoots",
+// "trustedIdentities" (paths); paths are relative to testdata/. Without a
+// file, or without "pubkey", the fixture key is pinned.
+func fixtureOptions(t *testing.T, dir, name string) (record.Options, policy.Options) {
+	t.Helper()
+	var opt record.Options
+	var pol policy.Options
+	text, err := os.ReadFile(filepath.Join(testdataDir, dir, "options", name))
+	if os.IsNotExist(err) {
+		text, err = []byte("{}"), nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strictjson.Parse(text, strictjson.Options{MaxDepth: 3})
+	if err != nil || v.Kind != strictjson.Object {
+		t.Fatalf("%s options: %v", name, err)
+	}
+	read := func(path string) []byte {
+		b, err := os.ReadFile(filepath.Join(testdataDir, path))
+		if err != nil {
+			t.Fatalf("%s options: %v", name, err)
+		}
+		return b
+	}
+	pub := func(path string) ed25519.PublicKey {
+		k, err := keys.ParsePublicKeyPEM(read(path))
+		if err != nil {
+			t.Fatalf("%s options: %s: %v", name, path, err)
+		}
+		return k
+	}
+	var idRoots *x509.CertPool
+	var trusted []string
+	pinned := []string{"keys/fixture.key.pub"}
+	for _, m := range v.Members {
+		var list []string
+		for _, it := range m.Value.Items {
+			list = append(list, it.Str)
+		}
+		switch m.Key {
+		case "pubkey":
+			pinned = list
+		case "attestation":
+			for _, p := range list {
+				pol.Attestations = append(pol.Attestations, read(p))
+			}
+		case "attestorKey":
+			for _, p := range list {
+				pol.AttestorKeys = append(pol.AttestorKeys, pub(p))
+			}
+		case "tsaRoots", "identityRoots":
+			pool, err := identity.ParseRoots(read(m.Value.Str))
+			if err != nil {
+				t.Fatalf("%s options: %v", name, err)
+			}
+			if m.Key == "tsaRoots" {
+				pol.TSARoots = pool
+			} else {
+				idRoots = pool
+			}
+		case "trustedIdentities":
+			if trusted, err = identity.ParseTrusted(read(m.Value.Str)); err != nil {
+				t.Fatalf("%s options: %v", name, err)
+			}
+		default:
+			t.Fatalf("%s options: unknown member %q", name, m.Key)
+		}
+	}
+	for _, p := range pinned {
+		opt.Pinned = append(opt.Pinned, pub(p))
+	}
+	if idRoots != nil || trusted != nil {
+		pol.Identity = &identity.Policy{Roots: idRoots, Trusted: trusted}
+	}
+	return opt, pol
+}
+
 func wantCode(name string) string {
 	if strings.HasPrefix(name, "good_") {
 		return ""
 	}
 	rest := strings.TrimPrefix(name, "fail_")
-	for _, c := range []string{record.NotJSON, record.Shape, record.StepOutOfOrder, record.ChainBroken,
-		record.StepCountMismatch, record.TipMismatch, record.SignatureInvalid, record.SignerNotTrusted} {
+	for _, c := range record.Codes {
 		if strings.HasPrefix(rest, c+"_") {
 			return c
 		}

@@ -31,8 +31,23 @@ const (
 	StepCountMismatch = "STEP_COUNT_MISMATCH"
 	TipMismatch       = "TIP_MISMATCH"
 	SignatureInvalid  = "SIGNATURE_INVALID"
-	SignerNotTrusted  = "SIGNER_NOT_TRUSTED"
+	// Policy (step 8), only when the caller asks; internal/policy decides
+	// all but SignerNotTrusted.
+	SignerNotTrusted       = "SIGNER_NOT_TRUSTED"
+	IdentityKeyMismatch    = "IDENTITY_KEY_MISMATCH"
+	IdentityUntrusted      = "IDENTITY_UNTRUSTED"
+	IdentityNotAllowed     = "IDENTITY_NOT_ALLOWED"
+	TimestampMissing       = "TIMESTAMP_MISSING"
+	TimestampInvalid       = "TIMESTAMP_INVALID"
+	AttestKeyIDMismatch    = "ATTEST_KEYID_MISMATCH"
+	RecorderDigestMismatch = "RECORDER_DIGEST_MISMATCH"
+	AttestInvalid          = "ATTEST_INVALID"
 )
+
+// Codes lists every refusal code in the order of spec §7.
+var Codes = []string{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
+	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
+	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid}
 
 // MaxDepth is the deepest nesting a record may have (spec §1).
 const MaxDepth = 64
@@ -44,8 +59,8 @@ type Options struct {
 	Pinned []ed25519.PublicKey
 }
 
-// Result is the verdict. RecordID, KeyID and StepCount are set once the
-// signature has verified (accepted, or refused only by policy).
+// Result is the verdict. RecordID, KeyID, StepCount and Facts are set once
+// the signature has verified (accepted, or refused only by policy).
 type Result struct {
 	OK        bool
 	Code      string // "" when OK
@@ -53,11 +68,24 @@ type Result struct {
 	RecordID  string
 	KeyID     string
 	StepCount int64
-	Pinned    bool // the signer is one of Options.Pinned
+	Pinned    bool   // the signer is one of Options.Pinned
+	Facts     *Facts // what the policy checks of step 8 read (internal/policy)
 	// Gaps counts missing and repeated events (see package gaps). It is
 	// set with RecordID: the steps' data is only worth counting once the
 	// signature covers it.
 	Gaps gaps.Counts
+}
+
+// Facts are the parts of a verified record that the policy checks beyond
+// the pinned key read (spec §7 step 8): the signer's certificates, the
+// timestamp token and the recorder. Byte strings are decoded from hex.
+type Facts struct {
+	PublicKey    ed25519.PublicKey // the signing key, 32 bytes
+	Signature    []byte            // signature.value, 64 bytes
+	RFC3161      []byte            // signature.rfc3161, a DER TimeStampToken; nil when absent
+	Certificates [][]byte          // signerIdentity.certificates, DER, leaf first; nil when absent
+	EndedAt      string            // session.endedAt (RFC 3339 UTC)
+	Recorder     *Recorder         // session.recorder; nil when absent
 }
 
 // Verify checks a record file's bytes in the order of spec §7 and reports
@@ -280,6 +308,7 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 		RecordID:  <-id,
 		KeyID:     KeyID(spki),
 		StepCount: int64(nSteps),
+		Facts:     factsOf(p, pub, sigBytes),
 	}
 	if len(opt.Pinned) == 0 {
 		return res
@@ -293,6 +322,29 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 	res.OK, res.Code = false, SignerNotTrusted
 	res.Detail = "the signature is sound, but the key " + res.KeyID + " is not among the pinned keys"
 	return res
+}
+
+// factsOf decodes what step 8 reads; the shape check has made sure the
+// hex decodes and the members have their types.
+func factsOf(p Parts, pub ed25519.PublicKey, sig []byte) *Facts {
+	f := &Facts{PublicKey: pub, Signature: sig}
+	if tok, ok := p.Signature.GetString("rfc3161"); ok {
+		f.RFC3161, _ = hex.DecodeString(tok)
+	}
+	if certs := p.SignerIdentity.Get("certificates"); certs != nil {
+		for i := range certs.Items {
+			der, _ := hex.DecodeString(certs.Items[i].Str)
+			f.Certificates = append(f.Certificates, der)
+		}
+	}
+	f.EndedAt, _ = p.Session.GetString("endedAt")
+	if r := p.Session.Get("recorder"); r != nil {
+		f.Recorder = &Recorder{}
+		f.Recorder.Name, _ = r.GetString("name")
+		f.Recorder.Version, _ = r.GetString("version")
+		f.Recorder.SHA256, _ = r.GetString("sha256")
+	}
+	return f
 }
 
 // WeakKey returns why an Ed25519 public key must not be trusted to verify

@@ -2,6 +2,8 @@ package recorder
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -86,5 +88,74 @@ func TestProjectRedaction(t *testing.T) {
 	}
 	if !bytes.Contains(steps.JSON, []byte(`"toolUseId":"t1"`)) {
 		t.Errorf("withheld step lost its toolUseId")
+	}
+}
+
+type countingSelf struct{ n int }
+
+func (c *countingSelf) Recorder() *journal.Recorder {
+	c.n++
+	return &journal.Recorder{Name: "record-step", Version: "test", SHA256: strings.Repeat("0f", 32)}
+}
+
+// TestRecordAsDescribesOnce: the session's first event names the recorder
+// in the header; later events do not ask again.
+func TestRecordAsDescribesOnce(t *testing.T) {
+	dir := t.TempDir()
+	self := &countingSelf{}
+	for i := 0; i < 4; i++ {
+		if _, err := RecordAs(dir, payload, "2026-01-01T00:00:00Z", "/w", self); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if self.n != 1 {
+		t.Fatalf("described %d times in 4 events", self.n)
+	}
+	j, err := journal.Open(dir, "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	h, _, err := j.ReadAll(nil)
+	if err != nil || h.Recorder == nil || h.Recorder.Name != "record-step" {
+		t.Fatalf("%v %+v", err, h)
+	}
+}
+
+// TestSelf: the running program (here the test binary) is hashed once.
+func TestSelf(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(exe)
+	sum := sha256.Sum256(b)
+	var warned []string
+	s := &Self{Name: "record-step", Warn: func(m string) { warned = append(warned, m) }}
+	r := s.Recorder()
+	if r == nil || r.SHA256 != hex.EncodeToString(sum[:]) || r.Name != "record-step" || r.Version == "" || len(warned) > 0 {
+		t.Fatalf("%+v %v", r, warned)
+	}
+	if s.Recorder() != r {
+		t.Error("described twice")
+	}
+	if _, err := Describe("x", "/nonexistent/binary"); err == nil {
+		t.Error("Describe of a missing file")
+	}
+}
+
+// BenchmarkDescribe is the once-per-session cost of session.recorder:
+// hashing an executable (this test binary; record-step is about 3.5 MB).
+func BenchmarkDescribe(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, _ := os.Stat(exe)
+	b.SetBytes(st.Size())
+	for i := 0; i < b.N; i++ {
+		if _, err := Describe("record-step", exe); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

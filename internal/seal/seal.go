@@ -22,6 +22,12 @@ type Options struct {
 	EndedAt string // --ended-at; "" means the last step's at
 	Cwd     string // used when no event gave a cwd
 	Now     string // the sealer's clock, for a torn-tail note
+	// Certificates (DER X.509, leaf first) become signerIdentity; the
+	// caller has checked that the leaf certifies the signing key.
+	Certificates [][]byte
+	// Timestamp, when not nil, returns an RFC 3161 token over SHA-256 of
+	// the signature (signature.rfc3161); an error leaves nothing sealed.
+	Timestamp func(signature []byte) ([]byte, error)
 }
 
 // Result describes what was sealed.
@@ -82,12 +88,16 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if sess.Cwd == "" {
 		sess.Cwd = opt.Cwd
 	}
+	if r := hdr.Recorder; r != nil {
+		sess.Recorder = &record.Recorder{Name: r.Name, Version: r.Version, SHA256: r.SHA256}
+	}
 	if sess.EndedAt == "" {
 		sess.EndedAt = scan.lastAt
 	} else if before(sess.EndedAt, scan.lastAt) {
 		return res, fmt.Errorf("end time %s is before the last step (%s)", sess.EndedAt, scan.lastAt)
 	}
-	out, err := record.Assemble(sess, steps.JSON, steps.Count, steps.LastHash, priv)
+	out, err := record.AssembleWith(sess, steps.JSON, steps.Count, steps.LastHash, priv,
+		record.Extras{Certificates: opt.Certificates, Timestamp: opt.Timestamp})
 	if err != nil {
 		return res, err
 	}

@@ -1,0 +1,165 @@
+// Command logbook-attest makes an attestation about a sealed record: a DSSE
+// envelope, signed with the attestor's Ed25519 key, kept beside the record
+// (never inside it) and checked by logbook-verify --attestation (spec §7
+// step 8).
+//
+//	logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...
+//	logbook-attest --type recorder --key FILE --record RECORD --out FILE
+//	               --recorder-name NAME --recorder-version VERSION (--recorder-sha256 HEX | --recorder-binary FILE)
+//
+// A witness attests that it saw this record (its recordId), signed under
+// its keyId, at observedAt (the clock, or LOGBOOK_NOW). A recorder
+// attestation names the program that captured the steps, as whoever built
+// or vetted that program knows it; logbook-verify compares it with the
+// record's session.recorder. The record must verify (and, with --pubkey,
+// be signed by a pinned key) before anything is attested.
+//
+// Exit status: 0 written, 1 the record was refused, 2 usage or I/O error.
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return fmt.Sprint(*l) }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+type config struct {
+	typ, keyFile, recordFile, out, nonce string
+	recName, recVersion, recSHA, recBin  string
+	pubkeys                              listFlag
+}
+
+func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	var c config
+	fs := flag.NewFlagSet("logbook-attest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.typ, "type", "", "`witness` or recorder")
+	fs.StringVar(&c.keyFile, "key", "", "the attestor's PKCS#8 PEM Ed25519 private key `FILE` (logbook-seal --new-key makes one)")
+	fs.StringVar(&c.recordFile, "record", "", "the sealed `RECORD` to attest")
+	fs.StringVar(&c.out, "out", "", "attestation `FILE` to write (DSSE JSON)")
+	fs.StringVar(&c.nonce, "nonce", "", "a `TEXT` the attestor was asked to include (optional)")
+	fs.StringVar(&c.recName, "recorder-name", "", "recorder: the program's `NAME` (as in session.recorder.name)")
+	fs.StringVar(&c.recVersion, "recorder-version", "", "recorder: the program's `VERSION`")
+	fs.StringVar(&c.recSHA, "recorder-sha256", "", "recorder: SHA-256 of the program's executable, 64 lowercase `HEX` digits")
+	fs.StringVar(&c.recBin, "recorder-binary", "", "recorder: the program's executable `FILE`, hashed here (instead of --recorder-sha256)")
+	fs.Var(&c.pubkeys, "pubkey", "attest only a record signed by this SPKI PEM public key `FILE` (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "logbook-attest: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	code, err := attestRecord(c, stdout, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-attest:", err)
+	}
+	return code
+}
+
+func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, error) {
+	if c.keyFile == "" || c.recordFile == "" || c.out == "" {
+		return 2, errors.New("--key, --record and --out are required")
+	}
+	st := attest.Statement{Type: c.typ, Nonce: c.nonce}
+	switch c.typ {
+	case attest.Witness:
+		if c.recName != "" || c.recVersion != "" || c.recSHA != "" || c.recBin != "" {
+			return 2, errors.New("--recorder-* flags belong to --type recorder")
+		}
+	case attest.Recorder:
+		r, err := recorderFlags(c)
+		if err != nil {
+			return 2, err
+		}
+		st.Recorder = r
+	default:
+		return 2, fmt.Errorf("--type %q: want %s or %s", c.typ, attest.Witness, attest.Recorder)
+	}
+	keyText, err := os.ReadFile(c.keyFile)
+	if err != nil {
+		return 2, err
+	}
+	priv, err := keys.ParsePrivateKeyPEM(keyText)
+	if err != nil {
+		return 2, fmt.Errorf("--key %s: %v", c.keyFile, err)
+	}
+	var opt record.Options
+	for _, f := range c.pubkeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return 2, err
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			return 2, fmt.Errorf("--pubkey %s: %v", f, err)
+		}
+		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+	}
+	data, err := bigbuf.ReadFile(c.recordFile)
+	if err != nil {
+		return 2, err
+	}
+	v := record.Verify(data, opt)
+	if !v.OK {
+		return 1, fmt.Errorf("%s is refused, nothing attested: %s: %s", c.recordFile, v.Code, v.Detail)
+	}
+	if st.ObservedAt, err = cli.Now(getenv); err != nil {
+		return 2, err
+	}
+	st.RecordID, st.KeyID = v.RecordID, v.KeyID
+	env, err := attest.Sign(st, priv)
+	if err != nil {
+		return 2, err
+	}
+	if err := durable.WriteFile(c.out, env); err != nil {
+		return 2, fmt.Errorf("write %s: %w", c.out, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s attestation of record %s (key %s) by attestor %s\n",
+		c.out, st.Type, st.RecordID, st.KeyID, attest.KeyID(priv.Public().(ed25519.PublicKey)))
+	return 0, nil
+}
+
+func recorderFlags(c config) (*record.Recorder, error) {
+	if c.recName == "" || c.recVersion == "" {
+		return nil, errors.New("--type recorder needs --recorder-name and --recorder-version")
+	}
+	r := &record.Recorder{Name: c.recName, Version: c.recVersion, SHA256: c.recSHA}
+	switch {
+	case (c.recSHA == "") == (c.recBin == ""):
+		return nil, errors.New("--type recorder needs one of --recorder-sha256 and --recorder-binary")
+	case c.recBin != "":
+		f, err := os.Open(c.recBin)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return nil, err
+		}
+		r.SHA256 = hex.EncodeToString(h.Sum(nil))
+	}
+	return r, nil
+}

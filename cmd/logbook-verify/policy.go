@@ -1,0 +1,164 @@
+package main
+
+import (
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/identity"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/record"
+)
+
+// policyFlags are the checks of spec §7 step 8 beyond --pubkey.
+type policyFlags struct {
+	tsaRoots, identityRoots, trusted string
+	attestations, attestorKeys       pubkeyFlag
+}
+
+func (p *policyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.tsaRoots, "tsa-roots", "", "PEM `FILE` of roots for time-stamping authorities: a valid signature.rfc3161 is then required (TIMESTAMP_MISSING, TIMESTAMP_INVALID)")
+	fs.StringVar(&p.identityRoots, "identity-roots", "", "PEM `FILE` of roots for signer identities (with --trusted-identities): signerIdentity must chain to them (IDENTITY_*)")
+	fs.StringVar(&p.trusted, "trusted-identities", "", "JSON `FILE`: an array of e-mail addresses, URIs and DNS names; the signer's certificate must name one (IDENTITY_NOT_ALLOWED)")
+	fs.Var(&p.attestations, "attestation", "DSSE attestation `FILE` about the record (repeatable; needs --attestor-key): ATTEST_*, RECORDER_DIGEST_MISMATCH")
+	fs.Var(&p.attestorKeys, "attestor-key", "pinned attestor: SPKI PEM public key `FILE` (repeatable)")
+}
+
+// load reads the files the flags name. Every problem is a usage or I/O
+// error (exit 2), never a verdict.
+func (p *policyFlags) load() (policy.Options, error) {
+	var o policy.Options
+	if p.tsaRoots != "" {
+		pool, err := readRoots("--tsa-roots", p.tsaRoots)
+		if err != nil {
+			return o, err
+		}
+		o.TSARoots = pool
+	}
+	if (p.identityRoots == "") != (p.trusted == "") {
+		return o, errors.New("--identity-roots and --trusted-identities go together")
+	}
+	if p.identityRoots != "" {
+		pool, err := readRoots("--identity-roots", p.identityRoots)
+		if err != nil {
+			return o, err
+		}
+		text, err := os.ReadFile(p.trusted)
+		if err != nil {
+			return o, err
+		}
+		names, err := identity.ParseTrusted(text)
+		if err != nil {
+			return o, fmt.Errorf("--trusted-identities %s: %v", p.trusted, err)
+		}
+		o.Identity = &identity.Policy{Roots: pool, Trusted: names}
+	}
+	if len(p.attestations) > 0 && len(p.attestorKeys) == 0 {
+		return o, errors.New("--attestation needs at least one --attestor-key to verify it under")
+	}
+	for _, f := range p.attestorKeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return o, err
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			return o, fmt.Errorf("--attestor-key %s: %v", f, err)
+		}
+		if d := record.WeakKey(pub); d != "" {
+			return o, fmt.Errorf("--attestor-key %s: %s; under it any attestation would verify", f, d)
+		}
+		o.AttestorKeys = append(o.AttestorKeys, pub)
+	}
+	for _, f := range p.attestations {
+		st, err := os.Stat(f)
+		if err != nil {
+			return o, err
+		}
+		if st.Size() > attest.MaxSize {
+			return o, fmt.Errorf("--attestation %s: over %d bytes", f, attest.MaxSize)
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return o, err
+		}
+		o.Attestations = append(o.Attestations, text)
+	}
+	return o, nil
+}
+
+func readRoots(flagName, file string) (*x509.CertPool, error) {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := identity.ParseRoots(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", flagName, file, err)
+	}
+	return pool, nil
+}
+
+// jsonPolicy are the --json keys the policy checks add.
+type jsonPolicy struct {
+	Timestamp    *jsonTimestamp    `json:"timestamp"`
+	Identity     *string           `json:"identity"`
+	Attestations []jsonAttestation `json:"attestations"`
+}
+
+type jsonTimestamp struct {
+	Time      *string `json:"time"`
+	Authority *string `json:"authority"`
+	Trusted   bool    `json:"trusted"`
+}
+
+type jsonAttestation struct {
+	Type  string `json:"type"`
+	KeyID string `json:"keyId"`
+}
+
+func policyJSON(rep policy.Report) jsonPolicy {
+	out := jsonPolicy{Attestations: []jsonAttestation{}}
+	if t := rep.Timestamp; t != nil {
+		out.Timestamp = &jsonTimestamp{Trusted: t.Trusted}
+		if t.Problem == "" {
+			when := t.Time.UTC().Format(time.RFC3339Nano)
+			out.Timestamp.Time, out.Timestamp.Authority = &when, &t.Authority
+		}
+	}
+	if rep.Identity != "" {
+		out.Identity = &rep.Identity
+	}
+	for _, a := range rep.Attestations {
+		out.Attestations = append(out.Attestations, jsonAttestation{Type: a.Type, KeyID: a.AttestorKeyID})
+	}
+	return out
+}
+
+// policyHuman is what the one-line verdict adds for an accepted record.
+func policyHuman(rep policy.Report) string {
+	var b strings.Builder
+	if t := rep.Timestamp; t != nil {
+		switch {
+		case t.Problem != "":
+			fmt.Fprintf(&b, " timestamp=unreadable (not checked: %s)", t.Problem)
+		case t.Trusted:
+			fmt.Fprintf(&b, " timestamp=%s tsa=%q (trusted)", t.Time.UTC().Format(time.RFC3339Nano), t.Authority)
+		default:
+			fmt.Fprintf(&b, " timestamp=%s tsa=%q (not checked: pass --tsa-roots)", t.Time.UTC().Format(time.RFC3339Nano), t.Authority)
+		}
+	}
+	if rep.Identity != "" {
+		fmt.Fprintf(&b, " identity=%s", rep.Identity)
+	}
+	for _, a := range rep.Attestations {
+		fmt.Fprintf(&b, " attested=%s:%s", a.Type, a.AttestorKeyID)
+	}
+	return b.String()
+}

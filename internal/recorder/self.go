@@ -1,0 +1,94 @@
+package recorder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/logbook-project/logbook/internal/journal"
+)
+
+// Self describes the running program as session.recorder (spec §4) of the
+// sessions whose in-progress file it creates: Name, the version from its
+// build information, and the SHA-256 of its own executable. It is a
+// journal.RecorderSource, so the executable is hashed only when a header
+// line is written — once per session, never per event — and at most once
+// per process.
+//
+// record-step and logbook-seal --hook pass one to RecordAs; a program that
+// appends through the journal itself (logbook-wrap) sets it as
+// journal.Header.Describe.
+type Self struct {
+	Name string
+	// Warn, when not nil, is told why the executable could not be
+	// described; the header then names no recorder, and the step is still
+	// recorded (a hook must not fail over this).
+	Warn func(msg string)
+
+	done bool
+	r    *journal.Recorder
+}
+
+// Recorder implements journal.RecorderSource.
+func (s *Self) Recorder() *journal.Recorder {
+	if s.done {
+		return s.r
+	}
+	s.done = true
+	exe, err := os.Executable()
+	if err == nil {
+		s.r, err = Describe(s.Name, exe)
+	}
+	if err != nil && s.Warn != nil {
+		s.Warn(fmt.Sprintf("session.recorder left out: cannot hash this program's executable: %v", err))
+	}
+	return s.r
+}
+
+// Describe returns a recorder named name whose executable is the file at
+// path: its SHA-256 and this build's Version.
+func Describe(name, path string) (*journal.Recorder, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return &journal.Recorder{Name: name, Version: Version(), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// Version is this build's version: the main module's version when it was
+// built from a tagged module, else "devel", followed by "+" and the VCS
+// revision (12 digits, "-dirty" when modified) when the build recorded one.
+// The SHA-256 in session.recorder pins the binary whatever this says.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += "+" + rev[:min(12, len(rev))] + dirty
+	}
+	return v
+}
