@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -139,4 +141,64 @@ func sealVerify(b *testing.B, n int) {
 		}
 		b.ReportMetric(rss, "peak-RSS-MiB")
 	})
+}
+
+// BenchmarkRecordStepPayload: one record-step process on payloads of 1 KB
+// and 10 MB (a 10 MB string body, and five million numbers), reporting peak
+// resident memory and its ratio to the payload (target: at most 3x).
+func BenchmarkRecordStepPayload(b *testing.B) {
+	mk := func(body string) []byte {
+		return []byte(`{"session_id":"mem","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t","tool_input":{"command":"make"},"tool_response":` + body + `}`)
+	}
+	cases := []struct {
+		name    string
+		payload []byte
+	}{
+		{"1KB", mk(`{"stdout":"` + strings.Repeat("x", 900) + `"}`)},
+		{"10MB-string", mk(`{"stdout":"` + strings.Repeat("x", 10<<20) + `"}`)},
+		{"10MB-numbers", mk(`[` + strings.Repeat("1,", 5<<20) + `1]`)},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			b.SetBytes(int64(len(c.payload)))
+			in := filepath.Join(dir, "payload")
+			os.WriteFile(in, c.payload, 0o600)
+			var peak float64
+			for i := 0; i < b.N; i++ {
+				rss, err := runForRSS(filepath.Join(bin, "record-step"), in, "LOGBOOK_DIR="+dir, "LOGBOOK_NOW=2026-05-02T00:00:00Z")
+				if err != nil {
+					b.Fatal(err)
+				}
+				peak = max(peak, rss)
+			}
+			b.ReportMetric(peak, "peak-MiB")
+			b.ReportMetric(peak*(1<<20)/float64(len(c.payload)), "peak/payload")
+		})
+	}
+}
+
+// runForRSS runs prog with stdin from a file under /usr/bin/time (Debian's
+// time package) and returns prog's peak resident memory in MiB. Not from
+// our own wait4: Go starts children with vfork semantics, so a child's peak
+// counts this test process's memory until it execs.
+func runForRSS(prog, stdin string, env ...string) (float64, error) {
+	f, err := os.Open(stdin)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var errb bytes.Buffer
+	cmd := exec.Command("/usr/bin/time", "-f", "maxrss=%M", prog)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin, cmd.Stderr = f, &errb
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("%v: %s", err, errb.String())
+	}
+	_, kb, ok := strings.Cut(strings.TrimSpace(errb.String()), "maxrss=")
+	n, err := strconv.Atoi(kb)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("no peak in %q (record-step printed something?)", errb.String())
+	}
+	return float64(n) / 1024, nil
 }
