@@ -33,7 +33,7 @@ func (s *syncBuf) String() string {
 	return s.b.String()
 }
 
-func appendSteps(t *testing.T, dir, id string, from, n int) {
+func appendSteps(t testing.TB, dir, id string, from, n int) {
 	t.Helper()
 	j, err := journal.Open(dir, id)
 	if err != nil {
@@ -259,4 +259,25 @@ func TestAlreadyTampered(t *testing.T) {
 	if !errors.As(err, &a) || a.Code != ChainBroken {
 		t.Fatalf("got %v, want CHAIN_BROKEN", err)
 	}
+}
+
+// FuzzUpdate: whatever bytes the file holds, and however they change, the
+// checker returns steps, a torn length or an alarm: never a panic, and
+// never an alarm-free pass over changed bytes already seen.
+func FuzzUpdate(f *testing.F) {
+	dir := f.TempDir()
+	appendSteps(f, dir, "s1", 0, 3)
+	good, _ := os.ReadFile(journal.Path(dir, "s1"))
+	f.Add(good, good[:len(good)/2])
+	f.Add(good[:10], good)
+	f.Add([]byte("{}\n[1]\n"), []byte("\n\n\n"))
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		s := &state{session: "s1"}
+		s.update(first)
+		seen := append([]byte(nil), s.prefix...)
+		_, _, alarm := s.update(second)
+		if alarm == nil && !bytes.HasPrefix(second, seen) {
+			t.Fatalf("bytes seen earlier changed without an alarm")
+		}
+	})
 }

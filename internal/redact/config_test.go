@@ -103,3 +103,25 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("FIFO config: %v", err)
 	}
 }
+
+// FuzzParseConfig: any bytes are loaded or refused with ErrBadConfig,
+// never a panic; what loads builds a Redactor.
+func FuzzParseConfig(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(configDir, "*.json"))
+	for _, p := range files {
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pats, err := ParseConfig(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadConfig) {
+				t.Fatalf("error does not wrap ErrBadConfig: %v", err)
+			}
+			return
+		}
+		if _, err := New(pats); err != nil {
+			t.Fatalf("loaded but New refuses: %v", err)
+		}
+	})
+}
