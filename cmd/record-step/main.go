@@ -1,11 +1,18 @@
 // Command record-step records one harness hook event: it reads the event's
-// JSON payload on stdin and appends one digest-only, hash-chained step to
-// the session's in-progress file. It never writes to stdout (a hook's stdout
-// can reach the model). Exit status follows Claude Code's hook contract:
-// 0, even when recording fails (the failure goes to stderr and DIR/errors.log);
-// with --fail-closed (meant for the PreToolUse hook only), a failure exits 2
-// so the tool call is blocked rather than run unrecorded, unless the payload
-// says it is another event.
+// JSON payload on stdin (or, for Codex's notify program, as the last
+// command-line argument) and appends one digest-only, hash-chained step to
+// the session's in-progress file. Every supported harness's dialect is read
+// (internal/hookevent); --harness NAME and --event NAME say what the
+// payload's shape cannot. It never writes to stdout (a hook's stdout can
+// reach the model). Exit status follows the hook contract the harnesses
+// share: 0, even when recording fails (the failure goes to stderr and
+// DIR/errors.log); with --fail-closed (meant for the pre-tool hook only), a
+// failure exits 2 so the tool call is blocked rather than run unrecorded,
+// unless the payload says it is another event.
+//
+//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
+//	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
+//	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
 package main
 
 import (
@@ -13,9 +20,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/install"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/recorder"
 )
@@ -23,6 +33,9 @@ import (
 const unknownEvent = "unknown event"
 
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "install" || os.Args[1] == "uninstall") {
+		os.Exit(install.Main(os.Args[1], os.Args[2:], os.Stdout, os.Stderr, os.Getenv, time.Now()))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, os.Getenv))
 }
 
@@ -31,6 +44,9 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	fs.SetOutput(stderr)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
 	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
+	var hint hookevent.Hint
+	fs.StringVar(&hint.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(hookevent.Harnesses, ", "))
+	fs.StringVar(&hint.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	if err := fs.Parse(args); err != nil {
 		// A broken hook command line must not break the agent: exit 0.
 		return 0
@@ -60,12 +76,16 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	if err != nil {
 		return fail(unknownEvent, err)
 	}
-	payload, err := io.ReadAll(stdin)
-	if err != nil {
+	var payload []byte
+	if fs.NArg() > 0 {
+		// Codex's notify program passes its JSON as the last argument and
+		// gives the program no stdin.
+		payload = []byte(fs.Arg(fs.NArg() - 1))
+	} else if payload, err = io.ReadAll(stdin); err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	cwd, _ := os.Getwd()
-	ev, err := recorder.Record(dir, cli.StripBOM(payload), at, cwd)
+	ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), hint, at, cwd)
 	if err != nil {
 		name := ev.Name
 		if name == "" {

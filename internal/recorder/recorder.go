@@ -18,7 +18,14 @@ import (
 // session header when the payload names none. The returned event is filled
 // as far as parsing got, so a caller can report which event failed.
 func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error) {
-	ev, err := hookevent.Parse(payload)
+	return RecordWith(dir, payload, hookevent.Hint{}, at, cwd)
+}
+
+// RecordWith is Record for a payload of any harness dialect, with what the
+// hook's command line says about it (--harness, --event). The session
+// header names the harness that sent the first event.
+func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string) (hookevent.Event, error) {
+	ev, err := hookevent.ParseWith(payload, hint)
 	if err != nil {
 		return ev, err
 	}
@@ -34,7 +41,7 @@ func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error)
 		cwd = ev.Cwd
 	}
 	ev.Step.At = at
-	_, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: hookevent.Harness}, []chain.Step{ev.Step})
+	_, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness}, []chain.Step{ev.Step})
 	return ev, err
 }
 
