@@ -1,6 +1,10 @@
 package hookevent
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
 
 // Hint is what a hook's command line says about its payload: the harness
 // whose configuration ran the hook (record-step --harness NAME) and, for a
@@ -86,7 +90,7 @@ func copilotEvent(b *builder) string {
 //   - sessionId: Copilot CLI's camelCase dialect (hookEventName with a
 //     PascalCase value is VS Code's documented shape);
 //   - an event name only one harness uses (BeforeTool: Gemini CLI);
-//   - turn_id: Codex hooks;
+//   - turn_id, a null transcript_path or one under ~/.codex: Codex hooks;
 //   - a timestamp field (Claude Code sends none): Gemini CLI, VS Code or
 //     Copilot CLI's PascalCase dialect, told apart by the transcript path,
 //     else by the hint;
@@ -112,7 +116,10 @@ func harnessOf(b *builder, raw string, hint Hint) string {
 	if h := eventNames[raw].harness; h != "" {
 		return h
 	}
-	if b.has("turn_id") {
+	// Codex: a turn id, a transcript under ~/.codex, or a null transcript
+	// path (Claude Code always names its transcript).
+	if tp := b.get("transcript_path"); b.has("turn_id") || (tp != nil && tp.Kind == strictjson.Null) ||
+		strings.Contains(strings.ReplaceAll(b.str("transcript_path"), `\`, "/"), "/.codex/") {
 		return "codex"
 	}
 	if b.has("timestamp") {

@@ -174,10 +174,7 @@ func resolve(spec *Spec, project string, user, local bool, config, bin string, g
 		}
 		t.Bin = shellQuote(filepath.Dir(exe))
 	default:
-		t.Bin = ".logbook/bin"
-		if spec.Root != "" {
-			t.Bin = spec.Root + "/.logbook/bin"
-		}
+		t.Bin = ProjectTarget(spec).Bin
 		if _, err := os.Stat(filepath.Join(project, ".logbook", "bin", "record-step")); err != nil {
 			t.missing = filepath.Join(project, ".logbook", "bin", "record-step")
 		}
@@ -186,6 +183,16 @@ func resolve(spec *Spec, project string, user, local bool, config, bin string, g
 		t.DirFlag = ProjectDirFlag(spec)
 	}
 	return path, t, nil
+}
+
+// ProjectTarget is how a project's configuration (committed with it, so
+// free of absolute paths) calls the binaries in PROJECT/.logbook/bin.
+func ProjectTarget(spec *Spec) Target {
+	bin := ".logbook/bin"
+	if spec.Root != "" {
+		bin = spec.Root + "/.logbook/bin"
+	}
+	return Target{Spec: spec, Bin: bin, DirFlag: ProjectDirFlag(spec)}
 }
 
 // ProjectDirFlag is the --dir a project's hooks pass, so records land in
