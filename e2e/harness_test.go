@@ -98,7 +98,7 @@ func installedCommands(t *testing.T, harness, project string) map[string]string 
 	if err != nil {
 		t.Fatalf("install %s: %v\n%s", harness, err, out)
 	}
-	spec := install.Specs[harness]
+	spec := install.Lookup(harness)
 	var cfg struct {
 		Hooks map[string][]map[string]any `json:"hooks"`
 	}

@@ -45,7 +45,7 @@ func read(t *testing.T, name string) []byte {
 // deletes what install created.
 func TestRoundTrip(t *testing.T) {
 	for _, harness := range Names() {
-		tg := ProjectTarget(Specs[harness])
+		tg := ProjectTarget(Lookup(harness))
 		files := append([]string{""}, configs[harness]...)
 		for _, f := range files {
 			var orig []byte
@@ -70,14 +70,14 @@ func TestRoundTrip(t *testing.T) {
 			}
 			switch {
 			case f == "":
-				if !gone || n != len(Specs[harness].Events) {
+				if !gone || n != len(Lookup(harness).Events) {
 					t.Errorf("%s: uninstall of a file install created: gone=%v, %d removed", harness, gone, n)
 				}
 			case gone || !bytes.Equal(removed, orig):
 				t.Errorf("%s %s: uninstall did not give back the original (gone=%v):\n%s", harness, f, gone, unifiedDiff(f, orig, true, removed, true))
 			}
-			if f != "" && !strings.Contains(f, "old-logbook") && n != len(Specs[harness].Events) {
-				t.Errorf("%s %s: uninstall removed %d entries, install added %d", harness, f, n, len(Specs[harness].Events))
+			if f != "" && !strings.Contains(f, "old-logbook") && n != len(Lookup(harness).Events) {
+				t.Errorf("%s %s: uninstall removed %d entries, install added %d", harness, f, n, len(Lookup(harness).Events))
 			}
 		}
 	}
@@ -136,12 +136,12 @@ func keepsOriginal(t *testing.T, name string, orig, added []byte) {
 // event is recorded twice) and says so; uninstall leaves it too.
 func TestOldBlockLeftAlone(t *testing.T) {
 	orig := read(t, "claude-code-old-logbook-block.json")
-	tg := ProjectTarget(Specs["claude-code"])
+	tg := ProjectTarget(Lookup("claude-code"))
 	added, notes, err := Add(orig, tg)
 	if err != nil || !bytes.Equal(added, orig) {
 		t.Fatalf("install changed a file whose events already run record-step (%v)", err)
 	}
-	if len(notes) != len(Specs["claude-code"].Events) {
+	if len(notes) != len(Lookup("claude-code").Events) {
 		t.Errorf("%d notes, want one per event: %q", len(notes), notes)
 	}
 	if _, n, _, _ := Remove(orig, tg); n != 0 {
@@ -154,7 +154,7 @@ func TestOldBlockLeftAlone(t *testing.T) {
 // entry (uninstall cannot tell it from one install created).
 func TestEmptyHooksObject(t *testing.T) {
 	orig := read(t, "claude-code-empty-hooks.json")
-	tg := ProjectTarget(Specs["claude-code"])
+	tg := ProjectTarget(Lookup("claude-code"))
 	added, _, err := Add(orig, tg)
 	if err != nil {
 		t.Fatal(err)
@@ -176,8 +176,8 @@ func TestMalformedRefused(t *testing.T) {
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
 		for _, h := range Names() {
-			tg := ProjectTarget(Specs[h])
-			if strings.Contains(f, "event-object") && !wires(Specs[h], "Stop") {
+			tg := ProjectTarget(Lookup(h))
+			if strings.Contains(f, "event-object") && !wires(Lookup(h), "Stop") {
 				continue // its "Stop" is no event of this harness: not install's business
 			}
 			if _, _, err := Add(b, tg); err == nil {
@@ -304,7 +304,7 @@ var readyFiles = map[string]string{
 // writes for a project (go test ./internal/install -update rewrites them).
 func TestReadyToUseConfigs(t *testing.T) {
 	for _, h := range Names() {
-		want, _, err := Add(nil, ProjectTarget(Specs[h]))
+		want, _, err := Add(nil, ProjectTarget(Lookup(h)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,8 +319,8 @@ func TestReadyToUseConfigs(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s differs from what install writes (%v); run go test ./internal/install -update", path, err)
 		}
-		if filepath.Base(Specs[h].ProjectFile) != readyFiles[h] {
-			t.Errorf("%s: ready-to-use file %s, project file %s", h, readyFiles[h], Specs[h].ProjectFile)
+		if filepath.Base(Lookup(h).ProjectFile) != readyFiles[h] {
+			t.Errorf("%s: ready-to-use file %s, project file %s", h, readyFiles[h], Lookup(h).ProjectFile)
 		}
 	}
 }
@@ -335,7 +335,7 @@ func TestEventsUnderstood(t *testing.T) {
 		known[e] = true
 	}
 	for _, h := range Names() {
-		spec := Specs[h]
+		spec := Lookup(h)
 		seals := 0
 		for _, e := range spec.Events {
 			canon, _ := hookevent.Canonical(e.Name)
@@ -358,7 +358,7 @@ func TestEventsUnderstood(t *testing.T) {
 		}
 	}
 	got := map[string]bool{}
-	for _, e := range Specs["claude-code"].Events {
+	for _, e := range Lookup("claude-code").Events {
 		got[e.Name] = true
 	}
 	for _, e := range hookevent.KnownEvents {

@@ -40,7 +40,7 @@ func Main(verb string, args []string, stdout, stderr io.Writer, getenv func(stri
 	if flags.NArg() > 0 {
 		return usage("unexpected argument %q", flags.Arg(0))
 	}
-	spec := Specs[*harness]
+	spec := Lookup(*harness)
 	if spec == nil {
 		return usage("--harness must be one of %s", strings.Join(Names(), ", "))
 	}

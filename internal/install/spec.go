@@ -1,5 +1,7 @@
 package install
 
+import "sync"
+
 // Spec is one harness's hook configuration: where it lives, which events
 // it wires, and how a hook entry is written there. Sources: each harness's
 // hook documentation (README, "Harnesses").
@@ -52,148 +54,154 @@ func seconds(record, seal int) func(cmd string, s bool) node {
 	}
 }
 
-// Specs lists every harness install supports, by name.
-var Specs = map[string]*Spec{
-	"claude-code": {
-		Harness:     "claude-code",
-		ProjectFile: ".claude/settings.json",
-		LocalFile:   ".claude/settings.local.json",
-		UserFile:    ".claude/settings.json",
-		Root:        `"$CLAUDE_PROJECT_DIR"`,
-		Events: func() []Event {
-			ev := events("SessionEnd", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-				"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification", "SubagentStart",
-				"SubagentStop", "PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd")
-			tools := map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true,
-				"PermissionRequest": true, "PermissionDenied": true}
-			for i := range ev {
-				if tools[ev[i].Name] {
-					ev[i].Matcher = "*"
+// Lookup returns the spec of the harness named, nil for none.
+func Lookup(name string) *Spec { return specs()[name] }
+
+// specs lists every harness install supports, by name. It is built on
+// first use, not at start-up: record-step's hook path never needs it.
+var specs = sync.OnceValue(func() map[string]*Spec {
+	return map[string]*Spec{
+		"claude-code": {
+			Harness:     "claude-code",
+			ProjectFile: ".claude/settings.json",
+			LocalFile:   ".claude/settings.local.json",
+			UserFile:    ".claude/settings.json",
+			Root:        `"$CLAUDE_PROJECT_DIR"`,
+			Events: func() []Event {
+				ev := events("SessionEnd", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+					"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification", "SubagentStart",
+					"SubagentStop", "PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd")
+				tools := map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true,
+					"PermissionRequest": true, "PermissionDenied": true}
+				for i := range ev {
+					if tools[ev[i].Name] {
+						ev[i].Matcher = "*"
+					}
 				}
-			}
-			return ev
-		}(),
-		// SessionEnd hooks get little time (1.5 s unless a hook asks for
-		// more); sealing 10,000 steps takes well under a second.
-		Handler:    seconds(10, 5),
-		CommandKey: "command",
-	},
-	"codex": {
-		Harness:     "codex",
-		ProjectFile: ".codex/hooks.json",
-		UserFile:    ".codex/hooks.json",
-		// Codex runs hooks in the session's directory, which may be below
-		// the project root.
-		Root: `"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"`,
-		// Codex has no session-end event: the record is sealed at the end
-		// of every turn, each seal covering every step so far.
-		Events: events("Stop", "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
-			"PostToolUse", "PreCompact", "PostCompact", "Stop"),
-		Handler:    seconds(10, 30),
-		CommandKey: "command",
-		Notes: []string{
-			"Codex asks you to review and trust new hooks before they run (and older builds need `codex_hooks = true` under [features] in config.toml).",
+				return ev
+			}(),
+			// SessionEnd hooks get little time (1.5 s unless a hook asks for
+			// more); sealing 10,000 steps takes well under a second.
+			Handler:    seconds(10, 5),
+			CommandKey: "command",
 		},
-	},
-	"gemini": {
-		Harness:     "gemini",
-		ProjectFile: ".gemini/settings.json",
-		UserFile:    ".gemini/settings.json",
-		Root:        `"$GEMINI_PROJECT_DIR"`,
-		Events: events("SessionEnd", "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent",
-			"PreCompress", "Notification", "SessionEnd"),
-		Handler: func(cmd string, seal bool) node {
-			name, t := "logbook-record-step", 10000 // milliseconds
-			if seal {
-				name, t = "logbook-seal", 30000
-			}
-			return obj(kv("name", str(name)), kv("type", str("command")), kv("command", str(cmd)), kv("timeout", num(t)))
+		"codex": {
+			Harness:     "codex",
+			ProjectFile: ".codex/hooks.json",
+			UserFile:    ".codex/hooks.json",
+			// Codex runs hooks in the session's directory, which may be below
+			// the project root.
+			Root: `"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"`,
+			// Codex has no session-end event: the record is sealed at the end
+			// of every turn, each seal covering every step so far.
+			Events: events("Stop", "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
+				"PostToolUse", "PreCompact", "PostCompact", "Stop"),
+			Handler:    seconds(10, 30),
+			CommandKey: "command",
+			Notes: []string{
+				"Codex asks you to review and trust new hooks before they run (and older builds need `codex_hooks = true` under [features] in config.toml).",
+			},
 		},
-		CommandKey: "command",
-		Notes: []string{
-			"Gemini CLI runs hooks only while its hooks system is enabled (/settings, Advanced, \"Enable Hooks System\"; tools.enableHooks in older builds).",
+		"gemini": {
+			Harness:     "gemini",
+			ProjectFile: ".gemini/settings.json",
+			UserFile:    ".gemini/settings.json",
+			Root:        `"$GEMINI_PROJECT_DIR"`,
+			Events: events("SessionEnd", "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent",
+				"PreCompress", "Notification", "SessionEnd"),
+			Handler: func(cmd string, seal bool) node {
+				name, t := "logbook-record-step", 10000 // milliseconds
+				if seal {
+					name, t = "logbook-seal", 30000
+				}
+				return obj(kv("name", str(name)), kv("type", str("command")), kv("command", str(cmd)), kv("timeout", num(t)))
+			},
+			CommandKey: "command",
+			Notes: []string{
+				"Gemini CLI runs hooks only while its hooks system is enabled (/settings, Advanced, \"Enable Hooks System\"; tools.enableHooks in older builds).",
+			},
 		},
-	},
-	"cursor": {
-		Harness:     "cursor",
-		ProjectFile: ".cursor/hooks.json",
-		UserFile:    ".cursor/hooks.json",
-		Flat:        true,
-		Skeleton:    []member{kv("version", num(1))},
-		// The generic tool events cover shell, MCP, read and edit calls:
-		// wiring beforeShellExecution and the like as well would record each
-		// call twice.
-		Events: events("sessionEnd", "sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse",
-			"postToolUseFailure", "subagentStart", "subagentStop", "preCompact", "afterAgentResponse", "stop", "sessionEnd"),
-		Handler:    func(cmd string, _ bool) node { return obj(kv("command", str(cmd))) },
-		CommandKey: "command",
-		Notes: []string{
-			"User-level Cursor hooks run from ~/.cursor: set LOGBOOK_DIR, or records land there.",
+		"cursor": {
+			Harness:     "cursor",
+			ProjectFile: ".cursor/hooks.json",
+			UserFile:    ".cursor/hooks.json",
+			Flat:        true,
+			Skeleton:    []member{kv("version", num(1))},
+			// The generic tool events cover shell, MCP, read and edit calls:
+			// wiring beforeShellExecution and the like as well would record each
+			// call twice.
+			Events: events("sessionEnd", "sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse",
+				"postToolUseFailure", "subagentStart", "subagentStop", "preCompact", "afterAgentResponse", "stop", "sessionEnd"),
+			Handler:    func(cmd string, _ bool) node { return obj(kv("command", str(cmd))) },
+			CommandKey: "command",
+			Notes: []string{
+				"User-level Cursor hooks run from ~/.cursor: set LOGBOOK_DIR, or records land there.",
+			},
 		},
-	},
-	"copilot-cli": {
-		Harness:     "copilot-cli",
-		ProjectFile: ".github/hooks/logbook-copilot-cli.json",
-		Flat:        true,
-		Skeleton:    []member{kv("version", num(1))},
-		Events: func() []Event {
-			ev := events("sessionEnd", "sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse",
-				"postToolUseFailure", "permissionRequest", "agentStop", "subagentStart", "subagentStop",
-				"preCompact", "errorOccurred", "notification", "sessionEnd")
-			for i := range ev {
-				ev[i].Named = true // camelCase payloads carry no event name
-			}
-			return ev
-		}(),
-		Handler: func(cmd string, seal bool) node {
-			t := 10
-			if seal {
-				t = 30
-			}
-			return obj(kv("type", str("command")), kv("bash", str(cmd)), kv("cwd", str(".")), kv("timeoutSec", num(t)))
+		"copilot-cli": {
+			Harness:     "copilot-cli",
+			ProjectFile: ".github/hooks/logbook-copilot-cli.json",
+			Flat:        true,
+			Skeleton:    []member{kv("version", num(1))},
+			Events: func() []Event {
+				ev := events("sessionEnd", "sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse",
+					"postToolUseFailure", "permissionRequest", "agentStop", "subagentStart", "subagentStop",
+					"preCompact", "errorOccurred", "notification", "sessionEnd")
+				for i := range ev {
+					ev[i].Named = true // camelCase payloads carry no event name
+				}
+				return ev
+			}(),
+			Handler: func(cmd string, seal bool) node {
+				t := 10
+				if seal {
+					t = 30
+				}
+				return obj(kv("type", str("command")), kv("bash", str(cmd)), kv("cwd", str(".")), kv("timeoutSec", num(t)))
+			},
+			CommandKey: "bash",
+			Notes: []string{
+				"VS Code also loads .github/hooks/*.json: install only one of copilot-cli and vscode in a repository, or both harnesses record each event twice.",
+			},
 		},
-		CommandKey: "bash",
-		Notes: []string{
-			"VS Code also loads .github/hooks/*.json: install only one of copilot-cli and vscode in a repository, or both harnesses record each event twice.",
+		"vscode": {
+			Harness:     "vscode",
+			ProjectFile: ".github/hooks/logbook-vscode.json",
+			Flat:        true,
+			Skeleton:    []member{kv("version", num(1))},
+			// VS Code has no session-end event: Stop (the agent finishing)
+			// seals, each seal covering every step so far.
+			Events: events("Stop", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+				"PreCompact", "SubagentStart", "SubagentStop", "Stop"),
+			Handler: func(cmd string, seal bool) node {
+				t := 10
+				if seal {
+					t = 30
+				}
+				return obj(kv("type", str("command")), kv("command", str(cmd)), kv("cwd", str(".")), kv("timeout", num(t)))
+			},
+			CommandKey: "command",
+			Notes: []string{
+				"Copilot CLI also loads .github/hooks/*.json: install only one of copilot-cli and vscode in a repository, or both harnesses record each event twice.",
+			},
 		},
-	},
-	"vscode": {
-		Harness:     "vscode",
-		ProjectFile: ".github/hooks/logbook-vscode.json",
-		Flat:        true,
-		Skeleton:    []member{kv("version", num(1))},
-		// VS Code has no session-end event: Stop (the agent finishing)
-		// seals, each seal covering every step so far.
-		Events: events("Stop", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-			"PreCompact", "SubagentStart", "SubagentStop", "Stop"),
-		Handler: func(cmd string, seal bool) node {
-			t := 10
-			if seal {
-				t = 30
-			}
-			return obj(kv("type", str("command")), kv("command", str(cmd)), kv("cwd", str(".")), kv("timeout", num(t)))
+		"grok": {
+			Harness:     "grok",
+			ProjectFile: ".grok/hooks/logbook.json",
+			UserFile:    ".grok/hooks/logbook.json",
+			Root:        `"$GROK_WORKSPACE_ROOT"`,
+			Events: events("SessionEnd", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
+				"PostToolUseFailure", "PermissionDenied", "Notification", "SubagentStart", "SubagentStop",
+				"PreCompact", "PostCompact", "Stop", "StopCancelled", "StopFailure", "SessionEnd"),
+			Handler:    seconds(10, 30),
+			CommandKey: "command",
+			Notes: []string{
+				"Grok Build runs project hooks only once the project is trusted (/hooks-trust).",
+				"Grok Build also runs hooks configured for Claude Code and Cursor: with those installed too, set [compat.claude] hooks = false (and [compat.cursor]) in ~/.grok/config.toml, or each event is recorded twice.",
+			},
 		},
-		CommandKey: "command",
-		Notes: []string{
-			"Copilot CLI also loads .github/hooks/*.json: install only one of copilot-cli and vscode in a repository, or both harnesses record each event twice.",
-		},
-	},
-	"grok": {
-		Harness:     "grok",
-		ProjectFile: ".grok/hooks/logbook.json",
-		UserFile:    ".grok/hooks/logbook.json",
-		Root:        `"$GROK_WORKSPACE_ROOT"`,
-		Events: events("SessionEnd", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-			"PostToolUseFailure", "PermissionDenied", "Notification", "SubagentStart", "SubagentStop",
-			"PreCompact", "PostCompact", "Stop", "StopCancelled", "StopFailure", "SessionEnd"),
-		Handler:    seconds(10, 30),
-		CommandKey: "command",
-		Notes: []string{
-			"Grok Build runs project hooks only once the project is trusted (/hooks-trust).",
-			"Grok Build also runs hooks configured for Claude Code and Cursor: with those installed too, set [compat.claude] hooks = false (and [compat.cursor]) in ~/.grok/config.toml, or each event is recorded twice.",
-		},
-	},
-}
+	}
+})
 
 // Names lists the harness names install knows, in a stable order.
 func Names() []string {
