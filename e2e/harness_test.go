@@ -54,9 +54,6 @@ func (r harnessReplay) payloads(t *testing.T) [][]byte {
 		}
 		out = append(out, compact.Bytes())
 	}
-	if r.events == nil && strings.HasSuffix(r.files[0], "camelcase.jsonl") {
-		r.events = strings.Fields(string(readFile(t, "../testdata/hooks/copilot-cli/doc-sequence-camelcase.events")))
-	}
 	return out
 }
 
