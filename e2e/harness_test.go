@@ -180,16 +180,17 @@ func TestHarnessReplays(t *testing.T) {
 			t.Fatalf("%s: %+v (%d payloads)", r.harness, v, len(payloads))
 		}
 		got := readRecord(t, rec)
-		if agent, _ := got.Session["agent"].(string); !strings.HasPrefix(agent, r.harness) {
+		agent, _ := got.Session["agent"].(string)
+		if !strings.HasPrefix(agent, r.harness) {
 			t.Errorf("%s: session.agent %q", r.harness, agent)
 		}
 		kinds := map[string]int{}
 		for _, s := range got.Steps {
 			kinds[s.Kind]++
 		}
-		table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %s | %s |", r.harness, strings.Join(r.files, " + "), len(payloads), len(got.Steps), kindCounts(kinds), r.source))
+		table = append(table, fmt.Sprintf("| %s | %s | %s | %d | %d | %s | %s |", r.harness, agent, strings.Join(r.files, " + "), len(payloads), len(got.Steps), kindCounts(kinds), r.source))
 	}
-	t.Logf("\n| harness | fixtures | events | steps | steps by kind | source |\n|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+	t.Logf("\n| harness | session.agent | fixtures | events | steps | steps by kind | source |\n|---|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
 
 func kindCounts(m map[string]int) string {
