@@ -113,7 +113,7 @@ func harnessOf(b *builder, raw string, hint Hint) string {
 	case b.has("sessionId"):
 		return "copilot-cli"
 	}
-	if h := eventNames[raw].harness; h != "" {
+	if h := eventOf(raw).harness; h != "" {
 		return h
 	}
 	// Codex: a turn id, a transcript under ~/.codex, or a null transcript

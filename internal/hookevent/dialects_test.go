@@ -364,12 +364,20 @@ func TestHarnessOf(t *testing.T) {
 // format, and every harness event maps to a Claude Code event.
 func TestOneTable(t *testing.T) {
 	kinds := map[string]bool{"exec": true, "edit": true, "read": true, "write": true, "tool_call": true}
-	for tool, k := range toolKinds {
-		if !kinds[k] {
-			t.Errorf("tool %s: kind %q", tool, k)
+	seen := map[string]bool{}
+	for _, tk := range toolKinds {
+		if !kinds[tk.kind] || seen[tk.tool] {
+			t.Errorf("tool %s: kind %q (or listed twice)", tk.tool, tk.kind)
 		}
+		seen[tk.tool] = true
 	}
-	for name, info := range eventNames {
+	seen = map[string]bool{}
+	for _, e := range eventNames {
+		name, info := e.name, e.eventInfo
+		if seen[name] {
+			t.Errorf("event %s listed twice", name)
+		}
+		seen[name] = true
 		if info.canonical == "" || (info.kind != "" && !kinds[info.kind]) {
 			t.Errorf("event %s: %+v", name, info)
 		}

@@ -10,73 +10,77 @@ package hookevent
 // read or listing → read. Every tool not listed (search, web, MCP,
 // sub-agents, task lists) is a tool_call. Names are case-sensitive: "Edit"
 // is Claude Code's tool, "edit" Copilot CLI's; where two harnesses use one
-// name they mean the same kind of tool.
-var toolKinds = map[string]string{
+// name they mean the same kind of tool. A list, not a map: it is laid out
+// at build time, so record-step's start-up does not build it on every
+// event.
+var toolKinds = [...]struct{ tool, kind string }{
 	// Claude Code
-	"Bash":         "exec",
-	"BashOutput":   "exec",
-	"KillShell":    "exec",
-	"KillBash":     "exec",
-	"PowerShell":   "exec",
-	"Edit":         "edit",
-	"MultiEdit":    "edit",
-	"NotebookEdit": "edit",
-	"Write":        "write",
-	"Read":         "read",
-	"NotebookRead": "read",
-	"LS":           "read",
+	{"Bash", "exec"},
+	{"BashOutput", "exec"},
+	{"KillShell", "exec"},
+	{"KillBash", "exec"},
+	{"PowerShell", "exec"},
+	{"Edit", "edit"},
+	{"MultiEdit", "edit"},
+	{"NotebookEdit", "edit"},
+	{"Write", "write"},
+	{"Read", "read"},
+	{"NotebookRead", "read"},
+	{"LS", "read"},
 
 	// OpenAI Codex CLI: shell-like tools reach hooks as "Bash"; these are
 	// the tool names older and newer builds use for the same thing.
-	"shell":         "exec",
-	"local_shell":   "exec",
-	"exec_command":  "exec",
-	"unified_exec":  "exec",
-	"shell_command": "exec",
-	"apply_patch":   "edit", // tool_input.command is the patch itself: never recorded in clear
+	{"shell", "exec"},
+	{"local_shell", "exec"},
+	{"exec_command", "exec"},
+	{"unified_exec", "exec"},
+	{"shell_command", "exec"},
+	{"apply_patch", "edit"}, // tool_input.command is the patch itself: never recorded in clear
 
 	// Gemini CLI (packages/core/src/tools/tool-names.ts)
-	"run_shell_command": "exec",
-	"replace":           "edit",
-	"write_file":        "write",
-	"read_file":         "read", // also Grok Build's and VS Code's
-	"read_many_files":   "read",
-	"list_directory":    "read",
+	{"run_shell_command", "exec"},
+	{"replace", "edit"},
+	{"write_file", "write"},
+	{"read_file", "read"}, // also Grok Build's and VS Code's
+	{"read_many_files", "read"},
+	{"list_directory", "read"},
 
 	// Cursor
-	"Shell":      "exec",
-	"StrReplace": "edit",
+	{"Shell", "exec"},
+	{"StrReplace", "edit"},
 
 	// GitHub Copilot CLI
-	"bash":       "exec",
-	"powershell": "exec",
-	"edit":       "edit",
-	"create":     "write",
-	"view":       "read",
+	{"bash", "exec"},
+	{"powershell", "exec"},
+	{"edit", "edit"},
+	{"create", "write"},
+	{"view", "read"},
 
 	// VS Code agent hooks (model-visible tool names, and the names its
 	// hook documentation uses in examples)
-	"run_in_terminal":              "exec",
-	"runTerminalCommand":           "exec",
-	"replace_string_in_file":       "edit",
-	"multi_replace_string_in_file": "edit",
-	"insert_edit_into_file":        "edit",
-	"edit_notebook_file":           "edit",
-	"editFiles":                    "edit",
-	"create_file":                  "write",
-	"createFile":                   "write",
-	"readFile":                     "read",
-	"list_dir":                     "read", // also Grok Build's
+	{"run_in_terminal", "exec"},
+	{"runTerminalCommand", "exec"},
+	{"replace_string_in_file", "edit"},
+	{"multi_replace_string_in_file", "edit"},
+	{"insert_edit_into_file", "edit"},
+	{"edit_notebook_file", "edit"},
+	{"editFiles", "edit"},
+	{"create_file", "write"},
+	{"createFile", "write"},
+	{"readFile", "read"},
+	{"list_dir", "read"}, // also Grok Build's
 
 	// Grok Build
-	"run_terminal_command": "exec",
-	"search_replace":       "edit",
+	{"run_terminal_command", "exec"},
+	{"search_replace", "edit"},
 }
 
 // ToolKind returns the step kind of a tool call.
 func ToolKind(tool string) string {
-	if k, ok := toolKinds[tool]; ok {
-		return k
+	for _, t := range toolKinds {
+		if t.tool == tool {
+			return t.kind
+		}
 	}
 	return "tool_call"
 }
@@ -91,65 +95,68 @@ type eventInfo struct {
 // eventNames maps every harness's event names to Claude Code's. A name not
 // listed is its own canonical name (Claude Code's events, Codex hooks, VS
 // Code, Copilot CLI's PascalCase dialect) or an unknown event, still
-// recorded as a note that names it.
-var eventNames = map[string]eventInfo{
+// recorded as a note that names it. A list, like toolKinds.
+var eventNames = [...]struct {
+	name string
+	eventInfo
+}{
 	// Gemini CLI
-	"BeforeTool":          {"PreToolUse", "", "gemini"},
-	"AfterTool":           {"PostToolUse", "", "gemini"},
-	"BeforeAgent":         {"UserPromptSubmit", "", "gemini"},
-	"AfterAgent":          {"Stop", "", "gemini"},
-	"PreCompress":         {"PreCompact", "", "gemini"},
-	"BeforeModel":         {"BeforeModel", "", "gemini"},
-	"AfterModel":          {"AfterModel", "", "gemini"},
-	"BeforeToolSelection": {"BeforeToolSelection", "", "gemini"},
+	{"BeforeTool", eventInfo{"PreToolUse", "", "gemini"}},
+	{"AfterTool", eventInfo{"PostToolUse", "", "gemini"}},
+	{"BeforeAgent", eventInfo{"UserPromptSubmit", "", "gemini"}},
+	{"AfterAgent", eventInfo{"Stop", "", "gemini"}},
+	{"PreCompress", eventInfo{"PreCompact", "", "gemini"}},
+	{"BeforeModel", eventInfo{"BeforeModel", "", "gemini"}},
+	{"AfterModel", eventInfo{"AfterModel", "", "gemini"}},
+	{"BeforeToolSelection", eventInfo{"BeforeToolSelection", "", "gemini"}},
 
 	// camelCase names shared by Cursor and Copilot CLI
-	"sessionStart":       {"SessionStart", "", ""},
-	"sessionEnd":         {"SessionEnd", "", ""},
-	"preToolUse":         {"PreToolUse", "", ""},
-	"postToolUse":        {"PostToolUse", "", ""},
-	"postToolUseFailure": {"PostToolUseFailure", "", ""},
-	"subagentStart":      {"SubagentStart", "", ""},
-	"subagentStop":       {"SubagentStop", "", ""},
-	"preCompact":         {"PreCompact", "", ""},
+	{"sessionStart", eventInfo{"SessionStart", "", ""}},
+	{"sessionEnd", eventInfo{"SessionEnd", "", ""}},
+	{"preToolUse", eventInfo{"PreToolUse", "", ""}},
+	{"postToolUse", eventInfo{"PostToolUse", "", ""}},
+	{"postToolUseFailure", eventInfo{"PostToolUseFailure", "", ""}},
+	{"subagentStart", eventInfo{"SubagentStart", "", ""}},
+	{"subagentStop", eventInfo{"SubagentStop", "", ""}},
+	{"preCompact", eventInfo{"PreCompact", "", ""}},
 
 	// Cursor
-	"beforeSubmitPrompt":   {"UserPromptSubmit", "", "cursor"},
-	"stop":                 {"Stop", "", ""}, // also Grok Build's
-	"beforeShellExecution": {"PreToolUse", "exec", "cursor"},
-	"afterShellExecution":  {"PostToolUse", "exec", "cursor"},
-	"beforeMCPExecution":   {"PreToolUse", "tool_call", "cursor"},
-	"afterMCPExecution":    {"PostToolUse", "tool_call", "cursor"},
-	"beforeReadFile":       {"PreToolUse", "read", "cursor"},
-	"afterFileEdit":        {"PostToolUse", "edit", "cursor"},
-	"afterAgentResponse":   {"AgentResponse", "", "cursor"},
-	"afterAgentThought":    {"AgentThought", "", "cursor"},
+	{"beforeSubmitPrompt", eventInfo{"UserPromptSubmit", "", "cursor"}},
+	{"stop", eventInfo{"Stop", "", ""}}, // also Grok Build's
+	{"beforeShellExecution", eventInfo{"PreToolUse", "exec", "cursor"}},
+	{"afterShellExecution", eventInfo{"PostToolUse", "exec", "cursor"}},
+	{"beforeMCPExecution", eventInfo{"PreToolUse", "tool_call", "cursor"}},
+	{"afterMCPExecution", eventInfo{"PostToolUse", "tool_call", "cursor"}},
+	{"beforeReadFile", eventInfo{"PreToolUse", "read", "cursor"}},
+	{"afterFileEdit", eventInfo{"PostToolUse", "edit", "cursor"}},
+	{"afterAgentResponse", eventInfo{"AgentResponse", "", "cursor"}},
+	{"afterAgentThought", eventInfo{"AgentThought", "", "cursor"}},
 
 	// GitHub Copilot CLI, camelCase dialect
-	"userPromptSubmitted": {"UserPromptSubmit", "", "copilot-cli"},
-	"agentStop":           {"Stop", "", "copilot-cli"},
-	"errorOccurred":       {"ErrorOccurred", "", "copilot-cli"},
-	"notification":        {"Notification", "", ""}, // also Grok Build's
-	"permissionRequest":   {"PermissionRequest", "", "copilot-cli"},
-	"ErrorOccurred":       {"ErrorOccurred", "", "copilot-cli"},
+	{"userPromptSubmitted", eventInfo{"UserPromptSubmit", "", "copilot-cli"}},
+	{"agentStop", eventInfo{"Stop", "", "copilot-cli"}},
+	{"errorOccurred", eventInfo{"ErrorOccurred", "", "copilot-cli"}},
+	{"notification", eventInfo{"Notification", "", ""}}, // also Grok Build's
+	{"permissionRequest", eventInfo{"PermissionRequest", "", "copilot-cli"}},
+	{"ErrorOccurred", eventInfo{"ErrorOccurred", "", "copilot-cli"}},
 
 	// Grok Build: snake_case names in camelCase payloads
-	"session_start":         {"SessionStart", "", "grok"},
-	"session_end":           {"SessionEnd", "", "grok"},
-	"user_prompt_submit":    {"UserPromptSubmit", "", "grok"},
-	"pre_tool_use":          {"PreToolUse", "", "grok"},
-	"post_tool_use":         {"PostToolUse", "", "grok"},
-	"post_tool_use_failure": {"PostToolUseFailure", "", "grok"},
-	"permission_denied":     {"PermissionDenied", "", "grok"},
-	"stop_cancelled":        {"StopCancelled", "", "grok"},
-	"stop_failure":          {"StopFailure", "", "grok"},
-	"pre_compact":           {"PreCompact", "", "grok"},
-	"post_compact":          {"PostCompact", "", "grok"},
-	"subagent_start":        {"SubagentStart", "", "grok"},
-	"subagent_stop":         {"SubagentStop", "", "grok"},
+	{"session_start", eventInfo{"SessionStart", "", "grok"}},
+	{"session_end", eventInfo{"SessionEnd", "", "grok"}},
+	{"user_prompt_submit", eventInfo{"UserPromptSubmit", "", "grok"}},
+	{"pre_tool_use", eventInfo{"PreToolUse", "", "grok"}},
+	{"post_tool_use", eventInfo{"PostToolUse", "", "grok"}},
+	{"post_tool_use_failure", eventInfo{"PostToolUseFailure", "", "grok"}},
+	{"permission_denied", eventInfo{"PermissionDenied", "", "grok"}},
+	{"stop_cancelled", eventInfo{"StopCancelled", "", "grok"}},
+	{"stop_failure", eventInfo{"StopFailure", "", "grok"}},
+	{"pre_compact", eventInfo{"PreCompact", "", "grok"}},
+	{"post_compact", eventInfo{"PostCompact", "", "grok"}},
+	{"subagent_start", eventInfo{"SubagentStart", "", "grok"}},
+	{"subagent_stop", eventInfo{"SubagentStop", "", "grok"}},
 
 	// Codex's legacy notify program
-	"agent-turn-complete": {"Stop", "", "codex"},
+	{"agent-turn-complete", eventInfo{"Stop", "", "codex"}},
 }
 
 // eventKinds maps events that are not tool calls to kinds: a prompt is a
@@ -184,8 +191,17 @@ var KnownEvents = []string{
 // Canonical returns the Claude Code event name a harness's event name maps
 // to, and the kind the event implies ("" when the tool decides).
 func Canonical(name string) (event, kind string) {
-	if info, ok := eventNames[name]; ok {
-		return info.canonical, info.kind
+	info := eventOf(name)
+	return info.canonical, info.kind
+}
+
+// eventOf looks name up in eventNames; an unlisted name is its own
+// canonical name.
+func eventOf(name string) eventInfo {
+	for _, e := range eventNames {
+		if e.name == name {
+			return e.eventInfo
+		}
 	}
-	return name, ""
+	return eventInfo{canonical: name}
 }
