@@ -288,3 +288,20 @@ func TestInstallCommand(t *testing.T) {
 		t.Fatalf("malformed: %d %q %q", code, out, errs)
 	}
 }
+
+// TestInstallNeedsLogbookInstall: record-step alone (no logbook-install
+// beside it) says what is missing instead of failing silently.
+func TestInstallNeedsLogbookInstall(t *testing.T) {
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "record-step")
+	if err := os.WriteFile(lone, readFile(t, filepath.Join(bin, "record-step")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(lone, "install", "--harness", "codex", "--project", dir).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "logbook-install") {
+		t.Fatalf("%v %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".codex")); err == nil {
+		t.Error("something was written")
+	}
+}
