@@ -319,6 +319,15 @@ func TestQuirks(t *testing.T) {
 			t.Errorf("copilot line %d: timestamp not kept as a number", n)
 		}
 	}
+	// The real Copilot CLI session: every event named from its fields.
+	real := []string{"userPromptSubmitted", "sessionStart", "agentStop", "sessionEnd"}
+	sc := bufio.NewScanner(bytes.NewReader(fixturePayload(t, "copilot-cli/sequence-b0ff98c0.jsonl")))
+	for i := 0; sc.Scan(); i++ {
+		ev, err := Parse(sc.Bytes())
+		if err != nil || get(ev, "harnessEvent") != real[i] {
+			t.Errorf("real copilot line %d: %q, want %q (%v)", i+1, get(ev, "harnessEvent"), real[i], err)
+		}
+	}
 	// VS Code: ISO timestamp kept as text.
 	ev, _ = parse("vscode/user-prompt-submit.json")
 	if get(ev, "harnessTimestamp") != "2026-03-10T22:48:30.234Z" || ev.Harness != "vscode" {
