@@ -5,12 +5,16 @@
 //	logbook-seal --new-key FILE
 //	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--goal TEXT] [--ended-at TIME]
 //	             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
-//	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] ...    (Claude Code SessionEnd hook)
+//	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
+//	                                              (a harness's session-end hook)
 //
 // The signing key is --key FILE, else $LOGBOOK_SIGNING_KEY (the PEM text),
 // else ~/.config/logbook/signing.key. Exit status: 0 sealed, 1 not sealed,
-// 2 usage error. As a hook (--hook) it records the SessionEnd payload on
-// stdin first, then seals, and never exits 2 (that would block the harness).
+// 2 usage error. As a hook (--hook) it records the session-end payload on
+// stdin (or in the last argument, as Codex's notify program passes it)
+// first, then seals, and never exits 2 (that would block the harness).
+// --harness and --event are record-step's: what the payload's shape
+// cannot say.
 package main
 
 import (
@@ -24,6 +28,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -42,6 +47,8 @@ type config struct {
 	newKey, keyFile, dir, session, out, goal, endedAt string
 	certChain, tsaURL, tsaCmd                         string
 	hook                                              bool
+	hint                                              hookevent.Hint
+	payloadArg                                        string
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -55,14 +62,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&c.out, "out", "", "record `FILE` to write (default DIR/ID.record.json)")
 	fs.StringVar(&c.goal, "goal", "", "the session's goal, as the caller states it (never taken from a prompt)")
 	fs.StringVar(&c.endedAt, "ended-at", "", "end `TIME` (RFC 3339 UTC; default: the last step's time)")
-	fs.BoolVar(&c.hook, "hook", false, "read a SessionEnd hook payload on stdin, record it, then seal its session")
+	fs.BoolVar(&c.hook, "hook", false, "read a session-end hook payload on stdin, record it, then seal its session")
+	fs.StringVar(&c.hint.Harness, "harness", "", "with --hook: the harness whose configuration runs this hook")
+	fs.StringVar(&c.hint.Event, "event", "", "with --hook: the event this hook is configured for, for payloads that name none")
 	fs.StringVar(&c.certChain, "cert-chain", "", "PEM certificate chain `FILE`, leaf first, whose leaf certifies the signing key: stored as signerIdentity (signed)")
 	fs.StringVar(&c.tsaURL, "tsa", "", "RFC 3161 time-stamping authority `URL`: a token over the signature is stored in signature.rfc3161")
 	fs.StringVar(&c.tsaCmd, "tsa-cmd", "", "`COMMAND` (run by sh) that reads a DER TimeStampReq on stdin and writes the DER TimeStampResp on stdout, instead of --tsa")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() > 0 {
+	if c.hook && fs.NArg() > 0 {
+		c.payloadArg = fs.Arg(fs.NArg() - 1) // Codex's notify program
+	} else if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "logbook-seal: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
@@ -93,15 +104,17 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		return 2, err
 	}
 	if c.hook {
-		payload, err := io.ReadAll(stdin)
-		if err != nil {
-			return 1, fmt.Errorf("read stdin: %w", err)
+		payload := []byte(c.payloadArg)
+		if c.payloadArg == "" {
+			if payload, err = io.ReadAll(stdin); err != nil {
+				return 1, fmt.Errorf("read stdin: %w", err)
+			}
 		}
 		cwd, _ := os.Getwd()
-		ev, err := recorder.RecordAs(dir, cli.StripBOM(payload), now, cwd, &recorder.Self{Name: "logbook-seal"})
+		ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), c.hint, now, cwd, &recorder.Self{Name: "logbook-seal"})
 		var warn *recorder.Warning
 		if err != nil && !errors.As(err, &warn) {
-			return 1, fmt.Errorf("SessionEnd not recorded: %w", err)
+			return 1, fmt.Errorf("session end not recorded: %w", err)
 		}
 		c.session = ev.Session
 	}

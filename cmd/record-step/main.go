@@ -1,11 +1,18 @@
 // Command record-step records one harness hook event: it reads the event's
-// JSON payload on stdin and appends one digest-only, hash-chained step to
-// the session's in-progress file. It never writes to stdout (a hook's stdout
-// can reach the model). Exit status follows Claude Code's hook contract:
-// 0, even when recording fails (the failure goes to stderr and DIR/errors.log);
-// with --fail-closed (meant for the PreToolUse hook only), a failure exits 2
-// so the tool call is blocked rather than run unrecorded, unless the payload
-// says it is another event.
+// JSON payload on stdin (or, for Codex's notify program, as the last
+// command-line argument) and appends one digest-only, hash-chained step to
+// the session's in-progress file. Every supported harness's dialect is read
+// (internal/hookevent); --harness NAME and --event NAME say what the
+// payload's shape cannot. It never writes to stdout (a hook's stdout can
+// reach the model). Exit status follows the hook contract the harnesses
+// share: 0, even when recording fails (the failure goes to stderr and
+// DIR/errors.log); with --fail-closed (meant for the pre-tool hook only), a
+// failure exits 2 so the tool call is blocked rather than run unrecorded,
+// unless the payload says it is another event.
+//
+//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
+//	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
+//	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
 package main
 
 import (
@@ -14,10 +21,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/recorder"
 )
@@ -25,7 +36,28 @@ import (
 const unknownEvent = "unknown event"
 
 func main() {
+	if len(os.Args) > 1 && (os.Args[1] == "install" || os.Args[1] == "uninstall") {
+		os.Exit(installer(os.Args[1:]))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, os.Getenv))
+}
+
+// installer runs logbook-install, built beside record-step, in this
+// process's place. The install code stays out of record-step: linked in, it
+// made every hook's start-up about 1 ms slower (README, "Performance").
+func installer(args []string) int {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "record-step:", err)
+		return 1
+	}
+	prog := filepath.Join(filepath.Dir(exe), "logbook-install")
+	err = syscall.Exec(prog, append([]string{prog}, args...), os.Environ())
+	fmt.Fprintf(os.Stderr, "record-step %s: cannot run %s (%v): build it beside record-step (go build ./cmd/...)\n", args[0], prog, err)
+	return 1
 }
 
 func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) string) int {
@@ -33,6 +65,9 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	fs.SetOutput(stderr)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
 	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
+	var hint hookevent.Hint
+	fs.StringVar(&hint.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(hookevent.Harnesses, ", "))
+	fs.StringVar(&hint.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	if err := fs.Parse(args); err != nil {
 		// A broken hook command line must not break the agent: exit 0.
 		return 0
@@ -62,8 +97,12 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	if err != nil {
 		return fail(unknownEvent, err)
 	}
-	payload, err := io.ReadAll(stdin)
-	if err != nil {
+	var payload []byte
+	if fs.NArg() > 0 {
+		// Codex's notify program passes its JSON as the last argument and
+		// gives the program no stdin.
+		payload = []byte(fs.Arg(fs.NArg() - 1))
+	} else if payload, err = io.ReadAll(stdin); err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	// Parsing and digesting a payload of several MB makes garbage at the
@@ -75,7 +114,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	self := &recorder.Self{Name: "record-step", Warn: report}
-	ev, err := recorder.RecordAs(dir, cli.StripBOM(payload), at, cwd, self)
+	ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), hint, at, cwd, self)
 	var warn *recorder.Warning
 	if errors.As(err, &warn) {
 		report(fmt.Sprintf("%s: %v", ev.Name, warn))

@@ -9,11 +9,15 @@ import (
 	"github.com/logbook-project/logbook/internal/record"
 )
 
-// FuzzParse: any stdin either is refused with an error or becomes a step
+// FuzzParse: any stdin, in any dialect, either is refused with an error or becomes a step
 // that links into a chain and passes the record's step shape check; never
 // a panic.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(samples, "*.json"))
+	for _, dir := range dialectDirs {
+		more, _ := filepath.Glob(filepath.Join("../../testdata/hooks", dir, "*.json"))
+		files = append(files, more...)
+	}
 	for _, file := range files {
 		if b, err := os.ReadFile(file); err == nil && len(b) < 32<<10 {
 			f.Add(b)
@@ -21,6 +25,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_input":{"a":[1e400,"\udc00"]}}`))
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","duration_ms":9007199254740993}`))
+	f.Add([]byte(`{"hookEventName":"post_tool_use","sessionId":"s","toolName":"run_terminal_command","toolResult":{"output":[104,105,256]}}`))
+	f.Add([]byte(`{"conversation_id":"s","hook_event_name":"postToolUse","tool_input":"[1,{\"a\":\"\\udc00\"}]","tool_output":"{\"x\":1e400}"}`))
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Update File: a\n*** Move to: b"}}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		ev, err := Parse(payload)
 		if err != nil {

@@ -81,16 +81,23 @@ var errNoSession = errors.New("payload has no session_id")
 // a *Warning says why: a broken config must neither lose a step nor let a
 // secret it was meant to catch through.
 func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error) {
-	return RecordAs(dir, payload, at, cwd, nil)
+	return RecordWith(dir, payload, hookevent.Hint{}, at, cwd, nil)
 }
 
 // RecordAs is Record by a named program: a session whose in-progress file
 // this event creates gets self's description as its recorder (self may be
 // nil: no recorder). self is asked only then, never on later events.
 func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
+	return RecordWith(dir, payload, hookevent.Hint{}, at, cwd, self)
+}
+
+// RecordWith is RecordAs for a payload of any harness dialect, with what
+// the hook's command line says about it (--harness, --event). The session
+// header names the harness that sent the first event.
+func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
 	r, cfgErr := redact.LoadConfig(dir)
 	redact.UseProject(r)
-	ev, err := hookevent.Parse(payload)
+	ev, err := hookevent.ParseWith(payload, hint)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
@@ -111,7 +118,7 @@ func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderS
 	// The header's cwd becomes session.cwd: clear text like any other.
 	cwd = redact.String(cwd)
 	ev.Step.At = at
-	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: hookevent.Harness, Describe: self}, []chain.Step{ev.Step}); err != nil {
+	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}, []chain.Step{ev.Step}); err != nil {
 		return ev, refusal(payload, err)
 	}
 	if cfgErr != nil {
