@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -64,7 +65,9 @@ type browser struct {
 	errors   []string // uncaught exceptions and console errors
 }
 
-func newBrowser(tb testing.TB) *browser {
+// newBrowser starts Chromium and loads the page. initScript, when not
+// empty, runs in the page before any of the page's own scripts.
+func newBrowser(tb testing.TB, initScript ...string) *browser {
 	exe := chromiumPath(tb)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
@@ -96,16 +99,35 @@ func newBrowser(tb testing.TB) *browser {
 	defer done()
 	err := chromedp.Do(start,
 		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-			_, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{})
-			return err
+			if _, err := cdp.Call(ctx, t, network.Enable, network.EnableParams{}); err != nil {
+				return err
+			}
+			for _, s := range initScript {
+				if _, err := cdp.Call(ctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: s}); err != nil {
+					return err
+				}
+			}
+			return nil
 		}),
+	)
+	if err != nil {
+		tb.Fatalf("starting %s: %v", exe, err)
+	}
+	b.load(tb)
+	return b
+}
+
+// load (re)loads the checker page and waits until it is ready.
+func (b *browser) load(tb testing.TB) {
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	err := chromedp.Do(ctx,
 		chromedp.Navigate(pageURL(tb)),
 		chromedp.WaitReady(chromedp.CSS(`body[data-state="ready"]`)),
 	)
 	if err != nil {
-		tb.Fatalf("starting %s with the checker page: %v", exe, err)
+		tb.Fatalf("loading the checker page: %v", err)
 	}
-	return b
 }
 
 func (b *browser) listen(ev any) {

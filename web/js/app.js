@@ -57,6 +57,19 @@
     return '';
   }
 
+  // members shows an object's members one a line: a string as its text,
+  // anything else as JSON.
+  function members(obj) {
+    const dl = el('dl', 'kv');
+    obj.keys.forEach((k, i) => {
+      const v = obj.vals[i];
+      dl.append(el('dt', null, k === '' ? '""' : k));
+      if (v.t === K.STR) dl.append(el('dd', 'str', v.s));
+      else dl.append(el('dd', 'json', pretty(v)));
+    });
+    return dl;
+  }
+
   function row(dl, term, value, cls) {
     dl.append(el('dt', null, term));
     const dd = el('dd', cls, value);
@@ -156,11 +169,12 @@
     box.append(table);
     const start = Date.parse(get(steps[0], 'at').s);
     let shown = 0;
+    const day = { last: '' }; // the date is shown where it changes
     const more = el('button', 'more');
     const next = () => {
       const frag = document.createDocumentFragment();
       const end = Math.min(steps.length, shown + BATCH);
-      for (; shown < end; shown++) frag.append(stepRow(steps[shown], start));
+      for (; shown < end; shown++) frag.append(stepRow(steps[shown], start, day));
       body.append(frag);
       more.hidden = shown >= steps.length;
       more.textContent = 'Show ' + Math.min(BATCH, steps.length - shown) + ' more (' + (steps.length - shown).toLocaleString('en') + ' not shown)';
@@ -170,14 +184,17 @@
     next();
   }
 
-  function stepRow(st, start) {
+  function stepRow(st, start, day) {
     const tr = el('tr');
     const kind = get(st, 'kind').s;
     tr.className = 'kind-' + kind;
     tr.append(el('td', 'seq', get(st, 'seq').lit));
     const at = get(st, 'at').s;
     const time = el('td', 'time');
-    time.append(el('span', 'at', at.replace('T', ' ').replace('Z', '')), el('span', 'since', '+' + since(Date.parse(at) - start)));
+    const date = at.slice(0, 10);
+    if (date !== day.last) time.append(el('span', 'date', date));
+    day.last = date;
+    time.append(el('span', 'at', at.slice(11, -1)), el('span', 'since', '+' + since(Date.parse(at) - start)));
     time.title = at;
     tr.append(time);
     tr.append(el('td', 'kind'));
@@ -185,11 +202,11 @@
     tr.append(el('td', 'summary', get(st, 'summary').s));
     const data = el('td', 'data');
     const d = get(st, 'data');
-    if (d.keys.length) data.append(el('pre', null, pretty(d)));
+    if (d.keys.length) data.append(members(d));
     const dossier = get(st, 'dossier');
     if (dossier.t === K.OBJ) {
       data.append(el('div', 'label', 'dossier'));
-      data.append(el('pre', null, pretty(dossier)));
+      data.append(members(dossier));
     }
     tr.append(data);
     const dig = el('td', 'digests');
