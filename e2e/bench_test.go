@@ -134,3 +134,52 @@ func sealVerify(b *testing.B, n int) {
 		b.ReportMetric(rss, "peak-RSS-MiB")
 	})
 }
+
+// BenchmarkPageVerify: the in-browser checker (web/) verifying a sealed
+// record of n steps in headless Chromium. The record is handed to the page
+// once; each iteration is one window.logbookVerify call, timed in the page
+// (page-ms) and from here (ns/op, which adds one DevTools round trip).
+func BenchmarkPageVerify(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			prefill(b, dir, n)
+			key := filepath.Join(dir, "k")
+			rec := filepath.Join(dir, "r.json")
+			for _, args := range [][]string{{"--new-key", key}, {"--dir", dir, "--session", "bench", "--key", key, "--out", rec}} {
+				if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), args...).CombinedOutput(); err != nil {
+					b.Fatalf("%v %s", err, out)
+				}
+			}
+			data, err := os.ReadFile(rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			br := newBrowser(b)
+			if _, err := evalJS[int](br, `(window.benchRecord = `+bytesExpr(data)+`).length`); err != nil {
+				b.Fatal(err)
+			}
+			type timed struct {
+				MS    float64 `json:"ms"`
+				OK    bool    `json:"ok"`
+				Steps int     `json:"steps"`
+			}
+			b.SetBytes(int64(len(data)))
+			b.ResetTimer()
+			var total float64
+			for i := 0; i < b.N; i++ {
+				r, err := evalJS[timed](br, `(async () => { const t = performance.now(); const v = await logbookVerify(window.benchRecord); `+
+					`return {ms: performance.now() - t, ok: v.ok, steps: v.stepCount}; })()`)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !r.OK || r.Steps < n { // the sealer adds a note for the unfinished calls
+					b.Fatalf("page verdict %+v", r)
+				}
+				total += r.MS
+			}
+			b.ReportMetric(total/float64(b.N), "page-ms/op")
+			br.checkQuiet(b)
+		})
+	}
+}

@@ -41,12 +41,13 @@
 
   // pretty writes a node as indented JSON text (keys in file order).
   function pretty(v, indent = '') {
+    if (typeof v === 'string') return JSON.stringify(v);
     switch (v.t) {
       case K.NUL: return 'null';
       case K.TRUE: return 'true';
       case K.FALSE: return 'false';
       case K.NUM: return String(Number(v.lit));
-      case K.STR: return JSON.stringify(v.s);
+      
       case K.ARR:
         if (!v.items.length) return '[]';
         return '[\n' + v.items.map((x) => indent + '  ' + pretty(x, indent + '  ')).join(',\n') + '\n' + indent + ']';
@@ -64,7 +65,7 @@
     obj.keys.forEach((k, i) => {
       const v = obj.vals[i];
       dl.append(el('dt', null, k === '' ? '""' : k));
-      if (v.t === K.STR) dl.append(el('dd', 'str', v.s));
+      if (typeof v === 'string') dl.append(el('dd', 'str', v));
       else dl.append(el('dd', 'json', pretty(v)));
     });
     return dl;
@@ -139,11 +140,11 @@
     const rec = v.record, s = get(rec, 'session');
     const dl = el('dl');
     for (const k of ['id', 'agent', 'goal', 'cwd', 'startedAt', 'endedAt']) {
-      const val = get(s, k).s;
+      const val = get(s, k);
       row(dl, k, val === '' ? '(empty)' : val, val === '' ? 'empty' : null);
     }
     const r = get(s, 'recorder');
-    if (r) row(dl, 'recorder', get(r, 'name').s + ' ' + get(r, 'version').s + ' (sha256 ' + get(r, 'sha256').s + ')');
+    if (r) row(dl, 'recorder', get(r, 'name') + ' ' + get(r, 'version') + ' (sha256 ' + get(r, 'sha256') + ')');
     const id = get(rec, 'signerIdentity');
     if (id) row(dl, 'signer identity', get(id, 'certificates').items.length + ' certificate(s), not checked here');
     if (get(get(rec, 'signature'), 'rfc3161')) row(dl, 'timestamp token', 'present (RFC 3161), not checked here');
@@ -167,7 +168,7 @@
     const body = el('tbody');
     table.append(body);
     box.append(table);
-    const start = Date.parse(get(steps[0], 'at').s);
+    const start = Date.parse(get(steps[0], 'at'));
     let shown = 0;
     const day = { last: '' }; // the date is shown where it changes
     const more = el('button', 'more');
@@ -186,10 +187,10 @@
 
   function stepRow(st, start, day) {
     const tr = el('tr');
-    const kind = get(st, 'kind').s;
+    const kind = get(st, 'kind');
     tr.className = 'kind-' + kind;
     tr.append(el('td', 'seq', get(st, 'seq').lit));
-    const at = get(st, 'at').s;
+    const at = get(st, 'at');
     const time = el('td', 'time');
     const date = at.slice(0, 10);
     if (date !== day.last) time.append(el('span', 'date', date));
@@ -199,7 +200,7 @@
     tr.append(time);
     tr.append(el('td', 'kind'));
     tr.lastChild.append(el('span', 'badge', kind));
-    tr.append(el('td', 'summary', get(st, 'summary').s));
+    tr.append(el('td', 'summary', get(st, 'summary')));
     const data = el('td', 'data');
     const d = get(st, 'data');
     if (d.keys.length) data.append(members(d));
@@ -212,8 +213,8 @@
     const dig = el('td', 'digests');
     for (const [k, label] of [['inputsSha256', 'in'], ['outputsSha256', 'out']]) {
       for (const h of get(st, k).items) {
-        const line = el('div', 'digest', label + ' ' + h.s.slice(0, 12) + '…');
-        line.title = label + 'put body SHA-256 ' + h.s;
+        const line = el('div', 'digest', label + ' ' + h.slice(0, 12) + '…');
+        line.title = label + 'put body SHA-256 ' + h;
         dig.append(line);
       }
     }

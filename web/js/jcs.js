@@ -35,12 +35,6 @@
       for (let i = 0; i < s.length; i++) this.buf[this.n++] = s.charCodeAt(i);
     }
 
-    copy(src, a, z) {
-      this.room(z - a);
-      this.buf.set(src.subarray(a, z), this.n);
-      this.n += z - a;
-    }
-
     bytes() { return this.buf.subarray(0, this.n); }
   }
 
@@ -88,24 +82,19 @@
     return idx;
   }
 
-  // write appends the canonical form of node v; src is the file the tree
-  // was read from, whose bytes an escape-free string is copied from.
-  function write(w, v, src) {
+  // write appends the canonical form of value v.
+  function write(w, v) {
+    if (typeof v === 'string') { writeString(w, v); return; }
     switch (v.t) {
       case K.NUL: w.ascii('null'); return;
       case K.TRUE: w.ascii('true'); return;
       case K.FALSE: w.ascii('false'); return;
       case K.NUM: w.ascii(String(Number(v.lit))); return; // -0 → "0"
-      case K.STR:
-        if (v.raw && src) {
-          w.byte(0x22); w.copy(src, v.a, v.z); w.byte(0x22);
-        } else writeString(w, v.s);
-        return;
       case K.ARR:
         w.byte(0x5b);
         for (let i = 0; i < v.items.length; i++) {
           if (i > 0) w.byte(0x2c);
-          write(w, v.items[i], src);
+          write(w, v.items[i]);
         }
         w.byte(0x5d);
         return;
@@ -116,17 +105,17 @@
           if (n > 0) w.byte(0x2c);
           writeString(w, v.keys[idx[n]]);
           w.byte(0x3a);
-          write(w, v.vals[idx[n]], src);
+          write(w, v.vals[idx[n]]);
         }
         w.byte(0x7d);
       }
     }
   }
 
-  // canonicalize returns the canonical UTF-8 bytes of node v.
-  function canonicalize(v, src) {
+  // canonicalize returns the canonical UTF-8 bytes of value v.
+  function canonicalize(v) {
     const w = new Writer(1024);
-    write(w, v, src);
+    write(w, v);
     return w.bytes().slice();
   }
 

@@ -11,6 +11,7 @@
   // numberProblem says why a number literal may not stand in a record
   // (§2: an integer literal within ±(2^53-1)), or returns "".
   function numberProblem(lit) {
+    if (lit.length <= 15 && !/[.eE]/.test(lit)) return ''; // 15 digits (or 14 and '-') are within range
     if (/[.eE]/.test(lit)) return lit + ' is not an integer literal';
     // The reader's grammar leaves no leading zeros: length orders magnitude.
     const digits = lit[0] === '-' ? lit.slice(1) : lit;
@@ -23,23 +24,36 @@
   function token(key) { return key.replace(/~/g, '~0').replace(/\//g, '~1'); }
 
   // badNumber returns the pointer and problem of the first number §2
-  // refuses in v, or null.
+  // refuses in v, or null. The pointer is built only on the way back from
+  // a failure: a record of millions of values builds none.
   function badNumber(v, path) {
+    const trail = [];
+    const lit = findBad(v, trail);
+    if (lit === null) return null;
+    return path + trail.reverse().map((k) => '/' + token(String(k))).join('') + ': ' + numberProblem(lit);
+  }
+
+  // findBad returns the first refused literal under v and pushes the keys
+  // and indexes leading to it onto trail (innermost first); else null.
+  function findBad(v, trail) {
+    if (typeof v === 'string') return null;
     switch (v.t) {
-      case K.NUM: {
-        const p = numberProblem(v.lit);
-        return p ? path + ': ' + p : null;
-      }
+      case K.NUM:
+        return numberProblem(v.lit) ? v.lit : null;
       case K.ARR:
         for (let i = 0; i < v.items.length; i++) {
-          const d = badNumber(v.items[i], path + '/' + i);
-          if (d) return d;
+          const t = v.items[i].t; // undefined for a string
+          if (t !== K.NUM && t !== K.ARR && t !== K.OBJ) continue;
+          const bad = findBad(v.items[i], trail);
+          if (bad !== null) { trail.push(i); return bad; }
         }
         return null;
       case K.OBJ:
         for (let i = 0; i < v.vals.length; i++) {
-          const d = badNumber(v.vals[i], path + '/' + token(v.keys[i]));
-          if (d) return d;
+          const t = v.vals[i].t;
+          if (t !== K.NUM && t !== K.ARR && t !== K.OBJ) continue;
+          const bad = findBad(v.vals[i], trail);
+          if (bad !== null) { trail.push(v.keys[i]); return bad; }
         }
         return null;
     }
@@ -66,12 +80,12 @@
   const SIG_HEX = /^[0-9a-f]{128}$/;
   const KINDS = new Set(['exec', 'edit', 'read', 'write', 'tool_call', 'claim', 'note', 'gate']);
 
-  const isStr = (v) => v !== undefined && v.t === K.STR;
+  const isStr = (v) => typeof v === 'string';
   const isObj = (v) => v !== undefined && v.t === K.OBJ;
   const isArr = (v) => v !== undefined && v.t === K.ARR;
-  const isHex64 = (v) => isStr(v) && HEX64.test(v.s);
+  const isHex64 = (v) => isStr(v) && HEX64.test(v);
   // A count: an integer ≥ 0 (the range is §2's; "-0" is 0).
-  const isCount = (v) => v !== undefined && v.t === K.NUM && (v.lit === '-0' || v.lit[0] !== '-');
+  const isCount = (v) => v !== undefined && typeof v !== 'string' && v.t === K.NUM && (v.lit === '-0' || v.lit[0] !== '-');
 
   // members checks that obj has every key of required, and no key outside
   // required and optional; it returns a detail or "".
@@ -103,7 +117,7 @@
     let d = members(rec, '', ['version', 'session', 'steps', 'stepCount', 'chainTip', 'signature'], ['signerIdentity']);
     if (d) return d;
     const version = get(rec, 'version');
-    if (!isStr(version) || version.s !== 'agent-work/record@0') return '/version: not "agent-work/record@0"';
+    if (!isStr(version) || version !== 'agent-work/record@0') return '/version: not "agent-work/record@0"';
     if ((d = checkSession(get(rec, 'session')))) return d;
     if (!isArr(get(rec, 'steps'))) return '/steps: not an array';
     if (!isCount(get(rec, 'stepCount'))) return '/stepCount: not an integer ≥ 0';
@@ -120,9 +134,9 @@
     for (const k of ['id', 'agent', 'goal', 'cwd', 'startedAt', 'endedAt']) {
       if (!isStr(get(s, k))) return '/session/' + k + ': not a string';
     }
-    if (get(s, 'id').s === '') return '/session/id: empty';
+    if (get(s, 'id') === '') return '/session/id: empty';
     for (const k of ['startedAt', 'endedAt']) {
-      const t = get(s, k).s;
+      const t = get(s, k);
       if (!isInstant(t)) return '/session/' + k + ': ' + JSON.stringify(t) + ' is not a calendar instant';
     }
     const r = get(s, 'recorder');
@@ -138,14 +152,14 @@
     const d = members(sig, '/signature', ['alg', 'envelope', 'publicKey', 'value'], ['rfc3161']);
     if (d) return d;
     const alg = get(sig, 'alg'), env = get(sig, 'envelope'), pub = get(sig, 'publicKey'), val = get(sig, 'value');
-    if (!isStr(alg) || alg.s !== 'Ed25519') return '/signature/alg: not "Ed25519"';
-    if (!isStr(env) || env.s !== 'logbook/record@0/v1') return '/signature/envelope: not "logbook/record@0/v1"';
-    if (!isStr(pub) || !SPKI_HEX.test(pub.s)) return '/signature/publicKey: not the hex of an Ed25519 SubjectPublicKeyInfo';
-    if (!isStr(val) || !SIG_HEX.test(val.s)) return '/signature/value: not 128 lowercase hex digits';
+    if (!isStr(alg) || alg !== 'Ed25519') return '/signature/alg: not "Ed25519"';
+    if (!isStr(env) || env !== 'logbook/record@0/v1') return '/signature/envelope: not "logbook/record@0/v1"';
+    if (!isStr(pub) || !SPKI_HEX.test(pub)) return '/signature/publicKey: not the hex of an Ed25519 SubjectPublicKeyInfo';
+    if (!isStr(val) || !SIG_HEX.test(val)) return '/signature/value: not 128 lowercase hex digits';
     const tok = get(sig, 'rfc3161');
     if (tok !== undefined) {
-      if (!isStr(tok) || !HEX.test(tok.s)) return '/signature/rfc3161: not lowercase hex of whole bytes';
-      if (!derSequence(lb.unhex(tok.s))) return '/signature/rfc3161: not a DER SEQUENCE (an RFC 3161 TimeStampToken)';
+      if (!isStr(tok) || !HEX.test(tok)) return '/signature/rfc3161: not lowercase hex of whole bytes';
+      if (!derSequence(lb.unhex(tok))) return '/signature/rfc3161: not a DER SEQUENCE (an RFC 3161 TimeStampToken)';
     }
     return '';
   }
@@ -157,12 +171,12 @@
     if (!isArr(certs) || certs.items.length === 0) return '/signerIdentity/certificates: not a non-empty array';
     for (let i = 0; i < certs.items.length; i++) {
       const c = certs.items[i];
-      if (!isStr(c) || !HEX.test(c.s)) return '/signerIdentity/certificates/' + i + ': not lowercase hex of whole bytes';
+      if (!isStr(c) || !HEX.test(c)) return '/signerIdentity/certificates/' + i + ': not lowercase hex of whole bytes';
     }
     // Every certificate's hex is checked before any DER, as the Go verifier
     // orders it; the code is SHAPE either way.
     for (let i = 0; i < certs.items.length; i++) {
-      if (!derSequence(lb.unhex(certs.items[i].s))) {
+      if (!derSequence(lb.unhex(certs.items[i]))) {
         return '/signerIdentity/certificates/' + i + ': not a DER SEQUENCE (an X.509 certificate)';
       }
     }
@@ -201,9 +215,9 @@
     if (d) return d;
     if (!isCount(get(st, 'seq'))) return at + '/seq: not an integer ≥ 0';
     const t = get(st, 'at');
-    if (!isStr(t) || !isInstant(t.s)) return at + '/at: not a calendar instant';
+    if (!isStr(t) || !isInstant(t)) return at + '/at: not a calendar instant';
     const kind = get(st, 'kind');
-    if (!isStr(kind) || !KINDS.has(kind.s)) return at + '/kind: not one of ' + [...KINDS].join(', ');
+    if (!isStr(kind) || !KINDS.has(kind)) return at + '/kind: not one of ' + [...KINDS].join(', ');
     if (!isStr(get(st, 'summary'))) return at + '/summary: not a string';
     if (!isObj(get(st, 'data'))) return at + '/data: not an object';
     for (const k of ['inputsSha256', 'outputsSha256']) {
@@ -211,9 +225,9 @@
       if (!isArr(list) || !list.items.every(isHex64)) return at + '/' + k + ': not an array of 64-digit lowercase hex';
     }
     const dossier = get(st, 'dossier');
-    if (dossier.t !== K.NUL && dossier.t !== K.OBJ) return at + '/dossier: not null or an object';
+    if (isStr(dossier) || (dossier.t !== K.NUL && dossier.t !== K.OBJ)) return at + '/dossier: not null or an object';
     const prev = get(st, 'prev');
-    if (prev.t !== K.NUL && !isHex64(prev)) return at + '/prev: not null or 64 lowercase hex digits';
+    if (!isHex64(prev) && (isStr(prev) || prev.t !== K.NUL)) return at + '/prev: not null or 64 lowercase hex digits';
     if (!isHex64(get(st, 'hash'))) return at + '/hash: not 64 lowercase hex digits';
     return '';
   }

@@ -9,14 +9,13 @@
 (function (lb) {
   'use strict';
 
-  // Node kinds. Every value is a plain object {t, ...}:
+  // Values. A string is a JavaScript string (most of a record is strings:
+  // no wrapper object each). Every other value is a plain object {t, ...}:
   //   NUL, TRUE, FALSE            shared singletons
   //   NUM {lit}                   the literal exactly as written
-  //   STR {s, a, z, raw}          s the text; bytes [a, z) of the file held it,
-  //                               raw = no escape in it (those bytes are then
-  //                               its canonical UTF-8 as they stand)
   //   ARR {items}
   //   OBJ {keys, vals}            in document order
+  // kind(v) gives any value's kind, K.STR for a string.
   const K = { NUL: 0, FALSE: 1, TRUE: 2, NUM: 3, STR: 4, ARR: 5, OBJ: 6 };
   const NUL = { t: K.NUL }, TRUE = { t: K.TRUE }, FALSE = { t: K.FALSE };
 
@@ -38,12 +37,18 @@
   for (let c = 0x20; c < 0x80; c++) PLAIN[c] = c === 0x22 || c === 0x5c ? 0 : 1;
 
   class Reader {
+    // text is the file decoded as UTF-8 in one go, for slicing strings out
+    // of; the reader itself judges the bytes. Before the first invalid byte
+    // (where reading stops) the two agree, and a string's characters sit
+    // at its byte offsets less shift: the bytes saved so far by multi-byte
+    // characters, which stand only inside strings.
     constructor(bytes, maxDepth) {
       this.b = bytes;
+      this.text = utf8.decode(bytes);
+      this.shift = 0;
       this.i = 0;
       this.maxDepth = maxDepth;
     }
-
     fail(msg, at = this.i) { throw new JsonError(at, msg); }
 
     space() {
@@ -108,18 +113,19 @@
       this.enter(depth);
       const b = this.b;
       const keys = [], vals = [];
-      const seen = new Set();
+      let seen = null; // a set once the object is large; a scan until then
       this.i++;
       this.space();
       if (b[this.i] === 0x7d) { this.i++; return { t: K.OBJ, keys, vals }; }
       for (;;) {
         if (b[this.i] !== 0x22) this.fail('expected a string key');
         const at = this.i;
-        const key = this.string().s;
+        const key = this.string();
         // Keys compare after unescaping; with lone surrogates refused, equal
         // JS strings are equal Unicode texts.
-        if (seen.has(key)) this.fail('duplicate key ' + JSON.stringify(key), at);
-        seen.add(key);
+        if (seen === null && keys.length >= 16) seen = new Set(keys);
+        if (seen === null ? keys.includes(key) : seen.has(key)) this.fail('duplicate key ' + JSON.stringify(key), at);
+        if (seen !== null) seen.add(key);
         this.space();
         if (b[this.i] !== 0x3a) this.fail("expected ':' after object key");
         this.i++;
@@ -155,50 +161,51 @@
         if (i === d) { this.i = i; this.fail('invalid number: no digit in exponent'); }
       }
       this.i = i;
-      return { t: K.NUM, lit: ascii(b, start, i) };
+      return { t: K.NUM, lit: this.text.slice(start - this.shift, i - this.shift) };
     }
 
-    // string reads a string from its opening quote.
+    // string reads a string from its opening quote and returns its text.
     string() {
       const b = this.b;
-      const a = ++this.i;
-      let i = a;
-      let pure = true; // ASCII only
+      let i = ++this.i;
+      const from = i - this.shift; // where it starts in text
       for (;;) {
         while (i < b.length && PLAIN[b[i]]) i++;
         if (i >= b.length) { this.i = i; this.fail('unterminated string'); }
         const c = b[i];
         if (c === 0x22) {
           this.i = i + 1;
-          const s = pure && i - a < 32 ? ascii(b, a, i) : utf8.decode(b.subarray(a, i));
-          return { t: K.STR, s, a, z: i, raw: true };
+          return this.text.slice(from, i - this.shift);
         }
-        if (c === 0x5c) return this.escaped(a, i);
+        if (c === 0x5c) return this.escaped(from, i);
         if (c < 0x20) { this.i = i; this.fail('control character in string'); }
         if (c < 0x80) { i++; continue; } // DEL
         i = this.utf8Char(i);
-        pure = false;
       }
     }
 
-    // escaped finishes a string that holds an escape at i; a is its start.
-    escaped(a, i) {
+    // escaped finishes a string that holds an escape at i; from is where
+    // it starts in text.
+    escaped(from, i) {
       const b = this.b;
       const parts = [];
-      let run = a; // start of the bytes not yet decoded into parts
+      let run = from; // start (in text) of what is not yet in parts
       for (;;) {
         while (i < b.length && PLAIN[b[i]]) i++;
         if (i >= b.length) { this.i = i; this.fail('unterminated string'); }
         const c = b[i];
         if (c === 0x22) {
-          if (run < i) parts.push(utf8.decode(b.subarray(run, i)));
+          parts.push(this.text.slice(run, i - this.shift));
           this.i = i + 1;
-          return { t: K.STR, s: parts.join(''), a, z: i, raw: false };
+          return parts.join('');
         }
         if (c === 0x5c) {
-          if (run < i) parts.push(utf8.decode(b.subarray(run, i)));
-          i = this.escape(i, parts);
-          run = i;
+          parts.push(this.text.slice(run, i - this.shift));
+          const e = this.escape(i, parts);
+          // The escape's bytes stand for fewer characters (or none): its
+          // text is skipped, not copied.
+          run = e - this.shift;
+          i = e;
           continue;
         }
         if (c < 0x20) { this.i = i; this.fail('control character in string'); }
@@ -259,6 +266,8 @@
         const ck = b[i + k];
         if (!(ck >= 0x80 && ck <= 0xbf)) { this.i = i; this.fail('invalid UTF-8'); }
       }
+      // n+1 bytes make one UTF-16 unit, or two (a surrogate pair) for 4 bytes.
+      this.shift += n === 3 ? 2 : n;
       return i + n + 1;
     }
   }
@@ -277,14 +286,6 @@
     return u;
   }
 
-  // ascii decodes bytes [a, z) known to be ASCII.
-  function ascii(b, a, z) {
-    if (z - a > 64) return utf8.decode(b.subarray(a, z));
-    let s = '';
-    for (let i = a; i < z; i++) s += String.fromCharCode(b[i]);
-    return s;
-  }
-
   // parse reads exactly one JSON text from bytes (a Uint8Array) and returns
   // its tree; it throws JsonError for anything spec §1 refuses.
   function parse(bytes, maxDepth) {
@@ -296,6 +297,8 @@
     return v;
   }
 
+  const kind = (v) => (typeof v === 'string' ? K.STR : v.t);
+
   // get returns the member named key of an object node, or undefined.
   function get(obj, key) {
     if (!obj || obj.t !== K.OBJ) return undefined;
@@ -303,5 +306,5 @@
     return k < 0 ? undefined : obj.vals[k];
   }
 
-  lb.json = { K, parse, get, JsonError, NUL, TRUE, FALSE };
+  lb.json = { K, kind, parse, get, JsonError, NUL, TRUE, FALSE };
 })(globalThis.logbook = globalThis.logbook || {});

@@ -71,7 +71,7 @@
   // canonical steps array into w (the signed bytes) on the way: each step
   // is canonicalized once, and its hash taken over those bytes without its
   // "hash" member. It returns a refusal or null.
-  function checkSteps(steps, w, src) {
+  function checkSteps(steps, w) {
     for (let i = 0; i < steps.length; i++) {
       const seq = get(steps[i], 'seq');
       if (Number(seq.lit) !== i) return refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
@@ -92,7 +92,7 @@
         if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
         writeString(w, key);
         w.byte(0x3a);
-        write(w, st.vals[idx[n]], src);
+        write(w, st.vals[idx[n]]);
         if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
       }
       w.byte(0x7d);
@@ -102,10 +102,10 @@
       const sum = h.hex();
       const prev = get(st, 'prev');
       if (i === 0 && prev.t !== K.NUL) return refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
-      if (i > 0 && (prev.t === K.NUL || prev.s !== prevHash)) {
+      if (i > 0 && (prev.t === K.NUL || prev !== prevHash)) {
         return refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
       }
-      if (get(st, 'hash').s !== sum) return refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
+      if (get(st, 'hash') !== sum) return refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
       prevHash = sum;
     }
     w.byte(0x5d);
@@ -144,17 +144,17 @@
     w.ascii('{"domain":');
     writeString(w, DOMAIN);
     w.ascii(',"payload":{');
-    member(w, 'chainTip', true); write(w, get(rec, 'chainTip'), bytes);
-    member(w, 'publicKey'); write(w, get(sig, 'publicKey'), bytes);
-    member(w, 'session'); write(w, session, bytes);
-    if (identity) { member(w, 'signerIdentity'); write(w, identity, bytes); }
-    member(w, 'stepCount'); write(w, get(rec, 'stepCount'), bytes);
+    member(w, 'chainTip', true); write(w, get(rec, 'chainTip'));
+    member(w, 'publicKey'); write(w, get(sig, 'publicKey'));
+    member(w, 'session'); write(w, session);
+    if (identity) { member(w, 'signerIdentity'); write(w, identity); }
+    member(w, 'stepCount'); write(w, get(rec, 'stepCount'));
     member(w, 'steps');
-    const broken = checkSteps(steps, w, bytes);
+    const broken = checkSteps(steps, w);
     if (broken) return broken;
-    member(w, 'version'); write(w, get(rec, 'version'), bytes);
+    member(w, 'version'); write(w, get(rec, 'version'));
     w.ascii('},"timestamp":');
-    write(w, get(session, 'endedAt'), bytes);
+    write(w, get(session, 'endedAt'));
     w.ascii(',"v":1}');
     const signed = w.bytes();
 
@@ -162,14 +162,14 @@
     if (Number(count) !== steps.length) {
       return refuse('STEP_COUNT_MISMATCH', 'stepCount is ' + count + ', the record has ' + steps.length + ' steps');
     }
-    const tip = steps.length ? get(steps[steps.length - 1], 'hash').s : EMPTY_TIP;
-    const chainTip = get(rec, 'chainTip').s;
+    const tip = steps.length ? get(steps[steps.length - 1], 'hash') : EMPTY_TIP;
+    const chainTip = get(rec, 'chainTip');
     if (chainTip !== tip) return refuse('TIP_MISMATCH', 'chainTip is ' + chainTip + ', the chain ends at ' + tip);
 
     // §7 step 7: the key first (our own arithmetic), then the signature.
-    const spki = lb.unhex(get(sig, 'publicKey').s);
+    const spki = lb.unhex(get(sig, 'publicKey'));
     const pub = spki.subarray(12);
-    const sigBytes = lb.unhex(get(sig, 'value').s);
+    const sigBytes = lb.unhex(get(sig, 'value'));
     const weak = lb.ed25519.weakKey(pub);
     if (weak) return refuse('SIGNATURE_INVALID', weak);
     if (!lb.ed25519.scalarCanonical(sigBytes)) {
