@@ -400,7 +400,7 @@ func (g *recGen) damage(rec []byte, other ed25519.PrivateKey) []byte {
 			case 0:
 				out[i] ^= 1 << r.IntN(8)
 			case 1:
-				out[i] = `"\{}[],:0-1.eEaAfF` [r.IntN(18)]
+				out[i] = `"\{}[],:0-1.eEaAfF`[r.IntN(18)]
 			case 2:
 				out = slices.Delete(out, i, i+1)
 			case 3:
