@@ -84,7 +84,7 @@
     const keys = splitPEM($('pubkeys').value);
     document.body.dataset.state = 'checking';
     const started = performance.now();
-    const v = await lb.check(bytes, { pubkeys: keys });
+    const v = await lb.check(bytes, { pubkeys: keys }, true);
     const ms = performance.now() - started;
     if (mine !== run) return;
     renderVerdict(name, bytes, v, keys.length > 0, ms);

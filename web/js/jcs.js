@@ -38,6 +38,8 @@
     bytes() { return this.buf.subarray(0, this.n); }
   }
 
+  const utf8 = new TextEncoder();
+  const NEEDS_ESCAPE = /[\u0000-\u001f"\\]/;
   const SHORT = { 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0c: 'f', 0x0d: 'r', 0x22: '"', 0x5c: '\\' };
   const HEXDIGITS = '0123456789abcdef';
 
@@ -48,6 +50,13 @@
     const buf = w.buf;
     let n = w.n;
     buf[n++] = 0x22;
+    if (s.length > 256 && !NEEDS_ESCAPE.test(s)) {
+      // Nothing to escape: the browser's UTF-8 encoder writes it.
+      n += utf8.encodeInto(s, buf.subarray(n)).written;
+      buf[n++] = 0x22;
+      w.n = n;
+      return;
+    }
     for (let i = 0; i < s.length; i++) {
       let c = s.charCodeAt(i);
       if (c < 0x80) {

@@ -19,13 +19,18 @@
   const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
   const W = new Int32Array(64);
 
-  // Sha256 hashes bytes given in any number of update calls.
+  // Sha256 hashes bytes given in any number of update calls. It allocates
+  // nothing after construction: the chain check hashes every step with
+  // one, and typed arrays are costly to make in a browser.
   class Sha256 {
-    constructor() { this.reset(); }
+    constructor() {
+      this.h = new Int32Array(8);
+      this.block = new Uint8Array(64);
+      this.reset();
+    }
 
     reset() {
-      this.h = Int32Array.from(IV);
-      this.block = new Uint8Array(64);
+      this.h.set(IV);
       this.fill = 0; // bytes waiting in block
       this.length = 0; // total bytes hashed
       return this;
@@ -34,37 +39,45 @@
     // update hashes bytes[from, to) (the whole array when from/to are omitted).
     update(bytes, from = 0, to = bytes.length) {
       this.length += to - from;
+      const block = this.block;
       let i = from;
       if (this.fill > 0) {
-        const n = Math.min(64 - this.fill, to - i);
-        this.block.set(bytes.subarray(i, i + n), this.fill);
-        this.fill += n;
-        i += n;
-        if (this.fill < 64) return this;
-        compress(this.h, this.block, 0);
+        let f = this.fill;
+        while (f < 64 && i < to) block[f++] = bytes[i++];
+        this.fill = f;
+        if (f < 64) return this;
+        compress(this.h, block, 0);
         this.fill = 0;
       }
       for (; i + 64 <= to; i += 64) compress(this.h, bytes, i);
-      if (i < to) {
-        this.block.set(bytes.subarray(i, to), 0);
-        this.fill = to - i;
-      }
+      let f = 0;
+      while (i < to) block[f++] = bytes[i++];
+      this.fill = f;
       return this;
     }
 
-    // digest returns the 32-byte hash; the object must be reset before reuse.
-    digest() {
-      const bits = this.length * 8;
-      const pad = new Uint8Array(((this.fill + 8) >> 6 << 6) + 64 - this.fill);
-      pad[0] = 0x80;
-      const n = pad.length;
-      // The length in bits, big-endian, in the last 8 bytes (fits in 2^53).
+    // finish pads the message (FIPS 180-4 §5.1.1) and leaves the hash in h;
+    // the object must be reset before reuse.
+    finish() {
+      const block = this.block, bits = this.length * 8;
+      let f = this.fill;
+      block[f++] = 0x80;
+      if (f > 56) {
+        block.fill(0, f);
+        compress(this.h, block, 0);
+        f = 0;
+      }
+      block.fill(0, f, 56);
+      // The length in bits, big-endian, in the last 8 bytes (below 2^53).
       const hi = Math.floor(bits / 0x100000000);
-      pad[n - 8] = hi >>> 24; pad[n - 7] = hi >>> 16; pad[n - 6] = hi >>> 8; pad[n - 5] = hi;
-      pad[n - 4] = bits >>> 24; pad[n - 3] = bits >>> 16; pad[n - 2] = bits >>> 8; pad[n - 1] = bits;
-      const len = this.length;
-      this.update(pad);
-      this.length = len;
+      block[56] = hi >>> 24; block[57] = hi >>> 16; block[58] = hi >>> 8; block[59] = hi;
+      block[60] = bits >>> 24; block[61] = bits >>> 16; block[62] = bits >>> 8; block[63] = bits;
+      compress(this.h, block, 0);
+    }
+
+    // digest returns the 32-byte hash.
+    digest() {
+      this.finish();
       const out = new Uint8Array(32);
       for (let j = 0; j < 8; j++) {
         const v = this.h[j];
@@ -73,8 +86,16 @@
       return out;
     }
 
-    // hex returns the digest as lowercase hex.
-    hex() { return lb.hex(this.digest()); }
+    // hex returns the hash as lowercase hex.
+    hex() {
+      this.finish();
+      let s = '';
+      for (let j = 0; j < 8; j++) {
+        const v = this.h[j];
+        s += HEX[v >>> 24] + HEX[(v >>> 16) & 255] + HEX[(v >>> 8) & 255] + HEX[v & 255];
+      }
+      return s;
+    }
   }
 
   function compress(h, b, at) {

@@ -47,6 +47,7 @@
       this.text = utf8.decode(bytes);
       this.shift = 0;
       this.i = 0;
+      this.stream = null;
       this.maxDepth = maxDepth;
     }
     fail(msg, at = this.i) { throw new JsonError(at, msg); }
@@ -92,19 +93,26 @@
       if (depth > this.maxDepth) this.fail('nesting deeper than ' + this.maxDepth);
     }
 
-    array(depth) {
+    // array reads an array; each, when given, receives every item as it is
+    // read, and the items are kept only when keep is set.
+    array(depth, each = null, keep = true) {
       this.enter(depth);
       const b = this.b;
-      const items = [];
+      const items = keep ? [] : null;
+      let n = 0;
+      const done = () => ({ t: K.ARR, items, length: n });
       this.i++;
       this.space();
-      if (b[this.i] === 0x5d) { this.i++; return { t: K.ARR, items }; }
+      if (b[this.i] === 0x5d) { this.i++; return done(); }
       for (;;) {
-        items.push(this.value(depth));
+        const item = this.value(depth);
+        if (each) each(item, n);
+        if (keep) items.push(item);
+        n++;
         this.space();
         const c = b[this.i];
         if (c === 0x2c) { this.i++; this.space(); continue; }
-        if (c === 0x5d) { this.i++; return { t: K.ARR, items }; }
+        if (c === 0x5d) { this.i++; return done(); }
         this.fail(this.i >= b.length ? 'unterminated array' : "expected ',' or ']' in array");
       }
     }
@@ -131,7 +139,12 @@
         this.i++;
         this.space();
         keys.push(key);
-        vals.push(this.value(depth));
+        const st = this.stream;
+        if (depth === 1 && st && key === st.key && b[this.i] === 0x5b) {
+          vals.push(this.array(depth + 1, st.each, st.keep));
+        } else {
+          vals.push(this.value(depth));
+        }
         this.space();
         const c = b[this.i];
         if (c === 0x2c) { this.i++; this.space(); continue; }
@@ -287,9 +300,16 @@
   }
 
   // parse reads exactly one JSON text from bytes (a Uint8Array) and returns
-  // its tree; it throws JsonError for anything spec §1 refuses.
-  function parse(bytes, maxDepth) {
+  // its tree; it throws JsonError for anything spec §1 refuses. With
+  // stream = {key, each, keep}, the items of the array that is the member
+  // named key of the top-level object go to each(item, index) as they are
+  // read, and are kept in the tree only if keep is set: a record's steps
+  // are checked one at a time, and a long record is never all in memory.
+  // Reading goes on after each has seen an item, so a later syntax error
+  // still throws.
+  function parse(bytes, maxDepth, stream = null) {
     const r = new Reader(bytes, maxDepth);
+    r.stream = stream;
     r.space();
     const v = r.value(0);
     r.space();

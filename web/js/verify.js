@@ -2,9 +2,8 @@
 // verdict, with the same fields, as `logbook-verify --json`.
 (function (lb) {
   'use strict';
-  const { K, get, parse, JsonError } = lb.json;
+  const { get, parse, JsonError, NUL } = lb.json;
   const { Writer, write, writeString, order } = lb.jcs;
-  const enc = new TextEncoder();
 
   const MAX_DEPTH = 64; // spec §1
   const DOMAIN = 'logbook/record@0/v1';
@@ -67,20 +66,32 @@
     return der.slice(12);
   }
 
-  // checkChain is spec §7 steps 3 and 4 over the steps, and writes the
-  // canonical steps array into w (the signed bytes) on the way: each step
-  // is canonicalized once, and its hash taken over those bytes without its
-  // "hash" member. It returns a refusal or null.
-  function checkSteps(steps, w) {
-    for (let i = 0; i < steps.length; i++) {
-      const seq = get(steps[i], 'seq');
-      if (Number(seq.lit) !== i) return refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
+  // StepWalker checks the steps one at a time as the reader hands them over
+  // (spec §7 steps 2-4) and keeps the first failure of each kind, so that
+  // the verdict follows the spec's order although the checks run in one
+  // pass. It writes each step's canonical bytes once, into the steps array
+  // of the signed bytes, and takes the step's hash over those bytes without
+  // its "hash" member.
+  class StepWalker {
+    constructor(size) {
+      this.w = new Writer(size);
+      this.w.byte(0x5b);
+      this.h = new lb.Sha256();
+      this.n = 0;
+      this.shape = null;
+      this.order = null;
+      this.chain = null;
+      this.lastHash = null; // the previous step's recomputed hash
     }
-    const h = new lb.Sha256();
-    let prevHash = null;
-    w.byte(0x5b);
-    for (let i = 0; i < steps.length; i++) {
-      const st = steps[i];
+
+    step(st, i) {
+      this.n = i + 1;
+      if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
+      const d = lb.shape.checkStep(st, i);
+      if (d) { this.shape = refuse('SHAPE', d); return; }
+      const seq = get(st, 'seq');
+      if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
+      const w = this.w;
       if (i > 0) w.byte(0x2c);
       const start = w.n;
       let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
@@ -96,20 +107,26 @@
         if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
       }
       w.byte(0x7d);
+      const h = this.h;
       h.reset();
       h.update(w.buf, start, cutFrom);
       h.update(w.buf, cutTo, w.n);
       const sum = h.hex();
-      const prev = get(st, 'prev');
-      if (i === 0 && prev.t !== K.NUL) return refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
-      if (i > 0 && (prev.t === K.NUL || prev !== prevHash)) {
-        return refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
+      if (!this.chain) {
+        const prev = get(st, 'prev');
+        if (i === 0 && prev !== NUL) this.chain = refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
+        else if (i > 0 && prev !== this.lastHash) {
+          this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
+        } else if (get(st, 'hash') !== sum) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
       }
-      if (get(st, 'hash') !== sum) return refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
-      prevHash = sum;
+      this.lastHash = sum;
     }
-    w.byte(0x5d);
-    return null;
+
+    // bytes returns the canonical steps array.
+    bytes() {
+      this.w.byte(0x5d);
+      return this.w.bytes();
+    }
   }
 
   // member writes "key": to w, with a comma first unless it is the first.
@@ -120,27 +137,33 @@
   }
 
   // verifyRecord runs spec §7 on a record file's bytes. opt.pinned holds
-  // 32-byte keys. It resolves to the verdict; it never throws.
-  async function verifyRecord(bytes, opt) {
+  // 32-byte keys; with keep, the parsed record keeps its steps (for
+  // display). It resolves to the verdict.
+  async function verifyRecord(bytes, opt, keep) {
+    const walk = new StepWalker(bytes.length + 64);
     let rec;
     try {
-      rec = parse(bytes, MAX_DEPTH);
+      rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i) => walk.step(st, i), keep });
     } catch (e) {
       if (e instanceof JsonError) return refuse('NOT_JSON', e.message);
       if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
       throw e;
     }
-    let d = lb.shape.checkRecord(rec);
-    const steps = rec.t === K.OBJ && get(rec, 'steps') && get(rec, 'steps').items;
-    for (let i = 0; !d && steps && i < steps.length; i++) d = lb.shape.checkStep(steps[i], i);
+    const d = lb.shape.checkRecord(rec);
     if (d) return refuse('SHAPE', d);
+    if (walk.shape) return walk.shape;
+    if (walk.order) return walk.order;
+    if (walk.chain) return walk.chain;
 
     // The signed bytes (§6), canonical: {"domain":…,"payload":{"chainTip",
     // "publicKey","session","signerIdentity"?,"stepCount","steps",
-    // "version"},"timestamp":endedAt,"v":1}; the steps go in as the chain
-    // check writes them.
+    // "version"},"timestamp":endedAt,"v":1}.
     const session = get(rec, 'session'), sig = get(rec, 'signature'), identity = get(rec, 'signerIdentity');
-    const w = new Writer(bytes.length + 4096);
+    const steps = walk.bytes();
+    const w = new Writer(steps.length + 4096);
+    // The record id's prefix goes first, so that sha256(prefix ‖ signed
+    // bytes) needs no second copy of a long record.
+    w.ascii(ID_PREFIX);
     w.ascii('{"domain":');
     writeString(w, DOMAIN);
     w.ascii(',"payload":{');
@@ -150,19 +173,21 @@
     if (identity) { member(w, 'signerIdentity'); write(w, identity); }
     member(w, 'stepCount'); write(w, get(rec, 'stepCount'));
     member(w, 'steps');
-    const broken = checkSteps(steps, w);
-    if (broken) return broken;
+    w.room(steps.length);
+    w.buf.set(steps, w.n);
+    w.n += steps.length;
     member(w, 'version'); write(w, get(rec, 'version'));
     w.ascii('},"timestamp":');
     write(w, get(session, 'endedAt'));
     w.ascii(',"v":1}');
-    const signed = w.bytes();
+    const idInput = w.bytes();
+    const signed = idInput.subarray(ID_PREFIX.length);
 
     const count = get(rec, 'stepCount').lit;
-    if (Number(count) !== steps.length) {
-      return refuse('STEP_COUNT_MISMATCH', 'stepCount is ' + count + ', the record has ' + steps.length + ' steps');
+    if (Number(count) !== walk.n) {
+      return refuse('STEP_COUNT_MISMATCH', 'stepCount is ' + count + ', the record has ' + walk.n + ' steps');
     }
-    const tip = steps.length ? get(steps[steps.length - 1], 'hash') : EMPTY_TIP;
+    const tip = walk.n ? walk.lastHash : EMPTY_TIP;
     const chainTip = get(rec, 'chainTip');
     if (chainTip !== tip) return refuse('TIP_MISMATCH', 'chainTip is ' + chainTip + ', the chain ends at ' + tip);
 
@@ -186,10 +211,12 @@
     }
     if (!good) return refuse('SIGNATURE_INVALID', 'the Ed25519 signature does not verify over the signed bytes');
 
-    const idh = new lb.Sha256().update(enc.encode(ID_PREFIX)).update(signed);
+    // WebCrypto is there (the signature just verified with it): its digest
+    // is the fastest over a long record.
+    const recordId = lb.hex(new Uint8Array(await crypto.subtle.digest('SHA-256', idInput)));
     const v = {
       ok: true, code: null, detail: 'signature verifies',
-      recordId: idh.hex(), keyId: lb.sha256(spki), stepCount: steps.length,
+      recordId, keyId: lb.sha256(spki), stepCount: walk.n,
       publicKey: pub, pinned: false,
     };
     for (const check of POLICY) {
@@ -213,8 +240,8 @@
   }
 
   // check is logbookVerify with the parsed record and signer kept, for the
-  // page's display.
-  async function check(bytes, options) {
+  // page's display; with keep, the record keeps its steps too.
+  async function check(bytes, options, keep = false) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) return usage('bytes must be a Uint8Array');
     const opt = { pinned: [] };
@@ -228,7 +255,7 @@
     }
     let v;
     try {
-      v = await verifyRecord(bytes, opt);
+      v = await verifyRecord(bytes, opt, keep);
     } catch (e) {
       // A defect, not a verdict: refuse rather than pass, and say so.
       return usage('internal error: ' + (e && e.message));
