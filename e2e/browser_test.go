@@ -25,6 +25,9 @@ import (
 // untested. scripts/test.sh and .ci/run install it.
 func chromiumPath(tb testing.TB) string {
 	if p := os.Getenv("LOGBOOK_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			tb.Fatalf("LOGBOOK_CHROMIUM=%s: %v", p, err)
+		}
 		return p
 	}
 	for _, p := range []string{"/usr/bin/chromium", "/usr/bin/chromium-browser"} {

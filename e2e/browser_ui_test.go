@@ -47,8 +47,7 @@ func (b *browser) pick(tb testing.TB, path, pubPEM string) (shown, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	text, _ := json.Marshal(pubPEM)
-	if _, err := evalJS[chromedp.Void](b, `document.getElementById('pubkeys').value = `+string(text)); err != nil {
+	if _, err := evalJS[chromedp.Void](b, `document.getElementById('pubkeys').value = `+jsString(pubPEM)); err != nil {
 		tb.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
@@ -60,6 +59,64 @@ func (b *browser) pick(tb testing.TB, path, pubPEM string) (shown, []byte) {
 	if err != nil {
 		tb.Fatalf("picking %s in the page: %v", path, err)
 	}
+	s := b.shown(tb)
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, png
+}
+
+// drop drops the file on the page's drop zone as a drag and drop from
+// the desktop would, and returns what the page shows then.
+func (b *browser) drop(tb testing.TB, path string) shown {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	_, err = evalJS[chromedp.Void](b, `(() => {
+		document.body.dataset.state = 'dropping';
+		const dt = new DataTransfer();
+		dt.items.add(new File([`+bytesExpr(data)+`], `+jsString(filepath.Base(path))+`, {type: 'application/json'}));
+		document.getElementById('drop').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+	})()`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b.waitShown(tb)
+}
+
+// typeKeys replaces the pinned-key field's text as typing would, and
+// returns what the page shows once it has checked the record again.
+func (b *browser) typeKeys(tb testing.TB, text string) shown {
+	_, err := evalJS[chromedp.Void](b, `(() => {
+		document.body.dataset.state = 'typing';
+		const f = document.getElementById('pubkeys');
+		f.value = `+jsString(text)+`;
+		f.dispatchEvent(new Event('input', {bubbles: true}));
+	})()`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b.waitShown(tb)
+}
+
+func (b *browser) waitShown(tb testing.TB) shown {
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS(`body[data-state="done"]`))); err != nil {
+		tb.Fatal(err)
+	}
+	return b.shown(tb)
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// shown reads what the page shows.
+func (b *browser) shown(tb testing.TB) shown {
 	s, err := evalJS[shown](b, `(() => {
 		const v = document.getElementById('verdict');
 		return {ok: v.dataset.ok, code: v.dataset.code, verdict: v.innerText,
@@ -71,11 +128,7 @@ func (b *browser) pick(tb testing.TB, path, pubPEM string) (shown, []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s, png
+	return s
 }
 
 // sealedSession replays a real session through record-step and seals it
@@ -136,6 +189,26 @@ func TestBrowserScreenshots(t *testing.T) {
 		t.Errorf("tampered record: the verdict reads:\n%s", got.Verdict)
 	}
 	paths = append(paths, savePNG(t, dir, "refused.png", png))
+
+	// A file dropped on the page, then another signer's key pasted: the
+	// record is checked again and refused as the command refuses it.
+	got = b.drop(t, rec)
+	if got.OK != "true" || got.Code != "" || got.Rows != int(*verify(t, rec).StepCount) {
+		t.Errorf("dropped record: the page shows %+v", got)
+	}
+	other, err := os.ReadFile("../testdata/keys/other.key.pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = b.typeKeys(t, string(other)+string(other))
+	want = verify(t, rec, "../testdata/keys/other.key.pub")
+	if want.code() != "SIGNER_NOT_TRUSTED" || got.Code != want.code() || got.Timeline || !strings.Contains(got.Verdict, *want.KeyID) {
+		t.Errorf("pinned to another key: the page shows %+v; logbook-verify says %v", got, want)
+	}
+	got = b.typeKeys(t, "not a key")
+	if got.OK != "false" || got.Code != "" || !strings.Contains(got.Verdict, "no PEM block") {
+		t.Errorf("a pasted key that is not PEM: the page shows %+v", got)
+	}
 	b.checkQuiet(t)
 	report(t, "browser screenshots: "+strings.Join(paths, ", "))
 }
