@@ -72,6 +72,10 @@ type browser struct {
 // empty, runs in the page before any of the page's own scripts.
 func newBrowser(tb testing.TB, initScript ...string) *browser {
 	exe := chromiumPath(tb)
+	// With no user-data-dir given, chromedp makes a fresh one for each
+	// browser and removes it after, retrying while Chromium's helper
+	// processes still write to it (a test's own TempDir would fail its
+	// cleanup then).
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
 		chromedp.Flag("headless", true),
@@ -86,7 +90,6 @@ func newBrowser(tb testing.TB, initScript ...string) *browser {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("hide-scrollbars", true),
 		chromedp.Flag("mute-audio", true),
-		chromedp.UserDataDir(tb.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
