@@ -4,6 +4,8 @@ go 1.26
 
 require (
 	filippo.io/edwards25519 v1.2.0
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/digitorus/pkcs7 v0.0.0-20230818184609-3a137a874352
 	github.com/digitorus/timestamp v0.0.0-20231217203849-220c5c2851b7
 	github.com/fsnotify/fsnotify v1.10.1
@@ -12,3 +14,5 @@ require (
 )
 
 require golang.org/x/sys v0.13.0 // indirect
+
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect

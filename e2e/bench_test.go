@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/hookevent"
@@ -178,6 +181,60 @@ func BenchmarkRecordStepPayload(b *testing.B) {
 	}
 }
 
+// BenchmarkPageVerify: the in-browser checker (web/) verifying a sealed
+// record of n steps in headless Chromium. The record is handed to the page
+// once; each iteration is one window.logbookVerify call, timed in the page
+// (page-ms) and from here (ns/op, which adds one DevTools round trip).
+// cpu-ms is the CPU time all of Chromium's processes used per call: on a
+// machine shared with other work it moves less than the clock does.
+func BenchmarkPageVerify(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			prefill(b, dir, n)
+			key := filepath.Join(dir, "k")
+			rec := filepath.Join(dir, "r.json")
+			for _, args := range [][]string{{"--new-key", key}, {"--dir", dir, "--session", "bench", "--key", key, "--out", rec}} {
+				if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), args...).CombinedOutput(); err != nil {
+					b.Fatalf("%v %s", err, out)
+				}
+			}
+			data, err := os.ReadFile(rec)
+			if err != nil {
+				b.Fatal(err)
+			}
+			br := newBrowser(b)
+			if _, err := evalJS[int](br, `(window.benchRecord = `+bytesExpr(data)+`).length`); err != nil {
+				b.Fatal(err)
+			}
+			type timed struct {
+				MS    float64 `json:"ms"`
+				OK    bool    `json:"ok"`
+				Steps int     `json:"steps"`
+			}
+			b.SetBytes(int64(len(data)))
+			pid := chromedp.FromContext(br.ctx).Browser.Process().Pid
+			cpu0 := treeCPU(pid)
+			b.ResetTimer()
+			var total float64
+			for i := 0; i < b.N; i++ {
+				r, err := evalJS[timed](br, `(async () => { const t = performance.now(); const v = await logbookVerify(window.benchRecord); `+
+					`return {ms: performance.now() - t, ok: v.ok, steps: v.stepCount}; })()`)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if !r.OK || r.Steps < n { // the sealer adds a note for the unfinished calls
+					b.Fatalf("page verdict %+v", r)
+				}
+				total += r.MS
+			}
+			b.ReportMetric(total/float64(b.N), "page-ms/op")
+			b.ReportMetric((treeCPU(pid)-cpu0).Seconds()*1000/float64(b.N), "cpu-ms/op")
+			br.checkQuiet(b)
+		})
+	}
+}
+
 // runForRSS runs prog with stdin from a file under /usr/bin/time (Debian's
 // time package) and returns prog's peak resident memory in MiB. Not from
 // our own wait4: Go starts children with vfork semantics, so a child's peak
@@ -201,4 +258,41 @@ func runForRSS(prog, stdin string, env ...string) (float64, error) {
 		return 0, fmt.Errorf("no peak in %q (record-step printed something?)", errb.String())
 	}
 	return float64(n) / 1024, nil
+}
+
+// treeCPU is the user and system CPU time used so far by process pid and
+// all its descendants (from /proc; clock ticks of 10 ms).
+func treeCPU(pid int) time.Duration {
+	parent := map[int]int{}
+	ticks := map[int]int64{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		p, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command name, which is in parentheses and may hold spaces.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+2:]))
+		if len(f) < 13 {
+			continue
+		}
+		parent[p], _ = strconv.Atoi(f[1])
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks[p] = u + s
+	}
+	var total int64
+	for p, t := range ticks {
+		for q := p; q > 1; q = parent[q] {
+			if q == pid {
+				total += t
+				break
+			}
+		}
+	}
+	return time.Duration(total) * 10 * time.Millisecond
 }

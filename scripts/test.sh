@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The project's test command, on a fresh machine as on CI: installs the
+# Debian packages the tests drive (openssl for key interop, chromium for the
+# in-browser checker in web/), then runs `go test ./...` and prints what
+# the browser tests measured (go test hides the logs of passing tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+[ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "scripts/test.sh: missing Debian packages: ${missing[*]} (install them as root: apt-get install -y ${missing[*]})" >&2
+    exit 1
+  fi
+  echo "scripts/test.sh: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+# A new report path each run also keeps go test from answering the browser
+# tests from its cache.
+LOGBOOK_TEST_REPORT="$report" go test "$@" ./...
+echo
+cat "$report"

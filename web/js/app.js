@@ -1,0 +1,269 @@
+// The page: pick or drop a record, paste pinned keys, read the verdict and,
+// for an accepted record, its session header and a timeline of its steps.
+// Everything a record says is shown as text (textContent), never as markup.
+(function (lb) {
+  'use strict';
+  const { K, get } = lb.json;
+  const $ = (id) => document.getElementById(id);
+
+  let current = null; // {name, bytes} of the file on show
+  let run = 0; // so that a slow check never overwrites a newer one
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.append(visible(String(text)));
+    return e;
+  }
+
+  // Characters that hide or reorder text on screen (controls, bidi
+  // overrides and isolates, zero-width marks, line and paragraph
+  // separators) are shown as their code point, so a summary cannot pass
+  // for something it is not.
+  const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/g;
+
+  function visible(s) {
+    const frag = document.createDocumentFragment();
+    let last = 0;
+    for (const m of s.matchAll(HIDDEN)) {
+      if (m.index > last) frag.append(s.slice(last, m.index));
+      const cp = m[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+      const mark = document.createElement('span');
+      mark.className = 'hidden-char';
+      mark.title = 'U+' + cp;
+      mark.textContent = '\u27e6U+' + cp + '\u27e7';
+      frag.append(mark);
+      last = m.index + m[0].length;
+    }
+    if (last < s.length) frag.append(s.slice(last));
+    return frag;
+  }
+
+  // pretty writes a node as indented JSON text (keys in file order).
+  function pretty(v, indent = '') {
+    if (typeof v === 'string') return JSON.stringify(v);
+    switch (v.t) {
+      case K.NUL: return 'null';
+      case K.TRUE: return 'true';
+      case K.FALSE: return 'false';
+      case K.NUM: return String(Number(v.lit));
+      
+      case K.ARR:
+        if (!v.items.length) return '[]';
+        return '[\n' + v.items.map((x) => indent + '  ' + pretty(x, indent + '  ')).join(',\n') + '\n' + indent + ']';
+      case K.OBJ:
+        if (!v.keys.length) return '{}';
+        return '{\n' + v.keys.map((k, i) => indent + '  ' + JSON.stringify(k) + ': ' + pretty(v.vals[i], indent + '  ')).join(',\n') + '\n' + indent + '}';
+    }
+    return '';
+  }
+
+  // members shows an object's members one a line: a string as its text,
+  // anything else as JSON.
+  function members(obj) {
+    const dl = el('dl', 'kv');
+    obj.keys.forEach((k, i) => {
+      const v = obj.vals[i];
+      dl.append(el('dt', null, k === '' ? '""' : k));
+      if (typeof v === 'string') dl.append(el('dd', 'str', v));
+      else dl.append(el('dd', 'json', pretty(v)));
+    });
+    return dl;
+  }
+
+  function row(dl, term, value, cls) {
+    dl.append(el('dt', null, term));
+    const dd = el('dd', cls, value);
+    dl.append(dd);
+    return dd;
+  }
+
+  async function show(name, bytes) {
+    current = { name, bytes };
+    const mine = ++run;
+    const keys = splitPEM($('pubkeys').value);
+    document.body.dataset.state = 'checking';
+    const started = performance.now();
+    const v = await lb.check(bytes, { pubkeys: keys }, true);
+    const ms = performance.now() - started;
+    if (mine !== run) return;
+    renderVerdict(name, bytes, v, keys.length > 0, ms);
+    renderSession(v);
+    renderTimeline(v);
+    document.body.dataset.state = 'done';
+  }
+
+  // splitPEM cuts the key field into its PEM blocks (several keys may be
+  // pinned at once).
+  function splitPEM(text) {
+    const blocks = text.match(/-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----/g) || [];
+    if (!blocks.length && text.trim()) return [text]; // let the reader say what is wrong
+    return blocks;
+  }
+
+  function renderVerdict(name, bytes, v, pinnedAny, ms) {
+    const box = $('verdict');
+    box.hidden = false;
+    box.replaceChildren();
+    const state = v.ok ? 'accepted' : v.code === 'NO_ED25519' ? 'no-verdict' : v.code ? 'refused' : 'error';
+    box.className = state;
+    box.dataset.ok = String(v.ok);
+    box.dataset.code = v.code || '';
+    const head = el('h2', 'status');
+    head.append(el('span', 'word', { accepted: 'Accepted', refused: 'Refused', 'no-verdict': 'No verdict', error: 'Not checked' }[state]));
+    if (v.code) head.append(el('code', 'code', v.code));
+    box.append(head);
+    if (v.code && lb.CODES[v.code]) box.append(el('p', 'meaning', lb.CODES[v.code]));
+    if (v.ok) {
+      box.append(el('p', 'meaning', pinnedAny
+        ? 'The record is unchanged since it was signed, and it was signed by a pinned key.'
+        : 'The record is unchanged since it was signed. No key is pinned, so this says nothing about who signed it: paste the signer\'s public key to check that.'));
+    }
+    const dl = el('dl');
+    row(dl, 'file', name + ' (' + bytes.length.toLocaleString('en') + ' bytes)');
+    row(dl, 'detail', v.detail, 'detail');
+    if (v.recordId) {
+      row(dl, 'recordId', v.recordId, 'hex');
+      row(dl, 'keyId', v.keyId, 'hex');
+      row(dl, 'steps', v.stepCount.toLocaleString('en'));
+      row(dl, 'signer', v.pinned ? 'pinned (one of the keys above)' : pinnedAny ? 'not one of the pinned keys' : 'not pinned: integrity only');
+    }
+    row(dl, 'checked in', ms < 1000 ? ms.toFixed(0) + ' ms' : (ms / 1000).toFixed(2) + ' s');
+    box.append(dl);
+  }
+
+  function renderSession(v) {
+    const box = $('session');
+    box.hidden = !v.ok;
+    if (!v.ok) return;
+    box.replaceChildren(el('h2', null, 'Session'));
+    const rec = v.record, s = get(rec, 'session');
+    const dl = el('dl');
+    for (const k of ['id', 'agent', 'goal', 'cwd', 'startedAt', 'endedAt']) {
+      const val = get(s, k);
+      row(dl, k, val === '' ? '(empty)' : val, val === '' ? 'empty' : null);
+    }
+    const r = get(s, 'recorder');
+    if (r) row(dl, 'recorder', get(r, 'name') + ' ' + get(r, 'version') + ' (sha256 ' + get(r, 'sha256') + ')');
+    const id = get(rec, 'signerIdentity');
+    if (id) row(dl, 'signer identity', get(id, 'certificates').items.length + ' certificate(s), not checked here');
+    if (get(get(rec, 'signature'), 'rfc3161')) row(dl, 'timestamp token', 'present (RFC 3161), not checked here');
+    box.append(dl);
+  }
+
+  const BATCH = 1000;
+
+  function renderTimeline(v) {
+    const box = $('timeline');
+    box.hidden = !v.ok;
+    if (!v.ok) return;
+    const steps = get(v.record, 'steps').items;
+    box.replaceChildren(el('h2', null, 'Timeline (' + steps.length.toLocaleString('en') + ' steps)'));
+    if (!steps.length) { box.append(el('p', 'empty', 'The record has no steps.')); return; }
+    const table = el('table');
+    const head = el('tr');
+    for (const h of ['#', 'time', 'kind', 'summary', 'data', 'digests']) head.append(el('th', null, h));
+    table.append(el('thead'));
+    table.tHead.append(head);
+    const body = el('tbody');
+    table.append(body);
+    box.append(table);
+    const start = Date.parse(get(steps[0], 'at'));
+    let shown = 0;
+    const day = { last: '' }; // the date is shown where it changes
+    const more = el('button', 'more');
+    const next = () => {
+      const frag = document.createDocumentFragment();
+      const end = Math.min(steps.length, shown + BATCH);
+      for (; shown < end; shown++) frag.append(stepRow(steps[shown], start, day));
+      body.append(frag);
+      more.hidden = shown >= steps.length;
+      more.textContent = 'Show ' + Math.min(BATCH, steps.length - shown) + ' more (' + (steps.length - shown).toLocaleString('en') + ' not shown)';
+    };
+    more.addEventListener('click', next);
+    box.append(more);
+    next();
+  }
+
+  function stepRow(st, start, day) {
+    const tr = el('tr');
+    const kind = get(st, 'kind');
+    tr.className = 'kind-' + kind;
+    tr.append(el('td', 'seq', get(st, 'seq').lit));
+    const at = get(st, 'at');
+    const time = el('td', 'time');
+    const date = at.slice(0, 10);
+    if (date !== day.last) time.append(el('span', 'date', date));
+    day.last = date;
+    time.append(el('span', 'at', at.slice(11, -1)), el('span', 'since', '+' + since(Date.parse(at) - start)));
+    time.title = at;
+    tr.append(time);
+    tr.append(el('td', 'kind'));
+    tr.lastChild.append(el('span', 'badge', kind));
+    tr.append(el('td', 'summary', get(st, 'summary')));
+    const data = el('td', 'data');
+    const d = get(st, 'data');
+    if (d.keys.length) data.append(members(d));
+    const dossier = get(st, 'dossier');
+    if (dossier.t === K.OBJ) {
+      data.append(el('div', 'label', 'dossier'));
+      data.append(members(dossier));
+    }
+    tr.append(data);
+    const dig = el('td', 'digests');
+    for (const [k, label] of [['inputsSha256', 'in'], ['outputsSha256', 'out']]) {
+      for (const h of get(st, k).items) {
+        const line = el('div', 'digest', label + ' ' + h.slice(0, 12) + '…');
+        line.title = label + 'put body SHA-256 ' + h;
+        dig.append(line);
+      }
+    }
+    tr.append(dig);
+    return tr;
+  }
+
+  function since(ms) {
+    if (!isFinite(ms)) return '?';
+    if (ms < 0) return '-' + since(-ms);
+    if (ms < 1000) return ms + ' ms';
+    if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
+    if (ms < 3600000) return Math.floor(ms / 60000) + ' min ' + Math.floor(ms % 60000 / 1000) + ' s';
+    return Math.floor(ms / 3600000) + ' h ' + Math.floor(ms % 3600000 / 60000) + ' min';
+  }
+
+  async function pick(file) {
+    if (!file) return;
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    await show(file.name, bytes);
+  }
+
+  function init() {
+    const drop = $('drop');
+    $('file').addEventListener('change', (e) => pick(e.target.files[0]));
+    for (const t of [drop, document.body]) {
+      t.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+      t.addEventListener('dragleave', () => drop.classList.remove('over'));
+      t.addEventListener('drop', (e) => {
+        e.preventDefault();
+        e.stopPropagation();
+        drop.classList.remove('over');
+        pick(e.dataTransfer.files[0]);
+      });
+    }
+    let timer;
+    $('pubkeys').addEventListener('input', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => { if (current) show(current.name, current.bytes); }, 250);
+    });
+    lb.ed25519.hasEd25519().then((yes) => {
+      $('support').textContent = yes
+        ? 'This browser has Ed25519 (WebCrypto): records can be checked here.'
+        : 'This browser has no Ed25519 in WebCrypto: records cannot be accepted here (verdict NO_ED25519).';
+      $('support').className = yes ? 'ok' : 'warn';
+    });
+    document.body.dataset.state = 'ready';
+  }
+
+  lb.show = show; // for tests and tools that hold bytes rather than a file
+  document.addEventListener('DOMContentLoaded', init);
+})(globalThis.logbook = globalThis.logbook || {});

@@ -1,0 +1,276 @@
+// The verification order of spec §7, and window.logbookVerify: the same
+// verdict, with the same fields, as `logbook-verify --json`.
+(function (lb) {
+  'use strict';
+  const { get, parse, JsonError, NUL } = lb.json;
+  const { Writer, write, writeString, order } = lb.jcs;
+
+  const MAX_DEPTH = 64; // spec §1
+  const DOMAIN = 'logbook/record@0/v1';
+  const ID_PREFIX = 'logbook/id/v1';
+  const SPKI_PREFIX = '302a300506032b6570032100';
+  const EMPTY_TIP = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'; // sha256("")
+
+  // CODES are the verdicts this page can give, in the order of spec §7, with
+  // what each means to a reader. Policy codes (§7 step 8) come after the
+  // signature; a new one is a new entry here and a new check in POLICY.
+  const CODES = {
+    NOT_JSON: 'Not one strict JSON text: invalid UTF-8, a byte-order mark, trailing data, a duplicate key, a lone surrogate escape or nesting deeper than 64.',
+    SHAPE: 'Valid JSON, but not a record: a float or out-of-range integer, a missing or unknown key, uppercase hex, an impossible timestamp, an unknown kind.',
+    STEP_OUT_OF_ORDER: "A step's seq differs from its position: a step was dropped or moved.",
+    CHAIN_BROKEN: "A step's prev or hash does not recompute: a step was edited, removed or reordered.",
+    STEP_COUNT_MISMATCH: 'stepCount differs from the number of steps: the tail may have been cut.',
+    TIP_MISMATCH: "chainTip differs from the last step's hash.",
+    SIGNATURE_INVALID: 'The Ed25519 signature does not verify over the signed bytes, or the public key is weak (off the curve, non-canonical or of small order).',
+    NO_ED25519: 'This browser offers no Ed25519 (WebCrypto): no verdict was reached. This is not a pass.',
+    SIGNER_NOT_TRUSTED: 'The signature is sound, but the key is not one of the pinned public keys.',
+  };
+
+  const refuse = (code, detail) => ({ ok: false, code, detail, recordId: null, keyId: null, stepCount: null });
+
+  // POLICY holds the checks of spec §7 step 8, run in order once the
+  // signature has verified. Each gets the verdict so far (ok, ids, the
+  // signer's 32 key bytes) and the options, and returns a refusal
+  // {code, detail} or null.
+  const POLICY = [
+    function pinnedSigner(v, opt) {
+      if (!opt.pinned.length) return null;
+      v.pinned = opt.pinned.some((k) => k.every((b, i) => b === v.publicKey[i]));
+      if (v.pinned) return null;
+      return {
+        code: 'SIGNER_NOT_TRUSTED',
+        detail: 'the signature is sound, but the key ' + v.keyId + ' is not among the pinned keys',
+      };
+    },
+  ];
+
+  // readPublicKeyPEM returns the 32 key bytes of an Ed25519 public key in
+  // an SPKI PEM block ("PUBLIC KEY", as `openssl pkey -pubout` and
+  // `logbook-seal --new-key` write it), or throws saying what is wrong.
+  function readPublicKeyPEM(text) {
+    const m = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/.exec(text);
+    if (!m) throw new Error('no PEM block found');
+    if (m[1] !== 'PUBLIC KEY') throw new Error('PEM block is "' + m[1] + '", want "PUBLIC KEY" (SPKI)');
+    const body = m[2].replace(/\s+/g, '');
+    let der;
+    try {
+      der = Uint8Array.from(atob(body), (c) => c.charCodeAt(0));
+    } catch (e) {
+      throw new Error('PEM body is not base64');
+    }
+    // An Ed25519 SPKI has exactly one DER encoding (RFC 8410): this prefix
+    // and the 32 key bytes.
+    if (der.length !== 44 || lb.hex(der.subarray(0, 12)) !== SPKI_PREFIX) {
+      throw new Error('not an Ed25519 SubjectPublicKeyInfo');
+    }
+    return der.slice(12);
+  }
+
+  // StepWalker checks the steps one at a time as the reader hands them over
+  // (spec §7 steps 2-4) and keeps the first failure of each kind, so that
+  // the verdict follows the spec's order although the checks run in one
+  // pass. It writes each step's canonical bytes once, into the steps array
+  // of the signed bytes, and takes the step's hash over those bytes without
+  // its "hash" member.
+  class StepWalker {
+    constructor(size) {
+      this.w = new Writer(size);
+      this.w.byte(0x5b);
+      this.h = new lb.Sha256();
+      this.n = 0;
+      this.shape = null;
+      this.order = null;
+      this.chain = null;
+      this.lastHash = null; // the previous step's recomputed hash
+    }
+
+    step(st, i) {
+      this.n = i + 1;
+      if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
+      const d = lb.shape.checkStep(st, i);
+      if (d) { this.shape = refuse('SHAPE', d); return; }
+      const seq = get(st, 'seq');
+      if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
+      const w = this.w;
+      if (i > 0) w.byte(0x2c);
+      const start = w.n;
+      let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
+      w.byte(0x7b);
+      const idx = order(st);
+      for (let n = 0; n < idx.length; n++) {
+        const key = st.keys[idx[n]];
+        if (n > 0) w.byte(0x2c);
+        if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
+        writeString(w, key);
+        w.byte(0x3a);
+        write(w, st.vals[idx[n]]);
+        if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
+      }
+      w.byte(0x7d);
+      const h = this.h;
+      h.reset();
+      h.update(w.buf, start, cutFrom);
+      h.update(w.buf, cutTo, w.n);
+      const sum = h.hex();
+      if (!this.chain) {
+        const prev = get(st, 'prev');
+        if (i === 0 && prev !== NUL) this.chain = refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
+        else if (i > 0 && prev !== this.lastHash) {
+          this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
+        } else if (get(st, 'hash') !== sum) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
+      }
+      this.lastHash = sum;
+    }
+
+    // bytes returns the canonical steps array.
+    bytes() {
+      this.w.byte(0x5d);
+      return this.w.bytes();
+    }
+  }
+
+  // member writes "key": to w, with a comma first unless it is the first.
+  function member(w, key, first) {
+    if (!first) w.byte(0x2c);
+    writeString(w, key);
+    w.byte(0x3a);
+  }
+
+  // verifyRecord runs spec §7 on a record file's bytes. opt.pinned holds
+  // 32-byte keys; with keep, the parsed record keeps its steps (for
+  // display). It resolves to the verdict.
+  async function verifyRecord(bytes, opt, keep) {
+    const walk = new StepWalker(bytes.length + 64);
+    let rec;
+    try {
+      rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i) => walk.step(st, i), keep });
+    } catch (e) {
+      if (e instanceof JsonError) return refuse('NOT_JSON', e.message);
+      if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
+      throw e;
+    }
+    const d = lb.shape.checkRecord(rec);
+    if (d) return refuse('SHAPE', d);
+    if (walk.shape) return walk.shape;
+    if (walk.order) return walk.order;
+    if (walk.chain) return walk.chain;
+
+    // The signed bytes (§6), canonical: {"domain":…,"payload":{"chainTip",
+    // "publicKey","session","signerIdentity"?,"stepCount","steps",
+    // "version"},"timestamp":endedAt,"v":1}.
+    const session = get(rec, 'session'), sig = get(rec, 'signature'), identity = get(rec, 'signerIdentity');
+    const steps = walk.bytes();
+    const w = new Writer(steps.length + 4096);
+    // The record id's prefix goes first, so that sha256(prefix ‖ signed
+    // bytes) needs no second copy of a long record.
+    w.ascii(ID_PREFIX);
+    w.ascii('{"domain":');
+    writeString(w, DOMAIN);
+    w.ascii(',"payload":{');
+    member(w, 'chainTip', true); write(w, get(rec, 'chainTip'));
+    member(w, 'publicKey'); write(w, get(sig, 'publicKey'));
+    member(w, 'session'); write(w, session);
+    if (identity) { member(w, 'signerIdentity'); write(w, identity); }
+    member(w, 'stepCount'); write(w, get(rec, 'stepCount'));
+    member(w, 'steps');
+    w.room(steps.length);
+    w.buf.set(steps, w.n);
+    w.n += steps.length;
+    member(w, 'version'); write(w, get(rec, 'version'));
+    w.ascii('},"timestamp":');
+    write(w, get(session, 'endedAt'));
+    w.ascii(',"v":1}');
+    const idInput = w.bytes();
+    const signed = idInput.subarray(ID_PREFIX.length);
+
+    const count = get(rec, 'stepCount').lit;
+    if (Number(count) !== walk.n) {
+      return refuse('STEP_COUNT_MISMATCH', 'stepCount is ' + count + ', the record has ' + walk.n + ' steps');
+    }
+    const tip = walk.n ? walk.lastHash : EMPTY_TIP;
+    const chainTip = get(rec, 'chainTip');
+    if (chainTip !== tip) return refuse('TIP_MISMATCH', 'chainTip is ' + chainTip + ', the chain ends at ' + tip);
+
+    // §7 step 7: the key first (our own arithmetic), then the signature.
+    const spki = lb.unhex(get(sig, 'publicKey'));
+    const pub = spki.subarray(12);
+    const sigBytes = lb.unhex(get(sig, 'value'));
+    const weak = lb.ed25519.weakKey(pub);
+    if (weak) return refuse('SIGNATURE_INVALID', weak);
+    if (!lb.ed25519.scalarCanonical(sigBytes)) {
+      return refuse('SIGNATURE_INVALID', "the signature's S is not below the group order");
+    }
+    if (!(await lb.ed25519.hasEd25519())) {
+      return refuse('NO_ED25519', 'this browser has no Ed25519 in WebCrypto: no verdict (this is not a pass)');
+    }
+    let good;
+    try {
+      good = await lb.ed25519.verify(pub, sigBytes, signed);
+    } catch (e) {
+      return refuse('SIGNATURE_INVALID', 'the browser refused the key or signature: ' + e.message);
+    }
+    if (!good) return refuse('SIGNATURE_INVALID', 'the Ed25519 signature does not verify over the signed bytes');
+
+    // WebCrypto is there (the signature just verified with it): its digest
+    // is the fastest over a long record.
+    const recordId = lb.hex(new Uint8Array(await crypto.subtle.digest('SHA-256', idInput)));
+    const v = {
+      ok: true, code: null, detail: 'signature verifies',
+      recordId, keyId: lb.sha256(spki), stepCount: walk.n,
+      publicKey: pub, pinned: false,
+    };
+    for (const check of POLICY) {
+      const r = check(v, opt);
+      if (r) { v.ok = false; v.code = r.code; v.detail = r.detail; break; }
+    }
+    // Kept for the page's own display; not part of the verdict's fields.
+    v.record = rec;
+    return v;
+  }
+
+  // logbookVerify(bytes, {pubkeys}) is the page's stable entry point: the
+  // verdict with exactly the fields of `logbook-verify --json` — ok, code
+  // (null when accepted), detail, and recordId, keyId, stepCount (null
+  // unless the signature verified). pubkeys are SPKI PEM texts; one that
+  // cannot be read gives ok false and code null, as the command's usage
+  // error does.
+  async function logbookVerify(bytes, options) {
+    const full = await check(bytes, options);
+    return { ok: full.ok, code: full.code, detail: full.detail, recordId: full.recordId, keyId: full.keyId, stepCount: full.stepCount };
+  }
+
+  // check is logbookVerify with the parsed record and signer kept, for the
+  // page's display; with keep, the record keeps its steps too.
+  async function check(bytes, options, keep = false) {
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) return usage('bytes must be a Uint8Array');
+    const opt = { pinned: [] };
+    const pubkeys = (options && options.pubkeys) || [];
+    for (let i = 0; i < pubkeys.length; i++) {
+      try {
+        opt.pinned.push(readPublicKeyPEM(String(pubkeys[i])));
+      } catch (e) {
+        return usage('pubkeys[' + i + ']: ' + e.message);
+      }
+    }
+    let v;
+    try {
+      v = await verifyRecord(bytes, opt, keep);
+    } catch (e) {
+      // A defect, not a verdict: refuse rather than pass, and say so.
+      return usage('internal error: ' + (e && e.message));
+    }
+    if (v.ok) v.detail += opt.pinned.length ? '; signer pinned' : '; signer not pinned: integrity only, not authorship';
+    return v;
+  }
+
+  function usage(detail) {
+    return { ok: false, code: null, detail, recordId: null, keyId: null, stepCount: null };
+  }
+
+  lb.CODES = CODES;
+  lb.POLICY = POLICY;
+  lb.check = check;
+  lb.readPublicKeyPEM = readPublicKeyPEM;
+  globalThis.logbookVerify = logbookVerify;
+})(globalThis.logbook = globalThis.logbook || {});
