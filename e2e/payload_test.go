@@ -109,4 +109,6 @@ func TestHostilePayloads(t *testing.T) {
 	if v := verify(t, out, pub); !v.OK || *v.StepCount != int64(recorded) {
 		t.Fatalf("%+v: %d steps, %d recorded", v, *v.StepCount, recorded)
 	}
+	report(t, fmt.Sprintf("hostile payloads: %d cases through record-step, %d recorded, %d refused with a named reason, no panic, no stdout; the record verifies",
+		len(payloadCases()), recorded, len(payloadCases())-recorded))
 }

@@ -98,7 +98,9 @@ func TestSecretCorpusNeverInRecord(t *testing.T) {
 			t.Errorf("secret %q survives in the record", s)
 		}
 	}
-	t.Logf("%d secrets from %d corpus cases planted in %d events (commands, paths, prompts, tool metadata): %d survive", len(secrets), len(inputs), len(events), survived)
+	line := fmt.Sprintf("redaction: %d secrets from %d corpus cases planted in %d events (commands, paths, prompts, tool metadata): %d survive in the record", len(secrets), len(inputs), len(events), survived)
+	t.Log(line)
+	report(t, line)
 }
 
 // unescapeCorpus reads the corpus escapes: \n is a newline, \\ one
