@@ -133,12 +133,12 @@ func (s *scanner) step(i int, v *strictjson.Value) error {
 		s.open, s.posted = map[string]bool{}, map[string]bool{}
 	}
 	switch ev {
-	case "PreToolUse":
+	case "PreToolUse", wrapStart:
 		// Concurrent hooks may append a post-event before its pre-event.
 		if id != "" && !s.posted[id] {
 			s.open[id] = true
 		}
-	case "PostToolUse", "PostToolUseFailure":
+	case "PostToolUse", "PostToolUseFailure", wrapEnd:
 		delete(s.open, id)
 		s.posted[id] = true
 	case noteEvent:
@@ -181,6 +181,14 @@ func agent(harness, model string) string {
 }
 
 const noteEvent = "logbook.unfinishedToolCalls"
+
+// The steps logbook-wrap appends before and after a command
+// (internal/wrap.EventStart and EventEnd): a start with no end is a
+// command whose wrapper was killed, named like an unfinished tool call.
+const (
+	wrapStart = "logbook-wrap.start"
+	wrapEnd   = "logbook-wrap.end"
+)
 
 func unfinishedNote(ids []string, at string) chain.Step {
 	return chain.Step{

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package wrap
+
+import "os"
+
+func setPipeSize(*os.File) {}
