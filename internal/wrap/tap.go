@@ -16,9 +16,9 @@ import (
 const tapBuffer = 1 << 20
 
 // tapBuffers is how many buffers one tap may fill before the hash catches
-// up: hashing runs on its own goroutine, beside the copying, so a fast
-// command is slowed by the slower of the two, not by their sum. Buffers
-// are made as needed: a quiet stream never makes more than one.
+// up: once output is large, hashing runs on its own goroutine, beside the
+// copying, so a fast command is slowed by the slower of the two, not by
+// their sum. Buffers are made as needed: a quiet stream makes one.
 const tapBuffers = 4
 
 // tap passes one output stream of the command (stdout or stderr) on to the
@@ -45,16 +45,14 @@ func (t *tap) run() {
 	defer close(t.done)
 	defer t.r.Close()
 	free := make(chan []byte, tapBuffers)
-	passed := make(chan []byte, tapBuffers) // in order, to the hasher
-	hashed := make(chan struct{})
-	go func() {
-		for b := range passed {
-			t.h.Write(b)
-			free <- b[:cap(b)]
+	var passed chan []byte // to the hasher, in order; nil until output is large
+	var hashed chan struct{}
+	defer func() {
+		if passed != nil {
+			close(passed)
+			<-hashed
 		}
-		close(hashed)
 	}()
-	defer func() { close(passed); <-hashed }()
 	made := 0
 	for {
 		var buf []byte
@@ -73,7 +71,16 @@ func (t *tap) run() {
 			m, werr := t.w.Write(buf[:n])
 			// The digest covers exactly the bytes passed on.
 			t.n += int64(m)
-			passed <- buf[:m]
+			if passed == nil && t.n > hashAside {
+				passed, hashed = make(chan []byte, tapBuffers), make(chan struct{})
+				go t.hash(passed, free, hashed)
+			}
+			if passed != nil {
+				passed <- buf[:m]
+			} else {
+				t.h.Write(buf[:m]) // small output: no hand-over to wait for
+				free <- buf
+			}
 			if werr == nil && m < n {
 				werr = io.ErrShortWrite
 			}
@@ -94,6 +101,21 @@ func (t *tap) run() {
 			return // io.EOF: every writer closed the pipe
 		}
 	}
+}
+
+// hashAside is the output size past which hashing moves to its own
+// goroutine. Below it the tap hashes as it goes: a short output is hashed
+// in microseconds, less than handing it to another goroutine costs.
+const hashAside = 1 << 20
+
+// hash digests the buffers in the order they were passed on and returns
+// each to the free list.
+func (t *tap) hash(passed <-chan []byte, free chan<- []byte, done chan<- struct{}) {
+	for b := range passed {
+		t.h.Write(b)
+		free <- b[:cap(b)]
+	}
+	close(done)
 }
 
 // wait waits until the tap has reached the pipe's end, or until deadline:

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -153,22 +154,34 @@ func execute(opt Options, f *facts) (int, bool) {
 	}
 	out, errs := newTap(outR, opt.Stdout), newTap(errR, opt.Stderr)
 
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	var werr error
-	for done := false; !done; {
-		select {
-		case sig := <-opt.Signals:
-			if opt.Keyboard != nil && opt.Keyboard(sig) {
-				continue // the terminal sent it to the command too
+	// Signals are passed on from a goroutine of their own while this one
+	// waits: the wait returns the moment the command ends, with no
+	// hand-over from another goroutine to be scheduled first.
+	var mu sync.Mutex // guards f.forwarded and ended
+	ended := false
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-opt.Signals:
+				if opt.Keyboard != nil && opt.Keyboard(sig) {
+					continue // the terminal sent it to the command too
+				}
+				mu.Lock()
+				if !ended && cmd.Process.Signal(sig) == nil {
+					f.forwarded = append(f.forwarded, SignalName(sig))
+				}
+				mu.Unlock()
+			case <-stop:
+				return
 			}
-			if cmd.Process.Signal(sig) == nil {
-				f.forwarded = append(f.forwarded, SignalName(sig))
-			}
-		case werr = <-waited:
-			done = true
 		}
-	}
+	}()
+	werr := cmd.Wait()
+	mu.Lock()
+	ended = true // a signal arriving now has no command to go to
+	mu.Unlock()
+	close(stop)
 	f.durationMs = time.Since(t0).Milliseconds()
 	deadline := time.Now().Add(opt.Grace)
 	out.wait(deadline)
