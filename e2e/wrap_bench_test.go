@@ -74,7 +74,10 @@ func median(ds []time.Duration) float64 {
 
 // BenchmarkWrapThroughput pushes 1 GiB through a command's stdout into a
 // pipe this process drains, bare and through logbook-wrap (which hashes it
-// on the way); MB/s is the figure. The wrapped run's end step must count
+// on the way); MB/s is the figure. cpu-s is the CPU time (user + system)
+// of the command, and with the wrapper of the wrapper and the command: the
+// difference is what the wrapper spends per GiB, a figure a busy machine
+// disturbs less than the wall time. The wrapped run's end step must count
 // every byte.
 func BenchmarkWrapThroughput(b *testing.B) {
 	const size = 1 << 30
@@ -88,6 +91,7 @@ func BenchmarkWrapThroughput(b *testing.B) {
 	} {
 		b.Run(arm.name, func(b *testing.B) {
 			b.SetBytes(size)
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				r, w, err := os.Pipe()
 				if err != nil {
@@ -104,7 +108,9 @@ func BenchmarkWrapThroughput(b *testing.B) {
 				if err := cmd.Wait(); err != nil || n != size {
 					b.Fatalf("%v, %d bytes", err, n)
 				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 			}
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s")
 		})
 	}
 	if got := lastStepInt(b, dir, "tp", "stdoutBytes"); got != size {

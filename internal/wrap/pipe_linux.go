@@ -1,7 +1,7 @@
 package wrap
 
 import (
-	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -11,10 +11,9 @@ import (
 // (/proc/sys/fs/pipe-max-size).
 const pipeSize = 1 << 20
 
-// setPipeSize enlarges the pipe behind f (fcntl F_SETPIPE_SZ). It is only
+// setPipeSize enlarges the pipe behind fd (fcntl F_SETPIPE_SZ). It is only
 // a speed-up: on failure the pipe keeps its 64 KiB.
-func setPipeSize(f *os.File) {
-	if rc, err := f.SyscallConn(); err == nil {
-		rc.Control(func(fd uintptr) { unix.FcntlInt(fd, unix.F_SETPIPE_SZ, pipeSize) })
-	}
-}
+func setPipeSize(fd int) { unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, pipeSize) }
+
+// pipe2 makes a pipe whose ends are closed on exec (and stay blocking).
+func pipe2(p *[2]int) error { return syscall.Pipe2(p[:], syscall.O_CLOEXEC) }

@@ -128,10 +128,11 @@ func execute(opt Options, f *facts) (int, bool) {
 	if opt.Stdin != nil {
 		cmd.Stdin = opt.Stdin // an *os.File: the command gets the descriptor itself
 	}
-	outR, outW, err1 := os.Pipe()
-	errR, errW, err2 := os.Pipe()
+	outR, outW, err1 := pipe()
+	errR, errW, err2 := pipe()
 	if err := errors.Join(err1, err2); err != nil {
-		closeAll(outR, outW, errR, errW)
+		closeFDs(outR, errR)
+		closeAll(outW, errW)
 		return notStarted(opt, f, err, ExitNotExecutable), false
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
@@ -139,7 +140,7 @@ func execute(opt Options, f *facts) (int, bool) {
 	err := cmd.Start()
 	closeAll(outW, errW) // the command holds its own copies now
 	if err != nil {
-		closeAll(outR, errR)
+		closeFDs(outR, errR)
 		// As a shell: 127 when there is no such command, 126 when it
 		// exists but cannot be executed (no permission, not a program,
 		// or a script whose interpreter is missing).
@@ -190,8 +191,8 @@ func execute(opt Options, f *facts) (int, bool) {
 	if f.heldOpen {
 		logf(opt, "the command exited but a process it started still holds its stdout or stderr; output after %v was not passed on", opt.Grace)
 	}
-	f.stdout = stream{sha256: out.sum(), bytes: out.n, err: errText(out.werr)}
-	f.stderr = stream{sha256: errs.sum(), bytes: errs.n, err: errText(errs.werr)}
+	f.stdout = stream{sha256: out.sum, bytes: out.n, err: errText(out.werr)}
+	f.stderr = stream{sha256: errs.sum, bytes: errs.n, err: errText(errs.werr)}
 
 	code := -1
 	if st := cmd.ProcessState; st != nil {
@@ -271,6 +272,14 @@ func errText(err error) string {
 func logf(opt Options, format string, a ...any) {
 	if opt.Log != nil {
 		opt.Log(fmt.Sprintf(format, a...))
+	}
+}
+
+func closeFDs(fds ...int) {
+	for _, fd := range fds {
+		if fd >= 0 {
+			syscall.Close(fd)
+		}
 	}
 }
 
