@@ -130,17 +130,22 @@ func execute(opt Options, f *facts) (int, bool) {
 	}
 	outR, outW, err1 := pipe()
 	errR, errW, err2 := pipe()
-	if err := errors.Join(err1, err2); err != nil {
+	var pump *pump
+	err := errors.Join(err1, err2)
+	if err == nil {
+		pump, err = newPump(outR, errR, opt.Stdout, opt.Stderr)
+	}
+	if err != nil { // out of descriptors, say
 		closeFDs(outR, errR)
 		closeAll(outW, errW)
 		return notStarted(opt, f, err, ExitNotExecutable), false
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	t0 := time.Now()
-	err := cmd.Start()
+	err = cmd.Start()
 	closeAll(outW, errW) // the command holds its own copies now
 	if err != nil {
-		closeFDs(outR, errR)
+		pump.discard()
 		// As a shell: 127 when there is no such command, 126 when it
 		// exists but cannot be executed (no permission, not a program,
 		// or a script whose interpreter is missing).
@@ -153,7 +158,7 @@ func execute(opt Options, f *facts) (int, bool) {
 		}
 		return notStarted(opt, f, err, code), false
 	}
-	out, errs := newTap(outR, opt.Stdout), newTap(errR, opt.Stderr)
+	pump.start()
 
 	// Signals are passed on from a goroutine of their own while this one
 	// waits: the wait returns the moment the command ends, with no
@@ -184,15 +189,13 @@ func execute(opt Options, f *facts) (int, bool) {
 	mu.Unlock()
 	close(stop)
 	f.durationMs = time.Since(t0).Milliseconds()
-	deadline := time.Now().Add(opt.Grace)
-	out.wait(deadline)
-	errs.wait(deadline)
-	f.heldOpen = out.cut || errs.cut
+	pump.wait(time.Now().Add(opt.Grace))
+	f.heldOpen = pump.cut
 	if f.heldOpen {
 		logf(opt, "the command exited but a process it started still holds its stdout or stderr; output after %v was not passed on", opt.Grace)
 	}
-	f.stdout = stream{sha256: out.sum, bytes: out.n, err: errText(out.werr)}
-	f.stderr = stream{sha256: errs.sum, bytes: errs.n, err: errText(errs.werr)}
+	f.stdout = stream{sha256: pump.out.sum, bytes: pump.out.n, err: errText(pump.out.werr)}
+	f.stderr = stream{sha256: pump.err.sum, bytes: pump.err.n, err: errText(pump.err.werr)}
 
 	code := -1
 	if st := cmd.ProcessState; st != nil {
