@@ -40,17 +40,16 @@ const (
 // they come, hashing and counting what it passes on: a command printing
 // gigabytes is never held in memory.
 //
-// One goroutine serves both pipes with poll(2) and plain read(2) calls on
-// blocking descriptors, outside Go's network poller: a command writing in
-// 4 KiB pieces would otherwise cost a park and a wake-up of a goroutine
-// per piece, which on a small virtual machine costs more than hashing the
-// bytes, and it takes one thread for both streams.
+// The calling goroutine serves both pipes and the command's end with
+// poll(2), and reads with plain read(2) calls on blocking descriptors,
+// outside Go's network poller. A command writing in 4 KiB pieces would
+// otherwise cost a park and a wake-up of a goroutine per piece, which on a
+// small virtual machine costs more than hashing the bytes; and when the
+// command ends, no other goroutine has to be scheduled before the wrapper
+// goes on.
 type pump struct {
 	out, err tapped
-	wakeR    int           // stop writes to wakeW to end the pump early
-	wakeW    int           //
-	cut      bool          // stopped before both pipes' ends (see stop)
-	done     chan struct{} // closed when the pump has finished
+	cut      bool // stopped before both pipes' ends (see run)
 }
 
 // tapped is one stream: its pipe, where it goes, and what passed.
@@ -60,7 +59,7 @@ type tapped struct {
 	h      hash.Hash
 	n      int64
 	werr   error  // the first write error; the stream stopped there
-	sum    string // hex SHA-256 of the n bytes passed on, once the pump finished
+	sum    string // hex SHA-256 of the n bytes passed on, once run returned
 	buf    []byte // passed on, not yet hashed
 	free   chan []byte
 	made   int
@@ -68,41 +67,29 @@ type tapped struct {
 	hashed chan struct{}
 }
 
-// newPump makes the pump for the two pipes (read ends outFD and errFD);
-// start sets it going, discard releases it unstarted.
-func newPump(outFD, errFD int, stdout, stderr io.Writer) (*pump, error) {
-	var wake [2]int
-	if err := pipe2(&wake); err != nil {
-		return nil, os.NewSyscallError("pipe", err)
-	}
-	p := &pump{wakeR: wake[0], wakeW: wake[1], done: make(chan struct{})}
-	for _, s := range []struct {
-		t  *tapped
-		fd int
-		w  io.Writer
-	}{{&p.out, outFD, stdout}, {&p.err, errFD, stderr}} {
-		*s.t = tapped{fd: s.fd, w: s.w, h: sha256.New(), free: make(chan []byte, tapBuffers)}
-	}
-	return p, nil
+func newPump(outFD, errFD int, stdout, stderr io.Writer) *pump {
+	p := &pump{}
+	p.out = tapped{fd: outFD, w: stdout, h: sha256.New(), free: make(chan []byte, tapBuffers)}
+	p.err = tapped{fd: errFD, w: stderr, h: sha256.New(), free: make(chan []byte, tapBuffers)}
+	return p
 }
 
-func (p *pump) start() { go p.run() }
-
-func (p *pump) discard() {
-	for _, fd := range []int{p.out.fd, p.err.fd, p.wakeR, p.wakeW} {
-		unix.Close(fd)
-	}
+// close releases the pipes of a pump that never ran.
+func (p *pump) close() {
+	unix.Close(p.out.fd)
+	unix.Close(p.err.fd)
 }
 
-func (p *pump) run() {
-	defer close(p.done)
+// run passes output on until both pipes reach their end and exitFD (which
+// becomes readable when the command ends) has fired. It calls ended at the
+// command's end. A process the command started may keep a pipe open after
+// the command ended: grace later, run stops anyway and sets cut.
+func (p *pump) run(exitFD int, grace time.Duration, ended func()) {
 	defer func() {
-		for _, t := range []*tapped{&p.out, &p.err} {
-			t.finish()
-		}
-		unix.Close(p.wakeR)
-		unix.Close(p.wakeW)
+		p.out.finish()
+		p.err.finish()
 	}()
+	var deadline time.Time
 	var last time.Time // when the previous poll round ended
 	fds := make([]unix.PollFd, 0, 3)
 	var ts []*tapped
@@ -114,22 +101,35 @@ func (p *pump) run() {
 				ts = append(ts, t)
 			}
 		}
-		if len(ts) == 0 {
-			return // both pipes reached their end
+		if exitFD >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(exitFD), Events: unix.POLLIN})
 		}
-		fds = append(fds, unix.PollFd{Fd: int32(p.wakeR), Events: unix.POLLIN})
-		if _, err := unix.Poll(fds, -1); err != nil {
-			continue // EINTR
-		}
-		if fds[len(fds)-1].Revents != 0 {
-			p.cut = true // stop: a process the command left running holds a pipe
+		if len(fds) == 0 {
 			return
+		}
+		timeout := -1
+		if !deadline.IsZero() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				p.cut = true
+				return
+			}
+			timeout = int(left/time.Millisecond) + 1
+		}
+		if n, err := unix.Poll(fds, timeout); err != nil || n == 0 {
+			continue // EINTR, or the deadline: checked above
 		}
 		most := 0
 		for i, t := range ts {
 			if fds[i].Revents != 0 {
 				most = max(most, t.readOnce())
 			}
+		}
+		if exitFD >= 0 && fds[len(ts)].Revents != 0 {
+			exitFD = -1
+			deadline = time.Now().Add(grace)
+			ended()
+			continue
 		}
 		// A command writing small pieces back to back (head and cat write
 		// 8 KiB at a time) would wake the pump, and be woken by it, once
@@ -144,23 +144,6 @@ func (p *pump) run() {
 			now = time.Now()
 		}
 		last = now
-	}
-}
-
-// stop ends the pump where it is, without waiting for the pipes' ends.
-func (p *pump) stop() { unix.Write(p.wakeW, []byte{0}) }
-
-// wait waits until the pump has reached both pipes' ends, or until
-// deadline: then it stops the pump, which fixes the sums over what was
-// passed on.
-func (p *pump) wait(deadline time.Time) {
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case <-p.done:
-	case <-timer.C:
-		p.stop()
-		<-p.done
 	}
 }
 

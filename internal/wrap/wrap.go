@@ -130,22 +130,25 @@ func execute(opt Options, f *facts) (int, bool) {
 	}
 	outR, outW, err1 := pipe()
 	errR, errW, err2 := pipe()
-	var pump *pump
-	err := errors.Join(err1, err2)
-	if err == nil {
-		pump, err = newPump(outR, errR, opt.Stdout, opt.Stderr)
-	}
-	if err != nil { // out of descriptors, say
-		closeFDs(outR, errR)
-		closeAll(outW, errW)
+	exitR, exitW, err3 := pipe() // for a command's end where no pidfd tells it
+	if err := errors.Join(err1, err2, err3); err != nil { // out of descriptors, say
+		closeFDs(outR, errR, exitR)
+		closeAll(outW, errW, exitW)
 		return notStarted(opt, f, err, ExitNotExecutable), false
 	}
+	pump := newPump(outR, errR, opt.Stdout, opt.Stderr)
 	cmd.Stdout, cmd.Stderr = outW, errW
+	pidfd := -1
+	if usePidfd {
+		cmd.SysProcAttr = pidfdAttr(&pidfd)
+	}
 	t0 := time.Now()
-	err = cmd.Start()
+	err := cmd.Start()
 	closeAll(outW, errW) // the command holds its own copies now
 	if err != nil {
-		pump.discard()
+		pump.close()
+		closeFDs(exitR)
+		exitW.Close()
 		// As a shell: 127 when there is no such command, 126 when it
 		// exists but cannot be executed (no permission, not a program,
 		// or a script whose interpreter is missing).
@@ -158,13 +161,30 @@ func execute(opt Options, f *facts) (int, bool) {
 		}
 		return notStarted(opt, f, err, code), false
 	}
-	pump.start()
+	// The command's end: its pidfd becomes readable (Linux), else a
+	// goroutine waits and closes exitW, which makes exitR readable.
+	wait := cmd.Wait
+	exitFD := pidfd
+	if pidfd >= 0 {
+		defer closeFDs(pidfd)
+		closeFDs(exitR)
+		exitW.Close()
+	} else {
+		var werr error
+		waited := make(chan struct{})
+		go func() {
+			werr = cmd.Wait()
+			close(waited)
+			exitW.Close()
+		}()
+		wait = func() error { <-waited; return werr }
+		exitFD = exitR
+		defer closeFDs(exitR)
+	}
 
-	// Signals are passed on from a goroutine of their own while this one
-	// waits: the wait returns the moment the command ends, with no
-	// hand-over from another goroutine to be scheduled first.
-	var mu sync.Mutex // guards f.forwarded and ended
-	ended := false
+	// Signals are passed on from a goroutine of their own.
+	var mu sync.Mutex // guards f.forwarded and over
+	over := false
 	stop := make(chan struct{})
 	go func() {
 		for {
@@ -174,7 +194,7 @@ func execute(opt Options, f *facts) (int, bool) {
 					continue // the terminal sent it to the command too
 				}
 				mu.Lock()
-				if !ended && cmd.Process.Signal(sig) == nil {
+				if !over && cmd.Process.Signal(sig) == nil {
 					f.forwarded = append(f.forwarded, SignalName(sig))
 				}
 				mu.Unlock()
@@ -183,13 +203,14 @@ func execute(opt Options, f *facts) (int, bool) {
 			}
 		}
 	}()
-	werr := cmd.Wait()
-	mu.Lock()
-	ended = true // a signal arriving now has no command to go to
-	mu.Unlock()
-	close(stop)
-	f.durationMs = time.Since(t0).Milliseconds()
-	pump.wait(time.Now().Add(opt.Grace))
+	pump.run(exitFD, opt.Grace, func() {
+		f.durationMs = time.Since(t0).Milliseconds()
+		mu.Lock()
+		over = true // a signal arriving now has no command to go to
+		mu.Unlock()
+		close(stop)
+	})
+	werr := wait()
 	f.heldOpen = pump.cut
 	if f.heldOpen {
 		logf(opt, "the command exited but a process it started still holds its stdout or stderr; output after %v was not passed on", opt.Grace)
@@ -227,6 +248,10 @@ func notStarted(opt Options, f *facts, err error, code int) int {
 // emptySha256 is the SHA-256 of no bytes: the output of a command that
 // never ran.
 const emptySha256 = chain.EmptyTip
+
+// usePidfd is switched off by a test, to run the path systems without a
+// pidfd take.
+var usePidfd = true
 
 var errNoFile = errors.New("no such file or directory")
 

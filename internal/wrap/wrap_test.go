@@ -426,3 +426,15 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutPidfd runs the cases that depend on seeing the command's end
+// down the path taken where the kernel gives no pidfd (a goroutine waits).
+func TestWithoutPidfd(t *testing.T) {
+	usePidfd = false
+	defer func() { usePidfd = true }()
+	t.Run("exit codes", TestExitCodes)
+	t.Run("output", TestOutputByteIdentical)
+	t.Run("signals", TestSignalForwarding)
+	t.Run("held open", TestOutputHeldOpen)
+	t.Run("reader gone", TestReaderGone)
+}
