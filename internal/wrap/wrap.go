@@ -130,7 +130,7 @@ func execute(opt Options, f *facts) (int, bool) {
 	}
 	outR, outW, err1 := pipe()
 	errR, errW, err2 := pipe()
-	exitR, exitW, err3 := pipe() // for a command's end where no pidfd tells it
+	exitR, exitW, err3 := pipe()                          // for a command's end where no pidfd tells it
 	if err := errors.Join(err1, err2, err3); err != nil { // out of descriptors, say
 		closeFDs(outR, errR, exitR)
 		closeAll(outW, errW, exitW)
