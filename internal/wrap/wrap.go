@@ -130,7 +130,8 @@ func execute(opt Options, f *facts) (int, bool) {
 	}
 	outR, outW, err1 := pipe()
 	errR, errW, err2 := pipe()
-	exitR, exitW, err3 := pipe()                          // for a command's end where no pidfd tells it
+	// exitR tells the command's end where no pidfd does (see below).
+	exitR, exitW, err3 := pipe()
 	if err := errors.Join(err1, err2, err3); err != nil { // out of descriptors, say
 		closeFDs(outR, errR, exitR)
 		closeAll(outW, errW, exitW)
