@@ -30,7 +30,8 @@ const tapBuffers = 4
 const hashAside = 1 << 20
 
 // A read smaller than coalesceBelow, less than coalesce after the one
-// before, makes the pump wait coalesce before reading again (see run).
+// before, makes the pump wait up to coalesce before reading again (see
+// run).
 const (
 	coalesce      = time.Millisecond
 	coalesceBelow = 256 << 10
@@ -134,13 +135,17 @@ func (p *pump) run(exitFD int, grace time.Duration, ended func()) {
 		// A command writing small pieces back to back (head and cat write
 		// 8 KiB at a time) would wake the pump, and be woken by it, once
 		// per piece. When small reads come less than coalesce apart, the
-		// pump lets the pipes fill for coalesce before reading again, so
-		// a fast writer hands over up to pipeSize per wake-up. Output is
-		// held back at most coalesce; a read after a pause is passed on
-		// at once.
+		// pump lets the pipes fill before reading again: for as long as
+		// the writer, at the rate it just showed, takes to write
+		// coalesceBelow bytes, and at most coalesce. Output is held back
+		// at most coalesce; a read after a pause is passed on at once.
 		now := time.Now()
-		if most < coalesceBelow && now.Sub(last) < coalesce {
-			time.Sleep(coalesce)
+		if gap := now.Sub(last); most < coalesceBelow && gap < coalesce {
+			pause := coalesce
+			if most > 0 {
+				pause = min(pause, time.Duration(float64(gap)*coalesceBelow/float64(most)))
+			}
+			time.Sleep(pause)
 			now = time.Now()
 		}
 		last = now
