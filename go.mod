@@ -1,9 +1,10 @@
 module github.com/logbook-project/logbook
 
-go 1.26
+go 1.26.0
 
 require (
 	filippo.io/edwards25519 v1.2.0
+	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/digitorus/pkcs7 v0.0.0-20230818184609-3a137a874352
@@ -11,8 +12,8 @@ require (
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/natefinch/atomic v1.0.1
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/sys v0.50.0
 )
-
-require golang.org/x/sys v0.13.0 // indirect
 
 require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect

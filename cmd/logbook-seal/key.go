@@ -2,45 +2,23 @@ package main
 
 import (
 	"crypto/ed25519"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
-// loadKey finds the signing key: --key FILE, else $LOGBOOK_SIGNING_KEY
-// holding the PEM text (for CI secrets), else ~/.config/logbook/signing.key.
+// loadKey finds the signing key (cli.SigningKeyPEM: --key FILE, else
+// $LOGBOOK_SIGNING_KEY holding the PEM text, else
+// ~/.config/logbook/signing.key) and parses it.
 func loadKey(file string, getenv func(string) string) (ed25519.PrivateKey, error) {
-	var text []byte
-	var from string
-	switch {
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("signing key: %w", err)
-		}
-		text, from = b, file
-	case getenv("LOGBOOK_SIGNING_KEY") != "":
-		text, from = []byte(getenv("LOGBOOK_SIGNING_KEY")), "$LOGBOOK_SIGNING_KEY"
-		if !strings.Contains(string(text), "-----BEGIN") {
-			return nil, errors.New("$LOGBOOK_SIGNING_KEY holds no PEM text: it must hold the key itself (use --key FILE for a path)")
-		}
-	default:
-		home := getenv("HOME")
-		if home == "" {
-			return nil, errors.New("no signing key: pass --key FILE or set LOGBOOK_SIGNING_KEY")
-		}
-		from = filepath.Join(home, ".config", "logbook", "signing.key")
-		b, err := os.ReadFile(from)
-		if err != nil {
-			return nil, fmt.Errorf("no signing key: pass --key FILE, set LOGBOOK_SIGNING_KEY, or create %s with --new-key (%v)", from, err)
-		}
-		text = b
+	text, from, err := cli.SigningKeyPEM(file, getenv)
+	if err != nil {
+		return nil, err
 	}
 	priv, err := keys.ParsePrivateKeyPEM(text)
 	if err != nil {

@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,4 +60,38 @@ func LogError(dir, at, prog, msg string) error {
 
 func oneLine(s string) string {
 	return string(bytes.ReplaceAll(bytes.ReplaceAll([]byte(s), []byte("\r"), []byte(`\r`)), []byte("\n"), []byte(`\n`)))
+}
+
+// SigningKeyPEM finds the signing key's PEM text, without parsing it: the
+// file given by a --key flag, else $LOGBOOK_SIGNING_KEY holding the PEM
+// text itself (for CI secrets), else ~/.config/logbook/signing.key. from
+// names where it was found, for error messages. Parsing is left to
+// internal/keys, which links crypto/x509: too heavy for a command that
+// only needs to know the key is there.
+func SigningKeyPEM(file string, getenv func(string) string) (text []byte, from string, err error) {
+	switch {
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, file, fmt.Errorf("signing key: %w", err)
+		}
+		return b, file, nil
+	case getenv("LOGBOOK_SIGNING_KEY") != "":
+		from = "$LOGBOOK_SIGNING_KEY"
+		text = []byte(getenv("LOGBOOK_SIGNING_KEY"))
+		if !bytes.Contains(text, []byte("-----BEGIN")) {
+			return nil, from, errors.New("$LOGBOOK_SIGNING_KEY holds no PEM text: it must hold the key itself (use --key FILE for a path)")
+		}
+		return text, from, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return nil, "", errors.New("no signing key: pass --key FILE or set LOGBOOK_SIGNING_KEY")
+	}
+	from = filepath.Join(home, ".config", "logbook", "signing.key")
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return nil, from, fmt.Errorf("no signing key: pass --key FILE, set LOGBOOK_SIGNING_KEY, or create %s with logbook-seal --new-key (%v)", from, err)
+	}
+	return b, from, nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/wrap"
 )
 
 func TestCounts(t *testing.T) {
@@ -49,5 +50,13 @@ func TestObserveShallowData(t *testing.T) {
 	tr.ObserveData(d, src)
 	if got := tr.Unfinished(); !reflect.DeepEqual(got, []string{"x"}) {
 		t.Fatalf("shallow data not read: %v", got)
+	}
+}
+
+// TestWrapEventsPair: logbook-wrap's start and end steps pair like a tool
+// call's pre- and post-events (the names must not drift apart).
+func TestWrapEventsPair(t *testing.T) {
+	if PhaseOf(wrap.EventStart) != Pre || PhaseOf(wrap.EventEnd) != Post {
+		t.Fatalf("%s and %s are not a pre/post pair", wrap.EventStart, wrap.EventEnd)
 	}
 }

@@ -129,3 +129,19 @@ func TestHeaderNamesAnotherSession(t *testing.T) {
 		t.Fatalf("want a refusal, got %v", err)
 	}
 }
+
+// TestUnfinishedWrappedCommand: a logbook-wrap start step with no end step
+// (the wrapper was killed outright) is named like an unfinished tool call;
+// a finished one is not.
+func TestUnfinishedWrappedCommand(t *testing.T) {
+	dir := t.TempDir()
+	appendSteps(t, dir,
+		toolStep("2026-01-01T00:00:00Z", "logbook-wrap.start", "wrap_done"),
+		toolStep("2026-01-01T00:00:01Z", "logbook-wrap.end", "wrap_done"),
+		toolStep("2026-01-01T00:00:02Z", "logbook-wrap.start", "wrap_killed"),
+	)
+	res := sealDir(t, dir)
+	if len(res.Unfinished) != 1 || res.Unfinished[0] != "wrap_killed" {
+		t.Fatalf("unfinished %v", res.Unfinished)
+	}
+}

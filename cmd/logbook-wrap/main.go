@@ -1,0 +1,265 @@
+// Command logbook-wrap runs a command on the record: stdin, stdout and
+// stderr pass straight through, it exits with the command's status, and an
+// exec step before and after the command (internal/wrap) goes either into a
+// session's in-progress file, for logbook-seal to seal later, or into a
+// one-shot record sealed at once.
+//
+//	logbook-wrap [--dir DIR] --session ID [flags] -- CMD [ARGS...]   (append to a session)
+//	logbook-wrap --out RECORD [--key FILE] [flags] -- CMD [ARGS...]  (seal a one-shot record)
+//
+// --session defaults to $LOGBOOK_SESSION, DIR as for record-step, the key
+// as for logbook-seal. Exit status: the command's; 128+N when signal N
+// ended it; 127 no such command, 126 not executable; 125 the wrapper's own
+// failure (usage, key, glob cap, or a step it could not record). Nothing is
+// ever written to stdout but the command's own output.
+package main
+
+import (
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/wrap"
+)
+
+func main() {
+	// Subscribe first, so no signal meant for the command is lost.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, wrap.Forwarded...)
+	// With SIGPIPE subscribed, a write to a closed stdout fails with EPIPE
+	// instead of killing the wrapper before it records; the command still
+	// gets its own SIGPIPE (the pipe to it is closed).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, sigs))
+}
+
+// harness names the session's recorder when --agent does not.
+const harness = "logbook-wrap"
+
+type globs []string
+
+func (g *globs) String() string     { return strings.Join(*g, " ") }
+func (g *globs) Set(v string) error { *g = append(*g, v); return nil }
+
+type config struct {
+	dir, session, key, out, agent, goal string
+	materials, products                 globs
+	maxFiles                            int
+}
+
+func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(string) string, sigs <-chan os.Signal) int {
+	var c config
+	fs := flag.NewFlagSet("logbook-wrap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: logbook-wrap [--dir DIR] --session ID | --out RECORD [--key FILE]  [flags] -- CMD [ARGS...]")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.dir, "dir", "", "session directory to append to (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
+	fs.StringVar(&c.session, "session", "", "session `ID` to append to (default $LOGBOOK_SESSION); with --out, the one-shot record's id")
+	fs.StringVar(&c.out, "out", "", "seal a one-shot record of this command into `RECORD`")
+	fs.StringVar(&c.key, "key", "", "with --out: PKCS#8 PEM Ed25519 private key `FILE` (default $LOGBOOK_SIGNING_KEY text, else ~/.config/logbook/signing.key)")
+	fs.StringVar(&c.agent, "agent", "", "the agent or tool the command is, e.g. codex (clear text, redacted)")
+	fs.StringVar(&c.goal, "goal", "", "what the command is for (clear text, redacted)")
+	fs.Var(&c.materials, "materials", "`GLOB` of files the command reads: digested before it starts (repeatable; ** allowed)")
+	fs.Var(&c.products, "products", "`GLOB` of files the command makes: digested before and after, new, changed and removed ones named (repeatable)")
+	fs.IntVar(&c.maxFiles, "max-files", wrap.DefaultMaxFiles, "cap on the files the --materials globs, or the --products globs, may match")
+	if err := fs.Parse(args); err != nil {
+		return wrap.ExitFailure
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "logbook-wrap: "+format+"\n", a...)
+		return wrap.ExitFailure
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return usage("no command given: logbook-wrap [flags] -- CMD [ARGS...]")
+	}
+	for _, g := range append(append([]string{}, c.materials...), c.products...) {
+		if !wrap.ValidGlob(g) {
+			return usage("bad glob %q", g)
+		}
+	}
+	if c.maxFiles <= 0 {
+		return usage("--max-files must be at least 1")
+	}
+	if _, err := cli.Now(getenv); err != nil {
+		return usage("%v", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return usage("working directory: %v", err)
+	}
+	opt := wrap.Options{
+		Argv: argv, Cwd: cwd, Env: childEnv(os.Environ()),
+		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Agent: c.agent, Goal: c.goal, Materials: c.materials, Products: c.products, MaxFiles: c.maxFiles,
+		ID:       "wrap_" + rand.Text(),
+		Now:      func() string { at, _ := cli.Now(getenv); return at },
+		Signals:  sigs,
+		Keyboard: wrap.FromTerminal,
+		Log:      func(msg string) { fmt.Fprintln(stderr, "logbook-wrap:", msg) },
+	}
+	// The project's redaction patterns (DIR/redact.json) apply to the
+	// command line and the other clear text; a config that cannot be used
+	// stops the wrapper before the command runs, rather than record what
+	// it was meant to hide.
+	cfgDir, err := cli.Dir(c.dir, getenv)
+	if err != nil {
+		return usage("%v", err)
+	}
+	red, err := redact.LoadConfig(cfgDir)
+	if err != nil {
+		return usage("%v", err)
+	}
+	redact.UseProject(red)
+	// session.recorder names this program, hashed once per session: only
+	// when the session's in-progress file is created.
+	hdr := journal.Header{Cwd: redact.String(cwd), Harness: harness,
+		Describe: &recorder.Self{Name: "logbook-wrap", Warn: func(msg string) { fmt.Fprintln(stderr, "logbook-wrap:", msg) }}}
+	if c.agent != "" {
+		hdr.Harness = redact.String(c.agent)
+	}
+	if c.out != "" {
+		if c.dir != "" {
+			return usage("--dir appends to a session, --out seals a one-shot record: give one of them")
+		}
+		return oneShot(c, opt, hdr, getenv, stderr)
+	}
+	if c.key != "" {
+		return usage("--key signs a one-shot record: it needs --out RECORD (a session is sealed by logbook-seal)")
+	}
+	if c.session == "" {
+		c.session = getenv("LOGBOOK_SESSION")
+	}
+	if c.session == "" {
+		return usage("give --session ID (or set LOGBOOK_SESSION) to append to a session, or --out RECORD for a one-shot record")
+	}
+	if err := journal.ValidSessionID(c.session); err != nil {
+		return usage("%v", err)
+	}
+	dir, err := cli.Dir(c.dir, getenv)
+	if err != nil {
+		return usage("%v", err)
+	}
+	hdr.Session = c.session
+	opt.Record = appendTo(dir, hdr)
+	res := wrap.Run(opt)
+	if res.Err != nil {
+		_ = cli.LogError(dir, opt.Now(), "logbook-wrap", res.Err.Error())
+	}
+	return res.ExitCode
+}
+
+// oneShot records the command in a private in-progress file beside the
+// record, has logbook-seal seal it, and removes the file. If the wrapper is
+// killed, the file stays, with the start step, for logbook-seal.
+//
+// Sealing runs in logbook-seal (beside this program, else on $PATH) rather
+// than in process: the sealer links crypto/x509 and the schema validator,
+// whose start-up would be paid by every wrapped command.
+func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string) string, stderr io.Writer) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "logbook-wrap: "+format+"\n", a...)
+		return wrap.ExitFailure
+	}
+	// Check before the command runs that a seal can follow.
+	text, from, err := cli.SigningKeyPEM(c.key, getenv)
+	if err != nil {
+		return fail("not run: %v", err)
+	}
+	if b, _ := pem.Decode(text); b == nil || b.Type != "PRIVATE KEY" {
+		return fail("not run: signing key %s: no PKCS#8 PEM block (\"PRIVATE KEY\")", from)
+	}
+	sealer, err := findSealer()
+	if err != nil {
+		return fail("not run: --out needs logbook-seal: %v", err)
+	}
+	if c.session == "" {
+		c.session = "wrap-" + strings.ToLower(rand.Text())
+	}
+	if err := journal.ValidSessionID(c.session); err != nil {
+		return fail("%v", err)
+	}
+	out, err := filepath.Abs(c.out)
+	if err != nil {
+		return fail("%v", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(out), ".logbook-wrap-")
+	if err != nil {
+		return fail("not run: %v", err)
+	}
+	hdr.Session = c.session
+	opt.Record = appendTo(tmp, hdr)
+	res := wrap.Run(opt)
+	if res.Steps == 0 {
+		os.RemoveAll(tmp)
+		return res.ExitCode
+	}
+	args := []string{"--dir", tmp, "--session", c.session, "--out", out, "--goal", c.goal}
+	if c.key != "" {
+		args = append(args, "--key", c.key)
+	}
+	seal := exec.Command(sealer, args...)
+	seal.Stderr = stderr // its stdout ("sealed …") is not the command's output: dropped
+	if err := seal.Run(); err != nil {
+		return fail("the command exited %d but its record was not sealed (%v); its steps are in %s: logbook-seal --dir %s --session %s",
+			res.ExitCode, err, tmp, tmp, c.session)
+	}
+	os.RemoveAll(tmp)
+	if res.Err != nil {
+		return wrap.ExitFailure
+	}
+	return res.ExitCode
+}
+
+// findSealer returns logbook-seal's path: beside this program (they are
+// built and installed together), else on $PATH.
+func findSealer() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), "logbook-seal")
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return exec.LookPath("logbook-seal")
+}
+
+// appendTo appends each step to the session under its lock, taken for the
+// append only: wrapped commands of one job may run side by side.
+func appendTo(dir string, hdr journal.Header) func(chain.Step) error {
+	return func(s chain.Step) error {
+		j, err := journal.Open(dir, hdr.Session)
+		if err != nil {
+			return err
+		}
+		_, err = j.Append(hdr, []chain.Step{s})
+		return errors.Join(err, j.Close())
+	}
+}
+
+// childEnv is the wrapper's environment without the signing key: a
+// wrapped command (an agent, say) must not be able to sign records.
+func childEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "LOGBOOK_SIGNING_KEY=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
