@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
@@ -102,14 +103,14 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 		// Codex's notify program passes its JSON as the last argument and
 		// gives the program no stdin.
 		payload = []byte(fs.Arg(fs.NArg() - 1))
-	} else if payload, err = io.ReadAll(stdin); err != nil {
+	} else if payload, err = bigbuf.ReadStream(stdin); err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	// Parsing and digesting a payload of several MB makes garbage at the
 	// rate it reads: a soft limit of about twice the payload has the
 	// collector keep the peak near that, instead of growing the heap to
 	// twice whatever is live at each cycle.
-	debug.SetMemoryLimit(int64(len(payload))*2 + 8<<20)
+	debug.SetMemoryLimit(int64(len(payload))*2 + 4<<20)
 	cwd, _ := os.Getwd()
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
