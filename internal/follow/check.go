@@ -149,7 +149,7 @@ func (s *state) diagnose(cur []byte) *Alarm {
 		}
 		switch {
 		case i >= len(now):
-			a.Code, a.Detail = StepRemoved, fmt.Sprintf("the file now ends before %s; %d step(s) seen earlier are gone", name(i), len(s.lines)-i)
+			a.Code, a.Detail = StepRemoved, fmt.Sprintf("the file now ends before %s; %d step(s) seen earlier are gone", name(i), s.steps-max(i-1, 0))
 		case i == 0:
 			a.Code, a.Detail = HeaderAltered, "the header line changed after it was seen"
 		default:

@@ -64,10 +64,11 @@ func Run(ctx context.Context, opt Options) error {
 	if err := w.Add(opt.Dir); err != nil {
 		return fmt.Errorf("watch %s: %w", opt.Dir, err)
 	}
-	f := &follower{opt: opt, files: map[string]*tracked{}}
+	f := &follower{opt: opt, files: map[string]*tracked{}, initial: true}
 	if err := f.scanAll(); err != nil {
 		return err
 	}
+	f.initial = false
 	if opt.Session != "" && f.files[opt.Session] == nil {
 		f.say("waiting for session %s in %s", opt.Session, opt.Dir)
 	}
@@ -134,6 +135,10 @@ func Run(ctx context.Context, opt Options) error {
 type follower struct {
 	opt   Options
 	files map[string]*tracked
+	// initial is set during the first scan: steps already in a file are
+	// checked in full but summed up, not printed one by one (a long-lived
+	// directory would flood the screen before the live output starts).
+	initial bool
 }
 
 // note files an event: it adds the session it concerns to names, and
@@ -214,14 +219,25 @@ func (f *follower) check(id string) error {
 	if err != nil {
 		return err
 	}
-	if t.ident == nil {
+	first := t.ident == nil
+	if first {
 		t.ident = st
 		f.files[id] = t
-		f.say("following session %s (%s)", id, t.path)
 	}
 	news, torn, alarm := t.update(cur)
-	for _, s := range news {
-		f.step(id, s)
+	switch {
+	case first && f.initial && alarm == nil:
+		f.say("following session %s (%s): %d step(s) already there, chain intact", id, t.path, len(news))
+		if len(news) > 0 {
+			f.step(id, news[len(news)-1])
+		}
+	default:
+		if first {
+			f.say("following session %s (%s)", id, t.path)
+		}
+		for _, s := range news {
+			f.step(id, s)
+		}
 	}
 	if alarm != nil {
 		return alarm

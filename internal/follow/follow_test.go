@@ -106,8 +106,14 @@ func TestAppendsPrinted(t *testing.T) {
 	dir := t.TempDir()
 	appendSteps(t, dir, "s1", 0, 3)
 	out, done, cancel := start(t, Options{Dir: dir})
+	// Steps already there are summed up, with the last one shown.
+	waitFor(t, out, done, "3 step(s) already there, chain intact")
 	waitFor(t, out, done, "s1 10:00:02.000 #2 exec      Bash: make step-2")
+	if strings.Contains(out.String(), "#0 exec") {
+		t.Fatalf("steps already there were printed one by one:\n%s", out)
+	}
 	appendSteps(t, dir, "s1", 3, 2)
+	waitFor(t, out, done, "#3 exec      Bash: make step-3")
 	waitFor(t, out, done, "#4 exec      Bash: make step-4")
 	appendSteps(t, dir, "s2", 0, 1) // a session that starts later
 	waitFor(t, out, done, "s2 10:00:00.000 #0")

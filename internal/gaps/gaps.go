@@ -14,6 +14,7 @@ package gaps
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -55,7 +56,9 @@ type Counts struct {
 	DuplicatePostEvents int `json:"duplicatePostEvents"`
 	// PostWithoutPre: toolUseIds with a post-event and no pre-event.
 	PostWithoutPre int `json:"postWithoutPre"`
-	// MissingSessionStart: 1 when no step is a session start, else 0.
+	// MissingSessionStart: 1 when harness events were recorded and none
+	// is a session start, else 0 (a session of logbook-wrap steps alone
+	// has no harness to start it).
 	MissingSessionStart int `json:"missingSessionStart"`
 }
 
@@ -68,10 +71,14 @@ func (c Counts) Total() int {
 type Tracker struct {
 	pre, post map[string]int
 	started   bool
+	harness   bool // some event came from a harness, not from logbook itself
 }
 
 // Observe takes one event: its name and its toolUseId ("" when none).
 func (t *Tracker) Observe(event, toolUseID string) {
+	if event != "" && !strings.HasPrefix(event, "logbook") {
+		t.harness = true
+	}
 	switch PhaseOf(event) {
 	case Start:
 		t.started = true
@@ -124,7 +131,7 @@ func (t *Tracker) Counts() Counts {
 			c.PostWithoutPre++
 		}
 	}
-	if !t.started {
+	if t.harness && !t.started {
 		c.MissingSessionStart = 1
 	}
 	return c

@@ -60,3 +60,15 @@ func TestWrapEventsPair(t *testing.T) {
 		t.Fatalf("%s and %s are not a pre/post pair", wrap.EventStart, wrap.EventEnd)
 	}
 }
+
+// TestWrapOnlySession: a session of logbook-wrap steps alone has no
+// harness to start it, so no SessionStart is missing.
+func TestWrapOnlySession(t *testing.T) {
+	var tr Tracker
+	tr.Observe(wrap.EventStart, "w1")
+	tr.Observe(wrap.EventEnd, "w1")
+	tr.Observe("logbook.unfinishedToolCalls", "")
+	if c := tr.Counts(); c.Total() != 0 {
+		t.Fatalf("%+v", c)
+	}
+}

@@ -114,7 +114,7 @@ func Main(verb string, args []string, stdout, stderr io.Writer, getenv func(stri
 	if verb == "install" {
 		notes = append(notes, spec.Notes...)
 		if t.missing != "" {
-			notes = append(notes, fmt.Sprintf("%s does not exist yet: build the commands there (go build -o %s ./cmd/...)", t.missing, filepath.Dir(t.missing)))
+			notes = append(notes, fmt.Sprintf("%s does not exist yet: build the commands there, from your logbook checkout (go build -o %s ./cmd/...)", t.missing, filepath.Dir(t.missing)))
 		}
 	}
 	printNotes(stdout, notes)
