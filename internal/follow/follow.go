@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/logbook-project/logbook/internal/journal"
 )
 
 // Suffix names in-progress files in a session directory (journal.Path).
@@ -50,6 +52,7 @@ type Options struct {
 type tracked struct {
 	path  string
 	ident os.FileInfo // the file first seen at path: a different one is FILE_REPLACED
+	buf   []byte      // the last read, reused
 	state
 }
 
@@ -155,7 +158,9 @@ func (f *follower) note(ev fsnotify.Event, names map[string]bool) bool {
 
 func (f *follower) sessionOf(name string) (string, bool) {
 	id, ok := strings.CutSuffix(name, Suffix)
-	if !ok || id == "" || (f.opt.Session != "" && id != f.opt.Session) {
+	// Only names the recorder could have written: a file named with a
+	// newline or a terminal escape must not reach the output.
+	if !ok || journal.ValidSessionID(id) != nil || (f.opt.Session != "" && id != f.opt.Session) {
 		return "", false
 	}
 	return id, true
@@ -215,10 +220,13 @@ func (f *follower) check(id string) error {
 	if t.ident != nil && !os.SameFile(t.ident, st) {
 		return &Alarm{Code: FileReplaced, Session: id, Detail: fmt.Sprintf("%s now names another file (replaced by rename or copy) after %d step(s) were seen", t.path, t.steps)}
 	}
-	cur, err := io.ReadAll(file)
+	// The file is read into the same buffer every time: a check costs a
+	// read from the page cache, not a new allocation of the file's size.
+	cur, err := readInto(file, t.buf[:0], st.Size())
 	if err != nil {
 		return err
 	}
+	t.buf = cur
 	first := t.ident == nil
 	if first {
 		t.ident = st
@@ -243,14 +251,18 @@ func (f *follower) check(id string) error {
 		return alarm
 	}
 	if torn > 0 && torn != t.torn {
-		f.say("session %s: %d bytes after step %d are not a complete line yet (an append in flight, or a torn tail that the next append or the seal cuts and records)", id, torn, t.steps-1)
+		where := fmt.Sprintf("after step %d", t.steps-1)
+		if t.steps == 0 {
+			where = "before any step"
+		}
+		f.say("session %s: %d bytes %s are not a complete line yet (an append in flight, or a torn tail that the next append or the seal cuts and records)", id, torn, where)
 	}
 	t.torn = torn
 	return nil
 }
 
 func (f *follower) step(id string, s Step) {
-	at := s.At
+	at := oneLine(s.At)
 	if tm, err := time.Parse(time.RFC3339Nano, s.At); err == nil {
 		at = tm.UTC().Format("15:04:05.000")
 	}
@@ -258,7 +270,7 @@ func (f *follower) step(id string, s Step) {
 	if f.opt.Session == "" {
 		prefix = id + " "
 	}
-	fmt.Fprintf(f.opt.Out, "%s%s #%d %-9s %s\n", prefix, at, s.Seq, s.Kind, oneLine(s.Summary))
+	fmt.Fprintf(f.opt.Out, "%s%s #%d %-9s %s\n", prefix, at, s.Seq, oneLine(s.Kind), oneLine(s.Summary))
 }
 
 func (f *follower) say(format string, a ...any) {
@@ -272,6 +284,26 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// readInto reads f to its end into buf, grown to size when it is smaller.
+func readInto(f *os.File, buf []byte, size int64) ([]byte, error) {
+	if int64(cap(buf)) < size+1 {
+		buf = make([]byte, 0, size+size/8+4096)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -287,3 +287,29 @@ func FuzzUpdate(f *testing.F) {
 		}
 	})
 }
+
+// TestOutputIsSanitized: a file named with a newline is not a session,
+// and a step's time, kind and summary reach the terminal without control
+// characters, so no line or escape sequence can be forged.
+func TestOutputIsSanitized(t *testing.T) {
+	dir := t.TempDir()
+	appendSteps(t, dir, "s1", 0, 1)
+	data, _ := os.ReadFile(journal.Path(dir, "s1"))
+	os.WriteFile(dir+"/ev\nALARM none.steps.jsonl", data, 0o600)
+	out, done, _ := start(t, Options{Dir: dir})
+	j, err := journal.Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := chain.Step{At: "2026-05-01T10:00:01Z\u001b[2J\nALARM none", Kind: "x\u001b]0;title\u0007", Summary: "a\nALARM fake\u001b[31m",
+		Data: strictjson.Obj()}
+	if _, err := j.Append(journal.Header{Session: "s1"}, []chain.Step{st}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	waitFor(t, out, done, "#1 ")
+	got := out.String()
+	if strings.ContainsAny(got, "\u001b\u0007") || strings.Contains(got, "\nALARM") || strings.Contains(got, "ev\n") {
+		t.Fatalf("control characters or a forged line reached the output:\n%q", got)
+	}
+}

@@ -36,6 +36,14 @@ var ErrBadConfig = errors.New("redaction config unusable")
 // is read by every hook.
 const maxConfig = 1 << 20
 
+// maxPatterns and maxRegexp bound what a config may ask of every hook:
+// each regexp is compiled and run over every clear-text string of every
+// event, and a hook has seconds, not minutes.
+const (
+	maxPatterns = 256
+	maxRegexp   = 1024 // bytes of one regexp's source
+)
+
 // ParseConfig reads a redaction configuration (the format above): strict
 // JSON (spec §1 rules: no duplicate keys, no trailing data), no unknown
 // keys, and every pattern valid for New. Errors wrap ErrBadConfig and name
@@ -68,6 +76,9 @@ func ParseConfig(data []byte) ([]Pattern, error) {
 	if list == nil || list.Kind != strictjson.Array {
 		return nil, bad("\"patterns\" must be an array")
 	}
+	if len(list.Items) > maxPatterns {
+		return nil, bad("%d patterns, the limit is %d", len(list.Items), maxPatterns)
+	}
 	out := make([]Pattern, 0, len(list.Items))
 	for i, it := range list.Items {
 		if it.Kind != strictjson.Object {
@@ -82,6 +93,9 @@ func ParseConfig(data []byte) ([]Pattern, error) {
 			case "name":
 				p.Name = m.Value.Str
 			case "regexp":
+				if len(m.Value.Str) > maxRegexp {
+					return nil, bad("patterns[%d].regexp is %d bytes, the limit is %d", i, len(m.Value.Str), maxRegexp)
+				}
 				p.Regexp = m.Value.Str
 			case "key":
 				p.Key = m.Value.Str
@@ -104,7 +118,12 @@ func LoadConfig(dir string) (*Redactor, error) {
 	path := dir + string(os.PathSeparator) + ConfigFile
 	data, err := readRegular(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		// Only a name that is not there at all means "no config": a
+		// symbolic link that leads nowhere is a config that cannot be
+		// read, not a reason to drop the project's patterns unnoticed.
+		if _, lerr := os.Lstat(path); errors.Is(lerr, os.ErrNotExist) {
+			return nil, nil
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %v", path, ErrBadConfig, err)

@@ -96,6 +96,13 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("malformed config: %v", err)
 	}
 	os.Remove(filepath.Join(dir, ConfigFile))
+	// A link that leads nowhere is a config that cannot be read, not an
+	// absent one: the project's patterns must not be dropped unnoticed.
+	os.Symlink("/nonexistent/redact.json", filepath.Join(dir, ConfigFile))
+	if _, err := LoadConfig(dir); err == nil || !errors.Is(err, ErrBadConfig) {
+		t.Errorf("dangling symlink: %v", err)
+	}
+	os.Remove(filepath.Join(dir, ConfigFile))
 	if err := syscall.Mkfifo(filepath.Join(dir, ConfigFile), 0o600); err != nil {
 		t.Fatal(err)
 	}

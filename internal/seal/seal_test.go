@@ -145,3 +145,22 @@ func TestUnfinishedWrappedCommand(t *testing.T) {
 		t.Fatalf("unfinished %v", res.Unfinished)
 	}
 }
+
+// TestAgentRedacted: session.agent is built from clear text a payload
+// gave (a harness version, a model), so it passes the redactor.
+func TestAgentRedacted(t *testing.T) {
+	dir := t.TempDir()
+	j, err := journal.Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "cursor " + secret}, []chain.Step{toolStep("2026-01-01T00:00:00Z", "SessionStart", "")}); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	res := sealDir(t, dir)
+	if bytes.Contains(res.Record, []byte(secret)) {
+		t.Fatal("a secret in the harness version reached session.agent")
+	}
+}

@@ -154,7 +154,7 @@ func execute(opt Options, f *facts) (int, bool) {
 		// exists but cannot be executed (no permission, not a program,
 		// or a script whose interpreter is missing).
 		code := ExitNotExecutable
-		if missing(cmd.Path, opt.Cwd, err) {
+		if opt.Argv[0] == "" || missing(cmd.Path, opt.Cwd, err) {
 			code = ExitNotFound
 			if !errors.Is(err, exec.ErrNotFound) {
 				err = errNoFile

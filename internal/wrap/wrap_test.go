@@ -160,6 +160,7 @@ func TestNotStarted(t *testing.T) {
 		{"not executable", []string{noexec}, 126, "permission denied"},
 		{"missing interpreter", []string{badInterp}, 126, "no such file or directory (a missing script interpreter?)"},
 		{"a directory", []string{"/"}, 126, "is a directory"},
+		{"an empty name", []string{""}, 127, "no such file or directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, c.argv...)
