@@ -80,7 +80,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	sess := record.Session{
 		ID:        hdr.Session,
 		Agent:     redact.String(agent(hdr.Harness, scan.model)), // the harness's version and model are clear text from a payload
-		Goal:      redact.String(opt.Goal), // clear text from the caller: redacted like summaries
+		Goal:      redact.String(opt.Goal),                       // clear text from the caller: redacted like summaries
 		Cwd:       hdr.Cwd,
 		StartedAt: scan.firstAt,
 		EndedAt:   opt.EndedAt,
