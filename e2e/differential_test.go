@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/testreport"
 )
 
 // shared is ../shared next to the repository (corpora, spec).
@@ -227,19 +228,5 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-// report appends a line to the file named by LOGBOOK_TEST_REPORT, which
-// scripts/test.sh prints after `go test ./...` (whose output hides what
-// passing tests log).
-func report(t *testing.T, line string) {
-	p := os.Getenv("LOGBOOK_TEST_REPORT")
-	if p == "" {
-		return
-	}
-	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		t.Errorf("report: %v", err)
-		return
-	}
-	defer f.Close()
-	fmt.Fprintln(f, line)
-}
+// report puts a line in the report scripts/test.sh prints.
+func report(t *testing.T, line string) { testreport.Line(t, line) }

@@ -19,8 +19,6 @@ package main
 
 import (
 	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +28,7 @@ import (
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
@@ -150,16 +149,11 @@ func recorderFlags(c config) (*record.Recorder, error) {
 	case (c.recSHA == "") == (c.recBin == ""):
 		return nil, errors.New("--type recorder needs one of --recorder-sha256 and --recorder-binary")
 	case c.recBin != "":
-		f, err := os.Open(c.recBin)
+		sum, err := digest.File(c.recBin)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return nil, err
-		}
-		r.SHA256 = hex.EncodeToString(h.Sum(nil))
+		r.SHA256 = sum
 	}
 	return r, nil
 }

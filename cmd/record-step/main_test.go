@@ -13,6 +13,7 @@ import (
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
+	"github.com/logbook-project/logbook/internal/testreport"
 )
 
 func event(name, id string) string {
@@ -106,10 +107,5 @@ func TestDiskFaults(t *testing.T) {
 	if v := record.Verify(res.Record, record.Options{}); !v.OK || v.StepCount != 2 {
 		t.Fatalf("%+v", v)
 	}
-	if p := os.Getenv("LOGBOOK_TEST_REPORT"); p != "" {
-		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-			fmt.Fprintf(f, "disk faults: %d cases (ENOSPC after a short write, read-only directory; with and without --fail-closed): reported as WRITE_FAILED, exit per the hook contract, in-progress file unchanged, session seals and verifies after\n", len(cases))
-			f.Close()
-		}
-	}
+	testreport.Line(t, fmt.Sprintf("disk faults: %d cases (ENOSPC after a short write, read-only directory; with and without --fail-closed): reported as WRITE_FAILED, exit per the hook contract, in-progress file unchanged, session seals and verifies after", len(cases)))
 }

@@ -42,7 +42,13 @@ func ReadFile(path string) ([]byte, error) {
 // ReadAll reads f to its end into a buffer from Alloc sized for size
 // bytes; it grows the buffer if the file turns out longer.
 func ReadAll(f io.Reader, size int64) ([]byte, error) {
-	b := Alloc(int(size) + 512)
+	return ReadInto(f, Alloc(int(size)+512))
+}
+
+// ReadInto reads f to its end, appending to b and growing it only when the
+// input turns out longer than cap(b): a caller that reads the same file
+// again and again can hand back its last buffer.
+func ReadInto(f io.Reader, b []byte) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)] // longer than it said: make room

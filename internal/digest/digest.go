@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"hash"
+	"io"
+	"os"
 
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -59,3 +61,18 @@ const maxDepth = 16384
 const maxLongLevels = 16
 
 func hexSum(h hash.Hash) string { return hex.EncodeToString(h.Sum(nil)) }
+
+// File is the digest of a file's bytes, read as a stream (an executable
+// for session.recorder or a recorder attestation).
+func File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hexSum(h), nil
+}

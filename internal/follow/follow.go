@@ -25,6 +25,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/journal"
 )
 
@@ -222,7 +223,10 @@ func (f *follower) check(id string) error {
 	}
 	// The file is read into the same buffer every time: a check costs a
 	// read from the page cache, not a new allocation of the file's size.
-	cur, err := readInto(file, t.buf[:0], st.Size())
+	if int64(cap(t.buf)) < st.Size()+1 {
+		t.buf = make([]byte, 0, st.Size()+st.Size()/8+4096)
+	}
+	cur, err := bigbuf.ReadInto(file, t.buf[:0])
 	if err != nil {
 		return err
 	}
@@ -284,26 +288,6 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-}
-
-// readInto reads f to its end into buf, grown to size when it is smaller.
-func readInto(f *os.File, buf []byte, size int64) ([]byte, error) {
-	if int64(cap(buf)) < size+1 {
-		buf = make([]byte, 0, size+size/8+4096)
-	}
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -211,7 +211,7 @@ func (b *builder) set(key, val string) {
 	if val == "" {
 		return
 	}
-	b.data = append(b.data, strictjson.Member{Key: key, Value: strictjson.Str(clip(redact.String(val), maxField))})
+	b.data = append(b.data, strictjson.Member{Key: key, Value: strictjson.Str(redact.Clip(redact.String(val), maxField))})
 }
 
 // setInt records the first integer field of keys as data[name].
@@ -343,7 +343,7 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	if detail != "" {
 		sum += ": " + detail
 	}
-	st.Summary = clip(redact.String(oneLine(sum)), maxSummary)
+	st.Summary = redact.Clip(redact.String(oneLine(sum)), maxSummary)
 	return st
 }
 
@@ -519,7 +519,7 @@ func patchFiles(patch string) []string {
 func redactAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = clip(redact.String(s), maxField)
+		out[i] = redact.Clip(redact.String(s), maxField)
 	}
 	return out
 }
@@ -586,17 +586,4 @@ func oneLine(s string) string {
 		return s
 	}
 	return strings.Join(strings.Fields(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)), " ")
-}
-
-// clip bounds s to max bytes on a UTF-8 boundary, marking the cut. It runs
-// after redaction, so a secret is never cut short of its pattern.
-func clip(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -150,53 +150,55 @@ func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 	if len(steps) == 0 {
 		return 0, nil
 	}
-	return j.write(hdr, steps, steps[0].At)
+	first, _, err := j.write(hdr, steps, steps[0].At)
+	return first, err
 }
 
-// write appends the notes of pending cuts (stamped at) and steps.
-func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, error) {
+// write cuts a torn tail, then appends the notes of pending cuts (stamped
+// at) and steps. It returns the first seq written and how many notes.
+func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, int, error) {
 	// The file's end is read once: it gives the torn tail, if any, and
 	// the last step to link to.
 	line, end, size, err := j.tail()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if end != size {
 		if err := j.cut(end, size); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		size = end
 	}
 	notes, listed, err := j.pendingCuts(line)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for i := range notes {
 		notes[i].At = at
 	}
 	if len(notes) == 0 && len(steps) == 0 {
 		if listed {
-			return 0, j.clearCuts() // every listed cut is noted already
+			return 0, 0, j.clearCuts() // every listed cut is noted already
 		}
-		return 0, nil
+		return 0, 0, nil
 	}
 	var out []byte
 	if size == 0 {
 		// A new file, or one whose only line was torn.
 		if out, err = headerLine(hdr); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	seq, prev, err := j.parseTail(line)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	first := seq + 1
 	for _, s := range append(notes, steps...) {
 		seq++
 		line, hash, err := chain.Link(s, seq, prev)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		out = append(append(out, line...), '\n')
 		prev = hash
@@ -206,19 +208,19 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, error
 		// if even that fails, the next write cuts the torn tail and notes it.
 		if n > 0 {
 			if terr := j.f.Truncate(size); terr != nil {
-				return 0, fmt.Errorf("%w (and the %d bytes written could not be taken back: %v)", err, n, terr)
+				return 0, 0, fmt.Errorf("%w (and the %d bytes written could not be taken back: %v)", err, n, terr)
 			}
 		}
-		return 0, err
+		return 0, 0, err
 	}
 	if listed {
 		// The notes are on disk: the cuts they describe are no longer
 		// pending. Should this fail, a later write notes them again.
 		if err := j.clearCuts(); err != nil {
-			return first, fmt.Errorf("steps written, but the list of cuts in %s could not be emptied: %w", j.lock.Name(), err)
+			return first, len(notes), fmt.Errorf("steps written, but the list of cuts in %s could not be emptied: %w", j.lock.Name(), err)
 		}
 	}
-	return first, nil
+	return first, len(notes), nil
 }
 
 func (j *Journal) size() (int64, error) {

@@ -28,16 +28,7 @@ import (
 // stamped with the last step's time (now when there is none). It returns
 // how many notes it appended. The sealer calls it before reading.
 func (j *Journal) Repair(now string) (int, error) {
-	line, end, size, err := j.tail()
-	if err != nil {
-		return 0, err
-	}
-	if end != size {
-		if err := j.cut(end, size); err != nil {
-			return 0, err
-		}
-	}
-	pending, _, err := j.pendingCuts(line)
+	line, _, _, err := j.tail() // the last complete line: a cut leaves it as it is
 	if err != nil {
 		return 0, err
 	}
@@ -49,12 +40,11 @@ func (j *Journal) Repair(now string) (int, error) {
 			}
 		}
 	}
-	// The header is only written when even it was torn; then the session
-	// id is all that is known of it.
-	if _, err := j.write(Header{Session: j.Session}, nil, at); err != nil {
-		return 0, err
-	}
-	return len(pending), nil // written, or none to write
+	// write cuts the torn tail and notes every pending cut. The header is
+	// only written when even it was torn; then the session id is all that
+	// is known of it.
+	_, notes, err := j.write(Header{Session: j.Session}, nil, at)
+	return notes, err
 }
 
 // cut writes the torn bytes' length and digest to the lock file, then

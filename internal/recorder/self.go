@@ -1,13 +1,11 @@
 package recorder
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 
+	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/journal"
 )
 
@@ -51,16 +49,11 @@ func (s *Self) Recorder() *journal.Recorder {
 // Describe returns a recorder named name whose executable is the file at
 // path: its SHA-256 and this build's Version.
 func Describe(name, path string) (*journal.Recorder, error) {
-	f, err := os.Open(path)
+	sum, err := digest.File(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return nil, err
-	}
-	return &journal.Recorder{Name: name, Version: Version(), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return &journal.Recorder{Name: name, Version: Version(), SHA256: sum}, nil
 }
 
 // Version is this build's version: the main module's version when it was

@@ -18,6 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/testreport"
 )
 
 // The tests below start this test binary again as a worker process (the
@@ -153,7 +154,7 @@ func TestStressParallelProcesses(t *testing.T) {
 	if steps != want+1 {
 		t.Fatalf("%d steps for %d events", steps, want)
 	}
-	reportLine(t, fmt.Sprintf("stress: %d processes x %d events on one session: %d steps, every event once, seqs contiguous, chain intact, record verifies", procs, events, steps))
+	testreport.Line(t, fmt.Sprintf("stress: %d processes x %d events on one session: %d steps, every event once, seqs contiguous, chain intact, record verifies", procs, events, steps))
 }
 
 // TestCrashTrials kills writers at random points, in two ways, again and
@@ -236,21 +237,6 @@ func TestCrashTrials(t *testing.T) {
 	if tornNotes < tears {
 		t.Errorf("%d torn-tail notes for %d torn writes", tornNotes, tears)
 	}
-	reportLine(t, fmt.Sprintf("crash: %d SIGKILL trials and %d torn-write trials on one session: %d acknowledged events all present once, %d torn tails cut and noted, record verifies",
+	testreport.Line(t, fmt.Sprintf("crash: %d SIGKILL trials and %d torn-write trials on one session: %d acknowledged events all present once, %d torn tails cut and noted, record verifies",
 		kills, tears, len(acked), tornNotes))
-}
-
-// reportLine logs line and appends it to $LOGBOOK_TEST_REPORT, which
-// scripts/test.sh prints after go test (it hides passing tests' logs).
-func reportLine(t *testing.T, line string) {
-	t.Log(line)
-	if p := os.Getenv("LOGBOOK_TEST_REPORT"); p != "" {
-		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			t.Errorf("report: %v", err)
-			return
-		}
-		defer f.Close()
-		fmt.Fprintln(f, line)
-	}
 }

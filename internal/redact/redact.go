@@ -229,3 +229,17 @@ func isWord(s string) bool {
 	}
 	return s != ""
 }
+
+// Clip bounds clear text s to max bytes on a UTF-8 boundary, marking the
+// cut with "…". Call it after String, never before: a secret cut short
+// of its pattern would no longer be recognised.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

@@ -144,7 +144,7 @@ func (d *data) str(k, v string) {
 
 func (d *data) int(k string, n int64) { d.add(k, strictjson.Int(n)) }
 
-func text(s string) strictjson.Value { return strictjson.Str(clip(redact.String(s), maxField)) }
+func text(s string) strictjson.Value { return strictjson.Str(redact.Clip(redact.String(s), maxField)) }
 
 func filesValue(fs []File) strictjson.Value {
 	items := make([]strictjson.Value, len(fs))
@@ -199,19 +199,5 @@ func summary(s string) string {
 	if strings.ContainsAny(s, "\r\n") {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	return clip(redact.String(s), maxSummary)
-}
-
-// clip bounds s to max bytes on a UTF-8 boundary, marking the cut. It runs
-// after redaction, so a secret is never cut short of its pattern. (The hook
-// recorder bounds its clear text the same way.)
-func clip(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return redact.Clip(redact.String(s), maxSummary)
 }
