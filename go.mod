@@ -13,6 +13,7 @@ require (
 	github.com/natefinch/atomic v1.0.1
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/mod v0.43.0
 	golang.org/x/sys v0.50.0
 )
 

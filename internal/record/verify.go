@@ -42,12 +42,17 @@ const (
 	AttestKeyIDMismatch    = "ATTEST_KEYID_MISMATCH"
 	RecorderDigestMismatch = "RECORDER_DIGEST_MISMATCH"
 	AttestInvalid          = "ATTEST_INVALID"
+	// Checkpoints (step 9), only when the caller gives them;
+	// internal/checkpoint decides them (docs/checkpoint.md).
+	CheckpointInvalid  = "CHECKPOINT_INVALID"
+	CheckpointMismatch = "CHECKPOINT_MISMATCH"
+	Truncated          = "TRUNCATED"
 )
 
 // Codes lists every refusal code in the order of spec §7.
 var Codes = []string{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
 	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
-	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid}
+	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated}
 
 // MaxDepth is the deepest nesting a record may have (spec §1).
 const MaxDepth = 64
@@ -57,6 +62,9 @@ type Options struct {
 	// Pinned holds trusted Ed25519 public keys (32 bytes each). When not
 	// empty, a sound signature by any other key is SIGNER_NOT_TRUSTED.
 	Pinned []ed25519.PublicKey
+	// HashesAt lists step indices whose stated hash the caller wants
+	// (Result.Hashes): a checkpoint's tip is compared with one of them.
+	HashesAt []int64
 }
 
 // Result is the verdict. RecordID, KeyID, StepCount and Facts are set once
@@ -74,6 +82,9 @@ type Result struct {
 	// set with RecordID: the steps' data is only worth counting once the
 	// signature covers it.
 	Gaps gaps.Counts
+	// Hashes holds steps[i].hash for each i of Options.HashesAt that the
+	// record has; set with RecordID, once the chain has been checked.
+	Hashes map[int64]string
 }
 
 // Facts are the parts of a verified record that the policy checks beyond
@@ -85,6 +96,7 @@ type Facts struct {
 	RFC3161      []byte            // signature.rfc3161, a DER TimeStampToken; nil when absent
 	Certificates [][]byte          // signerIdentity.certificates, DER, leaf first; nil when absent
 	EndedAt      string            // session.endedAt (RFC 3339 UTC)
+	SessionID    string            // session.id
 	Recorder     *Recorder         // session.recorder; nil when absent
 }
 
@@ -103,7 +115,7 @@ func Verify(data []byte, opt Options) Result {
 	// prefix is never longer than the file (canonical text is never longer
 	// than the text it came from), and pages not touched cost nothing.
 	room := len(data) + 4096
-	w := stepWalker{hasher: newChainHasher(), data: data}
+	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt}
 	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
 	w.signed.B = append(w.signed.B, '[')
 	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth, Discard: "steps", Stream: w.step,
@@ -152,6 +164,7 @@ func Verify(data []byte, opt Options) Result {
 	res := checkSignature(parts, signed, w.n, opt)
 	if res.RecordID != "" {
 		res.Gaps = w.gaps.Counts()
+		res.Hashes = w.hashes
 	}
 	return res
 }
@@ -166,6 +179,8 @@ type stepWalker struct {
 	shape, order Result
 	hasher       *chainHasher
 	gaps         gaps.Tracker
+	want         []int64          // Options.HashesAt
+	hashes       map[int64]string // the stated hashes at want
 }
 
 func (w *stepWalker) step(i int, st *strictjson.Value) error {
@@ -209,6 +224,14 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	// point into the record file or the heap, and the step's bytes are
 	// never written again: nothing here is reused.
 	prev := st.Get("prev")
+	for _, k := range w.want {
+		if k == int64(i) {
+			if w.hashes == nil {
+				w.hashes = map[int64]string{}
+			}
+			w.hashes[k] = st.Get("hash").Str
+		}
+	}
 	w.hasher.add(chainJob{
 		step: w.signed.B[start:len(w.signed.B):len(w.signed.B)],
 		from: from - start, to: to - start,
@@ -338,6 +361,7 @@ func factsOf(p Parts, pub ed25519.PublicKey, sig []byte) *Facts {
 		}
 	}
 	f.EndedAt, _ = p.Session.GetString("endedAt")
+	f.SessionID, _ = p.Session.GetString("id")
 	if r := p.Session.Get("recorder"); r != nil {
 		f.Recorder = &Recorder{}
 		f.Recorder.Name, _ = r.GetString("name")
