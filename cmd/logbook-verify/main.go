@@ -3,7 +3,8 @@
 //
 //	logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
 //	               [--identity-roots PEM --trusted-identities JSON]
-//	               [--attestation FILE]... [--attestor-key FILE]... RECORD
+//	               [--attestation FILE]... [--attestor-key FILE]...
+//	               [--checkpoint FILE]... [--checkpoint-key PUB]... RECORD
 //	logbook-verify --follow DIR|FILE|SESSION
 //
 // Exit status: 0 accepted, 1 refused, 2 usage or I/O error.
@@ -11,18 +12,15 @@ package main
 
 import (
 	"crypto/ed25519"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/gaps"
 	"io"
 	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/policy"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 func main() {
@@ -37,31 +35,19 @@ type pubkeyFlag []string
 func (p *pubkeyFlag) String() string     { return fmt.Sprint(*p) }
 func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
 
-// jsonResult is the --json output: exactly these keys, nulls where unknown.
-type jsonResult struct {
-	OK        bool    `json:"ok"`
-	Code      *string `json:"code"`
-	Detail    string  `json:"detail"`
-	RecordID  *string `json:"recordId"`
-	KeyID     *string `json:"keyId"`
-	StepCount *int64  `json:"stepCount"`
-	jsonPolicy
-	// Gaps counts missing and repeated events in an accepted record (or
-	// one refused only by policy): facts about the session, not refusals.
-	Gaps *gaps.Counts `json:"gaps"`
-}
-
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps")
+	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, gaps")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
 	pf.register(fs)
+	var cf checkpointFlags
+	cf.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... RECORD")
+		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... [--checkpoint FILE --checkpoint-key PUB]... RECORD")
 		fmt.Fprintln(stderr, "       logbook-verify --follow DIR|FILE|SESSION")
 		fs.PrintDefaults()
 	}
@@ -80,11 +66,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			printJSON(stdout, record.Result{Detail: err.Error()}, false, policy.Report{})
+			verdict.IOError(stdout, err)
 		}
 		return 2
 	}
-	var opt record.Options
+	var in verdict.Inputs
 	for _, f := range pubkeys {
 		text, err := os.ReadFile(f)
 		if err != nil {
@@ -94,62 +80,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return ioError(fmt.Errorf("--pubkey %s: %v", f, err))
 		}
-		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+		in.Pinned = append(in.Pinned, ed25519.PublicKey(pub))
 	}
-	pol, err := pf.load()
-	if err != nil {
+	var err error
+	if in.Policy, err = pf.load(); err != nil {
 		return ioError(err)
 	}
-	data, err := bigbuf.ReadFile(fs.Arg(0))
-	if err != nil {
+	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
 		return ioError(err)
 	}
-	res, rep := policy.Check(record.Verify(data, opt), pol)
+	if in.Record, err = bigbuf.ReadFile(fs.Arg(0)); err != nil {
+		return ioError(err)
+	}
+	out := verdict.Run(in)
 	if *asJSON {
-		printJSON(stdout, res, len(opt.Pinned) > 0, rep)
+		verdict.WriteJSON(stdout, out)
 	} else {
-		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
+		verdict.WriteHuman(stdout, out)
 	}
-	if res.OK {
+	if out.Result.OK {
 		return 0
 	}
 	return 1
-}
-
-// printJSON writes the verdict; for an accepted record, detail says
-// whether the signer was pinned (the key set is fixed, so it goes there).
-func printJSON(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
-	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(rep)}
-	if r.OK && pinned {
-		out.Detail += "; signer pinned"
-	} else if r.OK {
-		out.Detail += "; signer not pinned: integrity only, not authorship"
-	}
-	if r.Code != "" {
-		out.Code = &r.Code
-	}
-	if r.RecordID != "" {
-		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount
-		out.Gaps = &r.Gaps
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(out)
-}
-
-func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
-	if !r.OK {
-		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, r.Detail)
-		return
-	}
-	signer := "unpinned"
-	note := " (integrity only: the record is unchanged since it was signed, but nothing says who signed it; pass --pubkey to check the signer)"
-	if pinned {
-		signer, note = "pinned", ""
-	}
-	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, policyHuman(rep), note)
-	if g := r.Gaps; g.Total() > 0 {
-		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
-			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
-	}
 }

@@ -26,7 +26,8 @@ func ParseVerifierKey(text []byte) (Key, error) {
 	if err != nil {
 		return Key{}, fmt.Errorf("not a note verifier key: %v", err)
 	}
-	parts := strings.Split(s, "+")
+	// name and hash hold no '+'; the base64 keydata may.
+	parts := strings.SplitN(s, "+", 3)
 	// keydata is base64(1, then the 32 key bytes); NewVerifier checked it.
 	raw, _ := decodeB64(parts[2])
 	return Key{Name: v.Name(), Pub: ed25519.PublicKey(raw[1:])}, nil

@@ -47,7 +47,7 @@ func NewSigner(origin string, priv ed25519.PrivateKey) (*Signer, error) {
 	// A note signer key is "PRIVATE+KEY+" + name + "+" + hash + "+" +
 	// base64(algorithm byte 1, then the 32-byte seed); the hash is the
 	// verifier key's.
-	parts := strings.Split(vkey, "+")
+	parts := strings.SplitN(vkey, "+", 3)
 	skey := "PRIVATE+KEY+" + origin + "+" + parts[1] + "+" +
 		base64.StdEncoding.EncodeToString(append([]byte{1}, priv.Seed()...))
 	ns, err := note.NewSigner(skey)

@@ -95,9 +95,34 @@ func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderS
 // the hook's command line says about it (--harness, --event). The session
 // header names the harness that sent the first event.
 func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	r, cfgErr := redact.LoadConfig(dir)
-	redact.UseProject(r)
-	ev, err := hookevent.ParseWith(payload, hint)
+	return RecordOpts(dir, payload, at, cwd, Options{Hint: hint, Self: self})
+}
+
+// Options are what a long-running recorder (logbook-server) adds to
+// RecordWith's arguments.
+type Options struct {
+	Hint hookevent.Hint
+	Self journal.RecorderSource
+	// RulesSet says the caller has loaded dir/redact.json once and set
+	// its rules (redact.UseProject): the file is not read again per event.
+	RulesSet bool
+	// Then, when not nil, runs after the append while the session is
+	// still locked, so that what it does (sign a checkpoint of the new
+	// tip, seal) happens in the order of the appends. Its error is
+	// returned as a WRITE_FAILED refusal.
+	Then func(j *journal.Journal, ev hookevent.Event) error
+}
+
+// RecordOpts is RecordWith with Options: the one path by which every
+// recorder, in a hook's process or in a server, appends an event.
+func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookevent.Event, error) {
+	var cfgErr error
+	if !o.RulesSet {
+		var r *redact.Redactor
+		r, cfgErr = redact.LoadConfig(dir)
+		redact.UseProject(r)
+	}
+	ev, err := hookevent.ParseWith(payload, o.Hint)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
@@ -118,8 +143,13 @@ func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string,
 	// The header's cwd becomes session.cwd: clear text like any other.
 	cwd = redact.String(cwd)
 	ev.Step.At = at
-	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}, []chain.Step{ev.Step}); err != nil {
+	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}, []chain.Step{ev.Step}); err != nil {
 		return ev, refusal(payload, err)
+	}
+	if o.Then != nil {
+		if err := o.Then(j, ev); err != nil {
+			return ev, &Refusal{Reason: WriteFailed, Err: err}
+		}
 	}
 	if cfgErr != nil {
 		return ev, &Warning{fmt.Errorf("recorded with clear text withheld: %w", cfgErr)}
