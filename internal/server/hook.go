@@ -192,6 +192,9 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 	if seq < 0 {
 		return 0, nil // a header and no step: nothing to sign
 	}
+	if seq+1 == st.signed {
+		return st.signed, nil // signed already (a seal that added no step)
+	}
 	note, err := s.signer.Sign(checkpoint.Checkpoint{Session: j.Session, Size: seq + 1, Tip: hash,
 		Time: instant.Format(s.cfg.Now()), Redact: s.redactDigest})
 	if err != nil {
@@ -200,6 +203,7 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 	if err := st.log.Append(note); err != nil {
 		return 0, fmt.Errorf("checkpoint log: %w", err)
 	}
+	st.signed = seq + 1
 	return seq + 1, nil
 }
 

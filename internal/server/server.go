@@ -80,8 +80,9 @@ type Server struct {
 
 // session is what the server keeps for a session it has seen.
 type session struct {
-	mu  sync.Mutex
-	log *checkpoint.Log
+	mu     sync.Mutex
+	log    *checkpoint.Log
+	signed int64 // the size this process last signed for (0: none yet)
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
