@@ -10,7 +10,7 @@
 // failure exits 2 so the tool call is blocked rather than run unrecorded,
 // unless the payload says it is another event.
 //
-//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
+//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [--server URL] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
 //	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
 package main
@@ -69,6 +69,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	var hint hookevent.Hint
 	fs.StringVar(&hint.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(hookevent.Harnesses, ", "))
 	fs.StringVar(&hint.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
+	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
 	if err := fs.Parse(args); err != nil {
 		// A broken hook command line must not break the agent: exit 0.
 		return 0
@@ -112,6 +113,12 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	// twice whatever is live at each cycle.
 	debug.SetMemoryLimit(int64(len(payload))*2 + 4<<20)
 	cwd, _ := os.Getwd()
+	if *server != "" {
+		if err := forward(*server, cli.StripBOM(payload), hint, cwd, getenv); err != nil {
+			return fail(unknownEvent, err)
+		}
+		return 0
+	}
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	self := &recorder.Self{Name: "record-step", Warn: report}
