@@ -91,7 +91,11 @@ func signText(t *testing.T, priv ed25519.PrivateKey, text string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return checkpoint.SignText(s, text)
+	b, err := s.SignText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func TestParseStrict(t *testing.T) {
