@@ -7,6 +7,7 @@
 //	logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR]
 //	               [--token-file FILE] [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
 //	logbook-server --new-key FILE [--name ORIGIN]
+//	logbook-server --new-token FILE
 //	logbook-server --verifier-key --key FILE [--name ORIGIN]
 //
 // It listens on 127.0.0.1:8421 by default. Any other address needs a
@@ -19,8 +20,10 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,7 +55,7 @@ func main() {
 type config struct {
 	listen, data, keyFile, name, tokenFile string
 	tlsCert, tlsKey, clientCA, logLevel    string
-	newKey                                 string
+	newKey, newToken                       string
 	verifierKey, version                   bool
 	maxHook, maxVerify                     int64
 }
@@ -73,11 +76,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.Int64Var(&c.maxHook, "max-hook-body", server.DefaultMaxHookBody, "largest hook payload in `BYTES`")
 	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
+	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE] [--tls-cert PEM --tls-key PEM [--client-ca PEM]]")
 		fmt.Fprintln(fs.Output(), "       logbook-server --new-key FILE [--name ORIGIN]")
+		fmt.Fprintln(fs.Output(), "       logbook-server --new-token FILE")
 		fmt.Fprintln(fs.Output(), "       logbook-server --verifier-key --key FILE [--name ORIGIN]")
 		fs.PrintDefaults()
 	}
@@ -104,6 +109,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if !checkpoint.ValidOrigin(c.name) {
 		fmt.Fprintf(stderr, "logbook-server: --name %q: want printable ASCII without spaces or '+'\n", c.name)
 		return 2
+	}
+	if c.newToken != "" {
+		return newToken(c.newToken, stdout, stderr)
 	}
 	if c.newKey != "" {
 		return newKey(c.newKey, c.name, stdout, stderr)
@@ -314,5 +322,23 @@ func newKey(file, name string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "wrote %s (private, PKCS#8, mode 0600), %s.pub (SPKI: logbook-verify --pubkey) and %s.vkey (%s: logbook-verify --checkpoint-key)\n", file, file, file, vkey)
+	return 0
+}
+
+func newToken(file string, stdout, stderr io.Writer) int {
+	if _, err := os.Stat(file); err == nil {
+		fmt.Fprintf(stderr, "logbook-server: %s exists; refusing to overwrite a token\n", file)
+		return 1
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
+	}
+	if err := durable.WriteFileMode(file, []byte(hex.EncodeToString(b)+"\n"), 0o600); err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s (mode 0600): give it to the harnesses' hooks as $LOGBOOK_SERVER_TOKEN\n", file)
 	return 0
 }
