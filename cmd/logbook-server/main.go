@@ -58,6 +58,7 @@ type config struct {
 	newKey, newToken                       string
 	verifierKey, version                   bool
 	maxHook, maxVerify                     int64
+	log                                    logFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -79,6 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	c.log.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE] [--tls-cert PEM --tls-key PEM [--client-ca PEM]]")
 		fmt.Fprintln(fs.Output(), "       logbook-server --new-key FILE [--name ORIGIN]")
@@ -186,9 +188,17 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 			self = (*recorderDesc)(r)
 		}
 	}
+	tl, err := c.log.open(ctx, data, c.name, priv, getenv)
+	if err != nil {
+		return fail(1, err)
+	}
+	if tl != nil {
+		defer closeLog(tl, log)
+		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
+	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
 		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl})
 	if err != nil {
 		return fail(1, err)
 	}
