@@ -45,9 +45,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	pf.register(fs)
 	var cf checkpointFlags
 	cf.register(fs)
+	var lf logFlags
+	lf.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... [--checkpoint FILE --checkpoint-key PUB]... RECORD")
+		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... [--checkpoint FILE --checkpoint-key PUB]... [--log-policy FILE [--log-proof FILE]] RECORD")
+		fmt.Fprintln(stderr, "       logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW")
 		fmt.Fprintln(stderr, "       logbook-verify --follow DIR|FILE|SESSION")
 		fs.PrintDefaults()
 	}
@@ -56,6 +59,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
+	}
+	if lf.consistency {
+		return runConsistency(lf, fs.Args(), *asJSON, stdout, stderr)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -87,6 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ioError(err)
 	}
 	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
+		return ioError(err)
+	}
+	if in.Log, err = lf.load(fs.Arg(0)); err != nil {
 		return ioError(err)
 	}
 	if in.Record, err = bigbuf.ReadFile(fs.Arg(0)); err != nil {
