@@ -254,3 +254,8 @@ func (w *Witness) Latest(origin string) []byte {
 	b, _ := os.ReadFile(w.path(origin))
 	return b
 }
+
+// NewVerifier reads a witness's verifier key as a cosignature/v1 verifier.
+func NewVerifier(vkey string) (note.Verifier, error) {
+	return fnote.NewVerifierForCosignatureV1(strings.TrimSpace(vkey))
+}
