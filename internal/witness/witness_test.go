@@ -163,7 +163,8 @@ func TestWitness(t *testing.T) {
 	// Unknown log.
 	uskey, _, _ := note.GenerateKey(nil, "other.test")
 	us, _ := note.NewSigner(uskey)
-	if s := status(firstErr(f2.w.Add(body(0, nil, f.cp(t, m, 50, us))))); s != http.StatusNotFound {
+	ucp, _ := note.Sign(&note.Note{Text: "other.test\n1\n" + base64.StdEncoding.EncodeToString(make([]byte, 32)) + "\n"}, us)
+	if s := status(firstErr(f2.w.Add(body(0, nil, ucp)))); s != http.StatusNotFound {
 		t.Errorf("unknown: %d", s)
 	}
 	// Malformed bodies.
