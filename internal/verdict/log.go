@@ -23,9 +23,9 @@ type logCheck struct {
 	leafOK bool
 }
 
-// openLog checks the proof and opens its leaf under the checkpoint keys
-// and the policy's log keys (the server signs its checkpoints and its
-// log's with one key).
+// openLog checks the proof and opens its leaf under the checkpoint keys,
+// the pinned record signers and the policy's log keys (a server signs its
+// records, its checkpoints and its log's checkpoints with one key).
 func openLog(in Inputs) *logCheck {
 	if in.Log.Policy == nil {
 		return nil
@@ -35,6 +35,9 @@ func openLog(in Inputs) *logCheck {
 		return lc
 	}
 	keys := append([]checkpoint.Key{}, in.CheckpointKeys...)
+	for _, k := range in.Pinned { // the server that sealed signed the leaf too
+		keys = append(keys, checkpoint.Key{Pub: k})
+	}
 	for _, l := range in.Log.Policy.Logs {
 		keys = append(keys, checkpoint.Key{Pub: l.Pub})
 	}
