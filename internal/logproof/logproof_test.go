@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	fnote "github.com/transparency-dev/formats/note"
 	flog "github.com/transparency-dev/formats/log"
+	fnote "github.com/transparency-dev/formats/note"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
