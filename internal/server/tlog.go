@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -114,6 +115,16 @@ func (s *Server) resumeLog(session string, latest []byte) {
 		s.logLeaf(latest)
 	}
 	b, err := os.ReadFile(base + pendingSuffix)
+	if errors.Is(err, os.ErrNotExist) {
+		// Sealed, but killed before its leaf was sequenced (the SessionEnd
+		// was not answered): sequence it now.
+		if leaf, err := os.ReadFile(base + ".record.checkpoint"); err == nil {
+			if err := s.sealLeaf(session, leaf); err != nil {
+				s.cfg.Log.Error("log append", "session", session, "error", err.Error())
+			}
+		}
+		return
+	}
 	if err != nil {
 		return
 	}
