@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/format"
 	"io"
 	"os"
 
@@ -140,11 +141,11 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	return 0, nil
 }
 
-func recorderFlags(c config) (*record.Recorder, error) {
+func recorderFlags(c config) (*format.Recorder, error) {
 	if c.recName == "" || c.recVersion == "" {
 		return nil, errors.New("--type recorder needs --recorder-name and --recorder-version")
 	}
-	r := &record.Recorder{Name: c.recName, Version: c.recVersion, SHA256: c.recSHA}
+	r := &format.Recorder{Name: c.recName, Version: c.recVersion, SHA256: c.recSHA}
 	switch {
 	case (c.recSHA == "") == (c.recBin == ""):
 		return nil, errors.New("--type recorder needs one of --recorder-sha256 and --recorder-binary")

@@ -126,7 +126,8 @@ func printJSON(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
 		out.Detail += "; signer not pinned: integrity only, not authorship"
 	}
 	if r.Code != "" {
-		out.Code = &r.Code
+		code := string(r.Code)
+		out.Code = &code
 	}
 	if r.RecordID != "" {
 		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount

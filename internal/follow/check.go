@@ -4,30 +4,29 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/format"
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
-// Alarm codes. The chain codes are the verifier's (spec §7) applied to the
-// in-progress file; the others say what changed in bytes already seen.
+// Alarm codes beyond the verifier's: a new line that does not parse, is
+// out of order or breaks the chain gets the spec §7 code (format.NotJSON,
+// format.StepOutOfOrder, format.ChainBroken); these say what changed in
+// bytes already seen.
 const (
-	NotJSON        = "NOT_JSON"          // a complete line does not parse
-	StepOutOfOrder = "STEP_OUT_OF_ORDER" // a new step's seq is not the next one
-	ChainBroken    = "CHAIN_BROKEN"      // a new step's prev or hash is wrong
-	HeaderAltered  = "HEADER_ALTERED"    // the header line changed after it was seen
-	StepAltered    = "STEP_ALTERED"      // a step seen earlier now has other bytes
-	StepRemoved    = "STEP_REMOVED"      // a step seen earlier is gone
-	StepReordered  = "STEP_REORDERED"    // steps seen earlier are in another order
-	FileReplaced   = "FILE_REPLACED"     // the path now names another file (rename, copy over)
-	FileRemoved    = "FILE_REMOVED"      // the in-progress file was deleted
+	HeaderAltered format.Code = "HEADER_ALTERED" // the header line changed after it was seen
+	StepAltered   format.Code = "STEP_ALTERED"   // a step seen earlier now has other bytes
+	StepRemoved   format.Code = "STEP_REMOVED"   // a step seen earlier is gone
+	StepReordered format.Code = "STEP_REORDERED" // steps seen earlier are in another order
+	FileReplaced  format.Code = "FILE_REPLACED"  // the path now names another file (rename, copy over)
+	FileRemoved   format.Code = "FILE_REMOVED"   // the in-progress file was deleted
 )
 
 // Alarm is a tamper finding: the caller stops and exits non-zero.
 type Alarm struct {
-	Code    string
+	Code    format.Code
 	Session string
 	Detail  string
 }
@@ -92,30 +91,30 @@ func (s *state) update(cur []byte) (news []Step, torn int, alarm *Alarm) {
 // first, else the next step in the chain (the checks journal.ReadAll makes
 // before a seal).
 func (s *state) verifyLine(line []byte) (*Step, *Alarm) {
-	bad := func(code, format string, a ...any) *Alarm {
-		return &Alarm{Code: code, Session: s.session, Detail: fmt.Sprintf(format, a...)}
+	bad := func(code format.Code, msg string, a ...any) *Alarm {
+		return &Alarm{Code: code, Session: s.session, Detail: fmt.Sprintf(msg, a...)}
 	}
-	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil {
-		return nil, bad(NotJSON, "line %d: %v", len(s.lines)+1, err)
+		return nil, bad(format.NotJSON, "line %d: %v", len(s.lines)+1, err)
 	}
 	if len(s.lines) == 0 {
-		if f, _ := v.GetString("format"); f != journal.Format {
-			return nil, bad(NotJSON, "line 1 is not an in-progress header")
+		if f, _ := v.GetString("format"); f != format.Journal {
+			return nil, bad(format.NotJSON, "line 1 is not an in-progress header")
 		}
 		return nil, nil
 	}
 	i := s.steps
 	if seq := v.Get("seq"); seq == nil || seq.Kind != strictjson.Number || seq.Str != strconv.Itoa(i) {
-		return nil, bad(StepOutOfOrder, "line %d: expected seq %d", len(s.lines)+1, i)
+		return nil, bad(format.StepOutOfOrder, "line %d: expected seq %d", len(s.lines)+1, i)
 	}
 	p := v.Get("prev")
 	if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != s.lastHash) {
-		return nil, bad(ChainBroken, "step %d: prev does not link to step %d", i, i-1)
+		return nil, bad(format.ChainBroken, "step %d: prev does not link to step %d", i, i-1)
 	}
 	h, err := chain.Hash(v)
 	if got, _ := v.GetString("hash"); err != nil || got != h {
-		return nil, bad(ChainBroken, "step %d does not hash to its hash", i)
+		return nil, bad(format.ChainBroken, "step %d does not hash to its hash", i)
 	}
 	s.lastHash = h
 	s.steps++

@@ -1,6 +1,7 @@
 package record_test
 
 import (
+	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"sync"
 	"testing"
@@ -37,7 +38,7 @@ func BenchmarkParse100k(b *testing.B) {
 	b.SetBytes(int64(len(rec)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: 64}); err != nil {
+		if _, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -3,6 +3,7 @@ package record
 import (
 	"crypto/sha256"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/format"
 	"hash"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -75,11 +76,11 @@ func (c *chainHasher) check(h hash.Hash, j chainJob) {
 	if c.result.Code == "" {
 		switch {
 		case i == 0 && !j.prevNull:
-			c.result = refuse(ChainBroken, "steps[0].prev is not null")
+			c.result = refuse(format.ChainBroken, "steps[0].prev is not null")
 		case i > 0 && (j.prevNull || j.prev != string(c.prevSum[:])):
-			c.result = refuse(ChainBroken, fmt.Sprintf("steps[%d].prev is not the hash of steps[%d]", i, i-1))
+			c.result = refuse(format.ChainBroken, fmt.Sprintf("steps[%d].prev is not the hash of steps[%d]", i, i-1))
 		case j.hash != string(sum[:]):
-			c.result = refuse(ChainBroken, fmt.Sprintf("steps[%d].hash does not recompute", i))
+			c.result = refuse(format.ChainBroken, fmt.Sprintf("steps[%d].hash does not recompute", i))
 		}
 	}
 	c.prevSum, c.last = sum, j.hash

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,9 +94,9 @@ func TestProjectRedaction(t *testing.T) {
 
 type countingSelf struct{ n int }
 
-func (c *countingSelf) Recorder() *journal.Recorder {
+func (c *countingSelf) Recorder() *format.Recorder {
 	c.n++
-	return &journal.Recorder{Name: "record-step", Version: "test", SHA256: strings.Repeat("0f", 32)}
+	return &format.Recorder{Name: "record-step", Version: "test", SHA256: strings.Repeat("0f", 32)}
 }
 
 // TestRecordAsDescribesOnce: the session's first event names the recorder

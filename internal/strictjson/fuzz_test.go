@@ -3,6 +3,7 @@ package strictjson_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,8 +23,8 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: 64})
-		if _, lerr := strictjson.Parse(data, strictjson.Options{MaxDepth: 64, Lenient: true}); err == nil && lerr != nil {
+		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth})
+		if _, lerr := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Lenient: true}); err == nil && lerr != nil {
 			t.Fatalf("lenient refused what strict accepted: %v", lerr)
 		}
 		if err != nil {
