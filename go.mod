@@ -17,4 +17,7 @@ require (
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+require (
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)
