@@ -27,7 +27,6 @@ import (
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
@@ -46,15 +45,19 @@ func main() {
 type config struct {
 	newKey, keyFile, dir, session, out, goal, endedAt string
 	certChain, tsaURL, tsaCmd                         string
-	hook                                              bool
+	hook, force                                       bool
 	hint                                              hookevent.Hint
 	payloadArg                                        string
 }
 
+const synopsis = `logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--force] [--goal TEXT] [--ended-at TIME]
+             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
+logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
+logbook-seal --new-key FILE`
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-seal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&c.newKey, "new-key", "", "write a new PKCS#8 PEM private key to `FILE` (mode 0600) and its SPKI PEM public key to FILE.pub, then exit")
 	fs.StringVar(&c.keyFile, "key", "", "PKCS#8 PEM Ed25519 private key `FILE` (default $LOGBOOK_SIGNING_KEY text, else ~/.config/logbook/signing.key)")
 	fs.StringVar(&c.dir, "dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
@@ -68,8 +71,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&c.certChain, "cert-chain", "", "PEM certificate chain `FILE`, leaf first, whose leaf certifies the signing key: stored as signerIdentity (signed)")
 	fs.StringVar(&c.tsaURL, "tsa", "", "RFC 3161 time-stamping authority `URL`: a token over the signature is stored in signature.rfc3161")
 	fs.StringVar(&c.tsaCmd, "tsa-cmd", "", "`COMMAND` (run by sh) that reads a DER TimeStampReq on stdin and writes the DER TimeStampResp on stdout, instead of --tsa")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.BoolVar(&c.force, "force", false, "replace an existing record; the previous one is kept beside it as RECORD.prev-N")
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
 	if c.hook && fs.NArg() > 0 {
 		c.payloadArg = fs.Arg(fs.NArg() - 1) // Codex's notify program
@@ -160,8 +164,9 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if out == "" {
 		out = filepath.Join(dir, c.session+".record.json")
 	}
-	if err := durable.WriteFile(out, res.Record); err != nil {
-		return 1, fmt.Errorf("write %s: %w", out, err)
+	kept, err := writeRecord(out, res.Record, c.force || c.hook)
+	if err != nil {
+		return 1, err
 	}
 	if !c.hook {
 		fmt.Fprintf(stdout, "sealed %s: %d steps", out, res.Steps)
@@ -176,6 +181,9 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		}
 		if stamp != nil {
 			fmt.Fprint(stdout, ", timestamped")
+		}
+		if kept != "" {
+			fmt.Fprintf(stdout, "; the previous record is kept as %s", kept)
 		}
 		fmt.Fprintln(stdout)
 	}
