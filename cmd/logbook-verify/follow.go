@@ -22,6 +22,7 @@ import (
 // or a session id in the default session directory.
 func followTarget(arg string) (follow.Options, error) {
 	var opt follow.Options
+	byID := false
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		opt.Dir = arg
 		return opt, nil
@@ -29,6 +30,7 @@ func followTarget(arg string) (follow.Options, error) {
 	if id, ok := strings.CutSuffix(filepath.Base(arg), follow.Suffix); ok {
 		opt.Dir, opt.Session = filepath.Dir(arg), id
 	} else {
+		byID = true
 		dir, err := cli.Dir("", os.Getenv)
 		if err != nil {
 			return opt, err
@@ -37,6 +39,13 @@ func followTarget(arg string) (follow.Options, error) {
 	}
 	if err := journal.ValidSessionID(opt.Session); err != nil {
 		return opt, fmt.Errorf("--follow %s: not a directory, an in-progress file or a session id: %v", arg, err)
+	}
+	if byID {
+		// A bare id is most often a typo: say which sessions exist. A
+		// file path may name a session about to start, and waits.
+		if err := sessionExists(opt.Dir, opt.Session, arg); err != nil {
+			return opt, err
+		}
 	}
 	return opt, nil
 }

@@ -12,8 +12,10 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/seal"
 )
 
 // Params are testscript parameters for the scripts in testdata/script.
@@ -24,6 +26,7 @@ import (
 //
 //	session DIR ID N   record a Claude Code session ID of N tool events in DIR
 //	newkey FILE        write an Ed25519 key pair: FILE (PKCS#8 PEM) and FILE.pub
+//	seal DIR ID KEY OUT  seal session ID of DIR with the key in file KEY into OUT
 func Params() testscript.Params {
 	return testscript.Params{
 		Dir: "testdata/script",
@@ -38,6 +41,7 @@ func Params() testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"session": session,
 			"newkey":  newkey,
+			"seal":    sealCmd,
 		},
 	}
 }
@@ -68,4 +72,18 @@ func newkey(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(filepath.Dir(f), 0o700))
 	ts.Check(os.WriteFile(f, priv, 0o600))
 	ts.Check(os.WriteFile(f+".pub", pub, 0o644))
+}
+
+func sealCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: seal DIR ID KEY OUT")
+	}
+	priv, err := keys.ParsePrivateKeyPEM([]byte(ts.ReadFile(args[2])))
+	ts.Check(err)
+	j, err := journal.Open(ts.MkAbs(args[0]), args[1])
+	ts.Check(err)
+	defer j.Close()
+	res, err := seal.Seal(j, priv, seal.Options{Now: "2026-01-02T03:05:00Z"})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[3]), res.Record, 0o644))
 }
