@@ -50,10 +50,13 @@ type config struct {
 	pubkeys                              listFlag
 }
 
+const synopsis = `logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...
+logbook-attest --type recorder --key FILE --record RECORD --out FILE
+               --recorder-name NAME --recorder-version VERSION (--recorder-sha256 HEX | --recorder-binary FILE)`
+
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-attest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&c.typ, "type", "", "`witness` or recorder")
 	fs.StringVar(&c.keyFile, "key", "", "the attestor's PKCS#8 PEM Ed25519 private key `FILE` (logbook-seal --new-key makes one)")
 	fs.StringVar(&c.recordFile, "record", "", "the sealed `RECORD` to attest")
@@ -64,8 +67,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&c.recSHA, "recorder-sha256", "", "recorder: SHA-256 of the program's executable, 64 lowercase `HEX` digits")
 	fs.StringVar(&c.recBin, "recorder-binary", "", "recorder: the program's executable `FILE`, hashed here (instead of --recorder-sha256)")
 	fs.Var(&c.pubkeys, "pubkey", "attest only a record signed by this SPKI PEM public key `FILE` (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "logbook-attest: unexpected argument %q\n", fs.Arg(0))
