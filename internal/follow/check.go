@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/format"
-	"strconv"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -52,7 +51,7 @@ type state struct {
 	session  string
 	prefix   []byte   // verified complete lines, header first
 	lines    [][]byte // prefix split into lines (without newlines), for diagnosis
-	lastHash string   // "" before the first step
+	walk     chain.Walker // where the chain stands
 	steps    int
 	torn     int // length of an incomplete last line already reported
 }
@@ -105,18 +104,11 @@ func (s *state) verifyLine(line []byte) (*Step, *Alarm) {
 		return nil, nil
 	}
 	i := s.steps
-	if seq := v.Get("seq"); seq == nil || seq.Kind != strictjson.Number || seq.Str != strconv.Itoa(i) {
-		return nil, bad(format.StepOutOfOrder, "line %d: expected seq %d", len(s.lines)+1, i)
+	s.walk.B = s.walk.B[:0] // only the links matter here, not the bytes
+	if err := s.walk.Step(v); err != nil {
+		r := err.(*format.RefusalError)
+		return nil, bad(r.Code, "line %d: %s", len(s.lines)+1, r.Detail)
 	}
-	p := v.Get("prev")
-	if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != s.lastHash) {
-		return nil, bad(format.ChainBroken, "step %d: prev does not link to step %d", i, i-1)
-	}
-	h, err := chain.Hash(v)
-	if got, _ := v.GetString("hash"); err != nil || got != h {
-		return nil, bad(format.ChainBroken, "step %d does not hash to its hash", i)
-	}
-	s.lastHash = h
 	s.steps++
 	st := &Step{Seq: i}
 	st.At, _ = v.GetString("at")

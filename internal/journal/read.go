@@ -6,7 +6,6 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
@@ -43,38 +42,27 @@ func (j *Journal) ReadAll(each func(i int, step *strictjson.Value) error) (Heade
 	if h, err = parseHeader(first); err != nil {
 		return h, out, fmt.Errorf("%s: %v", j.f.Name(), err)
 	}
-	var c chain.Canonicalizer
-	c.B = append(bigbuf.Alloc(len(rest)+2), '[')
-	var hash [64]byte
+	var w chain.Walker
+	w.B = append(bigbuf.Alloc(len(rest)+2), '[')
 	err = strictjson.ParseLines(rest, strictjson.Options{MaxDepth: format.MaxDepth}, func(n int, v *strictjson.Value, _ []byte) error {
-		i, line := out.Count, n+1
-		if seq := v.Get("seq"); seq == nil || seq.Str != strconv.Itoa(i) {
-			return fmt.Errorf("%s line %d: seq is not %d", j.f.Name(), line, i)
+		if w.Count() > 0 {
+			w.B = append(w.B, ',')
 		}
-		p := v.Get("prev")
-		if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != out.LastHash) {
-			return fmt.Errorf("%s line %d: prev does not link to step %d", j.f.Name(), line, i-1)
-		}
-		if i > 0 {
-			c.B = append(c.B, ',')
-		}
-		err := c.Append(v, &hash)
-		if got, _ := v.GetString("hash"); err != nil || got != string(hash[:]) {
-			return fmt.Errorf("%s line %d: step %d does not hash to its hash", j.f.Name(), line, i)
+		if err := w.Step(v); err != nil {
+			return fmt.Errorf("line %d: %w", n+1, err)
 		}
 		if each != nil {
-			if err := each(i, v); err != nil {
+			if err := each(int(w.Count()-1), v); err != nil {
 				return err
 			}
 		}
-		out.LastHash = string(hash[:])
-		out.Count++
 		return nil
 	})
+	out.Count, out.LastHash = int(w.Count()), w.Tip()
 	if err != nil {
 		return h, out, fmt.Errorf("%s: %w", j.f.Name(), err)
 	}
-	out.JSON = append(c.B, ']')
+	out.JSON = append(w.B, ']')
 	return h, out, nil
 }
 

@@ -163,8 +163,10 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s))
 		return nil
 	}
-	if seq := st.Get("seq"); w.order.Code == "" && intOf(seq) != int64(i) {
-		w.order = refuse(format.StepOutOfOrder, fmt.Sprintf("steps[%d].seq is %s", i, seq.Str))
+	if w.order.Code == "" {
+		if err := chain.Seq(int64(i), st.Get("seq")); err != nil {
+			w.order = refuse(format.StepOutOfOrder, err.(*format.RefusalError).Detail)
+		}
 	}
 	if i > 0 {
 		w.signed.B = append(w.signed.B, ',')
