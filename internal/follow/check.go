@@ -48,12 +48,12 @@ type Step struct {
 // comparing the prefix with memcmp, so an edit anywhere is caught, at the
 // cost of a read from the page cache per check.
 type state struct {
-	session  string
-	prefix   []byte   // verified complete lines, header first
-	lines    [][]byte // prefix split into lines (without newlines), for diagnosis
-	walk     chain.Walker // where the chain stands
-	steps    int
-	torn     int // length of an incomplete last line already reported
+	session string
+	prefix  []byte       // verified complete lines, header first
+	lines   [][]byte     // prefix split into lines (without newlines), for diagnosis
+	walk    chain.Walker // where the chain stands
+	steps   int
+	torn    int // length of an incomplete last line already reported
 }
 
 // update checks cur, the file's whole content now, against what was seen,
