@@ -19,10 +19,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/format"
 	"strconv"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/record"

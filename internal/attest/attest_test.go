@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/base64"
-	"github.com/logbook-project/logbook/internal/format"
 	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/testpki"
 )
 

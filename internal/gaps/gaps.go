@@ -13,10 +13,10 @@
 package gaps
 
 import (
-	"github.com/logbook-project/logbook/internal/format"
 	"sort"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 

@@ -11,9 +11,9 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/format"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 

@@ -3,11 +3,11 @@ package identity_test
 import (
 	"crypto/ed25519"
 	"crypto/x509"
-	"github.com/logbook-project/logbook/internal/format"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/testpki"
 )

@@ -3,12 +3,12 @@ package journal
 import (
 	"bytes"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/format"
 	"io"
 	"os"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 

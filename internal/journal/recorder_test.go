@@ -1,12 +1,12 @@
 package journal
 
 import (
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 type countingSource struct {

@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/format"
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 

@@ -17,10 +17,10 @@ import (
 	"crypto/ed25519"
 	"crypto/x509"
 	"errors"
-	"github.com/logbook-project/logbook/internal/format"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/tsa"

@@ -3,11 +3,11 @@ package policy_test
 import (
 	"crypto/ed25519"
 	"crypto/x509"
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"

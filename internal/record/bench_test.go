@@ -1,12 +1,12 @@
 package record_test
 
 import (
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"sync"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )

@@ -5,12 +5,12 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 )
 

@@ -2,12 +2,12 @@ package record_test
 
 import (
 	"crypto/ed25519"
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 )
 

@@ -4,12 +4,12 @@ import (
 	"crypto/ed25519"
 	"encoding/asn1"
 	"encoding/hex"
-	"github.com/logbook-project/logbook/internal/format"
 	"math/big"
 	"strings"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"

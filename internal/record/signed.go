@@ -5,9 +5,9 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/logbook-project/logbook/internal/format"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )

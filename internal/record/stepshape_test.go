@@ -1,11 +1,11 @@
 package record
 
 import (
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )

@@ -2,11 +2,11 @@ package recorder
 
 import (
 	"fmt"
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/digest"
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 // Self describes the running program as session.recorder (spec §4) of the

@@ -2,11 +2,11 @@ package seal
 
 import (
 	"errors"
-	"github.com/logbook-project/logbook/internal/format"
 	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/record"
 )

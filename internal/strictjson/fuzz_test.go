@@ -3,11 +3,11 @@ package strictjson_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/logbook-project/logbook/internal/format"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
