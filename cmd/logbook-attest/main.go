@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
@@ -32,7 +33,6 @@ import (
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/record"
 )
 
 func main() {
@@ -108,7 +108,7 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	if err != nil {
 		return 2, fmt.Errorf("--key %s: %v", c.keyFile, err)
 	}
-	var opt record.Options
+	var opt logbook.VerifyOptions
 	for _, f := range c.pubkeys {
 		text, err := os.ReadFile(f)
 		if err != nil {
@@ -124,9 +124,9 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	if err != nil {
 		return 2, err
 	}
-	v := record.Verify(data, opt)
-	if !v.OK {
-		return 1, fmt.Errorf("%s is refused, nothing attested: %s: %s", c.recordFile, v.Code, v.Detail)
+	v, err := logbook.Verify(data, opt)
+	if err != nil {
+		return 1, fmt.Errorf("%s is refused, nothing attested: %v", c.recordFile, err)
 	}
 	if st.ObservedAt, err = cli.Now(getenv); err != nil {
 		return 2, err

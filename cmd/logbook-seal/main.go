@@ -25,6 +25,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"time"
+
+	"github.com/logbook-project/logbook"
 
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
@@ -32,7 +35,6 @@ import (
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
-	"github.com/logbook-project/logbook/internal/seal"
 )
 
 func main() {
@@ -149,14 +151,16 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if _, err := os.Stat(journal.Path(dir, c.session)); err != nil {
 		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
 	}
-	j, err := journal.Open(dir, c.session)
-	if err != nil {
-		return 1, err
+	opt := logbook.SealOptions{Goal: c.goal, Certificates: certs, Timestamp: stamp}
+	if opt.Now, err = time.Parse(time.RFC3339Nano, now); err != nil {
+		return 2, err
 	}
-	defer j.Close()
-	cwd, _ := os.Getwd()
-	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now,
-		Certificates: certs, Timestamp: stamp})
+	if c.endedAt != "" {
+		if opt.EndedAt, err = time.Parse(time.RFC3339Nano, c.endedAt); err != nil {
+			return 2, fmt.Errorf("--ended-at %q: %v", c.endedAt, err)
+		}
+	}
+	res, err := logbook.Seal(dir, c.session, priv, opt)
 	if err != nil {
 		return 1, err
 	}
@@ -173,7 +177,7 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		if n := len(res.Unfinished); n > 0 {
 			fmt.Fprintf(stdout, ", %d unfinished tool call(s) named in a note", n)
 		}
-		if res.TornBytes {
+		if res.TornCut {
 			fmt.Fprint(stdout, ", a torn tail was cut and noted")
 		}
 		if certs != nil {

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/follow"
 	"github.com/logbook-project/logbook/internal/journal"
@@ -58,12 +58,10 @@ func runFollow(arg string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
-	opt.Out = stdout
-	opt.Rescan = 5 * time.Second
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = follow.Run(ctx, opt)
-	var alarm *follow.Alarm
+	err = logbook.Follow(ctx, opt.Dir, logbook.FollowOptions{Session: opt.Session, Out: stdout})
+	var alarm *logbook.Alarm
 	switch {
 	case errors.As(err, &alarm):
 		fmt.Fprintln(stdout, alarm.Error())
