@@ -3,14 +3,15 @@
 // makes a key pair instead.
 //
 //	logbook-seal --new-key FILE
-//	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--goal TEXT] [--ended-at TIME]
+//	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--force] [--goal TEXT] [--ended-at TIME]
 //	             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
 //	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
 //	                                              (a harness's session-end hook)
 //
 // The signing key is --key FILE, else $LOGBOOK_SIGNING_KEY (the PEM text),
-// else ~/.config/logbook/signing.key. Exit status: 0 sealed, 1 not sealed,
-// 2 usage error. As a hook (--hook) it records the session-end payload on
+// else ~/.config/logbook/signing.key. An existing record is never replaced
+// unless --force, which keeps it as RECORD.prev-N. Exit status: 0 sealed,
+// 1 not sealed, 2 usage error. As a hook (--hook) it records the session-end payload on
 // stdin (or in the last argument, as Codex's notify program passes it)
 // first, then seals, and never exits 2 (that would block the harness).
 // --harness and --event are record-step's: what the payload's shape
@@ -75,6 +76,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&c.tsaCmd, "tsa-cmd", "", "`COMMAND` (run by sh) that reads a DER TimeStampReq on stdin and writes the DER TimeStampResp on stdout, instead of --tsa")
 	fs.BoolVar(&c.force, "force", false, "replace an existing record; the previous one is kept beside it as RECORD.prev-N")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		if code == 2 && hookArgs(args) {
+			return 0 // inside a hook the harness contract wins: never block it
+		}
 		return code
 	}
 	if c.hook && fs.NArg() > 0 {

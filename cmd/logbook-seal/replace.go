@@ -42,3 +42,17 @@ func writeRecord(out string, data []byte, force bool) (kept string, err error) {
 	}
 	return kept, nil
 }
+
+// hookArgs reports whether the command line asks for hook mode, looked
+// for before the flags are known to parse.
+func hookArgs(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--hook", "-hook", "--hook=true", "-hook=true":
+			return true
+		}
+	}
+	return false
+}

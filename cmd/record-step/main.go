@@ -8,7 +8,8 @@
 // share: 0, even when recording fails (the failure goes to stderr and
 // DIR/errors.log); with --fail-closed (meant for the pre-tool hook only), a
 // failure exits 2 so the tool call is blocked rather than run unrecorded,
-// unless the payload says it is another event.
+// unless the payload says it is another event. An unknown flag is reported
+// on stderr and exits 0 inside a hook, 2 when typed at a terminal.
 //
 //	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
