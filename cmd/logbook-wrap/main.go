@@ -17,7 +17,6 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -189,8 +188,8 @@ func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string)
 	if err != nil {
 		return fail("not run: %v", err)
 	}
-	if b, _ := pem.Decode(text); b == nil || b.Type != "PRIVATE KEY" {
-		return fail("not run: signing key %s: no PKCS#8 PEM block (\"PRIVATE KEY\")", from)
+	if err := checkKey(text); err != nil {
+		return fail("not run: signing key %s: %v", from, err)
 	}
 	sealer, err := findSealer()
 	if err != nil {
