@@ -65,7 +65,7 @@ func codexSession() Session {
 	b.add(b.clk.next(0, 100), head("SessionStart", false, member{"source", "startup"}))
 	b.add(b.clk.next(2000, 9000), head("UserPromptSubmit", true, member{"prompt", prompt1}))
 	call("Bash", obj{{"command", "npm test"}}, testOut)
-	call("apply_patch", obj{{"command", "*** Begin Patch\n*** Update File: src/sum.js\n@@\n-module.exports = (a, b) => a - b\n+module.exports = (a, b) => a + b\n*** End Patch\n"}}, "Success. Updated the following files:\nM src/sum.js\n")
+	call("apply_patch", obj{{"command", "*** Begin Patch\n*** Update File: src/sum.js\n@@\n-module.exports = (a, b) => a - b\n+module.exports = (a, b) => a + b\n*** Add File: test/sum.test.js\n+test('adds', () => expect(require('../src/sum')(2, 3)).toBe(5))\n*** End Patch\n"}}, "Success. Updated the following files:\nM src/sum.js\nA test/sum.test.js\n")
 	b.add(b.clk.next(100, 900), head("PermissionRequest", true, member{"tool_name", "Bash"}, member{"tool_input", obj{{"command", "npm test"}, {"description", "Run the tests again"}}}))
 	call("Bash", obj{{"command", "npm test"}}, testPass)
 	call("mcp__tracker__create_issue", obj{{"title", "sum subtracted"}, {"body", issueBody}}, `{"content":[{"type":"text","text":"created issue 4"}]}`)
