@@ -115,20 +115,31 @@ func Find(rel string) (string, bool) {
 // subtest that holds only the conformance part.
 func Require(t testing.TB, rel, what string) string {
 	t.Helper()
+	p, ok := Optional(t, rel, what)
+	if !ok {
+		t.SkipNow()
+	}
+	return p
+}
+
+// Optional is Require for a test that has a part of its own besides the
+// conformance part: when rel is absent it reports the same one line and
+// returns false, and the test goes on without that part.
+func Optional(t testing.TB, rel, what string) (string, bool) {
+	t.Helper()
 	_, _, err := Root()
 	if err != nil {
 		t.Fatalf("corpora: %v", err)
 	}
 	if p, ok := Find(rel); ok {
-		return p
+		return p, true
 	}
-	msg := fmt.Sprintf("conformance not run: %s: %s (%s absent; set %s or put shared/ beside the repository)", t.Name(), what, rel, Env)
+	msg := fmt.Sprintf("conformance not run: %s: %s (no %s in $%s or ../shared)", t.Name(), what, rel, Env)
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatalf("%s, and %s=1", msg, RequireEnv)
 	}
 	testreport.Line(t, msg)
-	t.SkipNow()
-	return ""
+	return "", false
 }
 
 // Glob returns the files matching pattern (slash-separated, relative to the

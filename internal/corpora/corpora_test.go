@@ -50,7 +50,7 @@ func TestRequireAbsent(t *testing.T) {
 		t.Fatal("Require returned for an absent part")
 	}
 	b, _ := os.ReadFile(report)
-	want := "conformance not run: TestRequireAbsent/inner: nothing at all (corpora/no-such-corpus-here absent; set LOGBOOK_CORPORA or put shared/ beside the repository)\n"
+	want := "conformance not run: TestRequireAbsent/inner: nothing at all (no corpora/no-such-corpus-here in $LOGBOOK_CORPORA or ../shared)\n"
 	if string(b) != want {
 		t.Fatalf("report %q\nwant   %q", b, want)
 	}

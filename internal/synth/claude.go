@@ -186,7 +186,8 @@ func sessionID(n int) string {
 // false. short: one prompt, one command. tool_heavy: every kind of tool
 // call, a failure, a permission prompt, a notification. subagent: a
 // sub-agent's calls inside the session, a compaction, SessionEnd last.
-// long: many turns and large bodies, for the demo and for speed.
+// long: many turns and large bodies, for the demo and for speed. Each
+// ends with SessionEnd, the event whose hook seals.
 func Claude(name string) (Session, bool) {
 	switch name {
 	case "short":
@@ -195,6 +196,7 @@ func Claude(name string) (Session, bool) {
 		c.prompt("What does this repository do? Answer in one sentence.")
 		c.bash("ls -la", "List the project files", "total 24\ndrwxr-xr-x 3 dev dev 4096 May  4 09:11 .\n-rw-r--r-- 1 dev dev   27 May  4 09:11 go.mod\n-rw-r--r-- 1 dev dev  331 May  4 09:11 main.go\n")
 		c.stop("It is a tiny Go command, tally, that reads numbers from standard input and prints their sum.")
+		c.end("prompt_input_exit")
 		return c.s, true
 	case "tool_heavy":
 		c := newClaude(name, sessionID(2), "2026-05-04T10:00:00Z", 2)
@@ -231,6 +233,7 @@ func toolHeavy(c *claude) {
 	c.mcp("mcp__tracker__create_issue", obj{{"title", "Lines over 64 KiB stop the scan"}, {"body", "bufio.Scanner's default buffer is 64 KiB; tally should call Buffer or report ErrTooLong instead of printing a partial sum."}}, `{"id":17,"url":"https://tracker.example.com/tally/issues/17","state":"open"}`)
 	c.stop("Fixed the sign error in main.go (sum -= n became sum += n), moved the loop into sum() with a regression test, and `go test ./...` passes. I also filed issue 17 about lines longer than 64 KiB.")
 	c.notify("idle_prompt", "Claude is waiting for your input")
+	c.end("clear")
 }
 
 func subagent(c *claude) {

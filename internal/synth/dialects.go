@@ -19,7 +19,7 @@ func Dialect(harness string) (Session, bool) {
 	case "gemini":
 		return geminiSession(), true
 	case "cursor":
-		return cursorSession(), true
+		return cursorSession(false), true
 	case "copilot-cli":
 		return copilotCamel(), true
 	case "copilot-cli-snake":
@@ -111,8 +111,10 @@ func geminiSession() Session {
 // cursor: Cursor hooks (cursor.com/docs/agent/hooks): conversation_id and
 // generation_id, workspace_roots instead of cwd, camelCase event names,
 // tool_output and MCP input and results as JSON text, tool_use_id values
-// with a newline inside.
-func cursorSession() Session {
+// with a newline inside. With extra, it also holds the MCP and file-edit
+// events, which installed hooks do not subscribe to (preToolUse and
+// postToolUse already see those calls); Quirks takes them from there.
+func cursorSession(extra bool) Session {
 	b := &builder{s: Session{Name: "cursor", Harness: "cursor", ID: "c0de5a11-a5b6-4c7d-8e9f-5a11ed000003"}, clk: newClock("2026-05-14T11:00:00Z", 13)}
 	gen := 0
 	head := func(event string, extra ...member) obj {
@@ -137,14 +139,20 @@ func cursorSession() Session {
 	call("StrReplace", obj{{"path", "/home/dev/sum/src/sum.js"}, {"old_string", "a - b"}, {"new_string", "a + b"}}, obj{{"success", true}}, "")
 	call("Shell", obj{{"command", "npm test"}, {"working_directory", "/home/dev/sum"}}, obj{{"exitCode", 0}, {"stdout", testPass}, {"stderr", ""}}, "")
 	call("Grep", obj{{"pattern", "a - b"}, {"path", "/home/dev/sum/src"}}, nil, "rg: /home/dev/sum/src/gen: Permission denied (os error 13)")
-	b.add(b.clk.next(100, 900), head("beforeMCPExecution", member{"tool_name", "create_issue"}, member{"tool_input", jsonText(obj{{"title", "sum subtracted"}, {"labels", []string{"bug"}}})}, member{"url", nil}, member{"command", "npx -y tracker-mcp"}))
-	b.add(b.clk.next(100, 900), head("afterMCPExecution", member{"tool_name", "create_issue"}, member{"tool_input", jsonText(obj{{"title", "sum subtracted"}, {"labels", []string{"bug"}}})}, member{"result_json", jsonText(obj{{"content", []obj{{{"type", "text"}, {"text", "issue 4 created"}}}}})}, member{"duration", 250}))
-	b.add(b.clk.next(100, 900), head("afterFileEdit", member{"file_path", "/home/dev/sum/src/sum.js"}, member{"edits", []obj{{{"old_string", "module.exports = (a, b) => a - b"}, {"new_string", "module.exports = (a, b) => a + b"}}}}))
+	if extra {
+		cursorExtra(b, head)
+	}
 	b.add(b.clk.next(1000, 5000), head("afterAgentResponse", member{"text", answer1}))
 	b.add(b.clk.next(10, 100), head("stop", member{"status", "completed"}, member{"loop_count", 0}))
 	gen = 2
 	b.add(b.clk.next(1000, 9000), head("sessionEnd", member{"session_id", b.s.ID}, member{"reason", "completed"}, member{"duration_ms", 48211}, member{"is_background_agent", false}, member{"final_status", "completed"}))
 	return b.s
+}
+
+func cursorExtra(b *builder, head func(string, ...member) obj) {
+	b.add(b.clk.next(100, 900), head("beforeMCPExecution", member{"tool_name", "create_issue"}, member{"tool_input", jsonText(obj{{"title", "sum subtracted"}, {"labels", []string{"bug"}}})}, member{"url", nil}, member{"command", "npx -y tracker-mcp"}))
+	b.add(b.clk.next(100, 900), head("afterMCPExecution", member{"tool_name", "create_issue"}, member{"tool_input", jsonText(obj{{"title", "sum subtracted"}, {"labels", []string{"bug"}}})}, member{"result_json", jsonText(obj{{"content", []obj{{{"type", "text"}, {"text", "issue 4 created"}}}}})}, member{"duration", 250}))
+	b.add(b.clk.next(100, 900), head("afterFileEdit", member{"file_path", "/home/dev/sum/src/sum.js"}, member{"edits", []obj{{{"old_string", "module.exports = (a, b) => a - b"}, {"new_string", "module.exports = (a, b) => a + b"}}}}))
 }
 
 // copilotCamel: GitHub Copilot CLI hooks, the camelCase dialect

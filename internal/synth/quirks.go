@@ -12,6 +12,9 @@ func Quirks() map[string][]byte {
 	q := map[string][]byte{}
 	find := func(name, harness string, parts ...string) {
 		s, _ := Dialect(harness)
+		if harness == "cursor" {
+			s = cursorSession(true)
+		}
 		for _, ev := range s.Events {
 			ok := true
 			for _, p := range parts {
