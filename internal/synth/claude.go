@@ -208,7 +208,7 @@ func Claude(name string) (Session, bool) {
 		return c.s, true
 	case "long":
 		c := newClaude(name, sessionID(4), "2026-05-06T08:00:00Z", 4)
-		long(c, 120)
+		long(c, 60)
 		return c.s, true
 	}
 	return Session{}, false
