@@ -22,7 +22,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -106,11 +105,7 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	} else if payload, err = bigbuf.ReadStream(stdin); err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
-	// Parsing and digesting a payload of several MB makes garbage at the
-	// rate it reads: a soft limit of about twice the payload has the
-	// collector keep the peak near that, instead of growing the heap to
-	// twice whatever is live at each cycle.
-	debug.SetMemoryLimit(int64(len(payload))*2 + 4<<20)
+	limitMemory(len(payload))
 	cwd, _ := os.Getwd()
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
