@@ -110,7 +110,16 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	self := &recorder.Self{Name: "record-step", Warn: report}
-	ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), hint, at, cwd, self)
+	// The step's time is taken under the session's lock (at the start,
+	// at is only for error lines), so at follows seq.
+	now := func() string {
+		if clockErr != nil {
+			return instant.Format(time.Now())
+		}
+		t, _ := cli.Now(getenv)
+		return t
+	}
+	ev, err := recorder.RecordNow(dir, cli.StripBOM(payload), hint, now, cwd, self)
 	var warn *recorder.Warning
 	if errors.As(err, &warn) {
 		report(fmt.Sprintf("%s: %v", ev.Name, warn))
