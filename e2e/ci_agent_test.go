@@ -55,7 +55,7 @@ func TestCIAgentThenSeal(t *testing.T) {
 		t.Fatal("start failed")
 	}
 
-	s := loadSession(t, "../testdata/sessions/subagent.hooks.jsonl", "../testdata/sessions/subagent.times")
+	s := synthSession(t, "subagent")
 	cmds := hookCommands(t)
 	var script strings.Builder
 	payloads := t.TempDir()

@@ -23,7 +23,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -119,16 +118,21 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	} else if payload, err = bigbuf.ReadStream(stdin); err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
-	// Parsing and digesting a payload of several MB makes garbage at the
-	// rate it reads: a soft limit of about twice the payload has the
-	// collector keep the peak near that, instead of growing the heap to
-	// twice whatever is live at each cycle.
-	debug.SetMemoryLimit(int64(len(payload))*2 + 4<<20)
+	limitMemory(len(payload))
 	cwd, _ := os.Getwd()
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	self := &recorder.Self{Name: "record-step", Warn: report}
-	ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), hint, at, cwd, self)
+	// The step's time is taken under the session's lock (at the start,
+	// at is only for error lines), so at follows seq.
+	now := func() string {
+		if clockErr != nil {
+			return instant.Format(time.Now())
+		}
+		t, _ := cli.Now(getenv)
+		return t
+	}
+	ev, err := recorder.RecordNow(dir, cli.StripBOM(payload), hint, now, cwd, self)
 	var warn *recorder.Warning
 	if errors.As(err, &warn) {
 		report(fmt.Sprintf("%s: %v", ev.Name, warn))

@@ -44,7 +44,7 @@ func (j *Journal) Repair(now string) (int, error) {
 	// write cuts the torn tail and notes every pending cut. The header is
 	// only written when even it was torn; then the session id is all that
 	// is known of it.
-	_, notes, err := j.write(Header{Session: j.Session}, nil, at)
+	_, notes, err := j.write(Header{Session: j.Session}, nil, at, nil)
 	return notes, err
 }
 
