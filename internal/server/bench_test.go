@@ -56,4 +56,3 @@ func BenchmarkVerifyCheckpoint(b *testing.B) {
 		}
 	}
 }
-

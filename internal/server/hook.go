@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
@@ -66,12 +67,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var size int64
 	var sealErr error
-	at := instant.Format(s.cfg.Now())
-	ev, err := recorder.RecordOpts(s.cfg.Dir, body, at, cwd, recorder.Options{
-		Hint: hint, Self: recorderSource{s.cfg.Recorder}, RulesSet: true,
+	// The time is taken under the session's lock, so at follows seq.
+	now := func() string { return instant.Format(s.cfg.Now()) }
+	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
+		Hint: hint, Self: recorderSource{s.cfg.Recorder}, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			var err error
-			size, sealErr, err = s.afterAppend(j, ev, at)
+			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err
 		},
 	})
@@ -95,9 +97,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 }
 
 // recorderSource names the server as session.recorder.
-type recorderSource struct{ r *journal.Recorder }
+type recorderSource struct{ r *format.Recorder }
 
-func (s recorderSource) Recorder() *journal.Recorder { return s.r }
+func (s recorderSource) Recorder() *format.Recorder { return s.r }
 
 func plainName(s string) bool {
 	if s == "" || len(s) > 64 {

@@ -9,6 +9,7 @@ import (
 	"crypto/ed25519"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 )
@@ -31,6 +32,7 @@ type Outcome struct {
 	// Level is the assurance level of an accepted record: local or
 	// server; "" when refused.
 	Level string
+	File  string // the record's name in --json, with several records
 }
 
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and
@@ -45,7 +47,7 @@ func Run(in Inputs) Outcome {
 	}
 	out.Checkpoint = checkpoint.Judge(cps, res.Facts.SessionID, res.StepCount, res.Hashes)
 	if c := out.Checkpoint.Code; c != "" {
-		out.Result.OK, out.Result.Code, out.Result.Detail = false, c, out.Checkpoint.Detail
+		out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), out.Checkpoint.Detail
 		out.Report = policy.Report{}
 		return out
 	}
