@@ -154,18 +154,49 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 // seal's error (the event is recorded either way), and an error that
 // means the checkpoint was not written.
 func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (int64, error, error) {
-	st, err := s.session(ev.Session)
+	st, err := s.locked(ev.Session)
 	if err != nil {
 		return 0, nil, err
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
 	size, err := s.checkpoint(j, st)
 	if err != nil || ev.Name != "SessionEnd" {
 		return size, nil, err
 	}
 	size, err = s.seal(j, st, at)
+	if err == nil {
+		s.evict(j.Session, st)
+	}
 	return size, err, nil
+}
+
+// locked returns the session's state with its mutex held and its log
+// open (a session evicted at its seal and resumed since is opened again).
+func (s *Server) locked(id string) (*session, error) {
+	for {
+		st, err := s.session(id)
+		if err != nil {
+			return nil, err
+		}
+		st.mu.Lock()
+		if st.log != nil {
+			return st, nil
+		}
+		st.mu.Unlock() // evicted meanwhile: take the new one
+	}
+}
+
+// evict closes a sealed session's log and forgets it, so that a server
+// that has recorded many sessions holds no file open for the finished
+// ones. st.mu is held.
+func (s *Server) evict(id string, st *session) {
+	s.mu.Lock()
+	if s.sessions[id] == st {
+		delete(s.sessions, id)
+	}
+	s.mu.Unlock()
+	st.log.Close()
+	st.log = nil
 }
 
 // session returns the session's state, opening its checkpoint log the
@@ -187,7 +218,7 @@ func (s *Server) session(id string) (*session, error) {
 
 // checkpoint signs the journal's current tip and appends it to the log.
 func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
-	seq, hash, err := j.Tail()
+	seq, hash, err := j.Tip()
 	if err != nil {
 		return 0, err
 	}
@@ -243,12 +274,11 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errNoCheckpoint, "no checkpoint for session "+id)
 		return
 	}
-	st, err := s.session(id)
+	st, err := s.locked(id)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
 	}
-	st.mu.Lock()
 	note := st.log.Latest()
 	st.mu.Unlock()
 	if note == nil {
