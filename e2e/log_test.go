@@ -169,3 +169,42 @@ func readAll(resp *http.Response) ([]byte, error) {
 	_, err := b.ReadFrom(resp.Body)
 	return b.Bytes(), err
 }
+
+// TestLogFixturesCLI: logbook-verify gives every proof-of-logging fixture
+// (testdata/records/log) the code or level its name says, with its options
+// as --pubkey, --log-policy and --log-proof.
+func TestLogFixturesCLI(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/records/log/*.json")
+	if len(files) < 10 {
+		t.Fatalf("%d log fixtures", len(files))
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		var o struct {
+			Pubkey              []string
+			LogPolicy, LogProof string
+		}
+		b, err := os.ReadFile(filepath.Join("../testdata/records/log/options", name))
+		if err != nil || json.Unmarshal(b, &o) != nil {
+			t.Fatalf("%s: options: %v", name, err)
+		}
+		args := []string{"--json", "--log-policy", filepath.Join("../testdata", o.LogPolicy), "--log-proof", filepath.Join("../testdata", o.LogProof)}
+		for _, p := range o.Pubkey {
+			args = append(args, "--pubkey", filepath.Join("../testdata", p))
+		}
+		out, _ := exec.Command(filepath.Join(bin, "logbook-verify"), append(args, f)...).Output()
+		var v cpVerdict
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("%s: %q", name, out)
+		}
+		rest := strings.TrimSuffix(name, ".json")
+		switch {
+		case strings.HasPrefix(rest, "good_"):
+			if !v.OK || v.level() != "logged" {
+				t.Errorf("%s: %s", name, out)
+			}
+		case v.OK || !strings.HasPrefix(rest, "fail_"+v.code()+"_"):
+			t.Errorf("%s: got %q (%s)", name, v.code(), v.Detail)
+		}
+	}
+}

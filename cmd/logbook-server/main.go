@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -52,11 +53,17 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
 
+const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
+               [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
+logbook-server --new-key FILE [--name ORIGIN]
+logbook-server --new-token FILE
+logbook-server --verifier-key --key FILE [--name ORIGIN]`
+
 type config struct {
 	listen, data, keyFile, name, tokenFile string
 	tlsCert, tlsKey, clientCA, logLevel    string
 	newKey, newToken                       string
-	verifierKey, version                   bool
+	verifierKey                            bool
 	maxHook, maxVerify                     int64
 	log                                    logFlags
 }
@@ -79,30 +86,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
-	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	c.log.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE] [--tls-cert PEM --tls-key PEM [--client-ca PEM]]")
-		fmt.Fprintln(fs.Output(), "       logbook-server --new-key FILE [--name ORIGIN]")
-		fmt.Fprintln(fs.Output(), "       logbook-server --new-token FILE")
-		fmt.Fprintln(fs.Output(), "       logbook-server --verifier-key --key FILE [--name ORIGIN]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-		return 2
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q (run 'logbook-server --help' for usage)\n", fs.Arg(0))
 		return 2
-	}
-	if c.version {
-		fmt.Fprintln(stdout, "logbook-server", recorder.Version())
-		return 0
 	}
 	if c.name == "" {
 		host, _ := os.Hostname()

@@ -35,8 +35,8 @@ func (l *logFlags) register(fs *flag.FlagSet) {
 func (l *logFlags) load(record string) (verdict.LogInputs, error) {
 	var in verdict.LogInputs
 	if l.policy == "" {
-		if l.proof != "" {
-			return in, errors.New("--log-proof needs --log-policy to judge it under")
+		if l.proof != "" || l.tiles != "" {
+			return in, errors.New("--log-proof and --log-tiles need --log-policy to judge under")
 		}
 		return in, nil
 	}

@@ -26,6 +26,7 @@ type Log struct {
 	size   int64  // bytes of complete entries
 	latest []byte // the last complete entry's note
 	count  int
+	torn   bool // bytes after size to cut before the next append
 }
 
 // OpenLog opens (creating, mode 0600) a session's checkpoint log and reads
@@ -51,6 +52,7 @@ func OpenLog(dir, session string) (*Log, error) {
 		off += n
 		l.size = int64(off)
 	}
+	l.torn = int64(len(data)) != l.size
 	return l, nil
 }
 
@@ -81,17 +83,19 @@ func entryLen(b []byte) int {
 // first. It returns once the write is done: a kill of the process after
 // that loses nothing (a power loss can; see docs/server.md).
 func (l *Log) Append(note []byte) error {
-	if st, err := l.f.Stat(); err != nil {
-		return err
-	} else if st.Size() != l.size {
+	// Only the holder of the session's lock writes here, and l.size is
+	// where its last complete entry ended: a torn tail from a process that
+	// died inside its write (found by OpenLog) is written over, then cut.
+	if l.torn {
 		if err := l.f.Truncate(l.size); err != nil {
 			return fmt.Errorf("cut the torn tail of %s: %w", l.f.Name(), err)
 		}
+		l.torn = false
 	}
 	entry := append(append(make([]byte, 0, len(note)+1), note...), '\n')
 	if n, err := l.f.WriteAt(entry, l.size); err != nil {
 		if n > 0 {
-			_ = l.f.Truncate(l.size)
+			l.torn = true
 		}
 		return err
 	}

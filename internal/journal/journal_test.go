@@ -112,7 +112,7 @@ func TestTamperedInProgressRefused(t *testing.T) {
 	os.WriteFile(Path(dir, "s1"), []byte(strings.Replace(string(b), `"summary":"one"`, `"summary":"uno"`, 1)), 0o600)
 	j, _ := Open(dir, "s1")
 	defer j.Close()
-	if _, _, err := j.ReadAll(nil); err == nil || !strings.Contains(err.Error(), "does not hash") {
+	if _, _, err := j.ReadAll(nil); err == nil || !strings.Contains(err.Error(), "hash does not recompute") {
 		t.Fatalf("want a hash error, got %v", err)
 	}
 }
@@ -255,5 +255,26 @@ func TestCutNotedOnce(t *testing.T) {
 	j.Close()
 	if n := count(dir); n != 1 {
 		t.Fatalf("note already on disk: %d notes", n)
+	}
+}
+
+// TestTip: after an append, Tip gives what Tail reads from the file.
+func TestTip(t *testing.T) {
+	dir := t.TempDir()
+	j, err := Open(dir, "tip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for i := 0; i < 3; i++ {
+		st := chain.Step{At: "2026-01-01T00:00:00Z", Kind: "note", Summary: "x", Data: strictjson.Obj()}
+		if _, err := j.Append(Header{Session: "tip"}, []chain.Step{st}); err != nil {
+			t.Fatal(err)
+		}
+		s1, h1, err1 := j.Tip()
+		s2, h2, err2 := j.Tail()
+		if err1 != nil || err2 != nil || s1 != s2 || h1 != h2 || s1 != int64(i) {
+			t.Fatalf("Tip %d %s %v, Tail %d %s %v", s1, h1, err1, s2, h2, err2)
+		}
 	}
 }

@@ -9,14 +9,16 @@ import (
 	flog "github.com/transparency-dev/formats/log"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 // Refusal codes of step 10 (docs/log.md, an addition to spec §7), in the
 // order a verifier reports them.
 const (
-	ProofInvalid = "LOG_PROOF_INVALID" // malformed, or the leaf is not in the tree the checkpoint states
-	Untrusted    = "LOG_UNTRUSTED"     // no log key of the policy signed the checkpoint
-	Quorum       = "WITNESS_QUORUM"    // the cosignatures do not meet the policy's quorum
+	ProofInvalid = string(format.LogProofInvalid) // malformed, or the leaf is not in the tree the checkpoint states
+	Untrusted    = string(format.LogUntrusted)    // no log key of the policy signed the checkpoint
+	Quorum       = string(format.WitnessQuorum)   // the cosignatures do not meet the policy's quorum
 )
 
 // LevelLogged is the assurance level of a record whose session checkpoint

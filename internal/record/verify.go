@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"strconv"
 
@@ -21,41 +22,6 @@ import (
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
-
-// Refusal codes, in the order the verifier checks them (spec §7).
-const (
-	NotJSON           = "NOT_JSON"
-	Shape             = "SHAPE"
-	StepOutOfOrder    = "STEP_OUT_OF_ORDER"
-	ChainBroken       = "CHAIN_BROKEN"
-	StepCountMismatch = "STEP_COUNT_MISMATCH"
-	TipMismatch       = "TIP_MISMATCH"
-	SignatureInvalid  = "SIGNATURE_INVALID"
-	// Policy (step 8), only when the caller asks; internal/policy decides
-	// all but SignerNotTrusted.
-	SignerNotTrusted       = "SIGNER_NOT_TRUSTED"
-	IdentityKeyMismatch    = "IDENTITY_KEY_MISMATCH"
-	IdentityUntrusted      = "IDENTITY_UNTRUSTED"
-	IdentityNotAllowed     = "IDENTITY_NOT_ALLOWED"
-	TimestampMissing       = "TIMESTAMP_MISSING"
-	TimestampInvalid       = "TIMESTAMP_INVALID"
-	AttestKeyIDMismatch    = "ATTEST_KEYID_MISMATCH"
-	RecorderDigestMismatch = "RECORDER_DIGEST_MISMATCH"
-	AttestInvalid          = "ATTEST_INVALID"
-	// Checkpoints (step 9), only when the caller gives them;
-	// internal/checkpoint decides them (docs/checkpoint.md).
-	CheckpointInvalid  = "CHECKPOINT_INVALID"
-	CheckpointMismatch = "CHECKPOINT_MISMATCH"
-	Truncated          = "TRUNCATED"
-)
-
-// Codes lists every refusal code in the order of spec §7.
-var Codes = []string{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
-	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
-	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated}
-
-// MaxDepth is the deepest nesting a record may have (spec §1).
-const MaxDepth = 64
 
 // Options are the caller's policy (spec §7 step 8).
 type Options struct {
@@ -71,7 +37,7 @@ type Options struct {
 // the signature has verified (accepted, or refused only by policy).
 type Result struct {
 	OK        bool
-	Code      string // "" when OK
+	Code      format.Code // "" when OK
 	Detail    string
 	RecordID  string
 	KeyID     string
@@ -97,7 +63,7 @@ type Facts struct {
 	Certificates [][]byte          // signerIdentity.certificates, DER, leaf first; nil when absent
 	EndedAt      string            // session.endedAt (RFC 3339 UTC)
 	SessionID    string            // session.id
-	Recorder     *Recorder         // session.recorder; nil when absent
+	Recorder     *format.Recorder  // session.recorder; nil when absent
 }
 
 // Verify checks a record file's bytes in the order of spec §7 and reports
@@ -118,23 +84,23 @@ func Verify(data []byte, opt Options) Result {
 	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt}
 	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
 	w.signed.B = append(w.signed.B, '[')
-	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth, Discard: "steps", Stream: w.step,
+	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps", Stream: w.step,
 		StreamShallow: []string{"data", "dossier"}})
 	chainResult, lastHash := w.hasher.wait()
 	if err != nil {
-		return refuse(NotJSON, err.Error())
+		return refuse(format.NotJSON, err.Error())
 	}
 	if d := checkValues(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	if d := checkTopSchema(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	if d := checkSessionInstants(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	if d := checkDER(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	for _, r := range []Result{w.shape, w.order, chainResult} {
 		if r.Code != "" {
@@ -144,7 +110,7 @@ func Verify(data []byte, opt Options) Result {
 	parts := partsOf(rec)
 	prefix, suffix, err := envelope(parts)
 	if err != nil || len(prefix) > room {
-		return refuse(Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
+		return refuse(format.Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
 	}
 	signed := w.signed.B[room-len(prefix):]
 	// signed's backing array may have been replaced by a growing append;
@@ -152,19 +118,19 @@ func Verify(data []byte, opt Options) Result {
 	copy(signed, prefix)
 	signed = append(append(signed, ']'), suffix...)
 	if intOf(parts.StepCount) != int64(w.n) {
-		return refuse(StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", parts.StepCount.Str, w.n))
+		return refuse(format.StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", parts.StepCount.Str, w.n))
 	}
 	tip := chain.EmptyTip
 	if w.n > 0 {
 		tip = lastHash
 	}
 	if parts.ChainTip.Str != tip {
-		return refuse(TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
+		return refuse(format.TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
 	}
 	res := checkSignature(parts, signed, w.n, opt)
 	if res.RecordID != "" {
-		res.Gaps = w.gaps.Counts()
 		res.Hashes = w.hashes
+		res.Gaps = w.gaps.Counts()
 	}
 	return res
 }
@@ -189,26 +155,28 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		return nil // a shape failure outranks anything a later step shows; read on for NOT_JSON
 	}
 	if d := checkValues(st); d != "" {
-		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
+		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
 	full := func() *strictjson.Value {
-		v, err := strictjson.Parse(w.data[st.Start:st.End], strictjson.Options{MaxDepth: MaxDepth, Depth: 2})
+		v, err := strictjson.Parse(w.data[st.Start:st.End], strictjson.Options{MaxDepth: format.MaxDepth, Depth: 2})
 		if err != nil {
 			return st // unreachable: the same bytes were just read
 		}
 		return v
 	}
 	if d := checkStepShape(st, i, full); d != "" {
-		w.shape = refuse(Shape, d)
+		w.shape = refuse(format.Shape, d)
 		return nil
 	}
 	if s, _ := st.GetString("at"); !instant.Valid(s) {
-		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s))
+		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s))
 		return nil
 	}
-	if seq := st.Get("seq"); w.order.Code == "" && intOf(seq) != int64(i) {
-		w.order = refuse(StepOutOfOrder, fmt.Sprintf("steps[%d].seq is %s", i, seq.Str))
+	if w.order.Code == "" {
+		if err := chain.Seq(int64(i), st.Get("seq")); err != nil {
+			w.order = refuse(format.StepOutOfOrder, err.(*format.RefusalError).Detail)
+		}
 	}
 	if i > 0 {
 		w.signed.B = append(w.signed.B, ',')
@@ -216,14 +184,13 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	start := len(w.signed.B)
 	from, to, d := w.appendStep(st)
 	if d != "" {
-		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
+		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
 	w.gaps.ObserveData(st.Get("data"), w.data)
 	// The hash and the links are checked on another core. The strings
 	// point into the record file or the heap, and the step's bytes are
 	// never written again: nothing here is reused.
-	prev := st.Get("prev")
 	for _, k := range w.want {
 		if k == int64(i) {
 			if w.hashes == nil {
@@ -232,6 +199,7 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 			w.hashes[k] = st.Get("hash").Str
 		}
 	}
+	prev := st.Get("prev")
 	w.hasher.add(chainJob{
 		step: w.signed.B[start:len(w.signed.B):len(w.signed.B)],
 		from: from - start, to: to - start,
@@ -270,7 +238,7 @@ func (w *stepWalker) appendStep(st *strictjson.Value) (from, to int, detail stri
 		v := st.Get(key)
 		var err error
 		if v.Kind == strictjson.Object && len(v.Members) == 0 && (key == "data" || key == "dossier") {
-			err = b.AppendText(w.data[v.Start:v.End], strictjson.Options{MaxDepth: MaxDepth, Depth: 3}, func(lit string) error {
+			err = b.AppendText(w.data[v.Start:v.End], strictjson.Options{MaxDepth: format.MaxDepth, Depth: 3}, func(lit string) error {
 				if p := numberProblem(lit); p != "" {
 					return errors.New(p)
 				}
@@ -305,7 +273,7 @@ func intOf(v *strictjson.Value) int64 {
 	return n
 }
 
-func refuse(code, detail string) Result { return Result{Code: code, Detail: detail} }
+func refuse(code format.Code, detail string) Result { return Result{Code: code, Detail: detail} }
 
 // checkSignature is spec §7 steps 7 and 8, over the signed bytes.
 func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
@@ -313,17 +281,17 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 	spki, err1 := hex.DecodeString(p.PublicKey)
 	sigBytes, err2 := hex.DecodeString(valueHex)
 	if err1 != nil || err2 != nil {
-		return refuse(SignatureInvalid, "undecodable hex") // the schema makes this unreachable
+		return refuse(format.SignatureInvalid, "undecodable hex") // the schema makes this unreachable
 	}
 	pub := ed25519.PublicKey(spki[len(spki)-ed25519.PublicKeySize:])
 	if d := WeakKey(pub); d != "" {
-		return refuse(SignatureInvalid, d)
+		return refuse(format.SignatureInvalid, d)
 	}
 	// The record id hashes the same bytes again: on the other core.
 	id := make(chan string, 1)
 	go func() { id <- RecordID(signed) }()
 	if !ed25519.Verify(pub, signed, sigBytes) {
-		return refuse(SignatureInvalid, "the Ed25519 signature does not verify over the signed bytes")
+		return refuse(format.SignatureInvalid, "the Ed25519 signature does not verify over the signed bytes")
 	}
 	res := Result{
 		OK:        true,
@@ -342,7 +310,7 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 			return res
 		}
 	}
-	res.OK, res.Code = false, SignerNotTrusted
+	res.OK, res.Code = false, format.SignerNotTrusted
 	res.Detail = "the signature is sound, but the key " + res.KeyID + " is not among the pinned keys"
 	return res
 }
@@ -363,7 +331,7 @@ func factsOf(p Parts, pub ed25519.PublicKey, sig []byte) *Facts {
 	f.EndedAt, _ = p.Session.GetString("endedAt")
 	f.SessionID, _ = p.Session.GetString("id")
 	if r := p.Session.Get("recorder"); r != nil {
-		f.Recorder = &Recorder{}
+		f.Recorder = &format.Recorder{}
 		f.Recorder.Name, _ = r.GetString("name")
 		f.Recorder.Version, _ = r.GetString("version")
 		f.Recorder.SHA256, _ = r.GetString("sha256")

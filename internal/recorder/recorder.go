@@ -98,11 +98,22 @@ func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string,
 	return RecordOpts(dir, payload, at, cwd, Options{Hint: hint, Self: self})
 }
 
+// RecordNow is RecordWith with the time taken under the session's lock
+// (journal.AppendNow): now is asked once the lock is held, so at follows
+// seq even when parallel hooks take the lock in another order than they
+// started in, and never goes back within a session.
+func RecordNow(dir string, payload []byte, hint hookevent.Hint, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
+	return RecordOpts(dir, payload, "", cwd, Options{Hint: hint, Self: self, Now: now})
+}
+
 // Options are what a long-running recorder (logbook-server) adds to
 // RecordWith's arguments.
 type Options struct {
 	Hint hookevent.Hint
 	Self journal.RecorderSource
+	// Now, when not nil, stamps the step under the lock (RecordNow); at
+	// is then unused.
+	Now func() string
 	// RulesSet says the caller has loaded dir/redact.json once and set
 	// its rules (redact.UseProject): the file is not read again per event.
 	RulesSet bool
@@ -142,8 +153,16 @@ func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookeven
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
 	cwd = redact.String(cwd)
+	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}
 	ev.Step.At = at
-	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}, []chain.Step{ev.Step}); err != nil {
+	steps := []chain.Step{ev.Step}
+	if o.Now != nil {
+		_, err = j.AppendNow(hdr, steps, o.Now)
+		ev.Step.At = steps[0].At
+	} else {
+		_, err = j.Append(hdr, steps)
+	}
+	if err != nil {
 		return ev, refusal(payload, err)
 	}
 	if o.Then != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
@@ -66,12 +67,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var size int64
 	var sealErr error
-	at := instant.Format(s.cfg.Now())
-	ev, err := recorder.RecordOpts(s.cfg.Dir, body, at, cwd, recorder.Options{
-		Hint: hint, Self: recorderSource{s.cfg.Recorder}, RulesSet: true,
+	// The time is taken under the session's lock, so at follows seq.
+	now := func() string { return instant.Format(s.cfg.Now()) }
+	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
+		Hint: hint, Self: recorderSource{s.cfg.Recorder}, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			var err error
-			size, sealErr, err = s.afterAppend(j, ev, at)
+			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err
 		},
 	})
@@ -95,9 +97,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 }
 
 // recorderSource names the server as session.recorder.
-type recorderSource struct{ r *journal.Recorder }
+type recorderSource struct{ r *format.Recorder }
 
-func (s recorderSource) Recorder() *journal.Recorder { return s.r }
+func (s recorderSource) Recorder() *format.Recorder { return s.r }
 
 func plainName(s string) bool {
 	if s == "" || len(s) > 64 {
@@ -152,18 +154,49 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 // seal's error (the event is recorded either way), and an error that
 // means the checkpoint was not written.
 func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (int64, error, error) {
-	st, err := s.session(ev.Session)
+	st, err := s.locked(ev.Session)
 	if err != nil {
 		return 0, nil, err
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
 	size, err := s.checkpoint(j, st)
 	if err != nil || ev.Name != "SessionEnd" {
 		return size, nil, err
 	}
 	size, err = s.seal(j, st, at)
+	if err == nil {
+		s.evict(j.Session, st)
+	}
 	return size, err, nil
+}
+
+// locked returns the session's state with its mutex held and its log
+// open (a session evicted at its seal and resumed since is opened again).
+func (s *Server) locked(id string) (*session, error) {
+	for {
+		st, err := s.session(id)
+		if err != nil {
+			return nil, err
+		}
+		st.mu.Lock()
+		if st.log != nil {
+			return st, nil
+		}
+		st.mu.Unlock() // evicted meanwhile: take the new one
+	}
+}
+
+// evict closes a sealed session's log and forgets it, so that a server
+// that has recorded many sessions holds no file open for the finished
+// ones. st.mu is held.
+func (s *Server) evict(id string, st *session) {
+	s.mu.Lock()
+	if s.sessions[id] == st {
+		delete(s.sessions, id)
+	}
+	s.mu.Unlock()
+	st.log.Close()
+	st.log = nil
 }
 
 // session returns the session's state, opening its checkpoint log the
@@ -185,7 +218,7 @@ func (s *Server) session(id string) (*session, error) {
 
 // checkpoint signs the journal's current tip and appends it to the log.
 func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
-	seq, hash, err := j.Tail()
+	seq, hash, err := j.Tip()
 	if err != nil {
 		return 0, err
 	}
@@ -245,12 +278,11 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errNoCheckpoint, "no checkpoint for session "+id)
 		return
 	}
-	st, err := s.session(id)
+	st, err := s.locked(id)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
 	}
-	st.mu.Lock()
 	note := st.log.Latest()
 	st.mu.Unlock()
 	if note == nil {

@@ -52,11 +52,10 @@ func (s *Server) resume(id string) (bool, error) {
 	if err != nil || seq < 0 {
 		return false, err
 	}
-	st, err := s.session(id)
+	st, err := s.locked(id)
 	if err != nil {
 		return false, err
 	}
-	st.mu.Lock()
 	defer st.mu.Unlock()
 	defer func() { s.resumeLog(id, st.log.Latest()) }()
 	if latest := st.log.Latest(); latest != nil {

@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/translog"
 )
@@ -52,7 +52,7 @@ type Config struct {
 	Now   func() time.Time
 	// Recorder names this program as session.recorder of the sessions it
 	// creates; nil names none.
-	Recorder *journal.Recorder
+	Recorder *format.Recorder
 	Version  string
 	Web      fs.FS // the in-browser checker; nil serves no page
 	// MaxHookBody and MaxVerifyBody bound request bodies (413 above).

@@ -152,7 +152,7 @@ func testServerLogged(t *testing.T, driver, dsn string) {
 		{"not a proof", recs[0].rec, []byte("hello"), pol, logproof.ProofInvalid},
 	}
 	for _, c := range cases {
-		if o := run(c.rec, c.proof, c.p); o.Result.Code != c.want || o.Level != "" {
+		if o := run(c.rec, c.proof, c.p); string(o.Result.Code) != c.want || o.Level != "" {
 			t.Errorf("%s: %q %s, want %s", c.name, o.Result.Code, o.Result.Detail, c.want)
 		}
 	}

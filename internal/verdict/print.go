@@ -14,6 +14,7 @@ import (
 
 // jsonResult is the --json output: exactly these keys, nulls where unknown.
 type jsonResult struct {
+	File      string  `json:"file,omitempty"` // with several records
 	OK        bool    `json:"ok"`
 	Code      *string `json:"code"`
 	Detail    string  `json:"detail"`
@@ -48,22 +49,23 @@ type jsonCheckpoint struct {
 
 // IOError is the --json object for a file that could not be read or a
 // bad flag: ok false, code null, the error as detail.
-func IOError(w io.Writer, err error) {
-	WriteJSON(w, Outcome{Result: record.Result{Detail: err.Error()}})
+func IOError(w io.Writer, file string, err error) {
+	WriteJSON(w, Outcome{File: file, Result: record.Result{Detail: err.Error()}})
 }
 
 // WriteJSON writes the --json object and a newline. For an accepted
 // record, detail says whether the signer was pinned.
 func WriteJSON(w io.Writer, o Outcome) {
 	r := o.Result
-	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(o.Report), Checkpoints: []jsonCheckpoint{}}
+	out := jsonResult{File: o.File, OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(o.Report), Checkpoints: []jsonCheckpoint{}}
 	if r.OK && o.Pinned {
 		out.Detail += "; signer pinned"
 	} else if r.OK {
 		out.Detail += "; signer not pinned: integrity only, not authorship"
 	}
 	if r.Code != "" {
-		out.Code = &r.Code
+		code := string(r.Code)
+		out.Code = &code
 	}
 	if r.RecordID != "" {
 		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount

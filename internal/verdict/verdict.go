@@ -9,6 +9,7 @@ import (
 	"crypto/ed25519"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
@@ -33,6 +34,7 @@ type Outcome struct {
 	// Level is the assurance level of an accepted record: local,
 	// server or logged; "" when refused.
 	Level string
+	File  string // the record's name in --json, with several records
 	// Logged is the proof of logging that held (level logged).
 	Logged *logproof.Result
 }
@@ -53,14 +55,14 @@ func Run(in Inputs) Outcome {
 	}
 	out.Checkpoint = checkpoint.Judge(cps, res.Facts.SessionID, res.StepCount, res.Hashes)
 	if c := out.Checkpoint.Code; c != "" {
-		out.Result.OK, out.Result.Code, out.Result.Detail = false, c, out.Checkpoint.Detail
+		out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), out.Checkpoint.Detail
 		out.Report = policy.Report{}
 		return out
 	}
 	out.Level = out.Checkpoint.Level
 	if lc != nil {
 		if c, d := lc.judge(res.StepCount); c != "" {
-			out.Result.OK, out.Result.Code, out.Result.Detail = false, c, d
+			out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
 			out.Report, out.Level = policy.Report{}, ""
 			return out
 		}
