@@ -44,6 +44,7 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/web"
 )
 
@@ -178,6 +179,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 			self = (*recorderDesc)(r)
 		}
 	}
+	translog.SetLogger(log.With("component", "tessera"))
 	tl, err := c.log.open(ctx, data, c.name, priv, getenv)
 	if err != nil {
 		return fail(1, err)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"testing"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -68,5 +69,26 @@ func BenchmarkProof(b *testing.B) {
 			b.ReportMetric(float64(len(proof)), "hashes")
 			b.ReportMetric(float64(len(p.Format())), "proof-bytes")
 		})
+	}
+}
+
+// BenchmarkCheck: the whole offline check of a record's proof of logging
+// (parse, inclusion, the log's signature, one witness cosignature, the
+// quorum), on the fixture testdata/records/log/proofs/good.tlog-proof.
+func BenchmarkCheck(b *testing.B) {
+	proof, err1 := os.ReadFile("../../testdata/records/log/proofs/good.tlog-proof")
+	pol, err2 := os.ReadFile("../../testdata/records/log/policies/w1.policy")
+	if err1 != nil || err2 != nil {
+		b.Fatal(err1, err2)
+	}
+	p, err := ParsePolicy(pol)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Check(proof, p); r.Code != "" {
+			b.Fatal(r.Code, r.Detail)
+		}
 	}
 }
