@@ -48,7 +48,7 @@ type fx struct {
 	forked *memTree
 }
 
-func setup(t *testing.T, dir string, logSkey string) *fx {
+func setup(t testing.TB, dir string, logSkey string) *fx {
 	wskey, wvkey, err := GenerateKey("witness.test")
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func setup(t *testing.T, dir string, logSkey string) *fx {
 	return setupWith(t, dir, logSkey, wskey, wvkey)
 }
 
-func setupWith(t *testing.T, dir, logSkey, wskey, wvkey string) *fx {
+func setupWith(t testing.TB, dir, logSkey, wskey, wvkey string) *fx {
 	logS, err := note.NewSigner(logSkey)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func setupWith(t *testing.T, dir, logSkey, wskey, wvkey string) *fx {
 
 var vkeys = map[string]string{}
 
-func vkeyOf(t *testing.T, skey string) string { return vkeys[skey] }
+func vkeyOf(t testing.TB, skey string) string { return vkeys[skey] }
 
 func (f *fx) cp(t *testing.T, m *memTree, n int64, s note.Signer) []byte {
 	root, err := tlog.TreeHash(n, m)
@@ -191,3 +191,19 @@ func TestWitness(t *testing.T) {
 }
 
 func firstErr(_ []byte, err error) error { return err }
+
+// FuzzAdd: any body gets a cosignature or a named refusal, never a panic.
+func FuzzAdd(f *testing.F) {
+	lskey, lvkey, _ := note.GenerateKey(nil, "log.test")
+	vkeys[lskey] = lvkey
+	dir := f.TempDir()
+	fx := setup(f, dir, lskey)
+	f.Add(body(0, nil, []byte("log.test\n1\nAAAA\n\n— log.test AAAA\n")))
+	f.Add([]byte("old 3\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\nlog.test\n5\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, err := fx.w.Add(b)
+		if err != nil && status(err) == 500 {
+			t.Fatalf("unnamed failure: %v", err)
+		}
+	})
+}
