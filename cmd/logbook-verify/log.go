@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -121,7 +122,19 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 	}
 	if asJSON {
 		ok := code == ""
-		fmt.Fprintf(stdout, "{\"ok\":%v,\"code\":%s,\"detail\":%q,\"old\":%d,\"new\":%d}\n", ok, jsonCode(code), detail, a.Size, b.Size)
+		var c *string
+		if code != "" {
+			c = &code
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(struct {
+			OK     bool    `json:"ok"`
+			Code   *string `json:"code"`
+			Detail string  `json:"detail"`
+			Old    int64   `json:"old"`
+			New    int64   `json:"new"`
+		}{ok, c, detail, a.Size, b.Size})
 	} else if code == "" {
 		fmt.Fprintf(stdout, "OK consistent origin=%s old=%d new=%d: %s\n", b.Origin, a.Size, b.Size, detail)
 	} else {
@@ -131,11 +144,4 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 		return 1
 	}
 	return 0
-}
-
-func jsonCode(c string) string {
-	if c == "" {
-		return "null"
-	}
-	return fmt.Sprintf("%q", c)
 }
