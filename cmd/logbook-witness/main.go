@@ -12,7 +12,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,7 +25,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/durable"
-	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/witness"
 )
 
@@ -35,6 +34,9 @@ func main() {
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
+
+const synopsis = `logbook-witness --state DIR --key FILE --log-key VKEY... [--listen ADDR]
+logbook-witness --new-key FILE --name NAME`
 
 type multi []string
 
@@ -51,29 +53,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&logKeys, "log-key", "a log's note verifier key `VKEY` (or @FILE holding one per line); its name is the log's origin (repeatable)")
 	newKey := fs.String("new-key", "", "write a new witness key to `FILE` (0600) and its cosignature verifier key to FILE.vkey, then exit")
 	name := fs.String("name", "", "the witness's `NAME` in its key and cosignatures (with --new-key)")
-	version := fs.Bool("version", false, "print the version and exit")
-	usageTo := func(w io.Writer) {
-		fs.SetOutput(w)
-		fmt.Fprintln(w, "usage: logbook-witness --state DIR --key FILE --log-key VKEY... [--listen ADDR]")
-		fmt.Fprintln(w, "       logbook-witness --new-key FILE --name NAME")
-		fs.PrintDefaults()
-	}
-	fs.Usage = func() {} // printed below, to stdout for --help
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usageTo(stdout)
-			return 0
-		}
-		usageTo(stderr)
-		return 2
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
 	usage := func(msg string) int { fmt.Fprintln(stderr, "logbook-witness:", msg); return 2 }
 	switch {
 	case fs.NArg() > 0:
 		return usage(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
-	case *version:
-		fmt.Fprintln(stdout, "logbook-witness", recorder.Version())
-		return 0
 	case *newKey != "":
 		if *name == "" {
 			return usage("--new-key needs --name")
