@@ -5,12 +5,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/transparency-dev/tessera/client"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/logproof"
@@ -120,6 +124,29 @@ func testServerLogged(t *testing.T, driver, dsn string) {
 		}
 		recs = append(recs, sealed{rec, proof})
 	}
+	// The tiles over HTTP (C2SP tlog-tiles, read-only): a consistency
+	// proof built from them holds between an early and the latest
+	// checkpoint, and nothing can be written there.
+	_, latest := get(t, f.ts.URL+"/v1/log/checkpoint")
+	lt, err := logproof.ParseTree(latest)
+	if err != nil {
+		t.Fatalf("GET /v1/log/checkpoint: %v %q", err, latest)
+	}
+	u, _ := url.Parse(f.ts.URL + "/v1/log/")
+	hf, _ := client.NewHTTPFetcher(u, nil)
+	cons, err := translog.ConsistencyProof(context.Background(), hf.ReadTile, 1000, uint64(lt.Size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tlog.CheckTree(cons, lt.Size, lt.Root, 1000, treeHashAt(t, hf, 1000)); err != nil {
+		t.Fatalf("consistency over HTTP: %v", err)
+	}
+	if code, _ := post(t, http.DefaultClient, f.ts.URL+"/v1/log/checkpoint", []byte("x")); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST to the tiles: %d", code)
+	}
+	if code, _ := get(t, f.ts.URL+"/v1/log/tile/0/x999/999"); code != http.StatusNotFound {
+		t.Errorf("a tile beyond the log: %d", code)
+	}
 	stop() // offline from here: nothing listens
 	pol, err := logproof.ParsePolicy([]byte(policyText))
 	if err != nil {
@@ -169,4 +196,35 @@ func TestServerLoggedMySQL(t *testing.T) {
 	}
 	// A fresh database per run: the log of an earlier run is another log.
 	testServerLogged(t, translog.MySQL, freshDB(t, dsn))
+}
+
+// treeHashAt is the root of the log's first n leaves, computed by tlog
+// from the leaf hashes in the tiles (an independent reading of them).
+func treeHashAt(t *testing.T, hf *client.HTTPFetcher, n int64) tlog.Hash {
+	hashes, err := client.FetchLeafHashes(context.Background(), hf.ReadTile, 0, uint64(n), uint64(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []tlog.Hash
+	r := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(idx))
+		for i, x := range idx {
+			out[i] = stored[x]
+		}
+		return out, nil
+	})
+	for i, h := range hashes {
+		var lh tlog.Hash
+		copy(lh[:], h)
+		more, err := tlog.StoredHashesForRecordHash(int64(i), lh, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored = append(stored, more...)
+	}
+	root, err := tlog.TreeHash(n, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
