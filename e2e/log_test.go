@@ -159,6 +159,42 @@ func TestLogKill9(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(out), "OK consistent") {
 		t.Fatalf("consistency: %v %s", err, out)
 	}
+	// A rewritten past: the same log with every hash tile edited.
+	edited := filepath.Join(dir, "edited")
+	if out, err := exec.Command("cp", "-a", filepath.Join(data, "log"), edited).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	filepath.Walk(filepath.Join(edited, "tile"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && !strings.Contains(p, "entries") {
+			b, _ := os.ReadFile(p)
+			b[len(b)-1] ^= 1
+			os.WriteFile(p, b, 0o644)
+		}
+		return nil
+	})
+	refused, err := exec.Command(filepath.Join(bin, "logbook-verify"), "--log-consistency", "--log-policy", policy,
+		"--log-tiles", edited, old, cur).Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.HasPrefix(string(refused), "REFUSED LOG_PROOF_INVALID") {
+		t.Fatalf("edited tiles: %v %s", err, refused)
+	}
+	report(t, "log: edited tiles: "+strings.TrimSpace(string(refused)))
+	// A re-created store: the witness will not cosign the new log's first
+	// checkpoint, so the server refuses to start on it.
+	os.RemoveAll(filepath.Join(data, "log"))
+	startWitness(t, waddr, wstate, wkey, logKey)
+	cmd := exec.Command(filepath.Join(bin, "logbook-server"), "--listen", addr, "--data", data, "--key", key, "--name", "e2e.example", "--log-witnesses", serverPolicy)
+	done := make(chan []byte, 1)
+	go func() { out, _ := cmd.CombinedOutput(); done <- out }()
+	select {
+	case out := <-done:
+		if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "witness policy was not satisfied") {
+			t.Fatalf("re-created store: exit %d %s", cmd.ProcessState.ExitCode(), out)
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the server started on a re-created log")
+	}
+	report(t, "log: re-created store: the witness refuses its first checkpoint and logbook-server exits 1")
 	report(t, fmt.Sprintf("log kill -9: %d server kills, the witness killed for a round; %d acknowledged seals, every one logged and verified offline at level logged; %s",
 		rounds, len(sealed), strings.TrimSpace(string(out))))
 }
