@@ -2,7 +2,11 @@
 # The project's test command, on a fresh machine as on CI: installs the
 # Debian packages the tests drive (openssl for key interop, chromium for the
 # in-browser checker in web/), then runs `go test ./...` and prints what
-# the browser tests measured (go test hides the logs of passing tests).
+# the tests measured and which conformance tests did not run for want of
+# the public corpora (go test hides the logs of passing tests). Arguments
+# go to go test: `./scripts/test.sh -short` is the quick run (no browser,
+# shorter stress trials). The corpora are read from $LOGBOOK_CORPORA, else
+# ../shared (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
