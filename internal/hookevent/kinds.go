@@ -187,6 +187,12 @@ var KnownEvents = []string{
 	"PostToolUseFailure", "PermissionRequest", "PermissionDenied",
 	"Notification", "SubagentStart", "SubagentStop", "PreCompact",
 	"PostCompact", "Stop", "StopFailure", "SessionEnd",
+	// Claude Code 2.1.x (events.go)
+	"PostToolBatch", "PreModelSwitch", "PostModelSwitch", "TaskCreated",
+	"TaskCompleted", "TeammateIdle", "CwdChanged", "FileChanged",
+	"InstructionsLoaded", "ConfigChange", "Setup", "Elicitation",
+	"ElicitationResult", "WorktreeCreate", "WorktreeRemove",
+	"DirectoryAdded", "UserPromptExpansion", "MessageDisplay",
 }
 
 // Canonical returns the Claude Code event name a harness's event name maps

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -30,22 +31,22 @@ func TestJSONTestSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := record.Verify(data, record.Options{})
-		counts[name[:1]+" "+res.Code]++
+		counts[name[:1]+" "+string(res.Code)]++
 		switch {
 		case strings.HasPrefix(name, "n_"):
-			if res.Code != record.NotJSON {
+			if res.Code != format.NotJSON {
 				t.Errorf("%s: got %s (%s), want NOT_JSON", name, res.Code, res.Detail)
 			}
 		case name == "y_object_duplicated_key.json" || name == "y_object_duplicated_key_and_value.json":
-			if res.Code != record.NotJSON {
+			if res.Code != format.NotJSON {
 				t.Errorf("%s: got %s, want NOT_JSON (duplicate key)", name, res.Code)
 			}
 		case strings.HasPrefix(name, "y_"):
-			if res.Code != record.Shape {
+			if res.Code != format.Shape {
 				t.Errorf("%s: got %s (%s), want SHAPE", name, res.Code, res.Detail)
 			}
 		case strings.HasPrefix(name, "i_"):
-			if res.Code != record.Shape && res.Code != record.NotJSON {
+			if res.Code != format.Shape && res.Code != format.NotJSON {
 				t.Errorf("%s: got %s, want NOT_JSON or SHAPE", name, res.Code)
 			}
 		}

@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
-var knownCodes = map[string]bool{
-	"": true, record.NotJSON: true, record.Shape: true, record.StepOutOfOrder: true, record.ChainBroken: true,
-	record.StepCountMismatch: true, record.TipMismatch: true, record.SignatureInvalid: true, record.SignerNotTrusted: true,
+var knownCodes = map[format.Code]bool{
+	"": true, format.NotJSON: true, format.Shape: true, format.StepOutOfOrder: true, format.ChainBroken: true,
+	format.StepCountMismatch: true, format.TipMismatch: true, format.SignatureInvalid: true, format.SignerNotTrusted: true,
 }
 
 // FuzzVerify: the verifier never panics, always names a known code, and is

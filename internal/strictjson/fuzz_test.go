@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -29,8 +30,8 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: 64})
-		if _, lerr := strictjson.Parse(data, strictjson.Options{MaxDepth: 64, Lenient: true}); err == nil && lerr != nil {
+		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth})
+		if _, lerr := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Lenient: true}); err == nil && lerr != nil {
 			t.Fatalf("lenient refused what strict accepted: %v", lerr)
 		}
 		if err != nil {
