@@ -7,21 +7,30 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/synth"
 )
 
-// samplePayload is the real Claude Code payload the floor benchmarks feed
-// (a 2.4 KB PostToolUse of TodoWrite, from ../shared/samples/hooks), or
-// nil when the shared samples are absent.
+// samplePayload is the Claude Code payload the floor benchmarks feed: the
+// real 2.4 KB PostToolUse of TodoWrite from the shared samples when they
+// are there (internal/corpora), else the synthesized TodoWrite payload.
 func samplePayload(tb testing.TB) []byte {
-	dir := filepath.Join("..", "..", "shared", "samples", "hooks")
-	if c := os.Getenv("LOGBOOK_CORPORA"); c != "" {
-		dir = filepath.Join(c, "..", "samples", "hooks")
+	if p, ok := corpora.Find("samples/hooks/claude-code/post-tool-use-todowrite.json"); ok {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return b
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "claude-code", "post-tool-use-todowrite.json"))
-	if err != nil {
-		tb.Skip("shared samples absent: the floor benchmarks need ../shared/samples/hooks")
+	for _, p := range synth.ClaudePayloads() {
+		if p.Name == "claude-code/post-tool-use-todowrite.json" {
+			tb.Logf("shared samples absent: feeding the synthesized TodoWrite payload (%d bytes)", len(p.JSON))
+			return p.JSON
+		}
 	}
-	return b
+	tb.Fatal("no TodoWrite payload")
+	return nil
 }
 
 // BenchmarkHookFloor runs, one after the other in the same run, three
