@@ -1,6 +1,6 @@
 // Command logbook-install writes, merges or removes a harness's hook
 // configuration so that every event reaches record-step and the session's
-// end reaches logbook-seal --hook (internal/install; README, "Install").
+// end reaches logbook-seal --hook (internal/install; docs/install.md).
 // `record-step install|uninstall …` runs it: the code lives in its own
 // binary so that record-step, which runs on every tool call, stays small
 // and starts as fast as before.

@@ -45,7 +45,7 @@ func main() {
 
 // installer runs logbook-install, built beside record-step, in this
 // process's place. The install code stays out of record-step: linked in, it
-// made every hook's start-up about 1 ms slower (README, "Performance").
+// made every hook's start-up about 1 ms slower (docs/performance.md).
 func installer(args []string) int {
 	exe, err := os.Executable()
 	if err == nil {

@@ -1,6 +1,6 @@
 // Package install writes, merges and removes the hook configuration that
 // sends a harness's events to record-step and its session end to
-// logbook-seal --hook (README, "Harnesses"). It edits configuration files
+// logbook-seal --hook (docs/harnesses.md). It edits configuration files
 // as text (jsontext.go): an install adds its entries and changes no other
 // byte, a second install changes nothing, and uninstall removes exactly the
 // entries install adds, so install then uninstall gives the original file

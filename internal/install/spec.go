@@ -4,7 +4,7 @@ import "sync"
 
 // Spec is one harness's hook configuration: where it lives, which events
 // it wires, and how a hook entry is written there. Sources: each harness's
-// hook documentation (README, "Harnesses").
+// hook documentation (docs/harnesses.md).
 type Spec struct {
 	Harness     string
 	ProjectFile string // relative to the project directory
