@@ -164,7 +164,7 @@ func copilotCamel() Session {
 	ev := func(config string, min, max int, extra ...member) {
 		at := b.clk.next(min, max)
 		b.s.Config = append(b.s.Config, config)
-		b.add(at, append(obj{{"sessionId", b.s.ID}, {"timestamp", at.UnixMilli()}, {"cwd", "/home/dev/sum"}}, extra...))
+		b.add(at, append(obj{{"timestamp", at.UnixMilli()}, {"cwd", "/home/dev/sum"}, {"sessionId", b.s.ID}}, extra...))
 	}
 	call := func(tool string, args obj, result string, failure string) {
 		ev("preToolUse", 800, 5000, member{"toolName", tool}, member{"toolArgs", jsonText(args)})

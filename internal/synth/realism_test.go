@@ -67,6 +67,65 @@ func follows(keys, ref []string) bool {
 	return true
 }
 
+// TestDialectKeysLikeReal does the same for the harnesses whose real
+// payloads the shared samples hold: Grok Build, VS Code, and Copilot CLI
+// (whose camelCase payloads name no event: the event is the one each is
+// configured for).
+func TestDialectKeysLikeReal(t *testing.T) {
+	for _, h := range []struct{ harness, dir string }{{"grok", "grok"}, {"vscode", "vscode-copilot"}, {"copilot-cli", "copilot-cli"}} {
+		t.Run(h.harness, func(t *testing.T) {
+			dir := corpora.Require(t, "samples/hooks/"+h.dir, "synthesized "+h.harness+" payloads against real key order")
+			real := map[string][][]string{}
+			add := func(event string, b []byte) {
+				ev, keys := eventKeys(t, b)
+				if ev == "" {
+					ev = event
+				}
+				real[ev] = append(real[ev], keys)
+			}
+			copilotSeq := []string{"userPromptSubmitted", "sessionStart", "agentStop", "sessionEnd"}
+			copilotFile := map[string]string{"agent-stop.json": "agentStop", "session-end.json": "sessionEnd", "session-start.json": "sessionStart", "user-prompt-submitted.json": "userPromptSubmitted"}
+			files, _ := filepath.Glob(filepath.Join(dir, "*"))
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if filepath.Ext(f) == ".jsonl" {
+					for i, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+						event := ""
+						if h.harness == "copilot-cli" && i < len(copilotSeq) {
+							event = copilotSeq[i]
+						}
+						add(event, l)
+					}
+					continue
+				}
+				add(copilotFile[filepath.Base(f)], b)
+			}
+			s, _ := Dialect(h.harness)
+			checked := 0
+			for i, p := range s.Events {
+				ev, keys := eventKeys(t, p)
+				if ev == "" && s.Config != nil {
+					ev = s.Config[i]
+				}
+				refs := real[ev]
+				if len(refs) == 0 {
+					continue
+				}
+				checked++
+				if !slices.ContainsFunc(refs, func(ref []string) bool { return follows(keys, ref) }) {
+					t.Errorf("%s: keys %v follow no real payload's order, e.g. %v", ev, keys, refs[0])
+				}
+			}
+			if checked < 2 {
+				t.Fatalf("checked only %d payloads", checked)
+			}
+		})
+	}
+}
+
 func eventKeys(t *testing.T, b []byte) (string, []string) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if _, err := dec.Token(); err != nil {
@@ -84,7 +143,7 @@ func eventKeys(t *testing.T, b []byte) (string, []string) {
 			t.Fatal(err)
 		}
 		keys = append(keys, k.(string))
-		if k == "hook_event_name" {
+		if k == "hook_event_name" || k == "hookEventName" {
 			json.Unmarshal(v, &event)
 		}
 	}
