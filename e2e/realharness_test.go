@@ -239,7 +239,9 @@ func inputDigest(t *testing.T, in json.RawMessage) string {
 // reaches the model: no request after the first holds their names.
 func checkModelSawNoHookOutput(t *testing.T, label string, s *fakemodel.Server) {
 	for _, r := range s.Requests() {
-		for _, w := range []string{"record-step", "logbook-seal", "not recorded", ".logbook/bin"} {
+		// The messages' own prefixes: the names alone appear in Gemini
+		// CLI's listing of the project's files, which the model is sent.
+		for _, w := range []string{"record-step:", "logbook-seal:", "not recorded", "not found"} {
 			if strings.Contains(string(r.Body), w) {
 				t.Errorf("%s: request %s (turn %d) holds %q: hook output reached the model", label, r.Path, r.Turn, w)
 			}
@@ -356,4 +358,68 @@ func waitQuiet(dir string) {
 			return
 		}
 	}
+}
+
+// TestRealGeminiCLI runs the real Gemini CLI against a fake Gemini API
+// that scripts parallel shell and file calls, one of them failing.
+func TestRealGeminiCLI(t *testing.T) {
+	gemini := npmTool(t, geminiCLIPkg, "gemini")
+	events := []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
+	proj, saved := harnessProject(t, "gemini", ".gemini/settings.json", "GEMINI_PROJECT_DIR", events)
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o600)
+	key := filepath.Join(home, ".config", "logbook", "signing.key")
+	os.MkdirAll(filepath.Dir(key), 0o700)
+	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--new-key", key).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	calls := [][]fakemodel.ToolCall{
+		{{Name: "run_shell_command", Input: raw(`{"command":"echo hello"}`)}, {Name: "read_file", Input: raw(`{"file_path":"notes.txt"}`)}},
+		{{Name: "run_shell_command", Input: raw(`{"command":"GITHUB_TOKEN=` + plantedSecret + ` sh -c 'exit 3'"}`)}, {Name: "write_file", Input: raw(`{"file_path":"out.txt","content":"hi\n"}`)}},
+	}
+	script := &fakemodel.Script{}
+	for _, c := range calls {
+		script.Turns = append(script.Turns, fakemodel.Turn{Calls: c})
+	}
+	srv, err := fakemodel.Gemini(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gemini, "-p", "do the work", "--yolo", "--output-format", "json")
+	cmd.Dir = proj
+	cmd.Env = append(os.Environ(), "HOME="+home, "GEMINI_CLI_TRUST_WORKSPACE=true", "GOOGLE_GEMINI_BASE_URL="+srv.URL,
+		"GEMINI_API_KEY=fake-key", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gemini: %v\n%s", err, out)
+	}
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal(out, &res)
+	// SessionEnd is not awaited by Gemini CLI: wait for the hooks, then
+	// seal what they recorded.
+	waitQuiet(saved)
+	rec := filepath.Join(proj, ".logbook", res.SessionID+".record.json")
+	if o, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", filepath.Join(proj, ".logbook"), "--session", res.SessionID, "--key", key, "--out", rec).CombinedOutput(); err != nil {
+		t.Fatalf("seal: %v %s", err, o)
+	}
+	steps := compareEvents(t, "gemini-cli 0.61.0", saved, rec)
+	for _, c := range append(calls[0], calls[1]...) {
+		want := inputDigest(t, c.Input)
+		found := false
+		for _, s := range steps {
+			if ins := strs(s.Get("inputsSha256")); len(ins) > 0 && ins[0] == want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("tool call %s %s: no step with the digest of the input the model sent", c.Name, c.Input)
+		}
+	}
+	checkModelSawNoHookOutput(t, "gemini-cli 0.61.0", srv)
 }
