@@ -21,12 +21,10 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
-
-// Format names the in-progress file format in its header line.
-const Format = "logbook/in-progress@0"
 
 // Header is the first line of an in-progress file.
 type Header struct {
@@ -35,7 +33,7 @@ type Header struct {
 	Harness string // e.g. "claude-code"
 	// Recorder is the program that captured the steps (session.recorder,
 	// spec §4); nil when the header names none. ReadAll fills it.
-	Recorder *Recorder
+	Recorder *format.Recorder
 	// Describe, when Recorder is nil, is asked by Append only when it
 	// writes the header line, that is once per session: describing may be
 	// costly (hashing the recorder's executable), and no event pays for it
@@ -45,13 +43,7 @@ type Header struct {
 
 // RecorderSource describes the recording program; it may return nil.
 type RecorderSource interface {
-	Recorder() *Recorder
-}
-
-// Recorder is a program that captures steps: its name, version, and the
-// SHA-256 (64 lowercase hex digits) of its executable file.
-type Recorder struct {
-	Name, Version, SHA256 string
+	Recorder() *format.Recorder
 }
 
 // FS is the journal's only way to the file system. Fault-injection tests
@@ -272,7 +264,7 @@ func (j *Journal) size() (int64, error) {
 func headerLine(h Header) ([]byte, error) {
 	v := strictjson.Obj(
 		strictjson.Member{Key: "cwd", Value: strictjson.Str(h.Cwd)},
-		strictjson.Member{Key: "format", Value: strictjson.Str(Format)},
+		strictjson.Member{Key: "format", Value: strictjson.Str(format.Journal)},
 		strictjson.Member{Key: "harness", Value: strictjson.Str(h.Harness)},
 	)
 	r := h.Recorder
@@ -280,7 +272,7 @@ func headerLine(h Header) ([]byte, error) {
 		r = h.Describe.Recorder()
 	}
 	if r != nil {
-		if err := r.check(); err != nil {
+		if err := r.Check(); err != nil {
 			return nil, err
 		}
 		v.Members = append(v.Members, strictjson.Member{Key: "recorder", Value: strictjson.Obj(
@@ -351,7 +343,7 @@ func (j *Journal) parseTail(line []byte) (seq int64, hash, at string, err error)
 	if line == nil {
 		return -1, "", "", nil
 	}
-	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil {
 		return 0, "", "", fmt.Errorf("%s: last line is not JSON: %v", j.f.Name(), err)
 	}
