@@ -421,5 +421,17 @@ func TestRealGeminiCLI(t *testing.T) {
 			t.Errorf("tool call %s %s: no step with the digest of the input the model sent", c.Name, c.Input)
 		}
 	}
+	// The failing command is a failure with its exit code, though Gemini
+	// CLI sends it as a plain AfterTool.
+	failed := false
+	for _, s := range steps {
+		d := s.Get("data")
+		if e, _ := d.GetString("event"); e == "PostToolUseFailure" && num(d, "exitCode") == "3" {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Error("the command that exited 3 is not recorded as a PostToolUseFailure with exitCode 3")
+	}
 	checkModelSawNoHookOutput(t, "gemini-cli 0.61.0", srv)
 }
