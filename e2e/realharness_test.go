@@ -84,7 +84,7 @@ func harnessProject(t *testing.T, harness, settings, rootVar string, events []st
 		}
 		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
 	}
-	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", harness, "--project", proj)
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", harness, "--project", proj, "--no-key")
 	if out, err := inst.CombinedOutput(); err != nil {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
