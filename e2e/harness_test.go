@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/corpora"
-	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookconf"
+	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/synth"
 )
 

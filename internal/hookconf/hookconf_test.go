@@ -220,8 +220,6 @@ func wires(s *Spec, event string) bool {
 	return false
 }
 
-
-
 // readyFiles are the ready-to-use configurations in hooks/, one per
 // harness: what install writes into a project that has none.
 var readyFiles = map[string]string{
@@ -312,4 +310,3 @@ func TestDiff(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", d, want)
 	}
 }
-
