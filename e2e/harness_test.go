@@ -85,7 +85,7 @@ func (r harnessReplay) configEvent(i int, p []byte) string {
 // returns the command each configured event runs, read back from the file
 // install wrote.
 func installedCommands(t *testing.T, harness, project string) map[string]string {
-	out, err := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", harness, "--project", project, "--no-key").CombinedOutput()
+	out, err := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", harness, "--project", project, "--no-key", "--no-guard").CombinedOutput()
 	if err != nil {
 		t.Fatalf("install %s: %v\n%s", harness, err, out)
 	}
@@ -271,7 +271,7 @@ func TestInstallCommand(t *testing.T) {
 	os.WriteFile(cfg, orig, 0o644)
 	rs := func(args ...string) (int, string, string) {
 		if args[0] == "install" {
-			args = append(args, "--no-key")
+			args = append(args, "--no-key", "--no-guard")
 		}
 		cmd := exec.Command(filepath.Join(bin, "record-step"), append(args, "--harness", "cursor", "--project", project)...)
 		var out, errb bytes.Buffer

@@ -33,6 +33,9 @@ type Target struct {
 // line naming the fix on stderr (never stdout, which can reach the model)
 // and exits 0, so the agent goes on.
 func (t Target) Command(e Event) string {
+	if t.Spec.Fixed != "" {
+		return t.Spec.Fixed
+	}
 	prog := "record-step"
 	if e.Seal {
 		prog = "logbook-seal"

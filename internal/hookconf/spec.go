@@ -26,6 +26,9 @@ type Spec struct {
 	CommandKey string
 	// Notes are printed after an install: what the harness still needs.
 	Notes []string
+	// Fixed, when set, is every event's whole command (the start-directory
+	// guard), instead of one built from Bin.
+	Fixed string
 }
 
 // Event is one hook event the configuration wires.
@@ -94,6 +97,21 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 			// more); sealing 10,000 steps takes well under a second.
 			Handler:    seconds(10, 5),
 			CommandKey: "command",
+		},
+		// The user-level guard a Claude Code project install adds: Claude
+		// Code reads hooks only from the directory it starts in, so a
+		// session started below a recording project would record nothing.
+		// Before each prompt this walks up from the start directory to
+		// the first project with logbook's binaries and lets its
+		// record-step judge (internal/startdir); elsewhere it costs a few
+		// shell builtins and exits 0.
+		"claude-code-guard": {
+			Harness:    "claude-code-guard",
+			UserFile:   ".claude/settings.json",
+			Events:     []Event{{Name: "UserPromptSubmit"}},
+			Handler:    seconds(5, 5),
+			CommandKey: "command",
+			Fixed:      `d="$CLAUDE_PROJECT_DIR"; while [ -n "$d" ]; do d="${d%/*}"; if [ -x "$d/.logbook/bin/record-step" ]; then exec "$d/.logbook/bin/record-step" guard --harness claude-code-guard ; fi; done; exit 0`,
 		},
 		"codex": {
 			Harness:     "codex",

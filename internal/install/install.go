@@ -32,10 +32,11 @@ type Options struct {
 	// Bin is the directory the binaries come from: copied into
 	// PROJECT/.logbook/bin for a project, called where they are for
 	// --user and --config. Default: the directory of Self.
-	Bin    string
-	DryRun bool
-	NoKey  bool   // install without a signing key, knowingly
-	Self   string // this program's path, for the default Bin
+	Bin     string
+	DryRun  bool
+	NoKey   bool   // install without a signing key, knowingly
+	NoGuard bool   // Claude Code: no user-level guard against starts below the project
+	Self    string // this program's path, for the default Bin
 }
 
 // Exit statuses.
@@ -162,11 +163,31 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		return Done
 	}
 	notes = append(notes, spec.Notes...)
-	if spec.Harness == "claude-code" && project {
-		notes = append(notes, "Claude Code reads hooks only from the directory it starts in: start it in "+absOr(o.Project)+", not in a subdirectory (record-step refuses prompts there; see docs/install.md).")
+	if spec.Harness == "claude-code" && project && !o.Local {
+		notes = append(notes, startGuard(o, stdout, stderr, getenv, now))
 	}
 	printNotes(stdout, notes)
 	return signingKey(o, stdout, stderr, getenv)
+}
+
+// startGuard adds the user-level guard (hookconf's claude-code-guard) that
+// refuses prompts of a Claude Code session started below the project, and
+// returns the note that says so.
+func startGuard(o Options, stdout, stderr io.Writer, getenv func(string) string, now time.Time) string {
+	why := "Claude Code reads hooks only from the directory it starts in: start it in " + absOr(o.Project) + ", not in a subdirectory"
+	if o.NoGuard {
+		return why + " (--no-guard: nothing refuses a session started there)."
+	}
+	g := Options{Verb: "install", Harness: "claude-code-guard", User: true, Bin: o.Bin, NoKey: true}
+	if getenv("HOME") == "" {
+		return why + " ($HOME is not set: the guard that refuses such sessions was not installed)."
+	}
+	var out strings.Builder
+	if code := Run(g, &out, stderr, getenv, now); code != Done {
+		return why + " (the guard that refuses such sessions could not be installed)."
+	}
+	fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks installed for claude-code-guard (1 events)", "guard installed: a session started below a recording project is refused with the fix"))
+	return why + ": a session started below it is refused (user-level guard; record-step uninstall --harness claude-code-guard --user removes it)."
 }
 
 func absOr(p string) string {

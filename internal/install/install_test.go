@@ -111,7 +111,7 @@ func TestSymlinkKept(t *testing.T) {
 		t.Skip(err)
 	}
 	var out, errb bytes.Buffer
-	if Run(Options{Verb: "install", Harness: "claude-code", Project: filepath.Join(dir, "proj"), Bin: fakeBin(t), NoKey: true}, &out, &errb, os.Getenv, time.Now()) != 0 {
+	if Run(Options{Verb: "install", Harness: "claude-code", Project: filepath.Join(dir, "proj"), Bin: fakeBin(t), NoKey: true, NoGuard: true}, &out, &errb, os.Getenv, time.Now()) != 0 {
 		t.Fatal(errb.String())
 	}
 	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
