@@ -173,8 +173,11 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 		"copilot-cli": {
 			Harness:     "copilot-cli",
 			ProjectFile: ".github/hooks/logbook-copilot-cli.json",
-			Flat:        true,
-			Skeleton:    []member{kv("version", num(1))},
+			// User-level hook files load from ~/.copilot/hooks/*.json
+			// (GitHub's Copilot CLI hooks reference; $COPILOT_HOME moves it).
+			UserFile: ".copilot/hooks/logbook-copilot-cli.json",
+			Flat:     true,
+			Skeleton: []member{kv("version", num(1))},
 			Events: func() []Event {
 				ev := events("sessionEnd", "sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse",
 					"postToolUseFailure", "permissionRequest", "agentStop", "subagentStart", "subagentStop",

@@ -93,8 +93,8 @@ func TestMain_FilesBackupDryRun(t *testing.T) {
 	if code, _, _ = run("install", "--harness", "nope"); code != 2 {
 		t.Errorf("unknown harness: exit %d, want 2", code)
 	}
-	if code, _, _ = run("install", "--harness", "copilot-cli", "--user"); code != 2 {
-		t.Errorf("copilot-cli --user: exit %d, want 2 (no user scope)", code)
+	if code, _, _ = run("install", "--harness", "vscode", "--user"); code != 2 {
+		t.Errorf("vscode --user: exit %d, want 2 (no user scope)", code)
 	}
 }
 
