@@ -10,11 +10,13 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/gaps"
+	"github.com/logbook-project/logbook/internal/unsealed"
 	"io"
 	"os"
 	"runtime/debug"
@@ -118,6 +120,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
 	data, err := bigbuf.ReadFile(file)
+	if n, ok := unsealed.ForRecord(file); ok && err != nil {
+		// No record, but the session's end left word that it could not
+		// seal: that is the verdict, not a missing file.
+		if name != "" {
+			fmt.Fprintf(stdout, "%s: ", name)
+		}
+		fmt.Fprintf(stdout, "UNSEALED session %s: it ended at %s without being sealed (%s); seal it with: %s\n", n.Session, n.At, n.Reason, n.Fix)
+		return 1
+	}
 	if err != nil {
 		return ioError(name, err)
 	}
@@ -132,6 +143,9 @@ func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSO
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
 		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
+		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
+			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
+		}
 	}
 	if res.OK {
 		return 0

@@ -40,6 +40,9 @@ func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "install" || os.Args[1] == "uninstall") {
 		os.Exit(installer(os.Args[1:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "guard" {
+		os.Exit(guard(os.Stdin, os.Stderr, os.Getenv))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
