@@ -146,11 +146,11 @@ func (r *Redactor) SecretKey(name string) bool {
 
 // pass applies every rule once.
 func (r *Redactor) pass(s string) string {
-	if !r.hasRegexps() && !mayHoldSecret(s) && !r.mentionsExtraKey(s) {
-		return s
-	}
 	sc := scanner{s: s, r: r}
-	sc.scan()
+	if r.hasRegexps() || mayHoldSecret(s) || r.mentionsExtraKey(s) {
+		sc.scan()
+	}
+	sc.gitleaks()
 	if r != nil {
 		for _, re := range r.res {
 			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
