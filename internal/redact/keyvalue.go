@@ -404,3 +404,74 @@ func skipBlanks(s string, i int) int {
 	}
 	return i
 }
+
+// comma handles a quoted name and a quoted value passed side by side:
+// setProperty("API_TOKEN", "v"), os.Setenv("PASSWORD", "v"),
+// put('secret', 'v').
+func (sc *scanner) comma(c int) {
+	s := sc.s
+	ne := c
+	for ne > 0 && isBlank(s[ne-1]) {
+		ne--
+	}
+	if ne == 0 || (s[ne-1] != '"' && s[ne-1] != '\'') {
+		return
+	}
+	ns, ne, _, ok := nameBefore(s, ne)
+	if !ok {
+		return
+	}
+	cls := sc.r.classify(s[ns:ne], ctxKey)
+	if cls == notSecret {
+		return
+	}
+	vs := c + 1
+	for vs < len(s) && isBlank(s[vs]) {
+		vs++
+	}
+	if vs >= len(s) || (s[vs] != '"' && s[vs] != '\'') {
+		return
+	}
+	start, end, q := valueAt(s, vs)
+	if worthRedacting(s[start:end], cls, q) {
+		sc.add(start, end)
+	}
+}
+
+// xmlElement handles <apiToken>v</apiToken> and <password>v</password>:
+// an element named like a secret whose text is the value.
+func (sc *scanner) xmlElement(gt int) {
+	s := sc.s
+	ns := gt
+	for ns > 0 && (isNameChar(s[ns-1]) || s[ns-1] == ':') {
+		ns--
+	}
+	if ns == gt || ns == 0 || s[ns-1] != '<' {
+		return
+	}
+	name := s[ns:gt]
+	if k := strings.LastIndexByte(name, ':'); k >= 0 { // a namespace prefix
+		name = name[k+1:]
+	}
+	cls := sc.r.classify(name, ctxKey)
+	if cls == notSecret {
+		return
+	}
+	start := gt + 1
+	end := start
+	for end < len(s) && s[end] != '<' && s[end] != '\n' {
+		end++
+	}
+	if !strings.HasPrefix(s[end:], "</") {
+		return
+	}
+	for start < end && isSpace(s[start]) {
+		start++
+	}
+	for end > start && isSpace(s[end-1]) {
+		end--
+	}
+	if worthRedacting(s[start:end], cls, '\'') { // element text is literal: $X is not expanded
+		sc.add(start, end)
+	}
+}

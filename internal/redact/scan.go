@@ -50,6 +50,14 @@ func (sc *scanner) scan() {
 			if i >= sc.covered {
 				sc.colon(i)
 			}
+		case ',':
+			if i >= sc.covered {
+				sc.comma(i)
+			}
+		case '>':
+			if i >= sc.covered {
+				sc.xmlElement(i)
+			}
 		case '-':
 			if strings.HasPrefix(s[i:], pemBegin) {
 				if end := sc.pem(i); end > i {
