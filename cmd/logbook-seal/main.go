@@ -124,7 +124,6 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 1, err
 	}
-	redact.UseProject(r)
 	if c.session == "" {
 		return 2, fmt.Errorf("--session ID is required (or --hook with a payload on stdin)")
 	}
@@ -151,7 +150,7 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	}
 	defer j.Close()
 	cwd, _ := os.Getwd()
-	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now,
+	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now, Redactor: r,
 		Certificates: certs, Timestamp: stamp})
 	if err != nil {
 		return 1, err

@@ -96,8 +96,7 @@ func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderS
 // header names the harness that sent the first event.
 func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
 	r, cfgErr := redact.LoadConfig(dir)
-	redact.UseProject(r)
-	ev, err := hookevent.ParseWith(payload, hint)
+	ev, err := hookevent.ParseRedacted(payload, hint, r)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
@@ -116,7 +115,7 @@ func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string,
 		cwd = ev.Cwd
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
-	cwd = redact.String(cwd)
+	cwd = r.String(cwd)
 	ev.Step.At = at
 	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}, []chain.Step{ev.Step}); err != nil {
 		return ev, refusal(payload, err)
