@@ -58,19 +58,74 @@ func compile(src string) *regexp.Regexp {
 	return re
 }
 
-// gitleaks adds a span for every secret a selected rule finds in s.
+// gitleaks adds a span for every secret a selected rule finds in s, and,
+// when s holds percent-escapes (a secret in a URL query is often written
+// escaped: ?q=ABSK%2Bx%2F...), in s with them decoded.
 func (sc *scanner) gitleaks() {
+	sc.glRun(sc.s, nil)
+	if d, at := percentDecoded(sc.s); at != nil {
+		sc.glRun(d, at)
+	}
+}
+
+// glRun runs the selected rules over text; at maps a byte of text back to
+// sc.s (nil: text is sc.s).
+func (sc *scanner) glRun(text string, at []int) {
 	var rs glRuleSet
-	if !glSelect(sc.s, &rs) {
+	if !glSelect(text, &rs) {
 		return
 	}
 	for w, bits := range rs {
 		for bits != 0 {
 			b := trailingZeros(bits)
 			bits &^= 1 << b
-			sc.glRule(&glRules[w*64+b])
+			sc.glRule(&glRules[w*64+b], text, at)
 		}
 	}
+}
+
+// percentDecoded returns s with every %XX (and + for a blank) decoded, and for each byte of it
+// (and its end) the offset in s it came from; at is nil when s has no
+// escape.
+func percentDecoded(s string) (string, []int) {
+	k := strings.IndexByte(s, '%')
+	for k >= 0 && !(k+2 < len(s) && isHexAny(s[k+1]) && isHexAny(s[k+2])) {
+		n := strings.IndexByte(s[k+1:], '%')
+		if n < 0 {
+			return "", nil
+		}
+		k += 1 + n
+	}
+	if k < 0 {
+		return "", nil
+	}
+	b := make([]byte, 0, len(s))
+	at := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHexAny(s[i+1]) && isHexAny(s[i+2]) {
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			at = append(at, i)
+			i += 2
+			continue
+		}
+		c := s[i]
+		if c == '+' { // a blank, in a form-encoded query (raw base64 is read in s itself)
+			c = ' '
+		}
+		b = append(b, c)
+		at = append(at, i)
+	}
+	at = append(at, len(s))
+	return string(b), at
+}
+
+func isHexAny(c byte) bool { return isDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'f') }
+
+func unhex(c byte) byte {
+	if isDigit(c) {
+		return c - '0'
+	}
+	return c | 0x20 - 'a' + 10
 }
 
 func trailingZeros(x uint64) int {
@@ -82,8 +137,7 @@ func trailingZeros(x uint64) int {
 	return n
 }
 
-func (sc *scanner) glRule(r *glRule) {
-	s := sc.s
+func (sc *scanner) glRule(r *glRule, s string, at []int) {
 	for _, alts := range r.need {
 		found := false
 		for _, lit := range alts {
@@ -105,10 +159,14 @@ func (sc *scanner) glRule(r *glRule) {
 		if a < 0 || a >= b {
 			continue
 		}
-		if sc.covers(a, b) {
+		secret := s[a:b]
+		oa, ob := a, b // in sc.s
+		if at != nil {
+			oa, ob = at[a], at[b]
+		}
+		if sc.covers(oa, ob) {
 			continue // already replaced: no need to weigh it (or compile its allowlists)
 		}
-		secret := s[a:b]
 		if r.entropy > 0 && entropy(secret) <= r.entropy {
 			continue
 		}
@@ -116,9 +174,12 @@ func (sc *scanner) glRule(r *glRule) {
 			continue
 		}
 		if b-a < minSecret { // a group that is a fragment (a repeated "xxxx-")
-			a, b = m[0], m[1]
+			oa, ob = m[0], m[1]
+			if at != nil {
+				oa, ob = at[m[0]], at[m[1]]
+			}
 		}
-		sc.addWhole(a, b)
+		sc.addWhole(oa, ob)
 	}
 }
 
@@ -240,9 +301,10 @@ func (sc *scanner) addWhole(a, b int) {
 	sc.add(a, b)
 }
 
-// isValueByte is a byte of a token or base64 value.
+// isValueByte is a byte of a token or base64 value, or of its
+// percent-escaped form.
 func isValueByte(c byte) bool {
-	return isAlnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~'
+	return isAlnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~' || c == '%'
 }
 
 // covers reports whether one span already found holds [a, b).
