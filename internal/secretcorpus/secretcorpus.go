@@ -208,3 +208,66 @@ func Placeholder(s string) bool {
 	}
 	return total > 0 && 2*most >= total
 }
+
+// Finder looks for many secrets in large texts at once: every form of
+// each secret Survives looks for, indexed by its 12-byte windows, so one
+// pass over a record finds them all.
+type Finder struct {
+	windows map[string]int // a random-looking window -> secret
+	short   map[string]int // forms shorter than Window -> secret
+	secrets []string
+}
+
+// NewFinder indexes secrets.
+func NewFinder(secrets []string) *Finder {
+	f := &Finder{windows: map[string]int{}, short: map[string]int{}, secrets: secrets}
+	for i, s := range secrets {
+		for _, form := range forms(s) {
+			if len(form) < Window {
+				f.short[form] = i
+				continue
+			}
+			for k := 0; k+Window <= len(form); k++ {
+				if w := form[k : k+Window]; randomLooking(w) {
+					f.windows[w] = i
+				}
+			}
+			if _, ok := f.windows[form[:Window]]; !ok { // a whole secret of one kind of byte
+				f.short[form] = i
+			}
+		}
+	}
+	return f
+}
+
+// forms are the ways a secret can be written: as is, URL-escaped, JSON-escaped.
+func forms(s string) []string {
+	out := []string{s}
+	if q := url.QueryEscape(s); q != s {
+		out = append(out, q)
+	}
+	if j, _ := json.Marshal(s); string(j[1:len(j)-1]) != s {
+		out = append(out, string(j[1:len(j)-1]))
+	}
+	return out
+}
+
+// Find returns the indexes of the secrets that survive in text.
+func (f *Finder) Find(text string) []int {
+	found := map[int]bool{}
+	for k := 0; k+Window <= len(text); k++ {
+		if i, ok := f.windows[text[k:k+Window]]; ok {
+			found[i] = true
+		}
+	}
+	for form, i := range f.short {
+		if !found[i] && strings.Contains(text, form) {
+			found[i] = true
+		}
+	}
+	var out []int
+	for i := range found {
+		out = append(out, i)
+	}
+	return out
+}
