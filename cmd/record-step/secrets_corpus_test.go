@@ -147,7 +147,7 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 					res := wrap.Run(wrap.Options{
 						Argv: argv, Cwd: work, Env: os.Environ(), Stdout: io.Discard, Stderr: io.Discard,
 						Redactor: red, ID: fmt.Sprintf("wrap_%d", wrapped),
-						Now:      func() string { return "2026-05-01T00:00:00Z" },
+						Now: func() string { return "2026-05-01T00:00:00Z" },
 						Record: func(st chain.Step) error {
 							j, err := journal.Open(dir, "wrap")
 							if err != nil {
