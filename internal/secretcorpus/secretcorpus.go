@@ -47,6 +47,20 @@ type Sample struct {
 func Load(t testing.TB) *Corpus {
 	t.Helper()
 	path := corpora.Require(t, "corpora/gitleaks/corpus.json", "gitleaks true and false positives")
+	return read(t, path)
+}
+
+// Optional reads the corpus when it is there (for fuzz seeds); nil when not.
+func Optional(t testing.TB) *Corpus {
+	t.Helper()
+	path, ok := corpora.Optional(t, "corpora/gitleaks/corpus.json", "gitleaks samples as fuzz seeds")
+	if !ok {
+		return nil
+	}
+	return read(t, path)
+}
+
+func read(t testing.TB, path string) *Corpus {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
