@@ -23,11 +23,11 @@ func (rs *glRuleSet) add(i uint16) { rs[i>>6] |= 1 << (i & 63) }
 // there was any.
 func glSelect(s string, rs *glRuleSet) bool {
 	found := false
-	for i := 0; i < len(s); i++ {
-		list := glKeywords[lower(s[i])]
-		if len(list) == 0 || i+1 >= len(s) {
-			continue
+	for i := 0; i+1 < len(s); i++ {
+		if d := s[i+1]; glBigrams[s[i]][d>>6]>>(d&63)&1 == 0 {
+			continue // no keyword starts with these two bytes: most of the text
 		}
+		list := glKeywords[lower(s[i])]
 		c2 := lower(s[i+1])
 		for k := range list {
 			kw := &list[k]

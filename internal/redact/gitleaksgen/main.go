@@ -143,6 +143,25 @@ func main() {
 		}
 		b.WriteString("},\n")
 	}
+	b.WriteString("}\n\n")
+	// The first two bytes of every keyword, as a bit set per first byte:
+	// the prefilter's first test, one load per byte of text.
+	var bigrams [256][4]uint64
+	for _, k := range kws {
+		c2 := k[1]
+		for _, c1 := range foldBytes(k[0]) {
+			for _, d := range foldBytes(c2) {
+				bigrams[c1][d>>6] |= 1 << (d & 63)
+			}
+		}
+	}
+	b.WriteString("// glBigrams[c][d>>6]>>(d&63)&1 is set when some keyword starts with the\n// bytes c, d (either case).\nvar glBigrams = [256][4]uint64{\n")
+	for c := 0; c < 256; c++ {
+		if bigrams[c] != [4]uint64{} {
+			w := bigrams[c]
+			fmt.Fprintf(&b, "%q: {%#x, %#x, %#x, %#x},\n", rune(c), w[0], w[1], w[2], w[3])
+		}
+	}
 	b.WriteString("}\n")
 
 	src, err := format.Source(b.Bytes())
@@ -244,3 +263,14 @@ func widen(re string) string { return wider.Replace(re) }
 // it finds before compiling such a rule (most text that says "api" or
 // "token" assigns nothing).
 const assignOp = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// foldBytes is c and, for an ASCII letter, its other case.
+func foldBytes(c byte) []byte {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return []byte{c, c - 32}
+	case 'A' <= c && c <= 'Z':
+		return []byte{c, c + 32}
+	}
+	return []byte{c}
+}
