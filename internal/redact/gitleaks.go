@@ -10,7 +10,13 @@ type glRule struct {
 	entropy  float64 // the secret's Shannon entropy must exceed this (0: no floor)
 	keywords []string
 	need     [][]string // literals every match holds: one of each list (lower case)
-	assign   bool       // need[0] is a name that an assignment operator follows (see glAssigns)
+	// assign > 0: the rule is gitleaks' assignment form, need[0] its names,
+	// and a secret it finds is at least assign bytes (see assigns).
+	assign int
+	// namePrefix: gitleaks' regex started with (?i)[\w.-]{0,50}?, the rest
+	// of a name before the word it looks for; re is without it, and the
+	// match is widened by hand for allowlists that read it.
+	namePrefix bool
 	allow    []glAllow
 }
 

@@ -9,8 +9,9 @@ import (
 
 // ruleFindings runs every gitleaks rule whose keywords occur in s, as
 // gitleaks does, without the redactor's own shortcuts (required literals,
-// the assignment test, skipping covered spans), and returns the secrets
-// found, after entropy floors and allowlists.
+// the assignment test, skipping covered spans, the generic rules run
+// without their name prefix), and returns the secrets found, after
+// entropy floors and allowlists.
 func ruleFindings(s string) (ids, secrets []string) {
 	var rs glRuleSet
 	glSelect(s, &rs)
@@ -19,7 +20,11 @@ func ruleFindings(s string) (ids, secrets []string) {
 			continue
 		}
 		r := &glRules[i]
-		for _, m := range compile(r.re).FindAllStringSubmatchIndex(s, -1) {
+		src := r.re
+		if r.namePrefix { // gitleaks' own form, with the name's prefix in the regex
+			src = `(?i)[\w.-]{0,50}?` + strings.TrimPrefix(src, "(?i)")
+		}
+		for _, m := range compile(src).FindAllStringSubmatchIndex(s, -1) {
 			a, b := glSecret(r, m)
 			if a < 0 || a >= b {
 				continue

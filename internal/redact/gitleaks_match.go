@@ -150,7 +150,7 @@ func (sc *scanner) glRule(r *glRule, s string, at []int) {
 			return // cannot match: no need to compile it
 		}
 	}
-	if r.assign && !assigns(s, r.need[0]) {
+	if r.assign > 0 && !sc.assigns(s, at, r.need[0], r.assign) {
 		return
 	}
 	re := compile(r.re)
@@ -169,6 +169,9 @@ func (sc *scanner) glRule(r *glRule, s string, at []int) {
 		}
 		if r.entropy > 0 && entropy(secret) <= r.entropy {
 			continue
+		}
+		if r.namePrefix {
+			m[0] = nameStart(s, m[0], 50)
 		}
 		if glAllowed(glGlobal[:], s, secret, m) || glAllowed(r.allow, s, secret, m) {
 			continue
@@ -317,26 +320,30 @@ func (sc *scanner) covers(a, b int) bool {
 	return false
 }
 
-// assigns reports whether one of names (lower case) is followed, as the
-// generic rules require, by at most 20 more name bytes, at most 3 blanks
-// or quotes, and an assignment operator (= > : | ? ,). It is a necessary
-// condition only, and far cheaper than compiling the rule: "gh auth
-// status" and "curl https://api.github.com" fail it.
-func assigns(s string, names []string) bool {
+// assigns reports whether a generic rule could find a secret the
+// scanner has not already replaced: whether one of names (lower case) is
+// followed, as those rules require, by at most 20 more name bytes, at
+// most 3 blanks or quotes, an assignment operator (= > : :: := => ?= ||
+// ,), at most 5 quotes, blanks or '=', and a value as long as the rule's
+// shortest secret that no span holds yet. It is a necessary condition only, and far
+// cheaper than compiling and running the rule: "gh auth status",
+// "curl https://api.github.com" and "GITHUB_TOKEN=<already replaced>"
+// fail it. at maps text to sc.s as in glRule.
+func (sc *scanner) assigns(text string, at []int, names []string, minLen int) bool {
 	for _, name := range names {
-		for i := 0; i+len(name) <= len(s); i++ {
-			if lower(s[i]) != name[0] || !hasPrefixFold(s[i:], name) {
+		for i := 0; i+len(name) <= len(text); i++ {
+			if lower(text[i]) != name[0] || !hasPrefixFold(text[i:], name) {
 				continue
 			}
 			j := i + len(name)
-			for k := 0; k <= 20 && j+k <= len(s); k++ {
-				if operatorAfter(s, j+k) {
+			for k := 0; k <= 20 && j+k <= len(text); k++ {
+				if sc.valueAfterOperator(text, at, j+k, minLen) {
 					return true
 				}
-				if j+k == len(s) {
+				if j+k == len(text) {
 					break
 				}
-				if c := s[j+k]; !(isAlnum(c) || c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t') {
+				if c := text[j+k]; !(isAlnum(c) || c == '_' || c == '.' || c == '-' || c == ' ' || c == '\t') {
 					break
 				}
 			}
@@ -345,11 +352,23 @@ func assigns(s string, names []string) bool {
 	return false
 }
 
-func operatorAfter(s string, j int) bool {
-	for k := 0; k <= 3 && j < len(s); k++ {
-		switch s[j] {
+// valueAfterOperator: at most 3 blanks or quotes from j, an operator,
+// then a value not yet replaced (see assigns).
+func (sc *scanner) valueAfterOperator(text string, at []int, j, minLen int) bool {
+	for k := 0; k <= 3 && j < len(text); k++ {
+		switch text[j] {
 		case '=', '>', ':', '|', '?', ',':
-			return true
+			// Every operator is at most 4 bytes of these; each way of
+			// reading it leaves the value at one of the next positions.
+			for op := 1; op <= 4 && j+op <= len(text); op++ {
+				if !strings.ContainsRune("=>:|?,", rune(text[j+op-1])) {
+					break
+				}
+				if sc.uncoveredValue(text, at, j+op, minLen) {
+					return true
+				}
+			}
+			return false
 		case ' ', '\t', '\n', '\r', '\v', '\f', '\'', '"':
 			j++
 			continue
@@ -357,4 +376,47 @@ func operatorAfter(s string, j int) bool {
 		return false
 	}
 	return false
+}
+
+// uncoveredValue: after at most 5 of ` ' " blank =, a run of at least
+// minLen bytes other than blanks, quotes and ';' (the generator checked
+// that the rule's secret holds none) that no span holds whole.
+func (sc *scanner) uncoveredValue(text string, at []int, v, minLen int) bool {
+	for k := 0; k <= 5 && v <= len(text); k++ {
+		e := v
+		for e < len(text) && !isSpace(text[e]) && text[e] != '\'' && text[e] != '"' && text[e] != '`' && text[e] != ';' {
+			e++
+		}
+		if e-v >= minLen {
+			oa, ob := v, e
+			if at != nil {
+				oa, ob = at[v], at[e]
+			}
+			if !sc.covers(oa, ob) {
+				return true
+			}
+		}
+		if v == len(text) {
+			break
+		}
+		switch text[v] {
+		case '`', '\'', '"', '=', ' ', '\t', '\n', '\r', '\v', '\f':
+			v++
+			continue
+		}
+		break
+	}
+	return false
+}
+
+// nameStart is where gitleaks' match would start: up to max bytes of
+// [\w.-] before i.
+func nameStart(s string, i, max int) int {
+	for k := 0; k < max && i > 0; k++ {
+		if c := s[i-1]; !(isAlnum(c) || c == '_' || c == '.' || c == '-') {
+			break
+		}
+		i--
+	}
+	return i
 }

@@ -78,6 +78,10 @@ func main() {
 			continue
 		}
 		src := widen(r.Regex.String())
+		prefix := strings.HasPrefix(src, namePrefix)
+		if prefix {
+			src = "(?i)" + src[len(namePrefix):]
+		}
 		if _, err := regexp.Compile(src); err != nil {
 			log.Fatalf("%s: %v", id, err)
 		}
@@ -90,12 +94,19 @@ func main() {
 		}
 		// Only a rule that is nothing but the assignment form (not one
 		// alternative of several) can be skipped on its operator.
+		if prefix {
+			b.WriteString("namePrefix: true,\n")
+		}
 		if strings.Contains(src, assignOp) && !topAlternate(src) {
 			if i := strings.Index(src, assignOp); len(need(src[:i])) == 0 || len(need(src)) == 0 {
 				log.Fatalf("%s: assignment rule without a name to look for", id)
 			}
-			b.WriteString("assign: true,\n")
-			semi++
+			if minLen, clean := secretShape(src, r.SecretGroup); clean && minLen > 0 {
+				fmt.Fprintf(&b, "assign: %d,\n", minLen)
+				semi++
+			} else {
+				log.Printf("%s: secret may hold blanks or quotes: no assignment shortcut", id)
+			}
 		}
 		if n := need(src); len(n) > 0 {
 			var groups []string
@@ -274,3 +285,11 @@ func foldBytes(c byte) []byte {
 	}
 	return []byte{c}
 }
+
+// namePrefix starts gitleaks' generic rules: up to 50 more bytes of the
+// name before the word the rule looks for, taken only so that the match
+// holds the whole name. It makes the regex about twice as costly to
+// compile and many times slower to run (every byte may start a match), so
+// the redactor runs the rule without it and widens the match by hand
+// where an allowlist reads the match (see glRule.namePrefix).
+const namePrefix = `(?i)[\w.-]{0,50}?`

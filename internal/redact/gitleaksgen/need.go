@@ -185,3 +185,93 @@ func topAlternate(src string) bool {
 	re, err := syntax.Parse(src, syntax.Perl)
 	return err != nil || re.Simplify().Op == syntax.OpAlternate
 }
+
+// secretShape returns the shortest secret a rule's secret group can match
+// (group 0: the first capturing group) and whether every byte it can
+// match is outside blanks, quotes and ';' (the redactor's assignment test
+// relies on that; see assigns in the redact package).
+func secretShape(src string, group int) (minLen int, clean bool) {
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return 0, false
+	}
+	re = re.Simplify()
+	if group == 0 {
+		group = 1
+	}
+	g := findCapture(re, group)
+	if g == nil {
+		return 0, false
+	}
+	return minLength(g), cleanClasses(g)
+}
+
+func findCapture(re *syntax.Regexp, n int) *syntax.Regexp {
+	if re.Op == syntax.OpCapture && re.Cap == n {
+		return re
+	}
+	for _, sub := range re.Sub {
+		if g := findCapture(sub, n); g != nil {
+			return g
+		}
+	}
+	return nil
+}
+
+func minLength(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(string(re.Rune))
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpPlus:
+		return minLength(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minLength(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += minLength(sub)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := -1
+		for _, sub := range re.Sub {
+			if m := minLength(sub); n < 0 || m < n {
+				n = m
+			}
+		}
+		return max(n, 0)
+	}
+	return 0
+}
+
+// cleanClasses: no byte the expression can match is a blank, a quote, a
+// backquote or ';'.
+func cleanClasses(re *syntax.Regexp) bool {
+	bad := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\'' || r == '"' || r == '`' || r == ';' }
+	switch re.Op {
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return false
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if bad(r) || (re.Flags&syntax.FoldCase != 0 && bad(r)) {
+				return false
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for _, r := range []rune{' ', '\t', '\n', '\r', '\v', '\f', '\'', '"', '`', ';'} {
+				if re.Rune[i] <= r && r <= re.Rune[i+1] {
+					return false
+				}
+			}
+		}
+	}
+	for _, sub := range re.Sub {
+		if !cleanClasses(sub) {
+			return false
+		}
+	}
+	return true
+}
