@@ -17,7 +17,7 @@ type glRule struct {
 	// of a name before the word it looks for; re is without it, and the
 	// match is widened by hand for allowlists that read it.
 	namePrefix bool
-	allow    []glAllow
+	allow      []glAllow
 }
 
 // glAllow is a gitleaks allowlist reduced to what clear text can meet:
