@@ -3,7 +3,6 @@ package redact
 import (
 	"os"
 	"os/exec"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,16 +128,5 @@ func BenchmarkColdStart(b *testing.B) {
 			}
 			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "first-call-ns")
 		})
-	}
-}
-
-// BenchmarkCompileAllRules is what compiling every gitleaks rule at start
-// would cost each record-step process (the redactor compiles only the
-// rules a text selects, on first use).
-func BenchmarkCompileAllRules(b *testing.B) {
-	for b.Loop() {
-		for i := range glRules {
-			regexp.MustCompile(glRules[i].re)
-		}
 	}
 }

@@ -27,8 +27,8 @@
 //     Anthropic, OpenAI, Stripe, Twilio, SendGrid, JWT, DigitalOcean,
 //     Shopify, Discord, Google OAuth and more; see shapes), wherever they
 //     occur, even inside a path such as /tmp/ghp_xxx.txt;
-//   - every rule of gitleaks' default configuration (gitleaks_rules.go,
-//     generated from github.com/zricethezav/gitleaks/v8 by gitleaksgen:
+//   - every rule of gitleaks' default configuration (gitleaks/rules.go,
+//     generated from github.com/zricethezav/gitleaks/v8 by gitleaks/gen:
 //     221 rules with their keywords, entropy floors and allowlists), with
 //     a secret's end widened to & ? # / and a file extension's dot so that
 //     secrets in URLs and paths are found, and run a second time over the

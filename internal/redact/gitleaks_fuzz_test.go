@@ -4,44 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/redact/gitleaks"
 	"github.com/logbook-project/logbook/internal/secretcorpus"
 )
-
-// ruleFindings runs every gitleaks rule whose keywords occur in s, as
-// gitleaks does, without the redactor's own shortcuts (required literals,
-// the assignment test, skipping covered spans, the generic rules run
-// without their name prefix), and returns the secrets found, after
-// entropy floors and allowlists.
-func ruleFindings(s string) (ids, secrets []string) {
-	var rs glRuleSet
-	glSelect(s, &rs)
-	for i := range glRules {
-		if rs[i/64]&(1<<(i%64)) == 0 {
-			continue
-		}
-		r := &glRules[i]
-		src := r.re
-		if r.namePrefix { // gitleaks' own form, with the name's prefix in the regex
-			src = `(?i)[\w.-]{0,50}?` + strings.TrimPrefix(src, "(?i)")
-		}
-		for _, m := range compile(src).FindAllStringSubmatchIndex(s, -1) {
-			a, b := glSecret(r, m)
-			if a < 0 || a >= b {
-				continue
-			}
-			secret := s[a:b]
-			if r.entropy > 0 && entropy(secret) <= r.entropy {
-				continue
-			}
-			if glAllowed(glGlobal[:], s, secret, m) || glAllowed(r.allow, s, secret, m) {
-				continue
-			}
-			ids = append(ids, r.id)
-			secrets = append(secrets, secret)
-		}
-	}
-	return ids, secrets
-}
 
 // FuzzRedactedHoldsNoRuleMatch: what String returns holds no match of any
 // gitleaks rule (other than text inside a Mask), and String changes
@@ -77,7 +42,7 @@ func FuzzRedactedHoldsNoRuleMatch(f *testing.F) {
 		if again := String(out); again != out {
 			t.Fatalf("a rule still fires on the output:\n  in: %q\n out: %q\nthen: %q", s, out, again)
 		}
-		ids, secrets := ruleFindings(out)
+		ids, secrets := gitleaks.Reference(out)
 		for i, secret := range secrets {
 			if !strings.Contains(Mask, secret) {
 				t.Fatalf("rule %s still matches %q in the output:\n in: %q\nout: %q", ids[i], secret, s, out)

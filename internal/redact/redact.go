@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/logbook-project/logbook/internal/redact/gitleaks"
 )
 
 // Mask replaces every secret.
@@ -131,7 +133,7 @@ func (r *Redactor) pass(s string) string {
 	if r.hasRegexps() || mayHoldSecret(s) || r.mentionsExtraKey(s) {
 		sc.scan()
 	}
-	sc.gitleaks()
+	gitleaks.Find(s, sc.coveredTo, sc.add)
 	if r != nil {
 		for _, re := range r.res {
 			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {

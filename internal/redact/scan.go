@@ -134,3 +134,15 @@ func (sc *scanner) mentionsAWS() bool {
 	}
 	return sc.aws > 0
 }
+
+// coveredTo is the furthest end of the spans found so far that hold
+// byte i, or -1 (gitleaks.Find's view of what is already replaced).
+func (sc *scanner) coveredTo(i int) int {
+	end := -1
+	for _, sp := range sc.spans {
+		if sp.start <= i && i < sp.end {
+			end = max(end, sp.end)
+		}
+	}
+	return end
+}

@@ -50,7 +50,7 @@ type shape struct {
 }
 
 // Google API keys, Hugging Face and Sentry tokens are left to
-// gitleaks' rules (gitleaks_rules.go), whose exact lengths and allowlists
+// gitleaks' rules (gitleaks/rules.go), whose exact lengths and allowlists
 // of published example keys keep identifiers such as hf_requiredTypes out.
 //
 // The shape tables are static data (no code runs at package init), one

@@ -1,4 +1,4 @@
-module github.com/logbook-project/logbook/internal/redact/gitleaksgen
+module github.com/logbook-project/logbook/internal/redact/gitleaks/gen
 
 go 1.26.0
 

@@ -249,7 +249,9 @@ func minLength(re *syntax.Regexp) int {
 // cleanClasses: no byte the expression can match is a blank, a quote, a
 // backquote or ';'.
 func cleanClasses(re *syntax.Regexp) bool {
-	bad := func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\'' || r == '"' || r == '`' || r == ';' }
+	bad := func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\'' || r == '"' || r == '`' || r == ';'
+	}
 	switch re.Op {
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		return false

@@ -1,8 +1,20 @@
-package redact
+// Package gitleaks runs the rules of gitleaks' default configuration
+// (rules.go, generated from github.com/zricethezav/gitleaks/v8 by gen)
+// over clear text and reports the secrets they find, for package redact.
+//
+// A rule is considered only when one of its keywords occurs in the text,
+// as in gitleaks, then only when every literal its regex requires occurs
+// and, for the generic assignment rules, when an assignment leaves a
+// value not yet replaced; only then is it compiled, once per process.
+// Entropy floors and allowlists are gitleaks'. Two changes make the rules
+// find more, never less: a secret may also end at & ? # / . ) > ] } , |
+// (a key in a URL query or a file name), and the rules also run over the
+// text with its %XX escapes decoded.
+package gitleaks
 
-//go:generate sh -c "cd gitleaksgen && go run . -o ../gitleaks_rules.go"
+//go:generate sh -c "cd gen && go run . -o ../rules.go"
 
-// glRule is one rule of gitleaks' default configuration (gitleaks_rules.go).
+// glRule is one rule of gitleaks' default configuration (rules.go).
 type glRule struct {
 	id       string
 	re       string  // RE2 source

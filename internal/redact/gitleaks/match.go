@@ -1,14 +1,15 @@
-package redact
+package gitleaks
 
 import (
 	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
-// gitleaks' rules (gitleaks_rules.go) run after the scanner. A rule runs
+// gitleaks' rules (rules.go) run after redact's own scanner. A rule runs
 // only when one of its keywords occurs in the text, ignoring case, as in
 // gitleaks itself; its regular expression is compiled the first time that
 // happens in the process, so a hook pays only for the few rules its text
@@ -52,25 +53,39 @@ func compile(src string) *regexp.Regexp {
 	if re, ok := compiled.Load(src); ok {
 		return re.(*regexp.Regexp)
 	}
-	// The generator checked that every source compiles (TestGitleaksRules too).
+	// The generator checked that every source compiles (TestRules too).
 	re := regexp.MustCompile(src)
 	compiled.Store(src, re)
 	return re
 }
 
-// gitleaks adds a span for every secret a selected rule finds in s, and,
-// when s holds percent-escapes (a secret in a URL query is often written
-// escaped: ?q=ABSK%2Bx%2F...), in s with them decoded.
-func (sc *scanner) gitleaks() {
-	sc.glRun(sc.s, nil)
-	if d, at := percentDecoded(sc.s); at != nil {
-		sc.glRun(d, at)
+// finder is one run of the rules over one text.
+type finder struct {
+	s         string
+	coveredTo func(i int) int // see Find
+	add       func(a, b int)  // reports a secret
+}
+
+// Find calls add with the span of every secret the rules find in s,
+// widened to the whole value around it, except a secret already
+// replaced. coveredTo(i) tells which: the furthest end of the replaced
+// text that holds byte i of s, or -1 when none does (nil: nothing is
+// replaced yet). It is also used to skip work: a rule whose every
+// possible finding is replaced already is not compiled.
+func Find(s string, coveredTo func(i int) int, add func(a, b int)) {
+	if coveredTo == nil {
+		coveredTo = func(int) int { return -1 }
+	}
+	f := finder{s: s, coveredTo: coveredTo, add: add}
+	f.glRun(s, nil)
+	if d, at := percentDecoded(s); at != nil {
+		f.glRun(d, at)
 	}
 }
 
 // glRun runs the selected rules over text; at maps a byte of text back to
-// sc.s (nil: text is sc.s).
-func (sc *scanner) glRun(text string, at []int) {
+// f.s (nil: text is f.s).
+func (f *finder) glRun(text string, at []int) {
 	var rs glRuleSet
 	if !glSelect(text, &rs) {
 		return
@@ -79,7 +94,7 @@ func (sc *scanner) glRun(text string, at []int) {
 		for bits != 0 {
 			b := trailingZeros(bits)
 			bits &^= 1 << b
-			sc.glRule(&glRules[w*64+b], text, at)
+			f.glRule(&glRules[w*64+b], text, at)
 		}
 	}
 }
@@ -137,7 +152,7 @@ func trailingZeros(x uint64) int {
 	return n
 }
 
-func (sc *scanner) glRule(r *glRule, s string, at []int) {
+func (f *finder) glRule(r *glRule, s string, at []int) {
 	for _, alts := range r.need {
 		found := false
 		for _, lit := range alts {
@@ -150,7 +165,7 @@ func (sc *scanner) glRule(r *glRule, s string, at []int) {
 			return // cannot match: no need to compile it
 		}
 	}
-	if r.assign > 0 && !sc.assigns(s, at, r.need[0], r.assign) {
+	if r.assign > 0 && !f.assigns(s, at, r.need[0], r.assign) {
 		return
 	}
 	re := compile(r.re)
@@ -160,11 +175,11 @@ func (sc *scanner) glRule(r *glRule, s string, at []int) {
 			continue
 		}
 		secret := s[a:b]
-		oa, ob := a, b // in sc.s
+		oa, ob := a, b // in f.s
 		if at != nil {
 			oa, ob = at[a], at[b]
 		}
-		if sc.covers(oa, ob) {
+		if f.covers(oa, ob) {
 			continue // already replaced: no need to weigh it (or compile its allowlists)
 		}
 		if r.entropy > 0 && entropy(secret) <= r.entropy {
@@ -182,7 +197,7 @@ func (sc *scanner) glRule(r *glRule, s string, at []int) {
 				oa, ob = at[m[0]], at[m[1]]
 			}
 		}
-		sc.addWhole(oa, ob)
+		f.addWhole(oa, ob)
 	}
 }
 
@@ -286,12 +301,12 @@ func entropy(s string) float64 {
 	return e
 }
 
-// addWhole adds the span of a secret widened to the whole value around it
-// (the run of token bytes it sits in), so that a secret is never replaced
-// in part: a rule whose group is a fragment of a longer key would
-// otherwise leave the rest of it in clear.
-func (sc *scanner) addWhole(a, b int) {
-	s := sc.s
+// addWhole reports the span of a secret widened to the whole value
+// around it (the run of token bytes it sits in), so that a secret is
+// never replaced in part: a rule whose group is a fragment of a longer key
+// would otherwise leave the rest of it in clear.
+func (f *finder) addWhole(a, b int) {
+	s := f.s
 	for a > 0 && isValueByte(s[a-1]) && s[a-1] != '=' && s[a-1] != '/' {
 		a--
 	}
@@ -301,7 +316,9 @@ func (sc *scanner) addWhole(a, b int) {
 	for b > a && (s[b-1] == '.' || s[b-1] == '/') { // a sentence's full stop, a path's slash
 		b--
 	}
-	sc.add(a, b)
+	if a < b {
+		f.add(a, b)
+	}
 }
 
 // isValueByte is a byte of a token or base64 value, or of its
@@ -310,15 +327,8 @@ func isValueByte(c byte) bool {
 	return isAlnum(c) || c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~' || c == '%'
 }
 
-// covers reports whether one span already found holds [a, b).
-func (sc *scanner) covers(a, b int) bool {
-	for _, sp := range sc.spans {
-		if sp.start <= a && b <= sp.end {
-			return true
-		}
-	}
-	return false
-}
+// covers reports whether [a, b) of f.s is already replaced.
+func (f *finder) covers(a, b int) bool { return a < len(f.s) && f.coveredTo(a) >= b }
 
 // assigns reports whether a generic rule could find a secret the
 // scanner has not already replaced: whether one of names (lower case) is
@@ -328,8 +338,8 @@ func (sc *scanner) covers(a, b int) bool {
 // shortest secret that no span holds yet. It is a necessary condition only, and far
 // cheaper than compiling and running the rule: "gh auth status",
 // "curl https://api.github.com" and "GITHUB_TOKEN=<already replaced>"
-// fail it. at maps text to sc.s as in glRule.
-func (sc *scanner) assigns(text string, at []int, names []string, minLen int) bool {
+// fail it. at maps text to f.s as in glRule.
+func (f *finder) assigns(text string, at []int, names []string, minLen int) bool {
 	for _, name := range names {
 		for i := 0; i+len(name) <= len(text); i++ {
 			if lower(text[i]) != name[0] || !hasPrefixFold(text[i:], name) {
@@ -337,7 +347,7 @@ func (sc *scanner) assigns(text string, at []int, names []string, minLen int) bo
 			}
 			j := i + len(name)
 			for k := 0; k <= 20 && j+k <= len(text); k++ {
-				if sc.valueAfterOperator(text, at, j+k, minLen) {
+				if f.valueAfterOperator(text, at, j+k, minLen) {
 					return true
 				}
 				if j+k == len(text) {
@@ -354,7 +364,7 @@ func (sc *scanner) assigns(text string, at []int, names []string, minLen int) bo
 
 // valueAfterOperator: at most 3 blanks or quotes from j, an operator,
 // then a value not yet replaced (see assigns).
-func (sc *scanner) valueAfterOperator(text string, at []int, j, minLen int) bool {
+func (f *finder) valueAfterOperator(text string, at []int, j, minLen int) bool {
 	for k := 0; k <= 3 && j < len(text); k++ {
 		switch text[j] {
 		case '=', '>', ':', '|', '?', ',':
@@ -364,7 +374,7 @@ func (sc *scanner) valueAfterOperator(text string, at []int, j, minLen int) bool
 				if !strings.ContainsRune("=>:|?,", rune(text[j+op-1])) {
 					break
 				}
-				if sc.uncoveredValue(text, at, j+op, minLen) {
+				if f.uncoveredValue(text, at, j+op, minLen) {
 					return true
 				}
 			}
@@ -380,21 +390,13 @@ func (sc *scanner) valueAfterOperator(text string, at []int, j, minLen int) bool
 
 // uncoveredValue: after at most 5 of ` ' " blank =, a run of at least
 // minLen bytes other than blanks, quotes and ';' (the generator checked
-// that the rule's secret holds none) that no span holds whole.
-func (sc *scanner) uncoveredValue(text string, at []int, v, minLen int) bool {
+// that the rule's secret holds none) that is not already replaced whole.
+// It looks at no more than minLen bytes and the one after the replaced
+// text, so that a text of many names stays linear.
+func (f *finder) uncoveredValue(text string, at []int, v, minLen int) bool {
 	for k := 0; k <= 5 && v <= len(text); k++ {
-		e := v
-		for e < len(text) && !isSpace(text[e]) && text[e] != '\'' && text[e] != '"' && text[e] != '`' && text[e] != ';' {
-			e++
-		}
-		if e-v >= minLen {
-			oa, ob := v, e
-			if at != nil {
-				oa, ob = at[v], at[e]
-			}
-			if !sc.covers(oa, ob) {
-				return true
-			}
+		if f.uncoveredRun(text, at, v, minLen) {
+			return true
 		}
 		if v == len(text) {
 			break
@@ -409,6 +411,43 @@ func (sc *scanner) uncoveredValue(text string, at []int, v, minLen int) bool {
 	return false
 }
 
+func isRunByte(c byte) bool {
+	return !isSpace(c) && c != '\'' && c != '"' && c != '`' && c != ';'
+}
+
+// uncoveredRun: a run of at least minLen run bytes starts at text[v] and
+// may reach past the replaced text that holds it, if any.
+func (f *finder) uncoveredRun(text string, at []int, v, minLen int) bool {
+	e := v
+	for e < len(text) && e-v < minLen && isRunByte(text[e]) {
+		e++
+	}
+	if e-v < minLen {
+		return false
+	}
+	ov := v
+	if at != nil {
+		ov = at[v]
+	}
+	if ov >= len(f.s) {
+		return false
+	}
+	end := f.coveredTo(ov)
+	if end < 0 {
+		return true // nothing replaced here
+	}
+	// Replaced up to end: a secret longer than that needs the run to go
+	// on past it (it may also break inside; then this says yes anyway).
+	te := end
+	if at != nil {
+		te = sort.SearchInts(at, end)
+	}
+	if te < e {
+		return true
+	}
+	return te < len(text) && isRunByte(text[te])
+}
+
 // nameStart is where gitleaks' match would start: up to max bytes of
 // [\w.-] before i.
 func nameStart(s string, i, max int) int {
@@ -419,4 +458,52 @@ func nameStart(s string, i, max int) int {
 		i--
 	}
 	return i
+}
+
+// Reference runs every rule whose keywords occur in s as gitleaks itself
+// does: its own regex (the generic rules with their name prefix), none of
+// this package's shortcuts (required literals, the assignment test,
+// covered spans), then entropy floors and allowlists. It returns each
+// finding's rule and secret. It is slow; tests use it to check that Find
+// and the redactor miss nothing the rules match.
+func Reference(s string) (ids, secrets []string) {
+	var rs glRuleSet
+	glSelect(s, &rs)
+	for i := range glRules {
+		if rs[i/64]&(1<<(i%64)) == 0 {
+			continue
+		}
+		r := &glRules[i]
+		src := r.re
+		if r.namePrefix {
+			src = `(?i)[\w.-]{0,50}?` + strings.TrimPrefix(src, "(?i)")
+		}
+		for _, m := range compile(src).FindAllStringSubmatchIndex(s, -1) {
+			a, b := glSecret(r, m)
+			if a < 0 || a >= b {
+				continue
+			}
+			secret := s[a:b]
+			if r.entropy > 0 && entropy(secret) <= r.entropy {
+				continue
+			}
+			if glAllowed(glGlobal[:], s, secret, m) || glAllowed(r.allow, s, secret, m) {
+				continue
+			}
+			ids = append(ids, r.id)
+			secrets = append(secrets, secret)
+		}
+	}
+	return ids, secrets
+}
+
+// Version is the gitleaks release the rules come from.
+const Version = gitleaksVersion
+
+// CompileAll compiles every rule afresh, as a program that compiled them
+// all at start would; for the benchmark that justifies compiling lazily.
+func CompileAll() {
+	for i := range glRules {
+		regexp.MustCompile(glRules[i].re)
+	}
 }
