@@ -130,12 +130,11 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		c.session = ev.Session
 	}
 	// The goal is clear text: it gets the project's redaction patterns
-	// too, and a config that cannot be used stops the seal.
-	r, err := redact.LoadConfig(dir)
-	if err != nil {
+	// too (logbook.Seal reads them from dir), and a config that cannot be
+	// used stops the seal before anything else is done.
+	if _, err := redact.LoadConfig(dir); err != nil {
 		return 1, err
 	}
-	redact.UseProject(r)
 	if c.session == "" {
 		return 2, fmt.Errorf("--session ID is required (or --hook with a payload on stdin)")
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -117,7 +116,7 @@ func (b *builder) path(key, cwd string) string {
 	if p == "" {
 		return ""
 	}
-	rel := relPath(redact.String(p), cwd)
+	rel := relPath(b.red.String(p), cwd)
 	b.set("path", rel)
 	return rel
 }
@@ -183,8 +182,8 @@ func (b *builder) toolBatch(st *chain.Step, _ string) string {
 		return nil
 	})
 	if len(tools) > 0 {
-		b.data = append(b.data, strictjson.Member{Key: "tools", Value: strictjson.StrArr(redactAll(tools))})
-		b.data = append(b.data, strictjson.Member{Key: "toolUseIds", Value: strictjson.StrArr(redactAll(ids))})
+		b.data = append(b.data, strictjson.Member{Key: "tools", Value: strictjson.StrArr(b.redactAll(tools))})
+		b.data = append(b.data, strictjson.Member{Key: "toolUseIds", Value: strictjson.StrArr(b.redactAll(ids))})
 	}
 	return strings.Join(tools, ", ")
 }
