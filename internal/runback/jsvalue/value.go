@@ -143,3 +143,17 @@ func (v Value) Clone() Value {
 	}
 	return v
 }
+
+// Raw is canonical JSON text that encoding/json writes as is.
+type Raw []byte
+
+// MarshalJSON returns the text.
+func (r Raw) MarshalJSON() ([]byte, error) {
+	if r == nil {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
+// RawOf is v's canonical text.
+func RawOf(v *Value) Raw { return Raw(Canonical(v)) }
