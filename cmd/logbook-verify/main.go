@@ -52,6 +52,9 @@ type jsonResult struct {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := runCassette(args, stdout, stderr); ok {
+		return code
+	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps")
