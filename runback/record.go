@@ -76,8 +76,8 @@ func (e *CallError) Error() string { return e.Name + ": " + e.Message }
 type Config struct {
 	RunID string // "" makes a random one
 	Name  string // the agent's name (the run summary's name)
-	// Clock stamps events (ts_start, ts_end, generated_at); time.Now if nil.
-	// It is not the agent's clock: that is Session.Now, which is recorded.
+	// Clock is the time source, time.Now if nil: it stamps events (ts_start,
+	// ts_end, latency_ms, generated_at) and is what Now reads (and records).
 	Clock func() time.Time
 	// Redactor, nil for the project's built-in rules.
 	Redactor Redactor
@@ -121,9 +121,9 @@ func NewRecorder(cfg Config) *Recorder {
 // RunID is the run's id.
 func (r *Recorder) RunID() string { return r.cfg.RunID }
 
-func (r *Recorder) stamp() js.Value {
-	return js.Str(r.cfg.Clock().UTC().Format("2006-01-02T15:04:05.000Z"))
-}
+func (r *Recorder) stamp() js.Value { return stampOf(r.cfg.Clock()) }
+
+func stampOf(t time.Time) js.Value { return js.Str(t.UTC().Format("2006-01-02T15:04:05.000Z")) }
 
 // base is the shared event fields, in runback's order.
 func (r *Recorder) base(span, parent string, start js.Value, typ string) js.Value {
@@ -227,16 +227,17 @@ func (r *Recorder) projection(name string) js.Value {
 
 // callEvent builds an llm or tool event around an output that is already
 // known (live or served).
-func (r *Recorder) callEvent(typ string, start js.Value, fields []js.Member, outKey string, out js.Value, callErr js.Value, latency time.Duration) js.Value {
-	e := r.base("", "r", start, typ)
+func (r *Recorder) callEvent(typ string, t0 time.Time, fields []js.Member, outKey string, out js.Value, callErr js.Value) js.Value {
+	e := r.base("", "r", stampOf(t0), typ)
 	for _, m := range fields {
 		if m.Value.Kind != js.Undefined {
 			e.Set(m.Key, m.Value)
 		}
 	}
 	e.Set(outKey, out)
-	e.Set("ts_end", r.stamp())
-	e.Set("latency_ms", js.Num(float64(latency.Milliseconds())))
+	t1 := r.cfg.Clock()
+	e.Set("ts_end", stampOf(t1))
+	e.Set("latency_ms", js.Num(float64(t1.Sub(t0).Milliseconds())))
 	e.Set("error", callErr)
 	return e
 }
@@ -271,8 +272,7 @@ func (r *Recorder) call(ctx context.Context, typ, name, provider, callID string,
 	if err != nil {
 		return nil, err
 	}
-	start := r.stamp()
-	t0 := time.Now()
+	t0 := r.cfg.Clock()
 	var out, callErr js.Value
 	callErr = js.NullValue()
 	if serve != nil {
@@ -307,7 +307,7 @@ func (r *Recorder) call(ctx context.Context, typ, name, provider, callID string,
 		fields = []js.Member{{Key: "tool_name", Value: js.Str(name)}, {Key: "tool_call_id", Value: cid},
 			{Key: "input", Value: in}, {Key: "key_projection", Value: r.projection(name)}}
 	}
-	e := r.callEvent(typ, start, fields, outKey, out, callErr, time.Since(t0))
+	e := r.callEvent(typ, t0, fields, outKey, out, callErr)
 	r.add(e)
 	if callErr.Truthy() {
 		return nil, &CallError{Name: js.Prop(&callErr, "name").Str, Message: js.Prop(&callErr, "message").Str}
@@ -330,7 +330,7 @@ func (r *Recorder) env(kind, key string, out js.Value, extra ...js.Member) {
 
 // Now records and returns the clock (milliseconds, as Date.now()).
 func (r *Recorder) Now() time.Time {
-	ms := time.Now().UnixMilli()
+	ms := r.cfg.Clock().UnixMilli()
 	r.env("now", "now", js.Num(float64(ms)))
 	return time.UnixMilli(ms)
 }

@@ -457,3 +457,15 @@ func writeFixtures(t *testing.T) {
 	}
 	must(t, os.WriteFile(filepath.Join(fixtureDir, "hmac.key"), append(hmacKey, '\n'), 0o600))
 }
+
+// TestFixturesUpToDate: the files on disk are what the recorder makes
+// today (run with -update after changing it).
+func TestFixturesUpToDate(t *testing.T) {
+	for _, f := range makeFixtures(t) {
+		data, err := os.ReadFile(filepath.Join(fixtureDir, f.name+".json"))
+		must(t, err)
+		if !bytes.Equal(data, f.data) {
+			t.Errorf("%s.json differs from what the recorder makes: go test ./internal/runback -run TestFixtures -update", f.name)
+		}
+	}
+}
