@@ -3,9 +3,8 @@ package runback_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
+	"crypto/ecdh"
 	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
@@ -312,9 +311,9 @@ func makeFixtures(t testing.TB) []fixture {
 		tr.sig().Set("value", js.Str("01"+strings.Repeat("00", 63)))
 	}), ok(irb.Unverified, irb.SigValidUnpinned, irb.SmallOrderKey))
 	add("finding_NON_ED25519_KEY", edit(sealedEd, func(tr tree) {
-		ec, err := ecdsa.GenerateKey(elliptic.P256(), bytes.NewReader(bytes.Repeat([]byte{7}, 256)))
+		ec, err := ecdh.P256().NewPrivateKey(bytes.Repeat([]byte{7}, 32))
 		must(t, err)
-		tr.sig().Set("pubkey", js.Str(pubPEM(&ec.PublicKey)))
+		tr.sig().Set("pubkey", js.Str(pubPEM(ec.PublicKey())))
 	}), bad(irb.SigInvalid, []string{"signature"}, irb.NonEd25519Key))
 	add("finding_PRIVATE_KEY_EMBEDDED", edit(sealedEd, func(tr tree) {
 		der, _ := x509.MarshalPKCS8PrivateKey(fk)
