@@ -468,3 +468,5 @@ func TestFixturesUpToDate(t *testing.T) {
 		}
 	}
 }
+
+func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
