@@ -34,7 +34,9 @@ func big(b *testing.B) []byte {
 					})
 			case 1:
 				_, _ = rec.Model(ctx, runback.ModelCall{Provider: "fake", Model: "scripted-1", Request: map[string]any{"messages": []any{map[string]any{"role": "user", "content": fmt.Sprint("step ", i)}}}},
-					func(context.Context) (any, error) { return map[string]any{"text": "next step", "finish_reason": "tool-call"}, nil })
+					func(context.Context) (any, error) {
+						return map[string]any{"text": "next step", "finish_reason": "tool-call"}, nil
+					})
 			default:
 				rec.Now()
 			}

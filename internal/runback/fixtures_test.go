@@ -100,7 +100,9 @@ func scripted(t testing.TB, end bool) *runback.Recorder {
 	})
 	must(t, err)
 	_, err = rec.Tool(ctx, runback.ToolCall{Name: "approve", CallID: "t2", Input: map[string]any{"amount": 12000}},
-		func(context.Context) (any, error) { return nil, &runback.CallError{Name: "PolicyBlock", Message: "manual review required"} })
+		func(context.Context) (any, error) {
+			return nil, &runback.CallError{Name: "PolicyBlock", Message: "manual review required"}
+		})
 	if err == nil {
 		t.Fatal("the failing tool call returned no error")
 	}
@@ -335,10 +337,14 @@ func makeFixtures(t testing.TB) []fixture {
 		ok(irb.Valid, irb.SigValid, irb.RunIDMixed))
 
 	// Cassettes runback's verifier throws on (its CLI exits 1).
-	errw := func(code string) fixtureWant { return fixtureWant{Opts: pinned, Verdict: irb.Invalid, Exit: 1, Error: code} }
+	errw := func(code string) fixtureWant {
+		return fixtureWant{Opts: pinned, Verdict: irb.Invalid, Exit: 1, Error: code}
+	}
 	add("error_JSON_SYNTAX", sealedEd[:len(sealedEd)/2], errw("JSON_SYNTAX"))
 	add("error_NOT_A_CASSETTE", []byte(`{"$schema": "runback.audit/v2", "events": []}`), errw("NOT_A_CASSETTE"))
-	add("error_TYPE_ERROR", edit(sealedEd, func(tr tree) { tr.event("llm").Get("model").Set("model_id", js.Obj(js.Member{Key: "toString", Value: js.Num(1)})) }),
+	add("error_TYPE_ERROR", edit(sealedEd, func(tr tree) {
+		tr.event("llm").Get("model").Set("model_id", js.Obj(js.Member{Key: "toString", Value: js.Num(1)}))
+	}),
 		errw("TYPE_ERROR"))
 	add("error_DEPTH_LIMIT", []byte(`{"$schema": "runback.audit/v2", "manifest": {}, "events": [`+strings.Repeat("[", js.MaxDepth)+strings.Repeat("]", js.MaxDepth)+`]}`),
 		errw("DEPTH_LIMIT"))

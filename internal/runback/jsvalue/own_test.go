@@ -11,13 +11,13 @@ import (
 // TestSharedEdgeVectors, when ../shared is present).
 func TestCanonical(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{`{"b":1,"a":2,"10":3,"9":4}`, `{"10":3,"9":4,"a":2,"b":1}`},                            // no integer-key hoisting
-		{`{"\ue000":1,"\ud83d\ude00":2}`, `{"😀":2,"` + "\ue000" + `":1}`},                       // UTF-16 order, not code point order
-		{`{"\udc00":1,"\ud800\udc00":2,"\ud800":3}`, `{"\ud800":3,"𐀀":2,"\udc00":1}`},         // lone surrogates sort as code units
+		{`{"b":1,"a":2,"10":3,"9":4}`, `{"10":3,"9":4,"a":2,"b":1}`},                  // no integer-key hoisting
+		{`{"\ue000":1,"\ud83d\ude00":2}`, `{"😀":2,"` + "\ue000" + `":1}`},             // UTF-16 order, not code point order
+		{`{"\udc00":1,"\ud800\udc00":2,"\ud800":3}`, `{"\ud800":3,"𐀀":2,"\udc00":1}`}, // lone surrogates sort as code units
 		{`["\udbff","\u00e9","\u2028","\u007f","\u001f"]`, `["\udbff","é","` + "\u2028" + `","` + "\x7f" + `","\u001f"]`},
 		{`[1E400,-1e999,-0,1e21,1e-7,123e-2,0.1,100,1e2,5e-324]`, `[null,null,0,1e+21,1e-7,1.23,0.1,100,100,5e-324]`},
-		{`{"a":1,"a":[2]}`, `{"a":[2]}`},                                  // last duplicate wins
-		{`{"__proto__":{"x":1},"a":0}`, `{"__proto__":{"x":1},"a":0}`},    // own __proto__ is data
+		{`{"a":1,"a":[2]}`, `{"a":[2]}`},                                         // last duplicate wins
+		{`{"__proto__":{"x":1},"a":0}`, `{"__proto__":{"x":1},"a":0}`},           // own __proto__ is data
 		{"\"\xff\xe2\x82A\xed\xa0\x80\"", "\"\ufffd\ufffdA\ufffd\ufffd\ufffd\""}, // WHATWG decoding
 		{` [ ] `, `[]`},
 	} {
