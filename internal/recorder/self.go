@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/digest"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 // Self describes the running program as session.recorder (spec §4) of the
@@ -27,11 +27,11 @@ type Self struct {
 	Warn func(msg string)
 
 	done bool
-	r    *journal.Recorder
+	r    *format.Recorder
 }
 
 // Recorder implements journal.RecorderSource.
-func (s *Self) Recorder() *journal.Recorder {
+func (s *Self) Recorder() *format.Recorder {
 	if s.done {
 		return s.r
 	}
@@ -48,12 +48,12 @@ func (s *Self) Recorder() *journal.Recorder {
 
 // Describe returns a recorder named name whose executable is the file at
 // path: its SHA-256 and this build's Version.
-func Describe(name, path string) (*journal.Recorder, error) {
+func Describe(name, path string) (*format.Recorder, error) {
 	sum, err := digest.File(path)
 	if err != nil {
 		return nil, err
 	}
-	return &journal.Recorder{Name: name, Version: Version(), SHA256: sum}, nil
+	return &format.Recorder{Name: name, Version: Version(), SHA256: sum}, nil
 }
 
 // Version is this build's version: the main module's version when it was
