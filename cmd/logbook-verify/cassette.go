@@ -15,13 +15,10 @@ import (
 	"github.com/logbook-project/logbook/internal/runback"
 )
 
-const cassetteUsage = `runback cassettes (detected by a top-level "$schema": "runback.…", or --cassette):
-  logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE
-  Exit status: 0 valid, 1 invalid (or an error), 2 unverified (runback's convention).
-`
-
-// runCassette verifies a runback cassette; handled is false when the
+// runCassette verifies a runback cassette (a top-level "$schema" starting
+// "runback.", or any file with --cassette); handled is false when the
 // arguments name no cassette, and logbook-verify goes on as for a record.
+// Exit status is runback's: 0 valid, 1 invalid or an error, 2 unverified.
 func runCassette(args []string, stdout, stderr io.Writer) (code int, handled bool) {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -33,10 +30,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	fs.Var(&revoked, "revoked", "")
 	fs.Var(&hmacKeys, "hmac-key", "")
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, cassetteUsage)
-		}
-		return 0, false
+		return 0, false // --help, --version, a record's flags: logbook-verify's own
 	}
 	if fs.NArg() != 1 {
 		return 0, false

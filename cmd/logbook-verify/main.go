@@ -56,7 +56,8 @@ type jsonResult struct {
 const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]... RECORD...
-logbook-verify --follow DIR|FILE|SESSION`
+logbook-verify --follow DIR|FILE|SESSION
+logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runCassette(args, stdout, stderr); ok {
