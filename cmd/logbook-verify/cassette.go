@@ -136,7 +136,14 @@ func printCassette(w io.Writer, r runback.Result) {
 	fmt.Fprintf(w, "  %s chain      %s\n", mark(c.Chain), chain)
 	fmt.Fprintf(w, "  %s digest     manifest.content_digest is the terminal chain hash\n", mark(c.Digest))
 	fmt.Fprintf(w, "  %s cassette   the oracle-stream digest matches manifest.replay.cassette_digest\n", mark(c.Cassette))
-	fmt.Fprintf(w, "  %s signature  %s: %s\n", mark(c.Signature == runback.SigValid), c.Signature, r.SignatureNote)
+	sigMark := "--  " // established nothing either way
+	switch c.Signature {
+	case runback.SigValid:
+		sigMark = "ok  "
+	case runback.SigInvalid, runback.SigRevoked:
+		sigMark = "FAIL"
+	}
+	fmt.Fprintf(w, "  %s signature  %s: %s\n", sigMark, c.Signature, r.SignatureNote)
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "  finding %s: %s\n", f.Code, f.Detail)
 	}
