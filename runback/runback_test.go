@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook"
 )
 
 func fixed() func() time.Time {
@@ -179,5 +181,23 @@ func TestConcurrent(t *testing.T) {
 		if f.Code != "EMPTY_RECORD" && f.Code != "NO_RUN_END" {
 			t.Errorf("finding %s", f.Code)
 		}
+	}
+}
+
+// TestWriteLogbook: the same run as a logbook record verifies, one step
+// per event.
+func TestWriteLogbook(t *testing.T) {
+	r, _ := record(t, Config{RunID: "run_lb", Name: "deployer", Clock: fixed()}, "a")
+	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{2}, 32))
+	rec, err := r.WriteLogbook(t.TempDir(), priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := logbook.Verify(rec, logbook.VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.StepCount < 7 {
+		t.Fatalf("%d steps for 7 events", v.StepCount)
 	}
 }
