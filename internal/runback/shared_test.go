@@ -9,16 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
 )
-
-// sharedDir is ../shared/samples/runback beside the repository.
-func sharedDir() string {
-	if c := os.Getenv("LOGBOOK_CORPORA"); c != "" {
-		return filepath.Join(c, "..", "samples", "runback")
-	}
-	return filepath.Join("..", "..", "..", "shared", "samples", "runback")
-}
 
 type expected struct {
 	Verdict             string         `json:"verdict"`
@@ -53,10 +46,10 @@ func checksMap(c Checks) map[string]any {
 // TestSharedCases runs runback's 16 mutated cases with the verdict, checks
 // and exit code runback's own verifier gives (cases/EXPECTED.json).
 func TestSharedCases(t *testing.T) {
-	dir := sharedDir()
+	dir := corpora.Require(t, "samples/runback", "runback's 16 cases with its verifier's verdicts")
 	data, err := os.ReadFile(filepath.Join(dir, "cases", "EXPECTED.json"))
 	if err != nil {
-		t.Skip("no ../shared/samples/runback: runback conformance cases skipped")
+		t.Fatal(err)
 	}
 	var want map[string]expected
 	if err := json.Unmarshal(data, &want); err != nil {
@@ -126,10 +119,7 @@ func codes(fs []Finding) []string {
 // TestSharedSamples runs the three sample cassettes with and without pins
 // and keys, as PROVENANCE.md states runback's verifier judges them.
 func TestSharedSamples(t *testing.T) {
-	dir := sharedDir()
-	if _, err := os.Stat(filepath.Join(dir, "sample-cassette.unsigned.json")); err != nil {
-		t.Skip("no ../shared/samples/runback: sample cassettes skipped")
-	}
+	dir := corpora.Require(t, "samples/runback", "runback's three sample cassettes")
 	opt := sharedOptions(t, dir)
 	for _, c := range []struct {
 		file    string

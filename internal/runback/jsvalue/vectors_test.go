@@ -7,23 +7,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-)
 
-// sharedDir is ../shared/samples/runback beside the repository, or
-// $LOGBOOK_CORPORA/../samples/runback.
-func sharedDir() string {
-	if c := os.Getenv("LOGBOOK_CORPORA"); c != "" {
-		return filepath.Join(c, "..", "samples", "runback")
-	}
-	return filepath.Join("..", "..", "..", "..", "shared", "samples", "runback")
-}
+	"github.com/logbook-project/logbook/internal/corpora"
+)
 
 // TestSharedEdgeVectors checks runback's canonical() outputs computed under
 // Node for the eight edge vectors, byte for byte, and their SHA-256.
 func TestSharedEdgeVectors(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(sharedDir(), "canonical-edge-vectors.json"))
+	dir := corpora.Require(t, "samples/runback", "runback's 8 canonicalization edge vectors")
+	data, err := os.ReadFile(filepath.Join(dir, "canonical-edge-vectors.json"))
 	if err != nil {
-		t.Skip("no ../shared/samples/runback: edge vectors skipped")
+		t.Fatal(err)
 	}
 	var vecs []struct{ Input, Canonical, Sha256 string }
 	if err := json.Unmarshal(data, &vecs); err != nil {
@@ -51,9 +45,10 @@ func TestSharedEdgeVectors(t *testing.T) {
 
 // TestSharedRealEvent recomputes the hash of a real runback.dev event.
 func TestSharedRealEvent(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(sharedDir(), "runback-dev-v1-event0.json"))
+	dir := corpora.Require(t, "samples/runback", "the real runback.dev event's hash e9314fcc…")
+	data, err := os.ReadFile(filepath.Join(dir, "runback-dev-v1-event0.json"))
 	if err != nil {
-		t.Skip("no ../shared/samples/runback: real event skipped")
+		t.Fatal(err)
 	}
 	v, _, err := Parse(data)
 	if err != nil {
