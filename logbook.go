@@ -36,7 +36,16 @@ const (
 	StepCountMismatch = format.StepCountMismatch // stepCount is not the number of steps
 	TipMismatch       = format.TipMismatch       // chainTip is not the last step's hash
 	SignatureInvalid  = format.SignatureInvalid  // the signature does not verify, or the key is weak
-	SignerNotTrusted  = format.SignerNotTrusted  // the signer is not one of VerifyOptions.Pinned
+	// Policy, only when VerifyOptions ask for it.
+	SignerNotTrusted       = format.SignerNotTrusted       // the signer is not one of VerifyOptions.Pinned
+	IdentityKeyMismatch    = format.IdentityKeyMismatch    // the leaf certificate certifies another key
+	IdentityUntrusted      = format.IdentityUntrusted      // the certificates do not chain to IdentityRoots
+	IdentityNotAllowed     = format.IdentityNotAllowed     // no name of the leaf is in TrustedIdentities
+	TimestampMissing       = format.TimestampMissing       // TimestampRoots were given, the record has no token
+	TimestampInvalid       = format.TimestampInvalid       // the token does not verify or cover the signature
+	AttestKeyIDMismatch    = format.AttestKeyIDMismatch    // an attestation cites another signing key
+	RecorderDigestMismatch = format.RecorderDigestMismatch // an attestation describes another recorder
+	AttestInvalid          = format.AttestInvalid          // an attestation's signature or statement fails
 )
 
 // RefusalError is the error of a refused record. Its fields are

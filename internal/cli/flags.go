@@ -41,32 +41,39 @@ func Help(fs *flag.FlagSet, synopsis string, w io.Writer) {
 	fs.PrintDefaults()
 }
 
-// Version is "PROG MODULE-VERSION (REVISION[, modified])", read from the
-// build info the go command embeds: the module version for `go install
-// …@vX`, "(devel)" for a build in a checkout, whose VCS revision says
-// which commit.
+// Version is "PROG VERSION (REVISION[, modified]) GOVERSION" for
+// --version, from Build.
 func Version(prog string) string {
+	v, rev, modified, goVersion := Build()
+	if rev == "" {
+		rev = "no VCS revision recorded"
+	}
+	if modified {
+		rev += ", modified"
+	}
+	return fmt.Sprintf("%s %s (%s) %s", prog, v, rev, goVersion)
+}
+
+// Build reads the build info the go command embeds: the main module's
+// version (a tag for `go install …@vX`, "devel" for a build in a
+// checkout), the VCS revision and whether the tree was modified (when the
+// build recorded them: -buildvcs), and the Go version.
+func Build() (version, revision string, modified bool, goVersion string) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return prog + " (no build info)"
+		return "unknown", "", false, "unknown"
 	}
-	v := bi.Main.Version
-	if v == "" {
-		v = "(devel)"
+	version = bi.Main.Version
+	if version == "" || version == "(devel)" {
+		version = "devel"
 	}
-	var rev, modified string
 	for _, s := range bi.Settings {
 		switch s.Key {
 		case "vcs.revision":
-			rev = s.Value
+			revision = s.Value
 		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", modified"
-			}
+			modified = s.Value == "true"
 		}
 	}
-	if rev == "" {
-		rev = "unknown revision"
-	}
-	return fmt.Sprintf("%s %s (%s%s) %s", prog, v, rev, modified, bi.GoVersion)
+	return version, revision, modified, bi.GoVersion
 }

@@ -3,8 +3,8 @@ package recorder
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/format"
 )
@@ -61,27 +61,12 @@ func Describe(name, path string) (*format.Recorder, error) {
 // revision (12 digits, "-dirty" when modified) when the build recorded one.
 // The SHA-256 in session.recorder pins the binary whatever this says.
 func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
+	v, rev, modified, _ := cli.Build()
 	if rev != "" {
-		v += "+" + rev[:min(12, len(rev))] + dirty
+		v += "+" + rev[:min(12, len(rev))]
+		if modified {
+			v += "-dirty"
+		}
 	}
 	return v
 }
