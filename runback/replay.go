@@ -52,23 +52,25 @@ func NewReplayer(cassette []byte, cfg Config) (*Replayer, error) {
 	if !res.Integrity {
 		return nil, fmt.Errorf("runback: cassette fails %v: not replayed", res.FailedChecks)
 	}
-	if cfg.RunID == "" {
-		if len(res.Events) > 0 {
-			if id := js.Prop(&res.Events[0], "run_id"); id.Kind == js.String {
-				cfg.RunID = id.Str
-			}
+	rec, _, err := js.Parse(cassette)
+	if err != nil {
+		return nil, err
+	}
+	events := js.Prop(rec, "events").Items
+	if cfg.RunID == "" && len(events) > 0 {
+		if id := js.Prop(&events[0], "run_id"); id.Kind == js.String {
+			cfg.RunID = id.Str
 		}
 	}
 	p := &Replayer{rec: NewRecorder(cfg), queues: map[string][]*js.Value{}}
-	rec, _, _ := js.Parse(cassette)
 	p.recorded = js.Prop(js.Prop(js.Prop(rec, "manifest"), "replay"), "cassette_digest").Str
-	order, _, err := oracle.SeqOrder(res.Events)
+	order, _, err := oracle.SeqOrder(events)
 	if err != nil {
 		return nil, err
 	}
 	var h oracle.Hasher
 	for _, i := range order {
-		e := &res.Events[i]
+		e := &events[i]
 		entry, ok, err := h.EntryOf(e)
 		if err != nil {
 			return nil, err

@@ -20,7 +20,9 @@ var (
 
 // big is a sealed 100,000-event cassette: a run of tool calls, model calls
 // and clock reads, each event a few hundred bytes.
-func big(b *testing.B) []byte {
+func big(b *testing.B) []byte { return bigFor(b) }
+
+func bigFor(b testing.TB) []byte {
 	bigOnce.Do(func() {
 		ctx := context.Background()
 		rec := runback.NewRecorder(runback.Config{RunID: "run_big", Name: "bench", Clock: clock(), Rand: counter()})

@@ -68,7 +68,8 @@ func readerFindings(rep *js.Report) []Finding {
 	return out
 }
 
-func findings(rec, manifest *js.Value, events []js.Value, entries int, res *Result) []Finding {
+func findings(rec, manifest *js.Value, ev *eventsState, entries int, res *Result) []Finding {
+	n := len(ev.items)
 	var out []Finding
 	add := func(code, format string, args ...any) {
 		out = append(out, Finding{Code: code, Detail: fmt.Sprintf(format, args...)})
@@ -77,17 +78,17 @@ func findings(rec, manifest *js.Value, events []js.Value, entries int, res *Resu
 		s, _ := js.ToString(js.Prop(rec, "$schema"))
 		add(UnknownSchema, "$schema %q is not one runback checks (%v)", s, KnownSchemas)
 	}
-	if len(events) == 0 {
+	if n == 0 {
 		add(EmptyRecord, "the cassette has no events: nothing is attested")
-	} else if runEnd(events) == nil {
+	} else if ev.end == nil {
 		add(NoRunEnd, "no run-end event: the run summary is bound to nothing and the run may be cut short")
 	}
-	seqFindings(events, add)
-	if ids := runIDs(events); len(ids) > 1 {
-		add(RunIDMixed, "events carry %d different run_id values", len(ids))
+	seqFindings(ev.items, add)
+	if len(ev.runIDs) > 1 {
+		add(RunIDMixed, "events carry %d different run_id values", len(ev.runIDs))
 	}
-	if n := js.Prop(manifest, "event_count"); !(n.Kind == js.Number && n.Num == float64(len(events))) {
-		add(EventCountMismatch, "manifest.event_count is %s, the cassette has %d events", js.Canonical(n), len(events))
+	if c := js.Prop(manifest, "event_count"); !(c.Kind == js.Number && c.Num == float64(n)) {
+		add(EventCountMismatch, "manifest.event_count is %s, the cassette has %d events", js.Canonical(c), n)
 	}
 	if n := js.Prop(js.Prop(manifest, "replay"), "entry_count"); !(n.Kind == js.Number && n.Num == float64(entries)) {
 		add(EntryCountMismatch, "manifest.replay.entry_count is %s, the events give %d oracle entries", js.Canonical(n), entries)
@@ -97,24 +98,24 @@ func findings(rec, manifest *js.Value, events []js.Value, entries int, res *Resu
 	if signed.Kind != js.Bool || signed.Bool != hasSig {
 		add(SignedFlagMismatch, "manifest.signed is %s but the cassette is %s", js.Canonical(signed), map[bool]string{true: "signed", false: "unsigned"}[hasSig])
 	}
-	n := res.sig
-	if n.valueNotString {
+	sn := res.sig
+	if sn.valueNotString {
 		add(SignatureNotString, "manifest.signature.value is not a string; runback converts it with String()")
 	}
-	if n.hexGarbage {
+	if sn.hexGarbage {
 		add(HexTrailingGarbage, "manifest.signature.value is not an even run of hex digits; Node's hex decoder stops at the first bad pair")
 	}
-	if n.hexUpper {
+	if sn.hexUpper {
 		add(HexUppercase, "manifest.signature.value uses upper-case hex")
 	}
-	if n.algUnknown {
+	if sn.algUnknown {
 		alg, _ := js.ToString(js.Prop(js.Prop(manifest, "signature"), "alg"))
 		add(UnknownSigAlg, "signature alg %q is neither Ed25519 nor HMAC-SHA256; runback checks it as HMAC-SHA256", alg)
 	}
-	if n.nonEd25519 {
+	if sn.nonEd25519 {
 		add(NonEd25519Key, "the embedded key is not an Ed25519 key (logbook does not verify it; Node may)")
 	}
-	if n.privateKeyPEM {
+	if sn.privateKeyPEM {
 		add(PrivateKeyEmbedded, "manifest.signature.pubkey holds a PRIVATE key: anyone can sign with it")
 	}
 	if pub := embeddedKey(manifest); pub != nil {
@@ -128,26 +129,26 @@ func findings(rec, manifest *js.Value, events []js.Value, entries int, res *Resu
 	return out
 }
 
-func seqFindings(events []js.Value, add func(code, format string, args ...any)) {
+func seqFindings(items []eventInfo, add func(code, format string, args ...any)) {
 	prev := math.Inf(-1)
 	seen := map[float64]bool{}
 	outOfOrder, dup, notNum := -1, -1, -1
-	for i := range events {
-		s := js.Prop(&events[i], "seq")
-		if s.Kind != js.Number || math.IsInf(s.Num, 0) {
+	for i := range items {
+		if !items[i].seqNum {
 			if notNum < 0 {
 				notNum = i
 			}
 			continue
 		}
-		if seen[s.Num] && dup < 0 {
+		s := items[i].seq
+		if seen[s] && dup < 0 {
 			dup = i
 		}
-		seen[s.Num] = true
-		if s.Num < prev && outOfOrder < 0 {
+		seen[s] = true
+		if s < prev && outOfOrder < 0 {
 			outOfOrder = i
 		}
-		prev = s.Num
+		prev = s
 	}
 	if outOfOrder >= 0 {
 		add(SeqOutOfOrder, "events[%d] comes before a lower seq in the array: the event chain (array order) and the oracle stream (seq order) attest different orders", outOfOrder)

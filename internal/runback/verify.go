@@ -11,6 +11,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"math"
 
 	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
 	"github.com/logbook-project/logbook/internal/runback/oracle"
@@ -93,11 +94,7 @@ type Result struct {
 	// FirstBadEvent is the index of the first event whose _hash does not
 	// recompute, or -1.
 	FirstBadEvent int `json:"first_bad_event"`
-	// Events is the parsed events array, for callers that show it (not
-	// part of the JSON result).
-	Events []js.Value `json:"-"`
-
-	sig sigNotes
+	sig           sigNotes
 }
 
 // Meta is runback's meta object; values are canonical JSON.
@@ -130,9 +127,12 @@ func Exit(verdict string) int {
 	return 1
 }
 
-// Verify checks a cassette file's bytes.
+// Verify checks a cassette file's bytes. The events are read one at a
+// time and not kept: what verification needs of each (its chain hash, its
+// oracle entry, its seq) is a few dozen bytes plus the entry's output.
 func Verify(data []byte, opt Options) (Result, error) {
-	rec, rep, err := js.Parse(data)
+	var ev eventsState
+	rec, rep, err := js.ParseStream(data, &js.Stream{Key: "events", Start: ev.reset, Item: ev.add})
 	if err != nil {
 		code := "JSON_SYNTAX"
 		if errors.Is(err, js.ErrDepth) {
@@ -140,7 +140,7 @@ func Verify(data []byte, opt Options) (Result, error) {
 		}
 		return Result{}, &Error{code, err.Error()}
 	}
-	res, err := verifyValue(rec, opt)
+	res, err := verifyValue(rec, &ev, opt)
 	if err != nil {
 		var te *js.TypeError
 		if errors.As(err, &te) {
@@ -153,27 +153,127 @@ func Verify(data []byte, opt Options) (Result, error) {
 	return res, nil
 }
 
-func verifyValue(rec *js.Value, opt Options) (Result, error) {
+// eventInfo is what is kept of one event.
+type eventInfo struct {
+	seqKey float64 // (seq ?? 0) as a number, for the oracle order
+	seq    float64 // seq when it is a finite number
+	seqNum bool
+	entry  []byte // canonical oracle entry, nil for none
+}
+
+// eventsState verifies the events array as it is read.
+type eventsState struct {
+	h        oracle.Hasher
+	prev     string
+	chainOK  bool
+	firstBad int
+	items    []eventInfo
+	entryErr error      // an oracle entry runback's code throws on
+	seqErr   error      // a seq runback's sort throws on (with two or more events)
+	nulls    bool       // a null event (runback's sort throws with two or more)
+	runIDs   []js.Value // distinct truthy run_id values, in order
+	end      *js.Value  // the first run-end event
+}
+
+func (s *eventsState) reset() {
+	*s = eventsState{chainOK: true, firstBad: -1, items: s.items[:0]}
+}
+
+func (s *eventsState) add(i int, e *js.Value) error {
+	s.prev = s.h.EventHash(s.prev, e)
+	if got := js.Prop(e, "_hash"); s.chainOK && (got.Kind != js.String || got.Str != s.prev) {
+		s.chainOK, s.firstBad = false, i
+	}
+	var info eventInfo
+	if sq := js.Prop(e, "seq"); sq.Kind == js.Number && !math.IsInf(sq.Num, 0) && !math.IsNaN(sq.Num) {
+		info.seq, info.seqNum = sq.Num, true
+	}
+	// The sort key, coerced as for two or more events; whether it throws
+	// is decided at the end, when the count is known.
+	key, _, err := oracle.SeqKey(e, 2)
+	info.seqKey = key
+	if e.IsNullish() {
+		s.nulls = true
+	} else if err != nil && s.seqErr == nil {
+		s.seqErr = err
+	}
+	entry, ok, err := s.h.EntryOf(e)
+	if err != nil && s.entryErr == nil {
+		s.entryErr = err
+	} else if ok {
+		info.entry = s.h.EntryBytes(&entry)
+	}
+	s.items = append(s.items, info)
+	if id := js.Prop(e, "run_id"); e.Truthy() && id.Truthy() {
+		dup := false
+		for j := range s.runIDs {
+			dup = dup || js.SameValueZero(&s.runIDs[j], id)
+		}
+		if !dup {
+			s.runIDs = append(s.runIDs, id.Clone())
+		}
+	}
+	if s.end == nil && e.Truthy() && isString(js.Prop(e, "type"), "run") && isString(js.Prop(e, "phase"), "end") {
+		c := e.Clone()
+		s.end = &c
+	}
+	return nil
+}
+
+// cassette is the oracle-stream digest and entry count, or what runback
+// would throw.
+func (s *eventsState) cassette() (string, int, error) {
+	n := len(s.items)
+	if n >= 2 && s.nulls {
+		return "", 0, &js.TypeError{Msg: "Cannot read properties of null (reading 'seq')"}
+	}
+	if n >= 2 && s.seqErr != nil {
+		return "", 0, s.seqErr
+	}
+	if s.entryErr != nil {
+		return "", 0, s.entryErr
+	}
+	keys := make([]float64, n)
+	for i := range s.items {
+		keys[i] = s.items[i].seqKey
+	}
+	prev, count := "", 0
+	for _, i := range oracle.SortBySeq(keys) {
+		if s.items[i].entry != nil {
+			prev = s.h.StepBytes(prev, s.items[i].entry)
+			count++
+		}
+	}
+	if prev == "" {
+		prev = oracle.EmptyDigest
+	}
+	return prev, count, nil
+}
+
+func verifyValue(rec *js.Value, ev *eventsState, opt Options) (Result, error) {
 	manifest := js.Prop(rec, "manifest")
 	events := js.Prop(rec, "events")
 	if !manifest.Truthy() || events.Kind != js.Array {
 		return Result{}, &Error{"NOT_A_CASSETTE", "Not a runback.cassette record — missing manifest or events array."}
 	}
-	res := Result{FirstBadEvent: -1, Events: events.Items, ConsistencyFailures: []string{}}
-
-	hashes, digest := oracle.Chain(events.Items)
-	cassette, entries, err := oracle.CassetteDigest(events.Items)
+	if len(events.Items) > 0 { // not streamed (a caller's own value)
+		ev.reset()
+		for i := range events.Items {
+			_ = ev.add(i, &events.Items[i])
+		}
+	} else if ev.items == nil {
+		ev.reset() // an empty array, streamed or not
+	}
+	res := Result{FirstBadEvent: ev.firstBad, ConsistencyFailures: []string{}}
+	digest := ev.prev
+	if digest == "" {
+		digest = oracle.EmptyDigest
+	}
+	cassette, entries, err := ev.cassette()
 	if err != nil {
 		return res, err
 	}
-	res.Checks.Chain = true
-	for i, h := range hashes {
-		if got := js.Prop(&events.Items[i], "_hash"); got.Kind != js.String || got.Str != h {
-			res.Checks.Chain = false
-			res.FirstBadEvent = i
-			break
-		}
-	}
+	res.Checks.Chain = ev.chainOK
 	res.Checks.Digest = isString(js.Prop(manifest, "content_digest"), digest)
 	replay := js.Prop(manifest, "replay")
 	res.Checks.Cassette = isString(js.Prop(replay, "cassette_digest"), cassette)
@@ -191,7 +291,7 @@ func verifyValue(rec *js.Value, opt Options) (Result, error) {
 	res.Checks.Signature, res.Checks.SignatureAlg = sig, alg
 	res.SignatureNote = signatureNote(sig, alg)
 
-	reasons, err := consistency(rec, manifest, events.Items)
+	reasons, err := consistency(rec, manifest, ev)
 	if err != nil {
 		return res, err
 	}
@@ -210,8 +310,8 @@ func verifyValue(rec *js.Value, opt Options) (Result, error) {
 		res.Verdict = Unverified
 	}
 	res.RunbackVerdict = res.Verdict
-	res.Meta = meta(rec, manifest, events.Items)
-	res.Findings = findings(rec, manifest, events.Items, entries, &res)
+	res.Meta = meta(rec, manifest, ev)
+	res.Findings = findings(rec, manifest, ev, entries, &res)
 	return res, nil
 }
 
@@ -246,16 +346,13 @@ func (r *Result) finish(strict bool) {
 
 // consistency binds the unsigned summary to the signed events, with
 // runback's reasons word for word.
-func consistency(rec, manifest *js.Value, events []js.Value) ([]string, error) {
+func consistency(rec, manifest *js.Value, ev *eventsState) ([]string, error) {
 	var reasons []string
-	runIDs := runIDs(events)
 	mid := js.Prop(manifest, "run_id")
-	if mid.Truthy() && len(runIDs) > 0 {
+	if mid.Truthy() && len(ev.runIDs) > 0 {
 		found := false
-		for _, id := range runIDs {
-			if js.SameValueZero(id, mid) {
-				found = true
-			}
+		for i := range ev.runIDs {
+			found = found || js.SameValueZero(&ev.runIDs[i], mid)
 		}
 		if !found {
 			s, err := js.ToString(mid)
@@ -265,7 +362,7 @@ func consistency(rec, manifest *js.Value, events []js.Value) ([]string, error) {
 			reasons = append(reasons, fmt.Sprintf("manifest.run_id (%s) is not the run_id in the signed events", s))
 		}
 	}
-	end := runEnd(events)
+	end := ev.end
 	run := js.Prop(rec, "run")
 	if !run.Truthy() || end == nil {
 		return reasons, nil
@@ -297,48 +394,16 @@ func consistency(rec, manifest *js.Value, events []js.Value) ([]string, error) {
 	return reasons, nil
 }
 
-// runIDs are the distinct truthy run_id values of the events, in order.
-func runIDs(events []js.Value) []*js.Value {
-	var ids []*js.Value
-	for i := range events {
-		id := js.Prop(&events[i], "run_id")
-		if !events[i].Truthy() || !id.Truthy() {
-			continue
-		}
-		dup := false
-		for _, x := range ids {
-			if js.SameValueZero(x, id) {
-				dup = true
-			}
-		}
-		if !dup {
-			ids = append(ids, id)
-		}
-	}
-	return ids
-}
-
-// runEnd is the first event of type "run" and phase "end", or nil.
-func runEnd(events []js.Value) *js.Value {
-	for i := range events {
-		e := &events[i]
-		if e.Truthy() && isString(js.Prop(e, "type"), "run") && isString(js.Prop(e, "phase"), "end") {
-			return e
-		}
-	}
-	return nil
-}
-
-func meta(rec, manifest *js.Value, events []js.Value) Meta {
-	m := Meta{EventCount: len(events)}
+func meta(rec, manifest *js.Value, ev *eventsState) Meta {
+	m := Meta{EventCount: len(ev.items)}
 	null := js.NullValue()
 	if s := js.Prop(rec, "$schema"); !s.IsNullish() {
 		m.Schema = js.RawOf(s)
 	} else {
 		m.Schema = js.RawOf(&null)
 	}
-	if ids := runIDs(events); len(ids) > 0 {
-		m.RunID = js.RawOf(ids[0])
+	if len(ev.runIDs) > 0 {
+		m.RunID = js.RawOf(&ev.runIDs[0])
 	} else if id := js.Prop(manifest, "run_id"); id.Kind != js.Undefined {
 		m.RunID = js.RawOf(id)
 	}

@@ -62,13 +62,30 @@ var ErrDepth = &SyntaxError{Msg: fmt.Sprintf("nested deeper than %d levels", Max
 // JSON.parse would. The returned strings may share memory with data, which
 // must not change afterwards. A UTF-8 byte order mark is not skipped (Node
 // keeps it and JSON.parse rejects it).
-func Parse(data []byte) (*Value, *Report, error) {
+func Parse(data []byte) (*Value, *Report, error) { return ParseStream(data, nil) }
+
+// Stream has ParseStream hand over the items of one top-level member's
+// array one at a time instead of keeping them.
+type Stream struct {
+	Key string // the top-level member, e.g. "events"
+	// Start is called each time the member's array begins: a duplicate
+	// key starts it again, and the last one is what JSON.parse keeps.
+	Start func()
+	// Item receives each item, in order. It must not keep v or anything in
+	// it (Clone what it keeps): the memory is reused.
+	Item func(i int, v *Value) error
+}
+
+// ParseStream is Parse with the items of the top-level member s.Key, when
+// it is an array, handed to s.Item and not kept: the member's value is an
+// empty array in the result. s may be nil.
+func ParseStream(data []byte, s *Stream) (*Value, *Report, error) {
 	rep := &Report{}
 	if !utf8.Valid(data) {
 		data = DecodeUTF8(data)
 		rep.add(NoteInvalidUTF8, "")
 	}
-	p := parser{s: data, rep: rep}
+	p := parser{s: data, rep: rep, stream: s}
 	p.ws()
 	v, err := p.value(0)
 	if err != nil {
@@ -142,11 +159,12 @@ type seg struct {
 }
 
 type parser struct {
-	s    []byte
-	i    int
-	rep  *Report
-	path []seg
-	buf  []byte
+	s      []byte
+	i      int
+	rep    *Report
+	path   []seg
+	buf    []byte
+	stream *Stream
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -273,6 +291,47 @@ func (p *parser) array(depth int) (Value, error) {
 	}
 }
 
+// streamArray is array for the streamed member: each item goes to
+// Stream.Item and is dropped.
+func (p *parser) streamArray(depth int) (Value, error) {
+	p.i++ // [
+	if p.stream.Start != nil {
+		p.stream.Start()
+	}
+	v := Value{Kind: Array, Items: []Value{}}
+	p.ws()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return v, nil
+	}
+	p.path = append(p.path, seg{})
+	defer func() { p.path = p.path[:len(p.path)-1] }()
+	for n := 0; ; n++ {
+		p.path[len(p.path)-1] = seg{index: n}
+		p.ws()
+		item, err := p.value(depth)
+		if err != nil {
+			return v, err
+		}
+		if err := p.stream.Item(n, &item); err != nil {
+			return v, err
+		}
+		p.ws()
+		if p.i >= len(p.s) {
+			return v, p.errf("unterminated array")
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return v, nil
+		default:
+			return v, p.errf("expected , or ] in array")
+		}
+	}
+}
+
 // dupIndex is used for objects with many members, where a linear scan for
 // duplicates would be quadratic.
 const dupIndex = 16
@@ -311,7 +370,12 @@ func (p *parser) object(depth int) (Value, error) {
 		if key == "__proto__" {
 			p.note(NoteProtoKey)
 		}
-		val, err := p.value(depth)
+		var val Value
+		if depth == 1 && p.stream != nil && key == p.stream.Key && p.i < len(p.s) && p.s[p.i] == '[' {
+			val, err = p.streamArray(depth + 1)
+		} else {
+			val, err = p.value(depth)
+		}
 		if err != nil {
 			return v, err
 		}

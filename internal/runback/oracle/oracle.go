@@ -61,9 +61,23 @@ type Entry struct {
 
 // Step is prev chained with an entry: SHA-256(prev + canonical({kind, key, output})).
 func (h *Hasher) Step(prev string, e *Entry) string {
-	obj := js.Obj(js.Member{Key: "kind", Value: e.Kind}, js.Member{Key: "key", Value: e.Key}, js.Member{Key: "output", Value: e.Output})
 	h.buf = append(h.buf[:0], prev...)
-	h.buf = h.enc.Append(h.buf, &obj, "")
+	h.buf = h.appendEntry(h.buf, e)
+	return h.sum(h.buf)
+}
+
+func (h *Hasher) appendEntry(b []byte, e *Entry) []byte {
+	obj := js.Obj(js.Member{Key: "kind", Value: e.Kind}, js.Member{Key: "key", Value: e.Key}, js.Member{Key: "output", Value: e.Output})
+	return h.enc.Append(b, &obj, "")
+}
+
+// EntryBytes is canonical({kind, key, output}), a new slice: what a
+// streaming verifier keeps of an event until it knows the seq order.
+func (h *Hasher) EntryBytes(e *Entry) []byte { return h.appendEntry(nil, e) }
+
+// StepBytes is Step over entry bytes from EntryBytes.
+func (h *Hasher) StepBytes(prev string, entry []byte) string {
+	h.buf = append(append(h.buf[:0], prev...), entry...)
 	return h.sum(h.buf)
 }
 
@@ -134,22 +148,40 @@ func SeqOrder(events []js.Value) (order []int, consistent bool, err error) {
 	keys := make([]float64, len(events))
 	consistent = true
 	for i := range events {
-		if len(events) > 1 && events[i].IsNullish() {
-			return nil, false, &js.TypeError{Msg: "Cannot read properties of null (reading 'seq')"}
-		}
-		s := js.Prop(&events[i], "seq")
-		if s.IsNullish() {
-			keys[i] = 0
-			continue
-		}
-		if keys[i], err = js.ToNumber(s); err != nil {
+		var nan bool
+		keys[i], nan, err = SeqKey(&events[i], len(events))
+		if err != nil {
 			return nil, false, err
 		}
-		if math.IsNaN(keys[i]) {
-			consistent = false
-		}
+		consistent = consistent && !nan
 	}
-	order = make([]int, len(events))
+	return SortBySeq(keys), consistent, nil
+}
+
+// SeqKey is the number runback's sort compares for an event, (seq ?? 0)
+// coerced; n is the number of events (a sort of one compares nothing, so
+// nothing can throw).
+func SeqKey(e *js.Value, n int) (key float64, nan bool, err error) {
+	if n < 2 {
+		return 0, false, nil
+	}
+	if e.IsNullish() {
+		return 0, false, &js.TypeError{Msg: "Cannot read properties of null (reading 'seq')"}
+	}
+	s := js.Prop(e, "seq")
+	if s.IsNullish() {
+		return 0, false, nil
+	}
+	if key, err = js.ToNumber(s); err != nil {
+		return 0, false, err
+	}
+	return key, math.IsNaN(key), nil
+}
+
+// SortBySeq returns the indexes of keys in a stable ascending order, a NaN
+// comparing equal to everything (as SortCompare turns NaN into +0).
+func SortBySeq(keys []float64) []int {
+	order := make([]int, len(keys))
 	for i := range order {
 		order[i] = i
 	}
@@ -163,7 +195,7 @@ func SeqOrder(events []js.Value) (order []int, consistent bool, err error) {
 		}
 		return 0 // equal, or NaN (SortCompare turns NaN into +0)
 	})
-	return order, consistent, nil
+	return order
 }
 
 // CassetteDigest is the oracle-stream digest over events in seq order and
