@@ -2,8 +2,6 @@ package main
 
 import (
 	"crypto/ed25519"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,8 +9,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/runback"
 )
 
@@ -71,19 +67,17 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	res, err := runback.Verify(data, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
-		if *asJSON {
-			var e *runback.Error
-			errors.As(err, &e)
-			writeJSON(stdout, map[string]any{"verdict": runback.Invalid, "error": map[string]string{"code": e.Code, "detail": e.Detail}})
-		} else {
-			fmt.Fprintf(stdout, "INVALID %s\n", err)
-		}
-		return 1, true
 	}
-	if *asJSON {
-		writeJSON(stdout, res)
-	} else {
+	switch {
+	case *asJSON:
+		stdout.Write(runback.JSON(res, err))
+	case err != nil:
+		fmt.Fprintf(stdout, "INVALID %s\n", err)
+	default:
 		printCassette(stdout, res)
+	}
+	if err != nil {
+		return 1, true
 	}
 	return runback.Exit(res.Verdict), true
 }
@@ -96,23 +90,13 @@ func readKeys(files []string) ([]ed25519.PublicKey, error) {
 		if err != nil {
 			return nil, err
 		}
-		pub, err := keys.ParsePublicKeyPEM(text)
+		pub, err := runback.PublicKey(text)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", f, err)
-		}
-		if why := record.WeakKey(pub); why != "" {
-			return nil, fmt.Errorf("%s: %s (%s)", f, why, runback.SmallOrderKey)
 		}
 		out = append(out, pub)
 	}
 	return out, nil
-}
-
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
 }
 
 func printCassette(w io.Writer, r runback.Result) {
