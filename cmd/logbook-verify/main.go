@@ -58,9 +58,13 @@ type jsonResult struct {
 const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]... RECORD...
-logbook-verify --follow DIR|FILE|SESSION`
+logbook-verify --follow DIR|FILE|SESSION
+logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)`
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := runCassette(args, stdout, stderr); ok {
+		return code
+	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps (and file, with several records)")
 	var pubkeys pubkeyFlag
