@@ -151,5 +151,6 @@ func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
 	if g := r.Gaps; g.Total() > 0 {
 		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+		printGapIDs(w, g.ToolUseIDs)
 	}
 }

@@ -454,6 +454,7 @@ func (b *builder) responseFailed(raw string) bool {
 func (b *builder) toolMeta(tool, cwd string, in objView) string {
 	b.set("tool", tool)
 	b.set("toolUseId", b.str("tool_use_id", "toolUseId"))
+	b.set("agentId", b.str("agent_id")) // a sub-agent's call: logbook-review nests it
 	if in.v == nil || in.v.Kind != strictjson.Object {
 		return ""
 	}

@@ -1,0 +1,263 @@
+// Command logbook-review reads a record, or a session still in progress,
+// as a reviewer wants it: the verification result first, a summary, then
+// one row per tool call, turns under their prompts, sub-agents nested and
+// gaps named by toolUseId.
+//
+//	logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... RECORD|SESSION-ID
+//	logbook-review --list [--dir DIR]
+//	logbook-review --export BUNDLE [--pubkey FILE] [--checkpoints FILE] [--attestation FILE]... [--tsa-roots PEM] RECORD
+//	logbook-review --jsonl FILE|- RECORD
+//	logbook-review --otlp URL RECORD
+//
+// Exit status: 0 accepted (or an in-progress chain that holds), 1 refused
+// or broken, 2 usage or I/O error.
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/review"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+type options struct {
+	dir, only, colour, export, jsonl, otlp, checkpoints, tsaRoots string
+	asJSON, list, noPager, version                                bool
+	pubkeys, attestations                                         multi
+}
+
+func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	var o options
+	fs := flag.NewFlagSet("logbook-review", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.dir, "dir", "", "session `DIR` for a SESSION-ID and --list (default $LOGBOOK_DIR, $CLAUDE_PROJECT_DIR/.logbook, ./.logbook)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the review as one JSON object")
+	fs.StringVar(&o.only, "only", "", "show only calls that are `exec|edit|failed|gaps`")
+	fs.StringVar(&o.colour, "color", "auto", "colour: `auto` (a terminal only, and not with NO_COLOR), always, never")
+	fs.BoolVar(&o.noPager, "no-pager", false, "never pipe the output through a pager")
+	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
+	fs.Var(&o.pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
+	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
+	fs.StringVar(&o.checkpoints, "checkpoints", "", "with --export: a checkpoint sidecar `FILE` to include (default RECORD.checkpoints.json when present)")
+	fs.Var(&o.attestations, "attestation", "with --export: an attestation `FILE` to include (repeatable)")
+	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "with --export: time-stamping roots PEM `FILE` to include")
+	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
+	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... RECORD|SESSION-ID")
+		fmt.Fprintln(fs.Output(), "       logbook-review --list [--dir DIR]")
+		fmt.Fprintln(fs.Output(), "       logbook-review --export BUNDLE [--pubkey FILE] RECORD")
+		fmt.Fprintln(fs.Output(), "       logbook-review --jsonl FILE|- RECORD | --otlp URL RECORD")
+		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return 0
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "logbook-review", version())
+		return 0
+	}
+	if err := review.CheckFilter(o.only); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if o.colour != "auto" && o.colour != "always" && o.colour != "never" {
+		fmt.Fprintf(stderr, "logbook-review: --color %q: want auto, always or never\n", o.colour)
+		return 2
+	}
+	dir, err := cli.Dir(o.dir, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	var opt record.Options
+	for _, f := range o.pubkeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			fmt.Fprintf(stderr, "logbook-review: --pubkey %s: %v\n", f, err)
+			return 2
+		}
+		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+	}
+	if o.list {
+		if fs.NArg() != 0 {
+			fs.Usage()
+			return 2
+		}
+		return list(dir, opt, o, stdout, stderr)
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	path, inProgress, err := locate(fs.Arg(0), dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if o.export != "" {
+		if inProgress {
+			fmt.Fprintln(stderr, "logbook-review: --export needs a sealed record; seal the session first")
+			return 2
+		}
+		return export(path, data, o, stdout, stderr)
+	}
+	var r *review.Review
+	if inProgress {
+		r, err = review.FromInProgress(data)
+	} else {
+		r, err = review.FromRecord(data, record.Verify(data, opt), len(opt.Pinned) > 0)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
+		return 2
+	}
+	status := 0
+	if !r.Verdict.OK {
+		status = 1
+	}
+	if o.jsonl != "" || o.otlp != "" {
+		if err := streams(path, data, inProgress, r, o, stdout); err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		return status
+	}
+	r.Turns = review.Filter(r.Turns, o.only)
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		return status
+	}
+	term := isTerminal(stdout)
+	colour := o.colour == "always" || (o.colour == "auto" && term && getenv("NO_COLOR") == "")
+	var buf bytes.Buffer
+	width := 0
+	if term {
+		width, _ = termSize(stdout)
+	}
+	if err := review.WriteText(&buf, r, review.TextOptions{Colour: colour, Width: width, Only: o.only}); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if err := page(buf.Bytes(), stdout, stderr, term && !o.noPager, getenv); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	return status
+}
+
+// locate finds what arg names: a file, else a session id in dir (its
+// sealed record when there is one, else its in-progress file).
+func locate(arg, dir string) (path string, inProgress bool, err error) {
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		return arg, strings.HasSuffix(arg, ".steps.jsonl") || looksInProgress(arg), nil
+	}
+	if strings.ContainsAny(arg, `/\`) || arg == "" || arg == "." || arg == ".." {
+		return "", false, fmt.Errorf("%s: no such file", arg)
+	}
+	rec := filepath.Join(dir, arg+".record.json")
+	steps := filepath.Join(dir, arg+".steps.jsonl")
+	_, errR := os.Stat(rec)
+	_, errS := os.Stat(steps)
+	switch {
+	case errR == nil:
+		return rec, false, nil
+	case errS == nil:
+		return steps, true, nil
+	}
+	return "", false, fmt.Errorf("%s: no such file, and no session %s in %s", arg, arg, dir)
+}
+
+// looksInProgress: an in-progress file's first line is its header.
+func looksInProgress(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"format":"logbook/in-progress@`))
+}
+
+func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) int {
+	ls, err := review.List(dir, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if o.asJSON {
+		if ls == nil {
+			ls = []review.Listed{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(ls)
+		return 0
+	}
+	if len(ls) == 0 {
+		fmt.Fprintf(stdout, "no sessions in %s\n", dir)
+		return 0
+	}
+	if err := review.WriteList(stdout, ls); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	return 0
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+var errNotYet = errors.New("not built yet")
