@@ -44,7 +44,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 type options struct {
 	dir, only, colour, export, jsonl, otlp, checkpoints, tsaRoots string
 	asJSON, list, noPager, version                                bool
-	pubkeys, attestations                                         multi
+	pubkeys, attestations, attestorKeys                           multi
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -61,6 +61,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
 	fs.StringVar(&o.checkpoints, "checkpoints", "", "with --export: a checkpoint sidecar `FILE` to include (default RECORD.checkpoints.json when present)")
 	fs.Var(&o.attestations, "attestation", "with --export: an attestation `FILE` to include (repeatable)")
+	fs.Var(&o.attestorKeys, "attestor-key", "with --export: an attestor's public key `FILE` to include (repeatable; the receiver still pins its own)")
 	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "with --export: time-stamping roots PEM `FILE` to include")
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")

@@ -59,10 +59,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
 	pf.register(fs)
+	var ex extraFlags
+	ex.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... RECORD")
 		fmt.Fprintln(stderr, "       logbook-verify --follow DIR|FILE|SESSION")
+		fmt.Fprintln(stderr, "       logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]")
+		fmt.Fprintln(stderr, "       logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -71,9 +75,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
 	}
+	if ex.bundle != "" {
+		if fs.NArg() != 0 {
+			fs.Usage()
+			return 2
+		}
+		return runBundle(ex, pubkeys, pf, *asJSON, stdout, stderr)
+	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2
+	}
+	if ex.evidence != "" {
+		return runEvidence(fs.Arg(0), ex, pubkeys, *asJSON, stdout, stderr)
 	}
 	// An I/O error reaches a --json reader as JSON too (ok false, code
 	// null), and as text on stderr; the exit status is 2.
