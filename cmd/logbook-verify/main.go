@@ -69,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "       logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterleaved(fs, args); err != nil {
 		return 2
 	}
 	if *followArg != "" && fs.NArg() == 0 {
