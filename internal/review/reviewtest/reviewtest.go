@@ -49,6 +49,11 @@ var Session = []string{
 
 // Steps turns payloads into linked steps, one second apart from start.
 func Steps(payloads []string, start time.Time) ([]byte, int, string, error) {
+	return StepsAt(payloads, func(i int) time.Time { return start.Add(time.Duration(i) * time.Second) })
+}
+
+// StepsAt is Steps with each step's time given by at.
+func StepsAt(payloads []string, at func(i int) time.Time) ([]byte, int, string, error) {
 	out := []byte{'['}
 	prev := ""
 	for i, p := range payloads {
@@ -57,7 +62,7 @@ func Steps(payloads []string, start time.Time) ([]byte, int, string, error) {
 			return nil, 0, "", fmt.Errorf("payload %d: %v", i, err)
 		}
 		st := ev.Step
-		st.At = start.Add(time.Duration(i) * time.Second).UTC().Format(time.RFC3339Nano)
+		st.At = at(i).UTC().Format(time.RFC3339Nano)
 		canon, hash, err := chain.Link(st, int64(i), prev)
 		if err != nil {
 			return nil, 0, "", err
@@ -84,6 +89,28 @@ func Record(payloads []string) ([]byte, error) {
 	end := start.Add(time.Duration(n-1) * time.Second).Format(time.RFC3339Nano)
 	return record.Assemble(record.Session{ID: "s1", Agent: "claude-code (m)", Goal: "test", Cwd: "/w",
 		StartedAt: start.Format(time.RFC3339Nano), EndedAt: end}, steps, n, tip, Key)
+}
+
+// RecordAt seals payloads recorded at the given times (one per payload,
+// in order; a time earlier than the one before is raised to it).
+func RecordAt(payloads []string, times []time.Time) ([]byte, error) {
+	if len(times) != len(payloads) || len(times) == 0 {
+		return nil, fmt.Errorf("%d payloads, %d times", len(payloads), len(times))
+	}
+	ts := make([]time.Time, len(times))
+	for i, t := range times {
+		if i > 0 && t.Before(ts[i-1]) {
+			t = ts[i-1]
+		}
+		ts[i] = t
+	}
+	steps, n, tip, err := StepsAt(payloads, func(i int) time.Time { return ts[i] })
+	if err != nil {
+		return nil, err
+	}
+	f := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	return record.Assemble(record.Session{ID: "s1", Agent: "claude-code", Cwd: "/w",
+		StartedAt: f(ts[0]), EndedAt: f(ts[n-1])}, steps, n, tip, Key)
 }
 
 // Repeat makes a session of n events by repeating calls of the session
