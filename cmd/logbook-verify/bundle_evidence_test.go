@@ -246,3 +246,38 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestGapsNamed: the plain output names the toolUseIds behind each gap,
+// and --json lists them under gaps.toolUseIds.
+func TestGapsNamed(t *testing.T) {
+	rec, err := reviewtest.Record(reviewtest.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := writeTemp(t, t.TempDir(), "r.json", rec)
+	code, out := runVerify(t, f)
+	for _, want := range []string{"gaps: 1 unfinished tool call(s), 1 duplicated pre-event(s), 0 duplicated post-event(s), 1 post-event(s) without a pre-event",
+		"\n  unfinished: t-lost\n", "\n  duplicated pre-event: t-edit\n", "\n  post-event without a pre-event: t-orphan\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%d: output lacks %q:\n%s", code, want, out)
+		}
+	}
+	_, out = runVerify(t, "--json", f)
+	var v struct {
+		Gaps struct {
+			ToolUseIDs struct {
+				Unfinished, DuplicatePre, DuplicatePost, PostWithoutPre []string
+			} `json:"toolUseIds"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	ids := v.Gaps.ToolUseIDs
+	if strings.Join(ids.Unfinished, ",") != "t-lost" || strings.Join(ids.DuplicatePre, ",") != "t-edit" || len(ids.DuplicatePost) != 0 || strings.Join(ids.PostWithoutPre, ",") != "t-orphan" {
+		t.Errorf("json ids %+v", ids)
+	}
+	if printable("a\nb") != `"a\nb"` || printable("toolu_1") != "toolu_1" {
+		t.Error("printable")
+	}
+}
