@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -46,7 +47,7 @@ func TestBrowserParts(t *testing.T) {
 	})
 
 	t.Run("jcs", func(t *testing.T) {
-		files, _ := filepath.Glob(filepath.Join(shared, "corpora", "jcs", "input", "*.json"))
+		files := corpora.Glob(t, "corpora/jcs/input/*.json", "RFC 8785 vectors in the page's canonical writer")
 		if len(files) != 6 {
 			t.Fatalf("found %d RFC 8785 vectors, want 6", len(files))
 		}
@@ -108,7 +109,7 @@ func TestBrowserParts(t *testing.T) {
 			Name         string
 		}
 		var vectors []vector
-		raw, err := os.ReadFile(filepath.Join(shared, "corpora", "ed25519", "ed25519_test.json"))
+		raw, err := os.ReadFile(corpora.Require(t, "corpora/ed25519/ed25519_test.json", "Ed25519 vectors in the page's verifier"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +132,7 @@ func TestBrowserParts(t *testing.T) {
 				vectors = append(vectors, vector{g.PublicKey.Pk, tc.Msg, tc.Sig, tc.Result == "valid", "wycheproof " + itoa(tc.TcID)})
 			}
 		}
-		lines, err := os.ReadFile(filepath.Join(shared, "corpora", "ed25519", "sign.input"))
+		lines, err := os.ReadFile(corpora.Require(t, "corpora/ed25519/sign.input", "RFC 8032 known answers in the page's verifier"))
 		if err != nil {
 			t.Fatal(err)
 		}

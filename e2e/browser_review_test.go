@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/review/reviewtest"
@@ -175,16 +175,10 @@ func TestBrowserReview(t *testing.T) {
 // transcripts in ../shared), the page's rows are the tool calls, one row
 // each, as in logbook-review.
 func TestBrowserReviewRealSession(t *testing.T) {
-	root := os.Getenv("LOGBOOK_CORPORA")
-	if root == "" {
-		root = "../../shared/corpora"
-	}
+	dir := corpora.Require(t, "corpora/agent-sessions", "the page's review of real Claude Code sessions")
 	b := newBrowser(t)
 	for _, name := range []string{"258c7280-ae70-4798-800f-63464d01a85d", "subagent"} {
-		src := filepath.Join(root, "agent-sessions", name+".jsonl")
-		if _, err := os.Stat(src); err != nil {
-			t.Skipf("%s absent: the real-session page check is skipped", src)
-		}
+		src := filepath.Join(dir, name+".jsonl")
 		events, _, err := transcript.ConvertFile(src)
 		if err != nil {
 			t.Fatal(err)

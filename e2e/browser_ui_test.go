@@ -131,10 +131,10 @@ func (b *browser) shown(tb testing.TB) shown {
 	return s
 }
 
-// sealedSession replays a real session through record-step and seals it
+// sealedSession replays a synthesized session through record-step and seals it
 // with the fixture key; it returns the record's path.
 func sealedSession(t *testing.T, name, goal string) string {
-	s := loadSession(t, "../testdata/sessions/"+name+".hooks.jsonl", "../testdata/sessions/"+name+".times")
+	s := synthSession(t, name)
 	dir := t.TempDir()
 	replay(t, s, dir, 1)
 	id := head(s.events[0]).Session

@@ -55,7 +55,7 @@ func TestCIAgentThenSeal(t *testing.T) {
 		t.Fatal("start failed")
 	}
 
-	s := loadSession(t, "../testdata/sessions/subagent.hooks.jsonl", "../testdata/sessions/subagent.times")
+	s := synthSession(t, "subagent")
 	cmds := hookCommands(t)
 	var script strings.Builder
 	payloads := t.TempDir()
@@ -143,7 +143,7 @@ func TestCIAgentThenSeal(t *testing.T) {
 		b, _ := os.ReadFile(p)
 		os.WriteFile(p, bytes.Replace(b, []byte(`"kind":"read"`), []byte(`"kind":"note"`), 1), 0o600)
 	})
-	if !r3.failed || !strings.Contains(out, "does not hash to its hash") || !strings.Contains(out, "NOT sealed") {
+	if !r3.failed || !strings.Contains(out, "hash does not recompute") || !strings.Contains(out, "NOT sealed") {
 		t.Errorf("edited in-progress file: failed=%v\n%s", r3.failed, out)
 	}
 }

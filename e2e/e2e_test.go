@@ -14,24 +14,15 @@ import (
 
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/tamper"
 )
 
-// realSessions lists the replayable real sequences: transcripts converted
-// to hook events (testdata/sessions) and hook payloads captured as sent
-// (shared samples).
-func realSessions(t *testing.T) []session {
+// ownSessions lists the project's own Claude Code sessions (internal/synth).
+func ownSessions(t *testing.T) []session {
 	var out []session
-	files, _ := filepath.Glob("../testdata/sessions/*.hooks.jsonl")
-	for _, f := range files {
-		out = append(out, loadSession(t, f, strings.TrimSuffix(f, ".hooks.jsonl")+".times"))
-	}
-	samples, _ := filepath.Glob("../testdata/hooks/claude-code/sequence-*.jsonl")
-	for _, f := range samples {
-		out = append(out, loadSession(t, f, ""))
-	}
-	if len(out) < 8 {
-		t.Fatalf("found %d real sessions, want at least 8", len(out))
+	for _, name := range synth.Names {
+		out = append(out, synthSession(t, name))
 	}
 	return out
 }
@@ -57,13 +48,20 @@ func head(ev []byte) payloadHead {
 	return h
 }
 
-// TestRealSessions replays every real session in order and with 8
-// concurrent replayers, seals, verifies, and finds every event as a step
-// exactly once; no body text appears in any record.
-func TestRealSessions(t *testing.T) {
+// TestSessions replays each of the project's own sessions in order and
+// with 8 concurrent replayers, seals, verifies, and finds every event as a
+// step exactly once; no body text appears in any record.
+func TestSessions(t *testing.T) { replaySessions(t, ownSessions(t)) }
+
+// TestRealSessions does the same with the real sessions of the shared data
+// (conformance): public transcripts converted on the fly, and payload
+// sequences captured from Claude Code.
+func TestRealSessions(t *testing.T) { replaySessions(t, corpusSessions(t)) }
+
+func replaySessions(t *testing.T, sessions []session) {
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
-	for _, s := range realSessions(t) {
+	for _, s := range sessions {
 		for _, workers := range []int{1, 8} {
 			s, workers := s, workers
 			t.Run(fmt.Sprintf("%s/workers=%d", s.name, workers), func(t *testing.T) {
@@ -208,12 +206,12 @@ func walkStrings(v *strictjson.Value, key string, f func(key, s string)) {
 	}
 }
 
-// TestTamper seals a real session, then edits, drops, swaps, cuts, changes
+// TestTamper seals a session, then edits, drops, swaps, cuts, changes
 // the goal and re-signs, and expects the exact refusal code for each.
 func TestTamper(t *testing.T) {
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
-	s := loadSession(t, "../testdata/sessions/tool_heavy.hooks.jsonl", "../testdata/sessions/tool_heavy.times")
+	s := synthSession(t, "tool_heavy")
 	dir := filepath.Join(work, "sessions")
 	replay(t, s, dir, 1)
 	id := head(s.events[0]).Session

@@ -61,11 +61,11 @@ func waitOutput(t *testing.T, out *lockedBuf, want string) {
 	}
 }
 
-// TestFollowCatchesTamper: the follower prints real events as record-step
+// TestFollowCatchesTamper: the follower prints events as record-step
 // appends them, and exits 1 with STEP_ALTERED when a step it has seen is
 // edited in place.
 func TestFollowCatchesTamper(t *testing.T) {
-	s := realSessions(t)[0]
+	s := synthSession(t, "tool_heavy")
 	dir := t.TempDir()
 	for i := 0; i < 3; i++ {
 		recordStep(t, dir, s.at(i), s.events[i])

@@ -11,50 +11,47 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/install"
+	"github.com/logbook-project/logbook/internal/synth"
 )
 
-// harnessReplay is one harness's recorded session: its payloads in order,
-// the configuration event each one arrives on, and where they come from.
+// harnessReplay is one harness's session: its payloads in order, the
+// configuration event each one arrives on, and where they come from.
 type harnessReplay struct {
-	harness string
-	files   []string // fixture files under testdata/hooks, replayed in order
-	events  []string // the configured event of each payload ("" : its own name)
-	source  string   // "real" or "documented shape"
+	harness, name string
+	payloads      [][]byte
+	events        []string // the configured event of each payload (nil: its own name)
+	source        string
 }
 
-var replays = []harnessReplay{
-	{harness: "codex", files: []string{"codex/doc-sequence.jsonl"}, source: "documented shape"},
-	{harness: "gemini", files: []string{"gemini/doc-sequence.jsonl"}, source: "documented shape"},
-	{harness: "cursor", files: []string{"cursor/doc-sequence.jsonl"}, source: "documented shape"},
-	{harness: "copilot-cli", files: []string{"copilot-cli/sequence-b0ff98c0.jsonl"}, source: "real",
-		events: []string{"userPromptSubmitted", "sessionStart", "agentStop", "sessionEnd"}},
-	{harness: "copilot-cli", files: []string{"copilot-cli/doc-sequence-camelcase.jsonl"}, source: "documented shape"},
-	{harness: "vscode", files: []string{"vscode/doc-sequence.jsonl"}, source: "real (first 2) + documented shape"},
-	{harness: "grok", files: []string{"grok/sequence-019f232a.jsonl", "grok/doc-session-end.json"}, source: "real (27) + documented session end"},
-	{harness: "claude-code", files: []string{"../sessions/tool_heavy.hooks.jsonl"}, source: "real transcript, as hooks (testdata/sessions)"},
-}
-
-func (r harnessReplay) payloads(t *testing.T) [][]byte {
-	var out [][]byte
-	for _, f := range r.files {
-		path := filepath.Join("../testdata/hooks", f)
-		if strings.HasSuffix(f, ".jsonl") {
-			out = append(out, readLines(t, path)...)
-			continue
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, b); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, compact.Bytes())
+// ownReplays: the synthesized session of every harness (internal/synth).
+func ownReplays() []harnessReplay {
+	var out []harnessReplay
+	for _, h := range synth.Harnesses {
+		s, _ := synth.Dialect(h)
+		out = append(out, harnessReplay{harness: h, name: "synth/" + s.Name, payloads: s.Events, events: s.Config, source: "synthesized, documented shape"})
 	}
 	return out
+}
+
+// realReplays: the real sequences of the shared samples (conformance),
+// each closed by a session end in the harness's shape so the last hook
+// seals.
+func realReplays(t *testing.T) []harnessReplay {
+	copilot := readLines(t, corpora.Require(t, "samples/hooks/copilot-cli/sequence-b0ff98c0.jsonl", "replay of real Copilot CLI and Grok sessions through installed hooks"))
+	grok := readLines(t, corpora.Require(t, "samples/hooks/grok/sequence-019f232a.jsonl", "replay of a real Grok session through installed hooks"))
+	var g struct {
+		ID string `json:"sessionId"`
+	}
+	json.Unmarshal(grok[0], &g)
+	end := []byte(`{"hookEventName":"session_end","sessionId":"` + g.ID + `","cwd":"/home/dev","workspaceRoot":"/home/dev/","timestamp":"2026-07-02T14:18:02.000000000+00:00","reason":"shutdown"}`)
+	return []harnessReplay{
+		{harness: "copilot-cli", name: "samples/copilot-cli/sequence-b0ff98c0.jsonl", payloads: copilot,
+			events: []string{"userPromptSubmitted", "sessionStart", "agentStop", "sessionEnd"}, source: "real"},
+		{harness: "grok", name: "samples/grok/sequence-019f232a.jsonl", payloads: append(grok, end), source: "real + synthesized session end"},
+	}
 }
 
 func readFile(t *testing.T, p string) []byte {
@@ -68,10 +65,7 @@ func readFile(t *testing.T, p string) []byte {
 // configEvent is the configuration key a payload arrives on: its own event
 // name, Grok's PascalCase form of its snake_case one, or the listed one
 // for Copilot CLI's nameless payloads.
-func (r harnessReplay) configEvent(t *testing.T, i int, p []byte) string {
-	if r.events == nil && strings.HasSuffix(r.files[0], "camelcase.jsonl") {
-		r.events = strings.Fields(string(readFile(t, "../testdata/hooks/copilot-cli/doc-sequence-camelcase.events")))
-	}
+func (r harnessReplay) configEvent(i int, p []byte) string {
 	if r.events != nil {
 		return r.events[i]
 	}
@@ -134,7 +128,13 @@ func hookEnv(project, at, key string) []string {
 // configuration gives its event (sh -c, in the project, with the harness's
 // environment), let the session-end hook seal, and verify the record pinned
 // to the key. The record names the harness; its steps are counted by kind.
-func TestHarnessReplays(t *testing.T) {
+func TestHarnessReplays(t *testing.T) { replayHarnesses(t, ownReplays()) }
+
+// TestRealHarnessReplays does the same with the real sequences of the
+// shared samples (conformance).
+func TestRealHarnessReplays(t *testing.T) { replayHarnesses(t, realReplays(t)) }
+
+func replayHarnesses(t *testing.T, replays []harnessReplay) {
 	work := t.TempDir()
 	_, pub := newKey(t, work, "signing")
 	keyPEM := string(readFile(t, filepath.Join(work, "signing.key")))
@@ -150,10 +150,10 @@ func TestHarnessReplays(t *testing.T) {
 			}
 		}
 		cmds := installedCommands(t, r.harness, project)
-		payloads := r.payloads(t)
+		payloads := r.payloads
 		session := ""
 		for i, p := range payloads {
-			ev := r.configEvent(t, i, p)
+			ev := r.configEvent(i, p)
 			cmdline, ok := cmds[ev]
 			if !ok {
 				t.Fatalf("%s: payload %d arrives on %q, which install does not wire", r.harness, i, ev)
@@ -188,7 +188,7 @@ func TestHarnessReplays(t *testing.T) {
 		for _, s := range got.Steps {
 			kinds[s.Kind]++
 		}
-		table = append(table, fmt.Sprintf("| %s | %s | %s | %d | %d | %s | %s |", r.harness, agent, strings.Join(r.files, " + "), len(payloads), len(got.Steps), kindCounts(kinds), r.source))
+		table = append(table, fmt.Sprintf("| %s | %s | %s | %d | %d | %s | %s |", r.harness, agent, r.name, len(payloads), len(got.Steps), kindCounts(kinds), r.source))
 	}
 	t.Logf("\n| harness | session.agent | fixtures | events | steps | steps by kind | source |\n|---|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
@@ -213,12 +213,13 @@ func TestGrokThroughClaudeHooks(t *testing.T) {
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
-	lines := readLines(t, "../testdata/hooks/grok/sequence-019f232a.jsonl")
+	s, _ := synth.Dialect("grok")
+	lines := s.Events
 	for i, p := range lines {
 		recordStep(t, dir, fmt.Sprintf("2026-07-02T14:%02d:%02dZ", i/60, i%60), p, "--harness", "claude-code")
 	}
 	out := filepath.Join(work, "grok.json")
-	run(t, []string{"LOGBOOK_DIR=" + dir}, "logbook-seal", "--session", "019f232a-e4a4-74d1-8c05-d31218fba0c6", "--key", key, "--out", out)
+	run(t, []string{"LOGBOOK_DIR=" + dir}, "logbook-seal", "--session", s.ID, "--key", key, "--out", out)
 	if v := verify(t, out, pub); !v.OK || *v.StepCount != int64(len(lines)) {
 		t.Fatalf("%+v", v)
 	}
@@ -233,16 +234,15 @@ func TestCodexNotifyArgument(t *testing.T) {
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
-	var compact bytes.Buffer
-	json.Compact(&compact, readFile(t, "../testdata/hooks/codex/notify-agent-turn-complete.FIXTURE.json"))
-	cmd := exec.Command(filepath.Join(bin, "record-step"), "--harness", "codex", compact.String())
+	notify := synth.Quirks()["codex/notify-agent-turn-complete.json"]
+	cmd := exec.Command(filepath.Join(bin, "record-step"), "--harness", "codex", string(notify))
 	cmd.Env = append(os.Environ(), "LOGBOOK_DIR="+dir, "LOGBOOK_NOW=2026-05-01T00:00:00Z")
 	cmd.Stdin = nil // /dev/null, as Codex spawns it
 	if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
 		t.Fatalf("%v %s", err, out)
 	}
 	out := filepath.Join(work, "notify.json")
-	run(t, []string{"LOGBOOK_DIR=" + dir}, "logbook-seal", "--session", "b5f6c1c2-1111-2222-3333-444455556666", "--key", key, "--out", out)
+	run(t, []string{"LOGBOOK_DIR=" + dir}, "logbook-seal", "--session", "0199c0de-5a11-7e57-8d0c-00000000000a", "--key", key, "--out", out)
 	v := verify(t, out, pub)
 	rec := readRecord(t, out)
 	if !v.OK || len(rec.Steps) != 1 || rec.Steps[0].Kind != "claim" || rec.Session["agent"] != "codex" {

@@ -16,7 +16,7 @@ import (
 func TestSessionEndHookSealsAndResumes(t *testing.T) {
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
-	s := loadSession(t, "../testdata/sessions/subagent.hooks.jsonl", "../testdata/sessions/subagent.times")
+	s := synthSession(t, "subagent")
 	last := s.events[len(s.events)-1]
 	if head(last).Event != "SessionEnd" {
 		t.Fatalf("last event is %s, want SessionEnd", head(last).Event)

@@ -131,9 +131,9 @@ func fileSHA256(t *testing.T, path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// recordShortSession records a few real events through record-step.
+// recordShortSession records a few synthesized events through record-step.
 func recordShortSession(t *testing.T, dir string) string {
-	s := loadSession(t, "../testdata/sessions/short.hooks.jsonl", "../testdata/sessions/short.times")
+	s := synthSession(t, "short")
 	replay(t, s, dir, 1)
 	return head(s.events[0]).Session
 }

@@ -111,12 +111,16 @@ func TestWrapExitCodes(t *testing.T) {
 		{"--session", "x", "--key", key, "--", "true"}, // --key without --out
 		{"--out", out, "--dir", dir, "--", "true"},
 		{"--session", "x", "--materials", "[", "--", "true"},
-		{"--bogus"},
+		{"--session", "x", "--materials", "nosuch/*.c", "--", "true"},
 	} {
 		r := wrap(t, []string{"LOGBOOK_DIR=" + dir, "LOGBOOK_SESSION="}, args...)
 		if r.code != 125 || len(r.stdout) != 0 || len(r.stderr) == 0 {
 			t.Errorf("%v: exit %d stdout %q stderr %q", args, r.code, r.stdout, r.stderr)
 		}
+	}
+	// An unknown flag is 2, as for every logbook command.
+	if r := wrap(t, []string{"LOGBOOK_DIR=" + dir}, "--bogus"); r.code != 2 || len(r.stdout) != 0 || len(r.stderr) == 0 {
+		t.Errorf("--bogus: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -25,13 +25,14 @@ import (
 	"io"
 	"os"
 
+	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/record"
 )
 
 func main() {
@@ -49,10 +50,13 @@ type config struct {
 	pubkeys                              listFlag
 }
 
+const synopsis = `logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...
+logbook-attest --type recorder --key FILE --record RECORD --out FILE
+               --recorder-name NAME --recorder-version VERSION (--recorder-sha256 HEX | --recorder-binary FILE)`
+
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-attest", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&c.typ, "type", "", "`witness` or recorder")
 	fs.StringVar(&c.keyFile, "key", "", "the attestor's PKCS#8 PEM Ed25519 private key `FILE` (logbook-seal --new-key makes one)")
 	fs.StringVar(&c.recordFile, "record", "", "the sealed `RECORD` to attest")
@@ -63,8 +67,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&c.recSHA, "recorder-sha256", "", "recorder: SHA-256 of the program's executable, 64 lowercase `HEX` digits")
 	fs.StringVar(&c.recBin, "recorder-binary", "", "recorder: the program's executable `FILE`, hashed here (instead of --recorder-sha256)")
 	fs.Var(&c.pubkeys, "pubkey", "attest only a record signed by this SPKI PEM public key `FILE` (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "logbook-attest: unexpected argument %q\n", fs.Arg(0))
@@ -104,7 +108,7 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	if err != nil {
 		return 2, fmt.Errorf("--key %s: %v", c.keyFile, err)
 	}
-	var opt record.Options
+	var opt logbook.VerifyOptions
 	for _, f := range c.pubkeys {
 		text, err := os.ReadFile(f)
 		if err != nil {
@@ -120,9 +124,9 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	if err != nil {
 		return 2, err
 	}
-	v := record.Verify(data, opt)
-	if !v.OK {
-		return 1, fmt.Errorf("%s is refused, nothing attested: %s: %s", c.recordFile, v.Code, v.Detail)
+	v, err := logbook.Verify(data, opt)
+	if err != nil {
+		return 1, fmt.Errorf("%s is refused, nothing attested: %v", c.recordFile, err)
 	}
 	if st.ObservedAt, err = cli.Now(getenv); err != nil {
 		return 2, err
@@ -140,11 +144,11 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	return 0, nil
 }
 
-func recorderFlags(c config) (*record.Recorder, error) {
+func recorderFlags(c config) (*format.Recorder, error) {
 	if c.recName == "" || c.recVersion == "" {
 		return nil, errors.New("--type recorder needs --recorder-name and --recorder-version")
 	}
-	r := &record.Recorder{Name: c.recName, Version: c.recVersion, SHA256: c.recSHA}
+	r := &format.Recorder{Name: c.recName, Version: c.recVersion, SHA256: c.recSHA}
 	switch {
 	case (c.recSHA == "") == (c.recBin == ""):
 		return nil, errors.New("--type recorder needs one of --recorder-sha256 and --recorder-binary")

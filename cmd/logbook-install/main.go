@@ -13,17 +13,37 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/install"
 )
 
+const synopsis = `logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--dry-run]
+logbook-install uninstall --harness NAME [--project DIR | --user | --local | --config FILE] [--dry-run]
+logbook-install install|uninstall --help   (the flags of each)`
+
 func main() {
-	if len(os.Args) < 2 || (os.Args[1] != "install" && os.Args[1] != "uninstall") {
-		fmt.Fprintln(os.Stderr, "usage: logbook-install install|uninstall --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--dry-run]")
-		os.Exit(2)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
+		return install.Main(args[0], args[1:], stdout, stderr, os.Getenv, time.Now())
 	}
-	os.Exit(install.Main(os.Args[1], os.Args[2:], os.Stdout, os.Stderr, os.Getenv, time.Now()))
+	// No verb: only --help and --version mean something.
+	fs := flag.NewFlagSet("logbook-install", flag.ContinueOnError)
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "logbook-install: unknown verb %q: want install or uninstall (run 'logbook-install --help')\n", fs.Arg(0))
+	} else {
+		fmt.Fprintln(stderr, "logbook-install: no verb: want install or uninstall (run 'logbook-install --help')")
+	}
+	return 2
 }

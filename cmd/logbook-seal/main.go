@@ -3,14 +3,15 @@
 // makes a key pair instead.
 //
 //	logbook-seal --new-key FILE
-//	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--goal TEXT] [--ended-at TIME]
+//	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--force] [--goal TEXT] [--ended-at TIME]
 //	             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
 //	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
 //	                                              (a harness's session-end hook)
 //
 // The signing key is --key FILE, else $LOGBOOK_SIGNING_KEY (the PEM text),
-// else ~/.config/logbook/signing.key. Exit status: 0 sealed, 1 not sealed,
-// 2 usage error. As a hook (--hook) it records the session-end payload on
+// else ~/.config/logbook/signing.key. An existing record is never replaced
+// unless --force, which keeps it as RECORD.prev-N. Exit status: 0 sealed,
+// 1 not sealed, 2 usage error. As a hook (--hook) it records the session-end payload on
 // stdin (or in the last argument, as Codex's notify program passes it)
 // first, then seals, and never exits 2 (that would block the harness).
 // --harness and --event are record-step's: what the payload's shape
@@ -25,15 +26,16 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"time"
+
+	"github.com/logbook-project/logbook"
 
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
-	"github.com/logbook-project/logbook/internal/seal"
 )
 
 func main() {
@@ -46,15 +48,19 @@ func main() {
 type config struct {
 	newKey, keyFile, dir, session, out, goal, endedAt string
 	certChain, tsaURL, tsaCmd                         string
-	hook                                              bool
+	hook, force                                       bool
 	hint                                              hookevent.Hint
 	payloadArg                                        string
 }
 
+const synopsis = `logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--force] [--goal TEXT] [--ended-at TIME]
+             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
+logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
+logbook-seal --new-key FILE`
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-seal", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&c.newKey, "new-key", "", "write a new PKCS#8 PEM private key to `FILE` (mode 0600) and its SPKI PEM public key to FILE.pub, then exit")
 	fs.StringVar(&c.keyFile, "key", "", "PKCS#8 PEM Ed25519 private key `FILE` (default $LOGBOOK_SIGNING_KEY text, else ~/.config/logbook/signing.key)")
 	fs.StringVar(&c.dir, "dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
@@ -68,8 +74,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&c.certChain, "cert-chain", "", "PEM certificate chain `FILE`, leaf first, whose leaf certifies the signing key: stored as signerIdentity (signed)")
 	fs.StringVar(&c.tsaURL, "tsa", "", "RFC 3161 time-stamping authority `URL`: a token over the signature is stored in signature.rfc3161")
 	fs.StringVar(&c.tsaCmd, "tsa-cmd", "", "`COMMAND` (run by sh) that reads a DER TimeStampReq on stdin and writes the DER TimeStampResp on stdout, instead of --tsa")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.BoolVar(&c.force, "force", false, "replace an existing record; the previous one is kept beside it as RECORD.prev-N")
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		if code == 2 && hookArgs(args) {
+			return 0 // inside a hook the harness contract wins: never block it
+		}
+		return code
 	}
 	if c.hook && fs.NArg() > 0 {
 		c.payloadArg = fs.Arg(fs.NArg() - 1) // Codex's notify program
@@ -145,14 +155,16 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if _, err := os.Stat(journal.Path(dir, c.session)); err != nil {
 		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
 	}
-	j, err := journal.Open(dir, c.session)
-	if err != nil {
-		return 1, err
+	opt := logbook.SealOptions{Goal: c.goal, Certificates: certs, Timestamp: stamp}
+	if opt.Now, err = time.Parse(time.RFC3339Nano, now); err != nil {
+		return 2, err
 	}
-	defer j.Close()
-	cwd, _ := os.Getwd()
-	res, err := seal.Seal(j, priv, seal.Options{Goal: c.goal, EndedAt: c.endedAt, Cwd: cwd, Now: now,
-		Certificates: certs, Timestamp: stamp})
+	if c.endedAt != "" {
+		if opt.EndedAt, err = time.Parse(time.RFC3339Nano, c.endedAt); err != nil {
+			return 2, fmt.Errorf("--ended-at %q: %v", c.endedAt, err)
+		}
+	}
+	res, err := logbook.Seal(dir, c.session, priv, opt)
 	if err != nil {
 		return 1, err
 	}
@@ -160,15 +172,16 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if out == "" {
 		out = filepath.Join(dir, c.session+".record.json")
 	}
-	if err := durable.WriteFile(out, res.Record); err != nil {
-		return 1, fmt.Errorf("write %s: %w", out, err)
+	kept, err := writeRecord(out, res.Record, c.force || c.hook)
+	if err != nil {
+		return 1, err
 	}
 	if !c.hook {
 		fmt.Fprintf(stdout, "sealed %s: %d steps", out, res.Steps)
 		if n := len(res.Unfinished); n > 0 {
 			fmt.Fprintf(stdout, ", %d unfinished tool call(s) named in a note", n)
 		}
-		if res.TornBytes {
+		if res.TornCut {
 			fmt.Fprint(stdout, ", a torn tail was cut and noted")
 		}
 		if certs != nil {
@@ -176,6 +189,9 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		}
 		if stamp != nil {
 			fmt.Fprint(stdout, ", timestamped")
+		}
+		if kept != "" {
+			fmt.Fprintf(stdout, "; the previous record is kept as %s", kept)
 		}
 		fmt.Fprintln(stdout)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
@@ -34,7 +35,7 @@ func (e *extraFlags) register(fs *flag.FlagSet) {
 
 // BundleKeyMismatch: the bundle's signerKey is not the key that signed
 // its record (the bundle's own part is damaged or swapped).
-const BundleKeyMismatch = "BUNDLE_KEY_MISMATCH"
+const BundleKeyMismatch = format.BundleKeyMismatch
 
 // readTrust reads every PEM public key in the files.
 func readTrust(files []string) ([]ed25519.PublicKey, error) {
@@ -74,14 +75,14 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, asJSON bool, s
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if asJSON {
-			printJSON(stdout, record.Result{Detail: err.Error()}, false, policy.Report{})
+			printJSON(stdout, "", record.Result{Detail: err.Error()}, false, policy.Report{})
 		}
 		return 2
 	}
-	refused := func(code, detail string) int {
+	refused := func(code format.Code, detail string) int {
 		r := record.Result{Code: code, Detail: detail}
 		if asJSON {
-			printJSON(stdout, r, false, policy.Report{})
+			printJSON(stdout, "", r, false, policy.Report{})
 		} else {
 			printHuman(stdout, r, false, policy.Report{})
 		}
@@ -119,7 +120,7 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, asJSON bool, s
 		notes = append(notes, fmt.Sprintf("%d bundled attestation(s) not checked: pass --attestor-key", len(b.Attestations)))
 	}
 	res := record.Verify(b.Record, opt)
-	if res.Facts != nil && !bytes.Equal(res.Facts.PublicKey, bundled) && (res.OK || res.Code == record.SignerNotTrusted) {
+	if res.Facts != nil && !bytes.Equal(res.Facts.PublicKey, bundled) && (res.OK || res.Code == format.SignerNotTrusted) {
 		return refused(BundleKeyMismatch, "the bundle's signerKey is not the key that signed its record")
 	}
 	res, rep := policy.Check(res, pol)
@@ -137,7 +138,7 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, asJSON bool, s
 		if res.OK && len(notes) > 0 {
 			res.Detail += "; " + join(notes)
 		}
-		printJSON(stdout, res, pinned, rep)
+		printJSON(stdout, "", res, pinned, rep)
 	} else {
 		printHuman(stdout, res, pinned, rep)
 		for _, n := range notes {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/review/reviewtest"
 	"github.com/logbook-project/logbook/internal/transcript"
@@ -75,10 +76,10 @@ func TestBundle(t *testing.T) {
 	}{
 		{"a step edited", `make lint`, `make fmt`, "CHAIN_BROKEN"},
 		{"the goal changed", `"goal":"test"`, `"goal":"tests"`, "SIGNATURE_INVALID"},
-		{"the signer key swapped", strings.ReplaceAll(strings.TrimSpace(string(pubPEM)), "\n", `\n`), strings.ReplaceAll(strings.TrimSpace(string(otherPEM)), "\n", `\n`), BundleKeyMismatch},
-		{"the container cut", `"logProofs": []`, `"logProofs": [1]`, bundle.Invalid},
-		{"an unknown member", `"format"`, `"extra": 1, "format"`, bundle.Invalid},
-		{"a duplicate member", `"format"`, `"record": {}, "format"`, bundle.Invalid},
+		{"the signer key swapped", strings.ReplaceAll(strings.TrimSpace(string(pubPEM)), "\n", `\n`), strings.ReplaceAll(strings.TrimSpace(string(otherPEM)), "\n", `\n`), string(BundleKeyMismatch)},
+		{"the container cut", `"logProofs": []`, `"logProofs": [1]`, string(bundle.Invalid)},
+		{"an unknown member", `"format"`, `"extra": 1, "format"`, string(bundle.Invalid)},
+		{"a duplicate member", `"format"`, `"record": {}, "format"`, string(bundle.Invalid)},
 	} {
 		bad := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
 		if bytes.Equal(bad, good) {
@@ -181,14 +182,8 @@ func TestEvidence(t *testing.T) {
 // its own transcript in every body; one edited tool result differs in
 // exactly that call.
 func TestEvidenceRealTranscripts(t *testing.T) {
-	root := os.Getenv("LOGBOOK_CORPORA")
-	if root == "" {
-		root = "../../../shared/corpora"
-	}
-	files, _ := filepath.Glob(filepath.Join(root, "agent-sessions", "*.jsonl"))
-	if len(files) == 0 {
-		t.Skip("../shared/corpora/agent-sessions absent: real-transcript evidence not checked")
-	}
+	files := corpora.Glob(t, "corpora/agent-sessions/*.jsonl", "evidence on real Claude Code transcripts")
+	root := filepath.Dir(filepath.Dir(files[0]))
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			events, _, err := transcript.ConvertFile(f)

@@ -48,7 +48,7 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 	res := record.Verify(data, opt)
 	if !res.OK {
 		if asJSON {
-			printJSON(stdout, res, len(opt.Pinned) > 0, policy.Report{})
+			printJSON(stdout, "", res, len(opt.Pinned) > 0, policy.Report{})
 		} else {
 			printHuman(stdout, res, len(opt.Pinned) > 0, policy.Report{})
 		}

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
+	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/follow"
 	"github.com/logbook-project/logbook/internal/journal"
@@ -22,6 +22,7 @@ import (
 // or a session id in the default session directory.
 func followTarget(arg string) (follow.Options, error) {
 	var opt follow.Options
+	byID := false
 	if st, err := os.Stat(arg); err == nil && st.IsDir() {
 		opt.Dir = arg
 		return opt, nil
@@ -29,6 +30,7 @@ func followTarget(arg string) (follow.Options, error) {
 	if id, ok := strings.CutSuffix(filepath.Base(arg), follow.Suffix); ok {
 		opt.Dir, opt.Session = filepath.Dir(arg), id
 	} else {
+		byID = true
 		dir, err := cli.Dir("", os.Getenv)
 		if err != nil {
 			return opt, err
@@ -37,6 +39,13 @@ func followTarget(arg string) (follow.Options, error) {
 	}
 	if err := journal.ValidSessionID(opt.Session); err != nil {
 		return opt, fmt.Errorf("--follow %s: not a directory, an in-progress file or a session id: %v", arg, err)
+	}
+	if byID {
+		// A bare id is most often a typo: say which sessions exist. A
+		// file path may name a session about to start, and waits.
+		if err := sessionExists(opt.Dir, opt.Session, arg); err != nil {
+			return opt, err
+		}
 	}
 	return opt, nil
 }
@@ -49,12 +58,10 @@ func runFollow(arg string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
-	opt.Out = stdout
-	opt.Rescan = 5 * time.Second
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = follow.Run(ctx, opt)
-	var alarm *follow.Alarm
+	err = logbook.Follow(ctx, opt.Dir, logbook.FollowOptions{Session: opt.Session, Out: stdout})
+	var alarm *logbook.Alarm
 	switch {
 	case errors.As(err, &alarm):
 		fmt.Fprintln(stdout, alarm.Error())

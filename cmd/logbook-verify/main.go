@@ -20,6 +20,7 @@ import (
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
@@ -39,6 +40,7 @@ func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
 
 // jsonResult is the --json output: exactly these keys, nulls where unknown.
 type jsonResult struct {
+	File      string  `json:"file,omitempty"` // with several records
 	OK        bool    `json:"ok"`
 	Code      *string `json:"code"`
 	Detail    string  `json:"detail"`
@@ -51,10 +53,16 @@ type jsonResult struct {
 	Gaps *gaps.Counts `json:"gaps"`
 }
 
+const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
+               [--identity-roots PEM --trusted-identities JSON]
+               [--attestation FILE]... [--attestor-key FILE]... RECORD...
+logbook-verify --follow DIR|FILE|SESSION
+logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
+
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON object: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps")
+	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps (and file, with several records)")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
@@ -62,14 +70,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ex extraFlags
 	ex.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM] [--identity-roots PEM --trusted-identities JSON] [--attestation FILE]... [--attestor-key FILE]... RECORD")
-		fmt.Fprintln(stderr, "       logbook-verify --follow DIR|FILE|SESSION")
-		fmt.Fprintln(stderr, "       logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]")
-		fmt.Fprintln(stderr, "       logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies]")
-		fs.PrintDefaults()
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
-	if err := parseInterleaved(fs, args); err != nil {
+	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
+	if err := parseInterleaved(fs, fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
 		return 2
 	}
 	if *followArg != "" && fs.NArg() == 0 {
@@ -77,24 +83,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if ex.bundle != "" {
 		if fs.NArg() != 0 {
-			fs.Usage()
+			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
 			return 2
 		}
 		return runBundle(ex, pubkeys, pf, *asJSON, stdout, stderr)
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
+	if fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "logbook-verify: no RECORD given (run 'logbook-verify --help' for usage)")
 		return 2
 	}
 	if ex.evidence != "" {
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "logbook-verify: --evidence checks one RECORD")
+			return 2
+		}
 		return runEvidence(fs.Arg(0), ex, pubkeys, *asJSON, stdout, stderr)
 	}
 	// An I/O error reaches a --json reader as JSON too (ok false, code
 	// null), and as text on stderr; the exit status is 2.
-	ioError := func(err error) int {
+	ioError := func(file string, err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			printJSON(stdout, record.Result{Detail: err.Error()}, false, policy.Report{})
+			printJSON(stdout, file, record.Result{Detail: err.Error()}, false, policy.Report{})
 		}
 		return 2
 	}
@@ -102,26 +112,48 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, f := range pubkeys {
 		text, err := os.ReadFile(f)
 		if err != nil {
-			return ioError(err)
+			return ioError("", err)
 		}
 		pub, err := keys.ParsePublicKeyPEM(text)
 		if err != nil {
-			return ioError(fmt.Errorf("--pubkey %s: %v", f, err))
+			return ioError("", fmt.Errorf("--pubkey %s: %v", f, err))
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
 	pol, err := pf.load()
 	if err != nil {
-		return ioError(err)
+		return ioError("", err)
 	}
-	data, err := bigbuf.ReadFile(fs.Arg(0))
+	// Several records: one line each, named, and the worst status.
+	status := 0
+	for _, file := range fs.Args() {
+		name := ""
+		if fs.NArg() > 1 {
+			name = file
+		}
+		code := verifyFile(file, name, opt, pol, *asJSON, stdout, ioError)
+		status = max(status, code)
+	}
+	return status
+}
+
+// verifyFile verifies one record file and prints its verdict, prefixed
+// with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
+func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
+	data, err := bigbuf.ReadFile(file)
 	if err != nil {
-		return ioError(err)
+		return ioError(name, err)
+	}
+	if err := notARecord(file, data); err != nil {
+		return ioError(name, err)
 	}
 	res, rep := policy.Check(record.Verify(data, opt), pol)
-	if *asJSON {
-		printJSON(stdout, res, len(opt.Pinned) > 0, rep)
+	if asJSON {
+		printJSON(stdout, name, res, len(opt.Pinned) > 0, rep)
 	} else {
+		if name != "" {
+			fmt.Fprintf(stdout, "%s: ", name)
+		}
 		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
 	}
 	if res.OK {
@@ -132,15 +164,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // printJSON writes the verdict; for an accepted record, detail says
 // whether the signer was pinned (the key set is fixed, so it goes there).
-func printJSON(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
-	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(rep)}
+func printJSON(w io.Writer, file string, r record.Result, pinned bool, rep policy.Report) {
+	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(rep), File: file}
 	if r.OK && pinned {
 		out.Detail += "; signer pinned"
 	} else if r.OK {
 		out.Detail += "; signer not pinned: integrity only, not authorship"
 	}
 	if r.Code != "" {
-		out.Code = &r.Code
+		code := string(r.Code)
+		out.Code = &code
 	}
 	if r.RecordID != "" {
 		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount

@@ -10,13 +10,13 @@
 // --session defaults to $LOGBOOK_SESSION, DIR as for record-step, the key
 // as for logbook-seal. Exit status: the command's; 128+N when signal N
 // ended it; 127 no such command, 126 not executable; 125 the wrapper's own
-// failure (usage, key, glob cap, or a step it could not record). Nothing is
+// failure (usage, key, glob cap, or a step it could not record); 2 an
+// unknown flag, as for every logbook command; 0 for --help and --version. Nothing is
 // ever written to stdout but the command's own output.
 package main
 
 import (
 	"crypto/rand"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -61,14 +61,12 @@ type config struct {
 	maxFiles                            int
 }
 
+const synopsis = `logbook-wrap [--dir DIR] --session ID [flags] -- CMD [ARGS...]    (append to a session)
+logbook-wrap --out RECORD [--key FILE] [flags] -- CMD [ARGS...]   (seal a one-shot record)`
+
 func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(string) string, sigs <-chan os.Signal) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-wrap", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: logbook-wrap [--dir DIR] --session ID | --out RECORD [--key FILE]  [flags] -- CMD [ARGS...]")
-		fs.PrintDefaults()
-	}
 	fs.StringVar(&c.dir, "dir", "", "session directory to append to (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
 	fs.StringVar(&c.session, "session", "", "session `ID` to append to (default $LOGBOOK_SESSION); with --out, the one-shot record's id")
 	fs.StringVar(&c.out, "out", "", "seal a one-shot record of this command into `RECORD`")
@@ -78,8 +76,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	fs.Var(&c.materials, "materials", "`GLOB` of files the command reads: digested before it starts (repeatable; ** allowed)")
 	fs.Var(&c.products, "products", "`GLOB` of files the command makes: digested before and after, new, changed and removed ones named (repeatable)")
 	fs.IntVar(&c.maxFiles, "max-files", wrap.DefaultMaxFiles, "cap on the files the --materials globs, or the --products globs, may match")
-	if err := fs.Parse(args); err != nil {
-		return wrap.ExitFailure
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "logbook-wrap: "+format+"\n", a...)
@@ -103,6 +101,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	cwd, err := os.Getwd()
 	if err != nil {
 		return usage("working directory: %v", err)
+	}
+	if err := checkMaterials(c.materials, cwd); err != nil {
+		return usage("%v", err)
+	}
+	if c.out != "" {
+		if err := checkOut(c.out); err != nil {
+			return usage("not run: %v", err)
+		}
 	}
 	opt := wrap.Options{
 		Argv: argv, Cwd: cwd, Env: childEnv(os.Environ()),
@@ -182,8 +188,8 @@ func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string)
 	if err != nil {
 		return fail("not run: %v", err)
 	}
-	if b, _ := pem.Decode(text); b == nil || b.Type != "PRIVATE KEY" {
-		return fail("not run: signing key %s: no PKCS#8 PEM block (\"PRIVATE KEY\")", from)
+	if err := checkKey(text); err != nil {
+		return fail("not run: signing key %s: %v", from, err)
 	}
 	sealer, err := findSealer()
 	if err != nil {

@@ -8,7 +8,8 @@
 // share: 0, even when recording fails (the failure goes to stderr and
 // DIR/errors.log); with --fail-closed (meant for the pre-tool hook only), a
 // failure exits 2 so the tool call is blocked rather than run unrecorded,
-// unless the payload says it is another event.
+// unless the payload says it is another event. An unknown flag is reported
+// on stderr and exits 0 inside a hook, 2 when typed at a terminal.
 //
 //	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
@@ -22,7 +23,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -40,7 +40,7 @@ func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "install" || os.Args[1] == "uninstall") {
 		os.Exit(installer(os.Args[1:]))
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr, os.Getenv))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
 // installer runs logbook-install, built beside record-step, in this
@@ -61,17 +61,26 @@ func installer(args []string) int {
 	return 1
 }
 
-func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) string) int {
+const synopsis = `record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
+record-step install|uninstall --harness NAME [--project DIR | --user] [--dry-run]`
+
+// run records one event. stdout is only for --help and --version: a
+// hook's stdout can reach the model.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
 	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
 	var hint hookevent.Hint
 	fs.StringVar(&hint.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(hookevent.Harnesses, ", "))
 	fs.StringVar(&hint.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
-	if err := fs.Parse(args); err != nil {
-		// A broken hook command line must not break the agent: exit 0.
-		return 0
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		// A broken hook command line must not break the agent: exit 0,
+		// the error already on stderr. Typed at a terminal, it is 2.
+		if code == 2 && !interactive(stdin) {
+			return 0
+		}
+		return code
 	}
 	at, clockErr := cli.Now(getenv)
 	if clockErr != nil {
@@ -103,19 +112,27 @@ func run(args []string, stdin io.Reader, stderr io.Writer, getenv func(string) s
 		// Codex's notify program passes its JSON as the last argument and
 		// gives the program no stdin.
 		payload = []byte(fs.Arg(fs.NArg() - 1))
+		if hint := notJSONArg(payload); hint != "" {
+			return fail(unknownEvent, errors.New(hint))
+		}
 	} else if payload, err = bigbuf.ReadStream(stdin); err != nil {
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
-	// Parsing and digesting a payload of several MB makes garbage at the
-	// rate it reads: a soft limit of about twice the payload has the
-	// collector keep the peak near that, instead of growing the heap to
-	// twice whatever is live at each cycle.
-	debug.SetMemoryLimit(int64(len(payload))*2 + 4<<20)
+	limitMemory(len(payload))
 	cwd, _ := os.Getwd()
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	self := &recorder.Self{Name: "record-step", Warn: report}
-	ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), hint, at, cwd, self)
+	// The step's time is taken under the session's lock (at the start,
+	// at is only for error lines), so at follows seq.
+	now := func() string {
+		if clockErr != nil {
+			return instant.Format(time.Now())
+		}
+		t, _ := cli.Now(getenv)
+		return t
+	}
+	ev, err := recorder.RecordNow(dir, cli.StripBOM(payload), hint, now, cwd, self)
 	var warn *recorder.Warning
 	if errors.As(err, &warn) {
 		report(fmt.Sprintf("%s: %v", ev.Name, warn))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func runStep(t *testing.T, dir, payload string, args ...string) (int, string) {
 		}
 		return ""
 	}
-	code := run(append([]string{"--dir", dir}, args...), strings.NewReader(payload), &stderr, env)
+	code := run(append([]string{"--dir", dir}, args...), strings.NewReader(payload), io.Discard, &stderr, env)
 	return code, stderr.String()
 }
 

@@ -53,9 +53,9 @@ if [ "$mode" = seal ]; then
     [ -e "$steps" ] || continue
     id=$(basename "$steps" .steps.jsonl)
     if [ -n "$keyflag" ]; then
-      LOGBOOK_SIGNING_KEY= "${bin}logbook-seal" --dir "$dir" --session "$id" --key "$keyflag" --goal "${LOGBOOK_GOAL:-}" --out "$dir/$id.record.json" >&2
+      LOGBOOK_SIGNING_KEY= "${bin}logbook-seal" --dir "$dir" --session "$id" --key "$keyflag" --goal "${LOGBOOK_GOAL:-}" --out "$dir/$id.record.json" --force >&2
     else
-      "${bin}logbook-seal" --dir "$dir" --session "$id" --goal "${LOGBOOK_GOAL:-}" --out "$dir/$id.record.json" >&2
+      "${bin}logbook-seal" --dir "$dir" --session "$id" --goal "${LOGBOOK_GOAL:-}" --out "$dir/$id.record.json" --force >&2
     fi
     if [ $? -ne 0 ]; then
       say "session $id was NOT sealed"

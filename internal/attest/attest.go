@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/record"
@@ -47,7 +48,7 @@ type Statement struct {
 	KeyID      string // the record's keyId (spec §6)
 	ObservedAt string // RFC 3339 UTC (spec §4 form)
 	Nonce      string // "" when absent
-	Recorder   *record.Recorder
+	Recorder   *format.Recorder
 }
 
 // JSON returns the statement's RFC 8785 canonical form.
@@ -174,31 +175,31 @@ func Open(envelope []byte, keys []ed25519.PublicKey) (Verified, error) {
 }
 
 // Check is spec §7 step 8 for one attestation about a verified record: it
-// returns the verified attestation, or a code and detail. Per attestation
+// returns the verified attestation, and a *format.RefusalError when it fails. Per attestation
 // the order is: ATTEST_INVALID (unreadable, not signed by a pinned key, a
 // bad statement, or another recordId), then ATTEST_KEYID_MISMATCH, then
 // RECORDER_DIGEST_MISMATCH.
-func Check(envelope []byte, keys []ed25519.PublicKey, recordID, keyID string, rec *record.Recorder) (Verified, string, string) {
+func Check(envelope []byte, keys []ed25519.PublicKey, recordID, keyID string, rec *format.Recorder) (Verified, error) {
 	v, err := Open(envelope, keys)
 	if err != nil {
-		return v, record.AttestInvalid, err.Error()
+		return v, format.Refuse(format.AttestInvalid, err.Error())
 	}
 	if v.RecordID != recordID {
-		return v, record.AttestInvalid, fmt.Sprintf("the %s attestation is about record %s, not this one (%s)", v.Type, v.RecordID, recordID)
+		return v, format.Refuse(format.AttestInvalid, fmt.Sprintf("the %s attestation is about record %s, not this one (%s)", v.Type, v.RecordID, recordID))
 	}
 	if v.KeyID != keyID {
-		return v, record.AttestKeyIDMismatch, fmt.Sprintf("the %s attestation cites key %s, the record is signed by %s", v.Type, v.KeyID, keyID)
+		return v, format.Refuse(format.AttestKeyIDMismatch, fmt.Sprintf("the %s attestation cites key %s, the record is signed by %s", v.Type, v.KeyID, keyID))
 	}
 	if v.Type == Recorder {
 		if rec == nil {
-			return v, record.RecorderDigestMismatch, "the recorder attestation describes a recorder, and the record names none (no session.recorder)"
+			return v, format.Refuse(format.RecorderDigestMismatch, "the recorder attestation describes a recorder, and the record names none (no session.recorder)")
 		}
 		if *rec != *v.Recorder {
-			return v, record.RecorderDigestMismatch, fmt.Sprintf("the recorder attestation describes %s %s (sha256 %s), the record was captured by %s %s (sha256 %s)",
-				v.Recorder.Name, v.Recorder.Version, v.Recorder.SHA256, rec.Name, rec.Version, rec.SHA256)
+			return v, format.Refuse(format.RecorderDigestMismatch, fmt.Sprintf("the recorder attestation describes %s %s (sha256 %s), the record was captured by %s %s (sha256 %s)",
+				v.Recorder.Name, v.Recorder.Version, v.Recorder.SHA256, rec.Name, rec.Version, rec.SHA256))
 		}
 	}
-	return v, "", ""
+	return v, nil
 }
 
 // parseStatement reads and checks a statement's text.
@@ -239,7 +240,7 @@ func parseStatement(body []byte) (Statement, error) {
 		if err := exactKeys(r, []string{"name", "version", "sha256"}, nil); err != nil {
 			return s, fmt.Errorf("statement recorder: %v", err)
 		}
-		s.Recorder = &record.Recorder{Name: r.Get("name").Str, Version: r.Get("version").Str, SHA256: r.Get("sha256").Str}
+		s.Recorder = &format.Recorder{Name: r.Get("name").Str, Version: r.Get("version").Str, SHA256: r.Get("sha256").Str}
 		if s.Recorder.Name == "" || !hex64(s.Recorder.SHA256) {
 			return s, errors.New("statement recorder needs a name and a sha256 of 64 lowercase hex digits")
 		}

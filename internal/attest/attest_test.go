@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/attest"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/testpki"
 )
 
 var (
 	recordID = strings.Repeat("1a", 32)
 	keyID    = strings.Repeat("2b", 32)
-	rec      = &record.Recorder{Name: "record-step", Version: "v1.2.3", SHA256: strings.Repeat("3c", 32)}
+	rec      = &format.Recorder{Name: "record-step", Version: "v1.2.3", SHA256: strings.Repeat("3c", 32)}
 	witness  = testpki.Key("witness")
 	builder  = testpki.Key("builder")
 	pinned   = []ed25519.PublicKey{witness.Public().(ed25519.PublicKey), builder.Public().(ed25519.PublicKey)}
@@ -25,7 +25,7 @@ func witnessStatement() attest.Statement {
 	return attest.Statement{Type: attest.Witness, RecordID: recordID, KeyID: keyID, ObservedAt: "2026-03-01T10:05:00Z", Nonce: "n-1"}
 }
 
-func recorderStatement(r record.Recorder) attest.Statement {
+func recorderStatement(r format.Recorder) attest.Statement {
 	return attest.Statement{Type: attest.Recorder, RecordID: recordID, KeyID: keyID, ObservedAt: "2026-03-01T10:05:00Z", Recorder: &r}
 }
 
@@ -74,38 +74,38 @@ func TestCheck(t *testing.T) {
 	cases := []struct {
 		name     string
 		env      []byte
-		recorder *record.Recorder
-		code     string
+		recorder *format.Recorder
+		code     format.Code
 		typ      string
 	}{
 		{"good witness", good, rec, "", attest.Witness},
 		{"good recorder", sign(t, recorderStatement(*rec), builder), rec, "", attest.Recorder},
 		{"witness on a record without recorder", good, nil, "", attest.Witness},
-		{"keyId of another key", sign(t, wrongKey, witness), rec, record.AttestKeyIDMismatch, ""},
-		{"recorder with another digest", sign(t, recorderStatement(otherRec), builder), rec, record.RecorderDigestMismatch, ""},
-		{"recorder attestation, record names no recorder", sign(t, recorderStatement(*rec), builder), nil, record.RecorderDigestMismatch, ""},
-		{"another recordId", sign(t, wrongRecord, witness), rec, record.AttestInvalid, ""},
-		{"signed by a key not pinned", sign(t, witnessStatement(), stranger), rec, record.AttestInvalid, ""},
-		{"payload edited after signing", tampered, rec, record.AttestInvalid, ""},
-		{"not JSON", []byte("{"), rec, record.AttestInvalid, ""},
-		{"duplicate key", []byte(strings.Replace(envelope(attest.PayloadType, statementText, witness), `{"payload"`, `{"payloadType":"x","payload"`, 1)), rec, record.AttestInvalid, ""},
-		{"unknown envelope member", []byte(strings.Replace(envelope(attest.PayloadType, statementText, witness), `{"payload"`, `{"extra":"x","payload"`, 1)), rec, record.AttestInvalid, ""},
-		{"other payloadType", []byte(envelope("application/vnd.in-toto+json", statementText, witness)), rec, record.AttestInvalid, ""},
-		{"statement with a duplicate key", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `{"keyId"`, `{"keyId":"x","keyId"`, 1)), witness)), rec, record.AttestInvalid, ""},
-		{"statement with a lone surrogate", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `"nonce":"n-1"`, `"nonce":"\ud800"`, 1)), witness)), rec, record.AttestInvalid, ""},
-		{"statement with an unknown member", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `{"keyId"`, `{"extra":1,"keyId"`, 1)), witness)), rec, record.AttestInvalid, ""},
-		{"witness statement carrying a recorder", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `"witness"}`, `"witness","recorder":{}}`, 1)), witness)), rec, record.AttestInvalid, ""},
-		{"bad observedAt", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `2026-03-01T10:05:00Z`, `2026-02-30T10:05:00Z`, 1)), witness)), rec, record.AttestInvalid, ""},
-		{"line break in base64", bytes.Replace(good, []byte(`"payload":"`), []byte(`"payload":"\n`), 1), rec, record.AttestInvalid, ""},
-		{"no signatures", []byte(`{"payload":"e30=","payloadType":"` + attest.PayloadType + `","signatures":[]}`), rec, record.AttestInvalid, ""},
+		{"keyId of another key", sign(t, wrongKey, witness), rec, format.AttestKeyIDMismatch, ""},
+		{"recorder with another digest", sign(t, recorderStatement(otherRec), builder), rec, format.RecorderDigestMismatch, ""},
+		{"recorder attestation, record names no recorder", sign(t, recorderStatement(*rec), builder), nil, format.RecorderDigestMismatch, ""},
+		{"another recordId", sign(t, wrongRecord, witness), rec, format.AttestInvalid, ""},
+		{"signed by a key not pinned", sign(t, witnessStatement(), stranger), rec, format.AttestInvalid, ""},
+		{"payload edited after signing", tampered, rec, format.AttestInvalid, ""},
+		{"not JSON", []byte("{"), rec, format.AttestInvalid, ""},
+		{"duplicate key", []byte(strings.Replace(envelope(attest.PayloadType, statementText, witness), `{"payload"`, `{"payloadType":"x","payload"`, 1)), rec, format.AttestInvalid, ""},
+		{"unknown envelope member", []byte(strings.Replace(envelope(attest.PayloadType, statementText, witness), `{"payload"`, `{"extra":"x","payload"`, 1)), rec, format.AttestInvalid, ""},
+		{"other payloadType", []byte(envelope("application/vnd.in-toto+json", statementText, witness)), rec, format.AttestInvalid, ""},
+		{"statement with a duplicate key", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `{"keyId"`, `{"keyId":"x","keyId"`, 1)), witness)), rec, format.AttestInvalid, ""},
+		{"statement with a lone surrogate", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `"nonce":"n-1"`, `"nonce":"\ud800"`, 1)), witness)), rec, format.AttestInvalid, ""},
+		{"statement with an unknown member", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `{"keyId"`, `{"extra":1,"keyId"`, 1)), witness)), rec, format.AttestInvalid, ""},
+		{"witness statement carrying a recorder", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `"witness"}`, `"witness","recorder":{}}`, 1)), witness)), rec, format.AttestInvalid, ""},
+		{"bad observedAt", []byte(envelope(attest.PayloadType, []byte(strings.Replace(string(statementText), `2026-03-01T10:05:00Z`, `2026-02-30T10:05:00Z`, 1)), witness)), rec, format.AttestInvalid, ""},
+		{"line break in base64", bytes.Replace(good, []byte(`"payload":"`), []byte(`"payload":"\n`), 1), rec, format.AttestInvalid, ""},
+		{"no signatures", []byte(`{"payload":"e30=","payloadType":"` + attest.PayloadType + `","signatures":[]}`), rec, format.AttestInvalid, ""},
 	}
 	for _, c := range cases {
-		v, code, detail := attest.Check(c.env, pinned, recordID, keyID, c.recorder)
-		if code != c.code {
-			t.Errorf("%s: got %q (%s), want %q", c.name, code, detail, c.code)
+		v, err := attest.Check(c.env, pinned, recordID, keyID, c.recorder)
+		if code := format.CodeOf(err); code != c.code {
+			t.Errorf("%s: got %q (%v), want %q", c.name, code, err, c.code)
 			continue
 		}
-		if code == "" && (v.Type != c.typ || v.AttestorKeyID == "") {
+		if err == nil && (v.Type != c.typ || v.AttestorKeyID == "") {
 			t.Errorf("%s: %+v", c.name, v)
 		}
 	}
@@ -125,8 +125,8 @@ func TestWeakAttestorKey(t *testing.T) {
 	}
 	env := `{"payload":"` + base64.StdEncoding.EncodeToString(body) + `","payloadType":"` + attest.PayloadType +
 		`","signatures":[{"sig":"` + base64.StdEncoding.EncodeToString(forged) + `"}]}`
-	if _, code, _ := attest.Check([]byte(env), []ed25519.PublicKey{weak}, recordID, keyID, rec); code != record.AttestInvalid {
-		t.Fatalf("forgery under a weak pinned key: code %q", code)
+	if _, err := attest.Check([]byte(env), []ed25519.PublicKey{weak}, recordID, keyID, rec); format.CodeOf(err) != format.AttestInvalid {
+		t.Fatalf("forgery under a weak pinned key: %v", err)
 	}
 }
 
@@ -152,8 +152,8 @@ func FuzzOpen(f *testing.F) {
 	f.Add(env2)
 	f.Add([]byte(`{"payload":"","payloadType":"","signatures":[{}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, code, _ := attest.Check(b, pinned, recordID, keyID, rec)
-		if code == "" && v.AttestorKeyID == "" {
+		v, err := attest.Check(b, pinned, recordID, keyID, rec)
+		if err == nil && v.AttestorKeyID == "" {
 			t.Fatal("accepted without an attestor")
 		}
 	})

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -23,7 +24,7 @@ const Format = "logbook/bundle@0"
 // JSON, not an object, another format, an unknown or missing member, or a
 // member of the wrong type. A damaged part inside a sound bundle gets that
 // part's own code instead (spec §7 for the record).
-const Invalid = "BUNDLE_INVALID"
+const Invalid = format.BundleInvalid
 
 // MaxDepth: a record may nest 64 deep (spec §1), one more for the bundle.
 const MaxDepth = 65
@@ -43,7 +44,7 @@ type Bundle struct {
 // Error is a bundle refusal: Code is Invalid.
 type Error struct{ Detail string }
 
-func (e *Error) Error() string { return Invalid + ": " + e.Detail }
+func (e *Error) Error() string { return string(Invalid) + ": " + e.Detail }
 
 func invalid(format string, a ...any) error { return &Error{Detail: fmt.Sprintf(format, a...)} }
 

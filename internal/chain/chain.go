@@ -20,7 +20,7 @@ const EmptyTip = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b8
 // Step is a step before it is linked: everything but seq, prev and hash.
 type Step struct {
 	At      string           // RFC 3339 UTC instant (spec §4)
-	Kind    string           // one of Kinds
+	Kind    string           // one of format.Kinds (spec §4)
 	Summary string           // short redacted clear text
 	Data    strictjson.Value // object of redacted metadata
 	Inputs  []string         // hex SHA-256 digests of input bodies

@@ -2,13 +2,15 @@ package digest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/synth"
 )
 
 // canonBoth returns the canonical form from the tree and from the stream.
@@ -38,28 +40,59 @@ func canonBoth(t testing.TB, text []byte) (tree, stream []byte, ok bool) {
 }
 
 // TestStreamMatchesTree: the level-at-a-time canonical form equals the
-// tree's on the RFC 8785 vectors, the JSONTestSuite and the real payloads.
+// tree's on every synthesized payload of every harness.
 func TestStreamMatchesTree(t *testing.T) {
-	var files []string
-	for _, g := range []string{"../../../shared/corpora/jcs/input/*.json", "../../../shared/corpora/jsontestsuite/y_*.json", "../../testdata/hooks/claude-code/*.json"} {
-		f, _ := filepath.Glob(g)
-		files = append(files, f...)
+	var texts [][]byte
+	for _, n := range []string{"short", "tool_heavy", "subagent"} {
+		s, _ := synth.Claude(n)
+		texts = append(texts, s.Events...)
 	}
-	n := 0
+	for _, h := range append(synth.Harnesses[1:], "copilot-cli-snake") {
+		s, _ := synth.Dialect(h)
+		texts = append(texts, s.Events...)
+	}
+	for _, p := range synth.ClaudePayloads() {
+		texts = append(texts, p.JSON)
+	}
+	if n := compareStream(t, texts, nil); n < 150 {
+		t.Fatalf("compared only %d payloads", n)
+	}
+}
+
+// TestStreamMatchesTreeCorpora: the same on the RFC 8785 vectors, the
+// JSONTestSuite's valid texts and the real hook payloads (conformance).
+func TestStreamMatchesTreeCorpora(t *testing.T) {
+	var files []string
+	for _, g := range []string{"corpora/jcs/input/*.json", "corpora/jsontestsuite/y_*.json", "samples/hooks/claude-code/*.json"} {
+		files = append(files, corpora.Glob(t, g, "stream against tree on the public JSON corpora")...)
+	}
+	var texts [][]byte
 	for _, f := range files {
 		text, _ := os.ReadFile(f)
+		texts = append(texts, text)
+	}
+	if n := compareStream(t, texts, files); n < 150 {
+		t.Fatalf("compared only %d files", n)
+	}
+}
+
+func compareStream(t *testing.T, texts [][]byte, names []string) int {
+	n := 0
+	for i, text := range texts {
 		tree, stream, ok := canonBoth(t, text)
 		if !ok {
 			continue
 		}
 		n++
 		if !bytes.Equal(tree, stream) {
-			t.Errorf("%s:\ntree   %q\nstream %q", f, tree, stream)
+			name := fmt.Sprint(i)
+			if names != nil {
+				name = names[i]
+			}
+			t.Errorf("%s:\ntree   %q\nstream %q", name, tree, stream)
 		}
 	}
-	if n < 150 {
-		t.Fatalf("compared only %d files", n)
-	}
+	return n
 }
 
 // TestWideBodyStaysSmall: a body of a million numbers is digested without a

@@ -4,30 +4,28 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"strconv"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
-// Alarm codes. The chain codes are the verifier's (spec §7) applied to the
-// in-progress file; the others say what changed in bytes already seen.
+// Alarm codes beyond the verifier's: a new line that does not parse, is
+// out of order or breaks the chain gets the spec §7 code (format.NotJSON,
+// format.StepOutOfOrder, format.ChainBroken); these say what changed in
+// bytes already seen.
 const (
-	NotJSON        = "NOT_JSON"          // a complete line does not parse
-	StepOutOfOrder = "STEP_OUT_OF_ORDER" // a new step's seq is not the next one
-	ChainBroken    = "CHAIN_BROKEN"      // a new step's prev or hash is wrong
-	HeaderAltered  = "HEADER_ALTERED"    // the header line changed after it was seen
-	StepAltered    = "STEP_ALTERED"      // a step seen earlier now has other bytes
-	StepRemoved    = "STEP_REMOVED"      // a step seen earlier is gone
-	StepReordered  = "STEP_REORDERED"    // steps seen earlier are in another order
-	FileReplaced   = "FILE_REPLACED"     // the path now names another file (rename, copy over)
-	FileRemoved    = "FILE_REMOVED"      // the in-progress file was deleted
+	HeaderAltered format.Code = "HEADER_ALTERED" // the header line changed after it was seen
+	StepAltered   format.Code = "STEP_ALTERED"   // a step seen earlier now has other bytes
+	StepRemoved   format.Code = "STEP_REMOVED"   // a step seen earlier is gone
+	StepReordered format.Code = "STEP_REORDERED" // steps seen earlier are in another order
+	FileReplaced  format.Code = "FILE_REPLACED"  // the path now names another file (rename, copy over)
+	FileRemoved   format.Code = "FILE_REMOVED"   // the in-progress file was deleted
 )
 
 // Alarm is a tamper finding: the caller stops and exits non-zero.
 type Alarm struct {
-	Code    string
+	Code    format.Code
 	Session string
 	Detail  string
 }
@@ -50,12 +48,12 @@ type Step struct {
 // comparing the prefix with memcmp, so an edit anywhere is caught, at the
 // cost of a read from the page cache per check.
 type state struct {
-	session  string
-	prefix   []byte   // verified complete lines, header first
-	lines    [][]byte // prefix split into lines (without newlines), for diagnosis
-	lastHash string   // "" before the first step
-	steps    int
-	torn     int // length of an incomplete last line already reported
+	session string
+	prefix  []byte       // verified complete lines, header first
+	lines   [][]byte     // prefix split into lines (without newlines), for diagnosis
+	walk    chain.Walker // where the chain stands
+	steps   int
+	torn    int // length of an incomplete last line already reported
 }
 
 // update checks cur, the file's whole content now, against what was seen,
@@ -92,32 +90,25 @@ func (s *state) update(cur []byte) (news []Step, torn int, alarm *Alarm) {
 // first, else the next step in the chain (the checks journal.ReadAll makes
 // before a seal).
 func (s *state) verifyLine(line []byte) (*Step, *Alarm) {
-	bad := func(code, format string, a ...any) *Alarm {
-		return &Alarm{Code: code, Session: s.session, Detail: fmt.Sprintf(format, a...)}
+	bad := func(code format.Code, msg string, a ...any) *Alarm {
+		return &Alarm{Code: code, Session: s.session, Detail: fmt.Sprintf(msg, a...)}
 	}
-	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil {
-		return nil, bad(NotJSON, "line %d: %v", len(s.lines)+1, err)
+		return nil, bad(format.NotJSON, "line %d: %v", len(s.lines)+1, err)
 	}
 	if len(s.lines) == 0 {
-		if f, _ := v.GetString("format"); f != journal.Format {
-			return nil, bad(NotJSON, "line 1 is not an in-progress header")
+		if f, _ := v.GetString("format"); f != format.Journal {
+			return nil, bad(format.NotJSON, "line 1 is not an in-progress header")
 		}
 		return nil, nil
 	}
 	i := s.steps
-	if seq := v.Get("seq"); seq == nil || seq.Kind != strictjson.Number || seq.Str != strconv.Itoa(i) {
-		return nil, bad(StepOutOfOrder, "line %d: expected seq %d", len(s.lines)+1, i)
+	s.walk.B = s.walk.B[:0] // only the links matter here, not the bytes
+	if err := s.walk.Step(v); err != nil {
+		r := err.(*format.RefusalError)
+		return nil, bad(r.Code, "line %d: %s", len(s.lines)+1, r.Detail)
 	}
-	p := v.Get("prev")
-	if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != s.lastHash) {
-		return nil, bad(ChainBroken, "step %d: prev does not link to step %d", i, i-1)
-	}
-	h, err := chain.Hash(v)
-	if got, _ := v.GetString("hash"); err != nil || got != h {
-		return nil, bad(ChainBroken, "step %d does not hash to its hash", i)
-	}
-	s.lastHash = h
 	s.steps++
 	st := &Step{Seq: i}
 	st.At, _ = v.GetString("at")

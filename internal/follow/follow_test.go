@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -128,7 +129,7 @@ func TestTamperCaught(t *testing.T) {
 	cases := []struct {
 		name string
 		do   func(path string, lines [][]byte) error
-		code string
+		code format.Code
 	}{
 		{"edit mid-file in place", func(p string, _ [][]byte) error {
 			f, err := os.OpenFile(p, os.O_WRONLY, 0)
@@ -170,7 +171,7 @@ func TestTamperCaught(t *testing.T) {
 			defer f.Close()
 			_, err = f.Write(append(bytes.Replace(l[len(l)-1], []byte(`"seq":4`), []byte(`"seq":5`), 1), '\n'))
 			return err
-		}, ChainBroken},
+		}, format.ChainBroken},
 		{"replace by a symlink", func(p string, _ [][]byte) error {
 			tmp := p + ".link"
 			if err := os.Symlink("/dev/null", tmp); err != nil {
@@ -262,7 +263,7 @@ func TestAlreadyTampered(t *testing.T) {
 	os.WriteFile(journal.Path(dir, "s1"), bytes.Replace(data, []byte("step-1"), []byte("step-X"), 1), 0o600)
 	err := Run(context.Background(), Options{Dir: dir, Out: &syncBuf{}})
 	var a *Alarm
-	if !errors.As(err, &a) || a.Code != ChainBroken {
+	if !errors.As(err, &a) || a.Code != format.ChainBroken {
 		t.Fatalf("got %v, want CHAIN_BROKEN", err)
 	}
 }

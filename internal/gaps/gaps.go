@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -117,7 +118,7 @@ func (t *Tracker) ObserveData(data *strictjson.Value, src []byte) {
 		return
 	}
 	if len(data.Members) == 0 && data.End-data.Start > 2 && data.End <= len(src) {
-		v, err := strictjson.Shallow(src[data.Start:data.End], strictjson.Options{Lenient: true, MaxDepth: 64}, nil)
+		v, err := strictjson.Shallow(src[data.Start:data.End], strictjson.Options{Lenient: true, MaxDepth: format.MaxDepth}, nil)
 		if err != nil {
 			return
 		}

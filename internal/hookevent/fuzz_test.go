@@ -6,21 +6,29 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/synth"
 )
 
 // FuzzParse: any stdin, in any dialect, either is refused with an error or becomes a step
 // that links into a chain and passes the record's step shape check; never
 // a panic.
 func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(samples, "*.json"))
-	for _, dir := range dialectDirs {
-		more, _ := filepath.Glob(filepath.Join("../../testdata/hooks", dir, "*.json"))
-		files = append(files, more...)
+	for _, p := range synth.ClaudePayloads() {
+		if len(p.JSON) < 32<<10 {
+			f.Add(p.JSON)
+		}
 	}
-	for _, file := range files {
-		if b, err := os.ReadFile(file); err == nil && len(b) < 32<<10 {
-			f.Add(b)
+	for _, name := range synth.QuirkNames() {
+		f.Add(synth.Quirks()[name])
+	}
+	if dir, ok := corpora.Find("samples/hooks"); ok {
+		files, _ := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+		for _, file := range files {
+			if b, err := os.ReadFile(file); err == nil && len(b) < 32<<10 {
+				f.Add(b)
+			}
 		}
 	}
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_input":{"a":[1e400,"\udc00"]}}`))

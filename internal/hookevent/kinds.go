@@ -3,7 +3,8 @@ package hookevent
 // This file is the one table of the recorder: which harness event is which
 // Claude Code event, and which tool is which step kind (spec §8), for every
 // dialect the recorder reads. Sources for the names: each harness's hook
-// documentation (README, "Harnesses"); testdata/hooks holds real payloads.
+// documentation (docs/harnesses.md); internal/synth writes payloads in each
+// documented shape, and the real ones are in the shared samples (internal/corpora).
 
 // toolKinds maps a tool name, as the harness gives it, to a step kind:
 // shell → exec, file edit → edit, file creation/overwrite → write, file
@@ -186,6 +187,12 @@ var KnownEvents = []string{
 	"PostToolUseFailure", "PermissionRequest", "PermissionDenied",
 	"Notification", "SubagentStart", "SubagentStop", "PreCompact",
 	"PostCompact", "Stop", "StopFailure", "SessionEnd",
+	// Claude Code 2.1.x (events.go)
+	"PostToolBatch", "PreModelSwitch", "PostModelSwitch", "TaskCreated",
+	"TaskCompleted", "TeammateIdle", "CwdChanged", "FileChanged",
+	"InstructionsLoaded", "ConfigChange", "Setup", "Elicitation",
+	"ElicitationResult", "WorktreeCreate", "WorktreeRemove",
+	"DirectoryAdded", "UserPromptExpansion", "MessageDisplay",
 }
 
 // Canonical returns the Claude Code event name a harness's event name maps

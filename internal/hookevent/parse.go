@@ -277,8 +277,6 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 		}
 		st.Inputs = b.body("prompt", "input-messages", "task")
 		st.Outputs = b.body(finals...)
-		b.set("agentId", b.str("agent_id", "subagent_id"))
-		b.set("agentType", b.str("agent_type", "subagent_type", "agentName", "agent_name", "subagentType"))
 		b.set("reason", b.str("reason", "stopReason", "stop_reason", "status"))
 		b.set("client", b.str("client"))
 		detail = "final message" + sizeNote(b.get(finals...))
@@ -300,8 +298,6 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 		b.set("notificationType", b.str("notification_type", "notificationType"))
 		detail = b.str("notification_type", "notificationType")
 	case event == "SubagentStart":
-		b.set("agentId", b.str("agent_id", "subagent_id"))
-		b.set("agentType", b.str("agent_type", "subagent_type", "agentName", "agent_name", "subagentType"))
 		st.Inputs = b.body("task")
 		detail = b.str("agent_type", "subagent_type", "agentName", "agent_name", "subagentType")
 	case event == "PreCompact" || event == "PostCompact":
@@ -317,6 +313,8 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 		detail = b.str("errorContext", "error_context")
 	case event == "AgentThought":
 		st.Outputs = b.body("text")
+	case laterEvent(event) != nil:
+		detail = laterEvent(event)(b, &st, cwd)
 	default:
 		// An event this recorder does not know yet: kept, named, and its
 		// tool fields digested so nothing it carried is lost.
@@ -327,7 +325,12 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 			st.Outputs = b.toolOutput()
 		}
 	}
-	b.set("turnId", b.str("turn_id", "turn-id", "promptId", "generation_id"))
+	// Every event a sub-agent's work sends (its tool calls too) names the
+	// agent, so its steps can be told from the main agent's; Claude Code's
+	// prompt_id ties each event to the user turn that caused it.
+	b.set("agentId", b.str("agent_id", "subagent_id"))
+	b.set("agentType", b.str("agent_type", "subagent_type", "agentName", "agent_name", "subagentType"))
+	b.set("turnId", b.str("prompt_id", "turn_id", "turn-id", "promptId", "generation_id"))
 	b.harnessTime()
 	if len(b.raw) > 0 {
 		b.data = append(b.data, strictjson.Member{Key: "rawDigests", Value: strictjson.StrArr(b.raw)})
@@ -454,7 +457,6 @@ func (b *builder) responseFailed(raw string) bool {
 func (b *builder) toolMeta(tool, cwd string, in objView) string {
 	b.set("tool", tool)
 	b.set("toolUseId", b.str("tool_use_id", "toolUseId"))
-	b.set("agentId", b.str("agent_id")) // a sub-agent's call: logbook-review nests it
 	if in.v == nil || in.v.Kind != strictjson.Object {
 		return ""
 	}

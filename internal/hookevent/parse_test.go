@@ -9,18 +9,38 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/synth"
 )
 
-const samples = "../../testdata/hooks/claude-code"
-
-// payloads returns every real Claude Code payload in the shared samples:
-// single files and the lines of sequence files.
+// payloads returns the project's own Claude Code payloads (internal/synth):
+// one per event and quirk, and every line of its sessions.
 func payloads(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}
-	files, _ := filepath.Glob(filepath.Join(samples, "*"))
+	for _, p := range synth.ClaudePayloads() {
+		out[strings.TrimPrefix(p.Name, "claude-code/")] = p.JSON
+	}
+	for _, n := range []string{"short", "tool_heavy", "subagent"} {
+		s, _ := synth.Claude(n)
+		for i, ev := range s.Events {
+			out[n+".jsonl:"+strconv.Itoa(i+1)] = ev
+		}
+	}
+	if len(out) < 80 {
+		t.Fatalf("found only %d payloads", len(out))
+	}
+	return out
+}
+
+// realPayloads returns every real Claude Code payload in the shared
+// samples: single files and the lines of sequence files.
+func realPayloads(t *testing.T) map[string][]byte {
+	dir := corpora.Require(t, "samples/hooks/claude-code", "real Claude Code hook payloads (160)")
+	out := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -46,21 +66,31 @@ func payloads(t *testing.T) map[string][]byte {
 	return out
 }
 
+// wantKind pins the step kind of named payloads, the project's own and
+// the real samples' (where a name is in both, the kinds agree).
 var wantKind = map[string]string{
 	"pre-tool-use-bash.json": "exec", "post-tool-use-bash.json": "exec", "post-tool-use-failure-bash-127.json": "exec",
+	"post-tool-use-failure-bash.json": "exec", "post-tool-use-edit.json": "edit", "post-tool-use-read.json": "read",
 	"pre-tool-use-edit.json": "edit", "post-tool-use-multiedit.json": "edit", "pre-tool-use-write.json": "write",
 	"post-tool-use-write.json": "write", "pre-tool-use-read.json": "read", "post-tool-use-read-legacy.json": "read",
 	"pre-tool-use-grep.json": "tool_call", "pre-tool-use-mcp.json": "tool_call", "post-tool-use-webfetch.json": "tool_call",
 	"user-prompt-submit.json": "note", "stop.json": "claim", "subagent-stop-general-purpose.json": "claim",
 	"permission-request-bash-addrules.json": "gate", "session-start-startup.json": "note", "session-end-clear.json": "note",
 	"notification-idle-prompt.json": "note", "pre-compact-auto.json": "note", "subagent-start.json": "note",
+	"pre-tool-use-edit-lone-surrogate.json": "edit", "post-tool-use-edit-huge.json": "edit",
 }
 
-// TestSamples: every real payload becomes a step of a valid kind; no body
-// string of 40 bytes or more shows up in the clear text; digests are where
-// spec §8 puts them.
-func TestSamples(t *testing.T) {
-	for name, p := range payloads(t) {
+// TestSamples: every payload of the project's own becomes a step of a
+// valid kind; no body string of 40 bytes or more shows up in the clear
+// text; digests are where spec §8 puts them.
+func TestSamples(t *testing.T) { checkPayloads(t, payloads(t)) }
+
+// TestRealSamples holds the real payloads Claude Code sent to the same
+// rules (conformance: needs the shared samples).
+func TestRealSamples(t *testing.T) { checkPayloads(t, realPayloads(t)) }
+
+func checkPayloads(t *testing.T, all map[string][]byte) {
+	for name, p := range all {
 		ev, err := Parse(p)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

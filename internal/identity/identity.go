@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -24,44 +24,44 @@ type Policy struct {
 }
 
 // Check judges certs (DER, leaf first) for a record signed by key at time
-// at. It returns the matched identity, or a refusal code and a detail, in
-// spec order: IDENTITY_KEY_MISMATCH (the leaf's key is not the signing
+// at. It returns the matched identity, or a *format.RefusalError whose
+// code is, in spec order: IDENTITY_KEY_MISMATCH (the leaf's key is not the signing
 // key), IDENTITY_UNTRUSTED (no certificates, one that cannot be read, or a
 // chain that does not reach p.Roots at at), IDENTITY_NOT_ALLOWED (none of
 // the leaf's subject alternative names — e-mail, then URI, then DNS — is
 // in p.Trusted).
-func Check(certs [][]byte, key ed25519.PublicKey, at time.Time, p Policy) (name, code, detail string) {
+func Check(certs [][]byte, key ed25519.PublicKey, at time.Time, p Policy) (name string, err error) {
 	if len(certs) == 0 {
-		return "", record.IdentityUntrusted, "identity checks were asked for, but the record has no signerIdentity"
+		return "", format.Refuse(format.IdentityUntrusted, "identity checks were asked for, but the record has no signerIdentity")
 	}
 	parsed := make([]*x509.Certificate, len(certs))
 	for i, der := range certs {
 		c, err := x509.ParseCertificate(der)
 		if err != nil {
-			return "", record.IdentityUntrusted, fmt.Sprintf("signerIdentity certificate %d cannot be read: %v", i, err)
+			return "", format.Refuse(format.IdentityUntrusted, fmt.Sprintf("signerIdentity certificate %d cannot be read: %v", i, err))
 		}
 		parsed[i] = c
 	}
 	leaf := parsed[0]
 	if pub, ok := leaf.PublicKey.(ed25519.PublicKey); !ok || !bytes.Equal(pub, key) {
-		return "", record.IdentityKeyMismatch, fmt.Sprintf("the leaf certificate (%s) certifies another key than the record's signing key", leaf.Subject)
+		return "", format.Refuse(format.IdentityKeyMismatch, fmt.Sprintf("the leaf certificate (%s) certifies another key than the record's signing key", leaf.Subject))
 	}
 	inter := x509.NewCertPool()
 	for _, c := range parsed[1:] {
 		inter.AddCert(c)
 	}
 	if p.Roots == nil {
-		return "", record.IdentityUntrusted, "no identity roots were given"
+		return "", format.Refuse(format.IdentityUntrusted, "no identity roots were given")
 	}
-	_, err := leaf.Verify(x509.VerifyOptions{
+	_, err = leaf.Verify(x509.VerifyOptions{
 		Roots:         p.Roots,
 		Intermediates: inter,
 		CurrentTime:   at,
 		KeyUsages:     []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
 	})
 	if err != nil {
-		return "", record.IdentityUntrusted, fmt.Sprintf("the chain of %s does not reach the identity roots at %s: %v",
-			leaf.Subject, at.UTC().Format(time.RFC3339Nano), err)
+		return "", format.Refuse(format.IdentityUntrusted, fmt.Sprintf("the chain of %s does not reach the identity roots at %s: %v",
+			leaf.Subject, at.UTC().Format(time.RFC3339Nano), err))
 	}
 	allowed := map[string]bool{}
 	for _, s := range p.Trusted {
@@ -75,10 +75,10 @@ func Check(certs [][]byte, key ed25519.PublicKey, at time.Time, p Policy) (name,
 	names = append(names, leaf.DNSNames...)
 	for _, n := range names {
 		if allowed[n] {
-			return n, "", ""
+			return n, nil
 		}
 	}
-	return "", record.IdentityNotAllowed, fmt.Sprintf("none of the leaf's names %q is in the trusted identities", names)
+	return "", format.Refuse(format.IdentityNotAllowed, fmt.Sprintf("none of the leaf's names %q is in the trusted identities", names))
 }
 
 // ForKey checks, before sealing, that chain (leaf first) suits a record

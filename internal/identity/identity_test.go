@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
-	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/testpki"
 )
 
@@ -54,27 +54,27 @@ func TestCheck(t *testing.T) {
 		certs [][]byte
 		at    time.Time
 		pol   identity.Policy
-		code  string
+		code  format.Code
 	}{
 		{"good chain", der(leaf, inter), t0, pol, ""},
 		{"good chain with its root inside too", der(leaf, inter, root), t0, pol, ""},
-		{"leaf key is not the signing key", der(stranger, inter), t0, pol, record.IdentityKeyMismatch},
-		{"chain to another root", der(otherLeaf, other), t0, pol, record.IdentityUntrusted},
-		{"root only inside the record", der(selfLeaf, selfRoot), t0, pol, record.IdentityUntrusted},
-		{"intermediate missing", der(leaf), t0, pol, record.IdentityUntrusted},
-		{"identity not listed", der(leaf, inter), t0, identity.Policy{Roots: roots, Trusted: []string{"someone@example.com"}}, record.IdentityNotAllowed},
-		{"no signerIdentity", nil, t0, pol, record.IdentityUntrusted},
-		{"not a certificate", [][]byte{{0x30, 0x03, 0x02, 0x01, 0x01}}, t0, pol, record.IdentityUntrusted},
+		{"leaf key is not the signing key", der(stranger, inter), t0, pol, format.IdentityKeyMismatch},
+		{"chain to another root", der(otherLeaf, other), t0, pol, format.IdentityUntrusted},
+		{"root only inside the record", der(selfLeaf, selfRoot), t0, pol, format.IdentityUntrusted},
+		{"intermediate missing", der(leaf), t0, pol, format.IdentityUntrusted},
+		{"identity not listed", der(leaf, inter), t0, identity.Policy{Roots: roots, Trusted: []string{"someone@example.com"}}, format.IdentityNotAllowed},
+		{"no signerIdentity", nil, t0, pol, format.IdentityUntrusted},
+		{"not a certificate", [][]byte{{0x30, 0x03, 0x02, 0x01, 0x01}}, t0, pol, format.IdentityUntrusted},
 		{"valid at the signing time", der(short, inter), t0, pol, ""},
-		{"expired at the signing time", der(short, inter), t0.Add(2 * time.Hour), pol, record.IdentityUntrusted},
-		{"no roots", der(leaf, inter), t0, identity.Policy{Trusted: pol.Trusted}, record.IdentityUntrusted},
+		{"expired at the signing time", der(short, inter), t0.Add(2 * time.Hour), pol, format.IdentityUntrusted},
+		{"no roots", der(leaf, inter), t0, identity.Policy{Trusted: pol.Trusted}, format.IdentityUntrusted},
 	}
 	for _, c := range cases {
-		name, code, detail := identity.Check(c.certs, pub, c.at, c.pol)
-		if code != c.code {
-			t.Errorf("%s: got %q (%s), want %q", c.name, code, detail, c.code)
+		name, err := identity.Check(c.certs, pub, c.at, c.pol)
+		if code := format.CodeOf(err); code != c.code {
+			t.Errorf("%s: got %q (%v), want %q", c.name, code, err, c.code)
 		}
-		if code == "" && name != "https://example.com/dev" {
+		if err == nil && name != "https://example.com/dev" {
 			t.Errorf("%s: matched %q", c.name, name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/cli"
 	"io"
 	"io/fs"
 	"os"
@@ -22,7 +23,6 @@ import (
 // 2 usage error.
 func Main(verb string, args []string, stdout, stderr io.Writer, getenv func(string) string, now time.Time) int {
 	flags := flag.NewFlagSet("record-step "+verb, flag.ContinueOnError)
-	flags.SetOutput(stderr)
 	harness := flags.String("harness", "", "the harness: "+strings.Join(Names(), ", "))
 	project := flags.String("project", ".", "the project `DIR` whose configuration to edit")
 	user := flags.Bool("user", false, "edit the user-level configuration (in the home directory) instead")
@@ -30,8 +30,8 @@ func Main(verb string, args []string, stdout, stderr io.Writer, getenv func(stri
 	config := flags.String("config", "", "edit this configuration `FILE` (overrides --project, --user and --local)")
 	bin := flags.String("bin", "", "the `DIR` holding record-step and logbook-seal, as hooks should call them (default: DIR/.logbook/bin for a project, this program's directory for --user)")
 	dryRun := flags.Bool("dry-run", false, "print the change as a diff and write nothing")
-	if err := flags.Parse(args); err != nil {
-		return 2
+	if code, done := cli.Parse(flags, args, "record-step "+verb+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--dry-run]", stdout, stderr); done {
+		return code
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "record-step %s: %s\n", verb, fmt.Sprintf(format, a...))

@@ -68,9 +68,19 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 			UserFile:    ".claude/settings.json",
 			Root:        `"$CLAUDE_PROJECT_DIR"`,
 			Events: func() []Event {
-				ev := events("SessionEnd", "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse",
-					"PostToolUseFailure", "PermissionRequest", "PermissionDenied", "Notification", "SubagentStart",
-					"SubagentStop", "PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd")
+				// Every event Claude Code 2.1.3xx documents but three:
+				// WorktreeCreate and WorktreeRemove, whose hooks replace
+				// Claude Code's own git worktree handling (a hook that only
+				// records would make creating a worktree fail and removing
+				// one leave it in place), and MessageDisplay, sent for each
+				// piece of streamed text (the final text comes with Stop).
+				// record-step reads all three when wired by hand.
+				ev := events("SessionEnd", "Setup", "SessionStart", "InstructionsLoaded", "UserPromptSubmit",
+					"UserPromptExpansion", "PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch",
+					"PermissionRequest", "PermissionDenied", "Notification", "SubagentStart", "SubagentStop",
+					"TaskCreated", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult",
+					"PreModelSwitch", "PostModelSwitch", "CwdChanged", "FileChanged", "DirectoryAdded",
+					"ConfigChange", "PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd")
 				tools := map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true,
 					"PermissionRequest": true, "PermissionDenied": true}
 				for i := range ev {
@@ -107,8 +117,12 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 			ProjectFile: ".gemini/settings.json",
 			UserFile:    ".gemini/settings.json",
 			Root:        `"$GEMINI_PROJECT_DIR"`,
+			// PreCompress is not wired: Gemini CLI 0.61 sends it before every
+			// model call, whether or not it compresses, which filled short
+			// sessions with notes. BeforeModel, AfterModel and
+			// BeforeToolSelection are model traffic, once per streamed chunk.
 			Events: events("SessionEnd", "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent",
-				"PreCompress", "Notification", "SessionEnd"),
+				"Notification", "SessionEnd"),
 			Handler: func(cmd string, seal bool) node {
 				name, t := "logbook-record-step", 10000 // milliseconds
 				if seal {
@@ -118,7 +132,7 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 			},
 			CommandKey: "command",
 			Notes: []string{
-				"Gemini CLI runs hooks only while its hooks system is enabled (/settings, Advanced, \"Enable Hooks System\"; tools.enableHooks in older builds).",
+				"Gemini CLI runs project hooks only in a trusted folder (or with GEMINI_CLI_TRUST_WORKSPACE=true); hooks are on by default (hooksConfig.enabled).",
 			},
 		},
 		"cursor": {

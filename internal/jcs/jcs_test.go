@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
-
-const corpus = "../../../shared/corpora/jcs"
 
 // TestRFC8785Vectors: every input of the public RFC 8785 test set
 // canonicalizes to the expected bytes exactly.
 func TestRFC8785Vectors(t *testing.T) {
+	corpus := corpora.Require(t, "corpora/jcs", "RFC 8785 test vectors (6 inputs)")
 	inputs, err := filepath.Glob(filepath.Join(corpus, "input", "*.json"))
 	if err != nil || len(inputs) != 6 {
 		t.Fatalf("want 6 RFC 8785 vectors, found %d (%v)", len(inputs), err)

@@ -18,14 +18,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
-
-// Format names the in-progress file format in its header line.
-const Format = "logbook/in-progress@0"
 
 // Header is the first line of an in-progress file.
 type Header struct {
@@ -34,7 +33,7 @@ type Header struct {
 	Harness string // e.g. "claude-code"
 	// Recorder is the program that captured the steps (session.recorder,
 	// spec §4); nil when the header names none. ReadAll fills it.
-	Recorder *Recorder
+	Recorder *format.Recorder
 	// Describe, when Recorder is nil, is asked by Append only when it
 	// writes the header line, that is once per session: describing may be
 	// costly (hashing the recorder's executable), and no event pays for it
@@ -44,13 +43,7 @@ type Header struct {
 
 // RecorderSource describes the recording program; it may return nil.
 type RecorderSource interface {
-	Recorder() *Recorder
-}
-
-// Recorder is a program that captures steps: its name, version, and the
-// SHA-256 (64 lowercase hex digits) of its executable file.
-type Recorder struct {
-	Name, Version, SHA256 string
+	Recorder() *format.Recorder
 }
 
 // FS is the journal's only way to the file system. Fault-injection tests
@@ -150,13 +143,44 @@ func (j *Journal) Append(hdr Header, steps []chain.Step) (int64, error) {
 	if len(steps) == 0 {
 		return 0, nil
 	}
-	first, _, err := j.write(hdr, steps, steps[0].At)
+	first, _, err := j.write(hdr, steps, steps[0].At, nil)
 	return first, err
+}
+
+// AppendNow is Append with the steps stamped under the lock: now is asked
+// for the time once the lock is held and the last step read, and a time
+// earlier than that step's at is raised to it. Parallel hooks take the
+// lock in any order, so a time taken at process start would put at out of
+// seq order; this way at never goes back within a session, whatever the
+// order, and whatever a stepped-back clock says.
+func (j *Journal) AppendNow(hdr Header, steps []chain.Step, now func() string) (int64, error) {
+	if len(steps) == 0 {
+		return 0, nil
+	}
+	first, _, err := j.write(hdr, steps, "", now)
+	return first, err
+}
+
+// notBefore returns at, or last when at is an earlier instant (both in the
+// spec's form; text that does not parse leaves at as it is).
+func notBefore(at, last string) string {
+	if last == "" {
+		return at
+	}
+	t, err1 := time.Parse(time.RFC3339Nano, at)
+	l, err2 := time.Parse(time.RFC3339Nano, last)
+	if err1 == nil && err2 == nil && t.Before(l) {
+		return last
+	}
+	return at
 }
 
 // write cuts a torn tail, then appends the notes of pending cuts (stamped
 // at) and steps. It returns the first seq written and how many notes.
-func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, int, error) {
+//
+// With now set, every note and step is stamped with now(), raised to the
+// last step's at when earlier (AppendNow).
+func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() string) (int64, int, error) {
 	// The file's end is read once: it gives the torn tail, if any, and
 	// the last step to link to.
 	line, end, size, err := j.tail()
@@ -173,6 +197,16 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, int, 
 	if err != nil {
 		return 0, 0, err
 	}
+	seq, prev, lastAt, err := j.parseTail(line)
+	if err != nil {
+		return 0, 0, err
+	}
+	if now != nil {
+		at = notBefore(now(), lastAt)
+		for i := range steps {
+			steps[i].At = at
+		}
+	}
 	for i := range notes {
 		notes[i].At = at
 	}
@@ -188,10 +222,6 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string) (int64, int, 
 		if out, err = headerLine(hdr); err != nil {
 			return 0, 0, err
 		}
-	}
-	seq, prev, err := j.parseTail(line)
-	if err != nil {
-		return 0, 0, err
 	}
 	first := seq + 1
 	for _, s := range append(notes, steps...) {
@@ -234,7 +264,7 @@ func (j *Journal) size() (int64, error) {
 func headerLine(h Header) ([]byte, error) {
 	v := strictjson.Obj(
 		strictjson.Member{Key: "cwd", Value: strictjson.Str(h.Cwd)},
-		strictjson.Member{Key: "format", Value: strictjson.Str(Format)},
+		strictjson.Member{Key: "format", Value: strictjson.Str(format.Journal)},
 		strictjson.Member{Key: "harness", Value: strictjson.Str(h.Harness)},
 	)
 	r := h.Recorder
@@ -242,7 +272,7 @@ func headerLine(h Header) ([]byte, error) {
 		r = h.Describe.Recorder()
 	}
 	if r != nil {
-		if err := r.check(); err != nil {
+		if err := r.Check(); err != nil {
 			return nil, err
 		}
 		v.Members = append(v.Members, strictjson.Member{Key: "recorder", Value: strictjson.Obj(
@@ -305,28 +335,30 @@ func (j *Journal) Tail() (int64, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	return j.parseTail(line)
+	seq, hash, _, err := j.parseTail(line)
+	return seq, hash, err
 }
 
-func (j *Journal) parseTail(line []byte) (int64, string, error) {
+func (j *Journal) parseTail(line []byte) (seq int64, hash, at string, err error) {
 	if line == nil {
-		return -1, "", nil
+		return -1, "", "", nil
 	}
-	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil {
-		return 0, "", fmt.Errorf("%s: last line is not JSON: %v", j.f.Name(), err)
+		return 0, "", "", fmt.Errorf("%s: last line is not JSON: %v", j.f.Name(), err)
 	}
 	if v.Get("format") != nil {
-		return -1, "", nil // only the header so far
+		return -1, "", "", nil // only the header so far
 	}
 	hash, ok := v.GetString("hash")
 	seqV := v.Get("seq")
 	if !ok || seqV == nil || seqV.Kind != strictjson.Number {
-		return 0, "", fmt.Errorf("%s: last line is not a step", j.f.Name())
+		return 0, "", "", fmt.Errorf("%s: last line is not a step", j.f.Name())
 	}
-	seq, err := strconv.ParseInt(seqV.Str, 10, 64)
+	seq, err = strconv.ParseInt(seqV.Str, 10, 64)
 	if err != nil {
-		return 0, "", fmt.Errorf("%s: last step's seq %q: %v", j.f.Name(), seqV.Str, err)
+		return 0, "", "", fmt.Errorf("%s: last step's seq %q: %v", j.f.Name(), seqV.Str, err)
 	}
-	return seq, hash, nil
+	at, _ = v.GetString("at")
+	return seq, hash, at, nil
 }

@@ -112,7 +112,7 @@ func TestTamperedInProgressRefused(t *testing.T) {
 	os.WriteFile(Path(dir, "s1"), []byte(strings.Replace(string(b), `"summary":"one"`, `"summary":"uno"`, 1)), 0o600)
 	j, _ := Open(dir, "s1")
 	defer j.Close()
-	if _, _, err := j.ReadAll(nil); err == nil || !strings.Contains(err.Error(), "does not hash") {
+	if _, _, err := j.ReadAll(nil); err == nil || !strings.Contains(err.Error(), "hash does not recompute") {
 		t.Fatalf("want a hash error, got %v", err)
 	}
 }

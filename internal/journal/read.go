@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -43,38 +42,27 @@ func (j *Journal) ReadAll(each func(i int, step *strictjson.Value) error) (Heade
 	if h, err = parseHeader(first); err != nil {
 		return h, out, fmt.Errorf("%s: %v", j.f.Name(), err)
 	}
-	var c chain.Canonicalizer
-	c.B = append(bigbuf.Alloc(len(rest)+2), '[')
-	var hash [64]byte
-	err = strictjson.ParseLines(rest, strictjson.Options{MaxDepth: 64}, func(n int, v *strictjson.Value, _ []byte) error {
-		i, line := out.Count, n+1
-		if seq := v.Get("seq"); seq == nil || seq.Str != strconv.Itoa(i) {
-			return fmt.Errorf("%s line %d: seq is not %d", j.f.Name(), line, i)
+	var w chain.Walker
+	w.B = append(bigbuf.Alloc(len(rest)+2), '[')
+	err = strictjson.ParseLines(rest, strictjson.Options{MaxDepth: format.MaxDepth}, func(n int, v *strictjson.Value, _ []byte) error {
+		if w.Count() > 0 {
+			w.B = append(w.B, ',')
 		}
-		p := v.Get("prev")
-		if p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != out.LastHash) {
-			return fmt.Errorf("%s line %d: prev does not link to step %d", j.f.Name(), line, i-1)
-		}
-		if i > 0 {
-			c.B = append(c.B, ',')
-		}
-		err := c.Append(v, &hash)
-		if got, _ := v.GetString("hash"); err != nil || got != string(hash[:]) {
-			return fmt.Errorf("%s line %d: step %d does not hash to its hash", j.f.Name(), line, i)
+		if err := w.Step(v); err != nil {
+			return fmt.Errorf("line %d: %w", n+1, err)
 		}
 		if each != nil {
-			if err := each(i, v); err != nil {
+			if err := each(int(w.Count()-1), v); err != nil {
 				return err
 			}
 		}
-		out.LastHash = string(hash[:])
-		out.Count++
 		return nil
 	})
+	out.Count, out.LastHash = int(w.Count()), w.Tip()
 	if err != nil {
 		return h, out, fmt.Errorf("%s: %w", j.f.Name(), err)
 	}
-	out.JSON = append(c.B, ']')
+	out.JSON = append(w.B, ']')
 	return h, out, nil
 }
 
@@ -89,18 +77,18 @@ func readFile(f *os.File) ([]byte, error) {
 
 func parseHeader(line []byte) (Header, error) {
 	var h Header
-	hv, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	hv, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil || hv.Get("format") == nil {
 		return h, fmt.Errorf("first line is not an in-progress header")
 	}
-	if f, _ := hv.GetString("format"); f != Format {
+	if f, _ := hv.GetString("format"); f != format.Journal {
 		return h, fmt.Errorf("unknown format %q", f)
 	}
 	h.Session, _ = hv.GetString("session")
 	h.Cwd, _ = hv.GetString("cwd")
 	h.Harness, _ = hv.GetString("harness")
 	if r := hv.Get("recorder"); r != nil {
-		h.Recorder = &Recorder{}
+		h.Recorder = &format.Recorder{}
 		var ok1, ok2, ok3 bool
 		h.Recorder.Name, ok1 = r.GetString("name")
 		h.Recorder.Version, ok2 = r.GetString("version")
@@ -108,17 +96,9 @@ func parseHeader(line []byte) (Header, error) {
 		if !ok1 || !ok2 || !ok3 || len(r.Members) != 3 {
 			return h, fmt.Errorf("header recorder is not {name, version, sha256}")
 		}
-		if err := h.Recorder.check(); err != nil {
+		if err := h.Recorder.Check(); err != nil {
 			return h, err
 		}
 	}
 	return h, nil
-}
-
-// check: a name and a SHA-256 of 64 lowercase hex digits (spec §4).
-func (r *Recorder) check() error {
-	if r.Name == "" || len(r.SHA256) != 64 || strings.Trim(r.SHA256, "0123456789abcdef") != "" {
-		return fmt.Errorf("recorder %q: want a name and a SHA-256 of 64 lowercase hex digits", r.Name)
-	}
-	return nil
 }

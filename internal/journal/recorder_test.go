@@ -6,20 +6,21 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 type countingSource struct {
 	n int
-	r *Recorder
+	r *format.Recorder
 }
 
-func (c *countingSource) Recorder() *Recorder { c.n++; return c.r }
+func (c *countingSource) Recorder() *format.Recorder { c.n++; return c.r }
 
 // TestHeaderRecorder: the recorder is described once, when the header is
 // written, and read back from the header.
 func TestHeaderRecorder(t *testing.T) {
 	dir := t.TempDir()
-	src := &countingSource{r: &Recorder{Name: "record-step", Version: "v1", SHA256: strings.Repeat("ab", 32)}}
+	src := &countingSource{r: &format.Recorder{Name: "record-step", Version: "v1", SHA256: strings.Repeat("ab", 32)}}
 	h := Header{Session: "s1", Cwd: "/w", Harness: "test", Describe: src}
 	for i := 0; i < 5; i++ {
 		j, err := Open(dir, "s1")
@@ -57,7 +58,7 @@ func TestHeaderRecorderRefused(t *testing.T) {
 		}
 		j.Close()
 	}
-	bad := Header{Session: "s1", Describe: &countingSource{r: &Recorder{Name: "x", SHA256: "short"}}}
+	bad := Header{Session: "s1", Describe: &countingSource{r: &format.Recorder{Name: "x", SHA256: "short"}}}
 	j, err := Open(t.TempDir(), "s1")
 	if err != nil {
 		t.Fatal(err)

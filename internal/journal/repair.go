@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -34,7 +35,7 @@ func (j *Journal) Repair(now string) (int, error) {
 	}
 	at := now
 	if line != nil {
-		if v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64}); err == nil {
+		if v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth}); err == nil {
 			if s, ok := v.GetString("at"); ok {
 				at = s
 			}
@@ -43,7 +44,7 @@ func (j *Journal) Repair(now string) (int, error) {
 	// write cuts the torn tail and notes every pending cut. The header is
 	// only written when even it was torn; then the session id is all that
 	// is known of it.
-	_, notes, err := j.write(Header{Session: j.Session}, nil, at)
+	_, notes, err := j.write(Header{Session: j.Session}, nil, at, nil)
 	return notes, err
 }
 
@@ -146,7 +147,7 @@ func tornNote(line []byte) (digest string, length int, ok bool) {
 	if !bytes.Contains(line, []byte(`"logbook.tornTail"`)) {
 		return "", 0, false
 	}
-	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: 64})
+	v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil {
 		return "", 0, false
 	}

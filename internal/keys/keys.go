@@ -6,8 +6,11 @@
 package keys
 
 import (
+	"crypto/ecdh"
+	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -30,7 +33,7 @@ func ParsePrivateKeyPEM(text []byte) (ed25519.PrivateKey, error) {
 	}
 	priv, ok := k.(ed25519.PrivateKey)
 	if !ok {
-		return nil, fmt.Errorf("PKCS#8 key is %T, want Ed25519", k)
+		return nil, fmt.Errorf("the key is %s, and logbook signs with Ed25519 only: make one with logbook-seal --new-key FILE (or openssl genpkey -algorithm ed25519)", algorithm(k))
 	}
 	return priv, nil
 }
@@ -50,9 +53,26 @@ func ParsePublicKeyPEM(text []byte) (ed25519.PublicKey, error) {
 	}
 	pub, ok := k.(ed25519.PublicKey)
 	if !ok {
-		return nil, fmt.Errorf("SPKI key is %T, want Ed25519", k)
+		return nil, fmt.Errorf("the public key is %s, and logbook keys are Ed25519 only (logbook-seal --new-key FILE writes FILE.pub)", algorithm(k))
 	}
 	return pub, nil
+}
+
+// algorithm names a key's algorithm in words, never as a Go type.
+func algorithm(k any) string {
+	switch k := k.(type) {
+	case *ecdsa.PrivateKey:
+		return "an ECDSA " + k.Curve.Params().Name + " key"
+	case *ecdsa.PublicKey:
+		return "an ECDSA " + k.Curve.Params().Name + " key"
+	case *rsa.PrivateKey:
+		return fmt.Sprintf("an RSA %d-bit key", k.N.BitLen())
+	case *rsa.PublicKey:
+		return fmt.Sprintf("an RSA %d-bit key", k.N.BitLen())
+	case *ecdh.PrivateKey, *ecdh.PublicKey:
+		return "an X25519 (ECDH) key"
+	}
+	return "not an Ed25519 key"
 }
 
 // Generate makes a new key pair and returns it as PKCS#8 and SPKI PEM text.

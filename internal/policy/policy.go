@@ -16,9 +16,11 @@ package policy
 import (
 	"crypto/ed25519"
 	"crypto/x509"
+	"errors"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/tsa"
@@ -67,16 +69,18 @@ func Check(res record.Result, opt Options) (record.Result, Report) {
 		return res, rep
 	}
 	f := res.Facts
-	refuse := func(code, detail string) (record.Result, Report) {
-		res.OK, res.Code, res.Detail = false, code, detail
+	refuse := func(r *format.RefusalError) (record.Result, Report) {
+		res.OK, res.Code, res.Detail = false, r.Code, r.Detail
 		return res, Report{}
 	}
-	var tsCode, tsDetail string
+	// The timestamp is judged first (a trusted one is the time the
+	// identity is checked at) and refused after the identity (spec order).
+	var tsErr *format.RefusalError
 	switch {
 	case f.RFC3161 != nil && opt.TSARoots != nil:
 		info, err := tsa.Verify(f.RFC3161, f.Signature, opt.TSARoots)
 		if err != nil {
-			tsCode, tsDetail = record.TimestampInvalid, "signature.rfc3161: "+err.Error()
+			tsErr = format.Refuse(format.TimestampInvalid, "signature.rfc3161: "+err.Error())
 		} else {
 			rep.Timestamp = &Timestamp{Time: info.Time, Authority: info.Authority, Trusted: true}
 		}
@@ -87,31 +91,40 @@ func Check(res record.Result, opt Options) (record.Result, Report) {
 			rep.Timestamp.Problem = err.Error()
 		}
 	case opt.TSARoots != nil:
-		tsCode, tsDetail = record.TimestampMissing, "time-stamping roots were given, and the record has no signature.rfc3161"
+		tsErr = format.Refuse(format.TimestampMissing, "time-stamping roots were given, and the record has no signature.rfc3161")
 	}
 	if opt.Identity != nil {
 		at, err := time.Parse(time.RFC3339Nano, f.EndedAt)
 		if err != nil {
-			return refuse(record.IdentityUntrusted, "session.endedAt cannot be read as a time") // unreachable after the shape check
+			return refuse(format.Refuse(format.IdentityUntrusted, "session.endedAt cannot be read as a time")) // unreachable after the shape check
 		}
 		if rep.Timestamp != nil && rep.Timestamp.Trusted {
 			at = rep.Timestamp.Time
 		}
-		name, code, detail := identity.Check(f.Certificates, f.PublicKey, at, *opt.Identity)
-		if code != "" {
-			return refuse(code, detail)
+		name, err := identity.Check(f.Certificates, f.PublicKey, at, *opt.Identity)
+		if err != nil {
+			return refuse(asRefusal(err, format.IdentityUntrusted))
 		}
 		rep.Identity = name
 	}
-	if tsCode != "" {
-		return refuse(tsCode, tsDetail)
+	if tsErr != nil {
+		return refuse(tsErr)
 	}
 	for _, env := range opt.Attestations {
-		v, code, detail := attest.Check(env, opt.AttestorKeys, res.RecordID, res.KeyID, f.Recorder)
-		if code != "" {
-			return refuse(code, detail)
+		v, err := attest.Check(env, opt.AttestorKeys, res.RecordID, res.KeyID, f.Recorder)
+		if err != nil {
+			return refuse(asRefusal(err, format.AttestInvalid))
 		}
 		rep.Attestations = append(rep.Attestations, Attestation{Type: v.Type, AttestorKeyID: v.AttestorKeyID})
 	}
 	return res, rep
+}
+
+// asRefusal is err's *format.RefusalError, or a refusal with code when err
+// is some other error: a check that fails never passes (fail closed).
+func asRefusal(err error, code format.Code) *format.RefusalError {
+	if r := (*format.RefusalError)(nil); errors.As(err, &r) {
+		return r
+	}
+	return format.Refuse(code, err.Error())
 }

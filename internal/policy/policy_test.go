@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
@@ -38,21 +39,21 @@ func TestOrder(t *testing.T) {
 	all := policy.Options{TSARoots: tsaRoots, Identity: id}
 
 	broken := record.Verify(read(t, "records/fail_SIGNATURE_INVALID_goal.json"), record.Options{})
-	if res, rep := policy.Check(broken, all); res.Code != record.SignatureInvalid || rep.Timestamp != nil {
+	if res, rep := policy.Check(broken, all); res.Code != format.SignatureInvalid || rep.Timestamp != nil {
 		t.Errorf("a broken record: %+v", res)
 	}
 	// No token and no identity: the identity code comes first.
 	good := record.Verify(read(t, "records/good_basic.json"), record.Options{})
-	if res, rep := policy.Check(good, all); res.Code != record.IdentityUntrusted || rep.Identity != "" {
+	if res, rep := policy.Check(good, all); res.Code != format.IdentityUntrusted || rep.Identity != "" {
 		t.Errorf("nothing to check: %+v", res)
 	}
-	if res, _ := policy.Check(good, policy.Options{TSARoots: tsaRoots}); res.Code != record.TimestampMissing {
+	if res, _ := policy.Check(good, policy.Options{TSARoots: tsaRoots}); res.Code != format.TimestampMissing {
 		t.Errorf("no token: %+v", res)
 	}
 	// The short-lived certificate is valid at endedAt and expired at the
 	// token's time: which time is used depends on whether the token is trusted.
 	short := record.Verify(read(t, "records/policy/fail_IDENTITY_UNTRUSTED_expired_at_token_time.json"), record.Options{})
-	if res, _ := policy.Check(short, all); res.Code != record.IdentityUntrusted {
+	if res, _ := policy.Check(short, all); res.Code != format.IdentityUntrusted {
 		t.Errorf("trusted token time: %+v", res)
 	}
 	res, rep := policy.Check(short, policy.Options{Identity: id})
@@ -74,8 +75,8 @@ func FuzzCheck(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	known := map[string]bool{"": true}
-	for _, c := range record.Codes {
+	known := map[format.Code]bool{"": true}
+	for _, c := range format.Codes {
 		known[c] = true
 	}
 	var opt policy.Options

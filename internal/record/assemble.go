@@ -7,20 +7,15 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // Session is the session header of a record (spec §4, §8).
 type Session struct {
 	ID, Agent, Goal, Cwd string
-	StartedAt, EndedAt   string    // RFC 3339 UTC
-	Recorder             *Recorder // nil: the record has no session.recorder
-}
-
-// Recorder is session.recorder (spec §4): the program that captured the
-// steps, and the SHA-256 (lowercase hex) of its executable file.
-type Recorder struct {
-	Name, Version, SHA256 string
+	StartedAt, EndedAt   string           // RFC 3339 UTC
+	Recorder             *format.Recorder // nil: the record has no session.recorder
 }
 
 func (s Session) value() strictjson.Value {
@@ -95,7 +90,7 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 	sig := ed25519.Sign(priv, signed)
 	sigObj := strictjson.Obj(
 		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
-		strictjson.Member{Key: "envelope", Value: strictjson.Str(Domain)},
+		strictjson.Member{Key: "envelope", Value: strictjson.Str(format.Domain)},
 		strictjson.Member{Key: "publicKey", Value: strictjson.Str(pubHex)},
 	)
 	if x.Timestamp != nil {
@@ -117,7 +112,7 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 	rec.Members = append(rec.Members,
 		strictjson.Member{Key: "stepCount", Value: countV},
 		strictjson.Member{Key: "steps", Value: strictjson.Str(stepsPlaceholder)},
-		strictjson.Member{Key: "version", Value: strictjson.Str(Version)},
+		strictjson.Member{Key: "version", Value: strictjson.Str(format.Version)},
 	)
 	prefix, suffix, err := splice(&rec)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -37,7 +38,7 @@ func BenchmarkParse100k(b *testing.B) {
 	b.SetBytes(int64(len(rec)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: 64}); err != nil {
+		if _, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth}); err != nil {
 			b.Fatal(err)
 		}
 	}

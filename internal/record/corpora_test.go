@@ -10,16 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 )
-
-const corpora = "../../../shared/corpora"
 
 // TestJSONTestSuite: every n_ file is NOT_JSON; every y_ file is valid JSON
 // but not a record (SHAPE), except the two duplicate-key files (NOT_JSON);
 // every i_ file is one of the two; nothing panics.
 func TestJSONTestSuite(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpora, "jsontestsuite", "*.json"))
+	files := corpora.Glob(t, "corpora/jsontestsuite/*.json", "JSONTestSuite (318 parser cases) against the verifier")
 	if len(files) != 318 {
 		t.Fatalf("found %d JSONTestSuite files, want 318", len(files))
 	}
@@ -31,22 +31,22 @@ func TestJSONTestSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := record.Verify(data, record.Options{})
-		counts[name[:1]+" "+res.Code]++
+		counts[name[:1]+" "+string(res.Code)]++
 		switch {
 		case strings.HasPrefix(name, "n_"):
-			if res.Code != record.NotJSON {
+			if res.Code != format.NotJSON {
 				t.Errorf("%s: got %s (%s), want NOT_JSON", name, res.Code, res.Detail)
 			}
 		case name == "y_object_duplicated_key.json" || name == "y_object_duplicated_key_and_value.json":
-			if res.Code != record.NotJSON {
+			if res.Code != format.NotJSON {
 				t.Errorf("%s: got %s, want NOT_JSON (duplicate key)", name, res.Code)
 			}
 		case strings.HasPrefix(name, "y_"):
-			if res.Code != record.Shape {
+			if res.Code != format.Shape {
 				t.Errorf("%s: got %s (%s), want SHAPE", name, res.Code, res.Detail)
 			}
 		case strings.HasPrefix(name, "i_"):
-			if res.Code != record.Shape && res.Code != record.NotJSON {
+			if res.Code != format.Shape && res.Code != format.NotJSON {
 				t.Errorf("%s: got %s, want NOT_JSON or SHAPE", name, res.Code)
 			}
 		}
@@ -58,7 +58,7 @@ func TestJSONTestSuite(t *testing.T) {
 // the verifier's key check and signature check: valid vectors pass, invalid
 // ones fail.
 func TestWycheproof(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(corpora, "ed25519", "ed25519_test.json"))
+	raw, err := os.ReadFile(corpora.Require(t, "corpora/ed25519/ed25519_test.json", "Wycheproof Ed25519 vectors (151)"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestWycheproof(t *testing.T) {
 // TestSignInput: signing is RFC 8032 pure Ed25519, byte for byte, on the
 // 1024 known answers of sign.input (which also fixes determinism).
 func TestSignInput(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(corpora, "ed25519", "sign.input"))
+	raw, err := os.ReadFile(corpora.Require(t, "corpora/ed25519/sign.input", "RFC 8032 sign.input known answers (1024)"))
 	if err != nil {
 		t.Fatal(err)
 	}

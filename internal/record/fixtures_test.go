@@ -17,6 +17,7 @@ import (
 	"filippo.io/edwards25519"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -446,7 +447,7 @@ func TestFixtures(t *testing.T) {
 			if testing.Verbose() && dir == policyDir {
 				t.Logf("%s: %s %s", name, res.Code, res.Detail)
 			}
-			if res.Code != want || res.OK != (want == "") {
+			if string(res.Code) != want || res.OK != (want == "") {
 				t.Errorf("%s/%s: got %q (%s), want %q", dir, name, res.Code, res.Detail, want)
 			}
 			perCode[want]++
@@ -457,9 +458,9 @@ func TestFixtures(t *testing.T) {
 		codes = append(codes, fmt.Sprintf("%s=%d", c, n))
 	}
 	sort.Strings(codes)
-	for _, c := range append([]string{""}, record.Codes...) {
-		if perCode[c] < 2 {
-			t.Errorf("code %q: %d fixtures, want ≥ 2", c, perCode[c])
+	for _, c := range append([]format.Code{""}, format.Codes...) {
+		if perCode[string(c)] < 2 {
+			t.Errorf("code %q: %d fixtures, want ≥ 2", c, perCode[string(c)])
 		}
 	}
 	t.Logf("fixtures per code: %s", strings.Join(codes, " "))
@@ -550,9 +551,9 @@ func wantCode(name string) string {
 		return ""
 	}
 	rest := strings.TrimPrefix(name, "fail_")
-	for _, c := range record.Codes {
-		if strings.HasPrefix(rest, c+"_") {
-			return c
+	for _, c := range format.Codes {
+		if strings.HasPrefix(rest, string(c)+"_") {
+			return string(c)
 		}
 	}
 	return "UNKNOWN(" + name + ")"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/attest"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -94,7 +95,7 @@ func ders(cs ...*testpki.Cert) [][]byte {
 }
 
 // assembleWith seals baseSteps with a recorder and extras.
-func assembleWith(priv ed25519.PrivateKey, rec *record.Recorder, x record.Extras) []byte {
+func assembleWith(priv ed25519.PrivateKey, rec *format.Recorder, x record.Extras) []byte {
 	steps := baseSteps()
 	sess := record.Session{ID: "fixture-session", Agent: "claude-code (claude-opus-4-7)", Goal: "make the tests pass", Cwd: "/home/dev/project",
 		StartedAt: steps[0].At, EndedAt: steps[len(steps)-1].At, Recorder: rec}
@@ -138,7 +139,7 @@ func idsOf(rec []byte) (recordID, keyID string) {
 	return r.RecordID, r.KeyID
 }
 
-func attestation(rec []byte, typ string, recorder *record.Recorder, priv ed25519.PrivateKey, edit func(*attest.Statement)) []byte {
+func attestation(rec []byte, typ string, recorder *format.Recorder, priv ed25519.PrivateKey, edit func(*attest.Statement)) []byte {
 	id, key := idsOf(rec)
 	s := attest.Statement{Type: typ, RecordID: id, KeyID: key, ObservedAt: observed, Recorder: recorder}
 	if typ == attest.Witness {
@@ -200,7 +201,7 @@ const (
 )
 
 // recorderOfFixtures is the session.recorder of the fixtures that have one.
-var recorderOfFixtures = &record.Recorder{Name: "record-step", Version: "v0.7.0", SHA256: sum("record-step v0.7.0 binary")}
+var recorderOfFixtures = &format.Recorder{Name: "record-step", Version: "v0.7.0", SHA256: sum("record-step v0.7.0 binary")}
 
 // policyFixtures returns every file of the policy fixtures, by path
 // relative to testdata/: records, their options, attestations and PKI.

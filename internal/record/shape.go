@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/schema"
@@ -249,7 +250,7 @@ func checkSessionInstants(rec *strictjson.Value) string {
 // recorder's fuzz tests use it to show that whatever a harness sends, the
 // step written for it is one a verifier accepts.
 func CheckStep(text []byte) string {
-	v, err := strictjson.Parse(text, strictjson.Options{MaxDepth: MaxDepth - 2})
+	v, err := strictjson.Parse(text, strictjson.Options{MaxDepth: format.MaxDepth - 2})
 	if err != nil {
 		return "not JSON: " + err.Error()
 	}

@@ -7,14 +7,13 @@ import (
 	"encoding/hex"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // Constants of the format (spec §4, §6).
 const (
-	Version  = "agent-work/record@0"
-	Domain   = "logbook/record@0/v1"
 	idPrefix = "logbook/id/v1"
 	// SPKIPrefix is the DER header of an Ed25519 SubjectPublicKeyInfo; the
 	// 32 key bytes follow it.
@@ -68,7 +67,7 @@ func envelope(p Parts) (prefix, suffix []byte, err error) {
 	payload.Members = append(payload.Members,
 		strictjson.Member{Key: "stepCount", Value: *p.StepCount},
 		strictjson.Member{Key: "steps", Value: strictjson.Str(stepsPlaceholder)},
-		strictjson.Member{Key: "version", Value: strictjson.Str(Version)},
+		strictjson.Member{Key: "version", Value: strictjson.Str(format.Version)},
 	)
 	endedAt := p.Session.Get("endedAt")
 	if endedAt == nil {
@@ -76,7 +75,7 @@ func envelope(p Parts) (prefix, suffix []byte, err error) {
 		endedAt = &v
 	}
 	env := strictjson.Obj(
-		strictjson.Member{Key: "domain", Value: strictjson.Str(Domain)},
+		strictjson.Member{Key: "domain", Value: strictjson.Str(format.Domain)},
 		strictjson.Member{Key: "payload", Value: payload},
 		strictjson.Member{Key: "timestamp", Value: *endedAt},
 		strictjson.Member{Key: "v", Value: strictjson.Int(1)},

@@ -1,6 +1,7 @@
 package record
 
 import (
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -27,7 +28,7 @@ func stepShapeOK(v *strictjson.Value) bool {
 		case "at":
 			bit, ok = 2, val.Kind == strictjson.String && instant.Pattern(val.Str)
 		case "kind":
-			bit, ok = 4, val.Kind == strictjson.String && isKind(val.Str)
+			bit, ok = 4, val.Kind == strictjson.String && format.IsKind(val.Str)
 		case "summary":
 			bit, ok = 8, val.Kind == strictjson.String
 		case "data":
@@ -55,14 +56,6 @@ func stepShapeOK(v *strictjson.Value) bool {
 // by the value rules; -0 is 0).
 func isCount(v *strictjson.Value) bool {
 	return v.Kind == strictjson.Number && (v.Str == "-0" || v.Str[0] != '-')
-}
-
-func isKind(s string) bool {
-	switch s {
-	case "exec", "edit", "read", "write", "tool_call", "claim", "note", "gate":
-		return true
-	}
-	return false
 }
 
 func isHex64(v *strictjson.Value) bool {

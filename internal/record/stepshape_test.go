@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -90,7 +91,7 @@ func FuzzStepShape(f *testing.F) {
 	f.Add([]byte(`{"at":"2026-03-01T10:00:00Z","data":{},"dossier":null,"hash":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","inputsSha256":[],"kind":"note","outputsSha256":[],"prev":null,"seq":0,"summary":""}`))
 	f.Add([]byte(`{"seq":-0}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: 64})
+		v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth})
 		if err != nil || checkValues(v) != "" {
 			return // not a JSON value the shape check would see
 		}

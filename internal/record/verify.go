@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"strconv"
 
@@ -22,36 +23,6 @@ import (
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
-// Refusal codes, in the order the verifier checks them (spec §7).
-const (
-	NotJSON           = "NOT_JSON"
-	Shape             = "SHAPE"
-	StepOutOfOrder    = "STEP_OUT_OF_ORDER"
-	ChainBroken       = "CHAIN_BROKEN"
-	StepCountMismatch = "STEP_COUNT_MISMATCH"
-	TipMismatch       = "TIP_MISMATCH"
-	SignatureInvalid  = "SIGNATURE_INVALID"
-	// Policy (step 8), only when the caller asks; internal/policy decides
-	// all but SignerNotTrusted.
-	SignerNotTrusted       = "SIGNER_NOT_TRUSTED"
-	IdentityKeyMismatch    = "IDENTITY_KEY_MISMATCH"
-	IdentityUntrusted      = "IDENTITY_UNTRUSTED"
-	IdentityNotAllowed     = "IDENTITY_NOT_ALLOWED"
-	TimestampMissing       = "TIMESTAMP_MISSING"
-	TimestampInvalid       = "TIMESTAMP_INVALID"
-	AttestKeyIDMismatch    = "ATTEST_KEYID_MISMATCH"
-	RecorderDigestMismatch = "RECORDER_DIGEST_MISMATCH"
-	AttestInvalid          = "ATTEST_INVALID"
-)
-
-// Codes lists every refusal code in the order of spec §7.
-var Codes = []string{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
-	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
-	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid}
-
-// MaxDepth is the deepest nesting a record may have (spec §1).
-const MaxDepth = 64
-
 // Options are the caller's policy (spec §7 step 8).
 type Options struct {
 	// Pinned holds trusted Ed25519 public keys (32 bytes each). When not
@@ -63,7 +34,7 @@ type Options struct {
 // the signature has verified (accepted, or refused only by policy).
 type Result struct {
 	OK        bool
-	Code      string // "" when OK
+	Code      format.Code // "" when OK
 	Detail    string
 	RecordID  string
 	KeyID     string
@@ -85,7 +56,7 @@ type Facts struct {
 	RFC3161      []byte            // signature.rfc3161, a DER TimeStampToken; nil when absent
 	Certificates [][]byte          // signerIdentity.certificates, DER, leaf first; nil when absent
 	EndedAt      string            // session.endedAt (RFC 3339 UTC)
-	Recorder     *Recorder         // session.recorder; nil when absent
+	Recorder     *format.Recorder  // session.recorder; nil when absent
 }
 
 // Verify checks a record file's bytes in the order of spec §7 and reports
@@ -106,23 +77,23 @@ func Verify(data []byte, opt Options) Result {
 	w := stepWalker{hasher: newChainHasher(), data: data}
 	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
 	w.signed.B = append(w.signed.B, '[')
-	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth, Discard: "steps", Stream: w.step,
+	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps", Stream: w.step,
 		StreamShallow: []string{"data", "dossier"}})
 	chainResult, lastHash := w.hasher.wait()
 	if err != nil {
-		return refuse(NotJSON, err.Error())
+		return refuse(format.NotJSON, err.Error())
 	}
 	if d := checkValues(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	if d := checkTopSchema(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	if d := checkSessionInstants(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	if d := checkDER(rec); d != "" {
-		return refuse(Shape, d)
+		return refuse(format.Shape, d)
 	}
 	for _, r := range []Result{w.shape, w.order, chainResult} {
 		if r.Code != "" {
@@ -132,7 +103,7 @@ func Verify(data []byte, opt Options) Result {
 	parts := partsOf(rec)
 	prefix, suffix, err := envelope(parts)
 	if err != nil || len(prefix) > room {
-		return refuse(Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
+		return refuse(format.Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
 	}
 	signed := w.signed.B[room-len(prefix):]
 	// signed's backing array may have been replaced by a growing append;
@@ -140,14 +111,14 @@ func Verify(data []byte, opt Options) Result {
 	copy(signed, prefix)
 	signed = append(append(signed, ']'), suffix...)
 	if intOf(parts.StepCount) != int64(w.n) {
-		return refuse(StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", parts.StepCount.Str, w.n))
+		return refuse(format.StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", parts.StepCount.Str, w.n))
 	}
 	tip := chain.EmptyTip
 	if w.n > 0 {
 		tip = lastHash
 	}
 	if parts.ChainTip.Str != tip {
-		return refuse(TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
+		return refuse(format.TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
 	}
 	res := checkSignature(parts, signed, w.n, opt)
 	if res.RecordID != "" {
@@ -174,26 +145,28 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		return nil // a shape failure outranks anything a later step shows; read on for NOT_JSON
 	}
 	if d := checkValues(st); d != "" {
-		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
+		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
 	full := func() *strictjson.Value {
-		v, err := strictjson.Parse(w.data[st.Start:st.End], strictjson.Options{MaxDepth: MaxDepth, Depth: 2})
+		v, err := strictjson.Parse(w.data[st.Start:st.End], strictjson.Options{MaxDepth: format.MaxDepth, Depth: 2})
 		if err != nil {
 			return st // unreachable: the same bytes were just read
 		}
 		return v
 	}
 	if d := checkStepShape(st, i, full); d != "" {
-		w.shape = refuse(Shape, d)
+		w.shape = refuse(format.Shape, d)
 		return nil
 	}
 	if s, _ := st.GetString("at"); !instant.Valid(s) {
-		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s))
+		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d/at: %q is not a calendar instant", i, s))
 		return nil
 	}
-	if seq := st.Get("seq"); w.order.Code == "" && intOf(seq) != int64(i) {
-		w.order = refuse(StepOutOfOrder, fmt.Sprintf("steps[%d].seq is %s", i, seq.Str))
+	if w.order.Code == "" {
+		if err := chain.Seq(int64(i), st.Get("seq")); err != nil {
+			w.order = refuse(format.StepOutOfOrder, err.(*format.RefusalError).Detail)
+		}
 	}
 	if i > 0 {
 		w.signed.B = append(w.signed.B, ',')
@@ -201,7 +174,7 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	start := len(w.signed.B)
 	from, to, d := w.appendStep(st)
 	if d != "" {
-		w.shape = refuse(Shape, fmt.Sprintf("/steps/%d%s", i, d))
+		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
 	w.gaps.ObserveData(st.Get("data"), w.data)
@@ -247,7 +220,7 @@ func (w *stepWalker) appendStep(st *strictjson.Value) (from, to int, detail stri
 		v := st.Get(key)
 		var err error
 		if v.Kind == strictjson.Object && len(v.Members) == 0 && (key == "data" || key == "dossier") {
-			err = b.AppendText(w.data[v.Start:v.End], strictjson.Options{MaxDepth: MaxDepth, Depth: 3}, func(lit string) error {
+			err = b.AppendText(w.data[v.Start:v.End], strictjson.Options{MaxDepth: format.MaxDepth, Depth: 3}, func(lit string) error {
 				if p := numberProblem(lit); p != "" {
 					return errors.New(p)
 				}
@@ -282,7 +255,7 @@ func intOf(v *strictjson.Value) int64 {
 	return n
 }
 
-func refuse(code, detail string) Result { return Result{Code: code, Detail: detail} }
+func refuse(code format.Code, detail string) Result { return Result{Code: code, Detail: detail} }
 
 // checkSignature is spec §7 steps 7 and 8, over the signed bytes.
 func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
@@ -290,17 +263,17 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 	spki, err1 := hex.DecodeString(p.PublicKey)
 	sigBytes, err2 := hex.DecodeString(valueHex)
 	if err1 != nil || err2 != nil {
-		return refuse(SignatureInvalid, "undecodable hex") // the schema makes this unreachable
+		return refuse(format.SignatureInvalid, "undecodable hex") // the schema makes this unreachable
 	}
 	pub := ed25519.PublicKey(spki[len(spki)-ed25519.PublicKeySize:])
 	if d := WeakKey(pub); d != "" {
-		return refuse(SignatureInvalid, d)
+		return refuse(format.SignatureInvalid, d)
 	}
 	// The record id hashes the same bytes again: on the other core.
 	id := make(chan string, 1)
 	go func() { id <- RecordID(signed) }()
 	if !ed25519.Verify(pub, signed, sigBytes) {
-		return refuse(SignatureInvalid, "the Ed25519 signature does not verify over the signed bytes")
+		return refuse(format.SignatureInvalid, "the Ed25519 signature does not verify over the signed bytes")
 	}
 	res := Result{
 		OK:        true,
@@ -319,7 +292,7 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 			return res
 		}
 	}
-	res.OK, res.Code = false, SignerNotTrusted
+	res.OK, res.Code = false, format.SignerNotTrusted
 	res.Detail = "the signature is sound, but the key " + res.KeyID + " is not among the pinned keys"
 	return res
 }
@@ -339,7 +312,7 @@ func factsOf(p Parts, pub ed25519.PublicKey, sig []byte) *Facts {
 	}
 	f.EndedAt, _ = p.Session.GetString("endedAt")
 	if r := p.Session.Get("recorder"); r != nil {
-		f.Recorder = &Recorder{}
+		f.Recorder = &format.Recorder{}
 		f.Recorder.Name, _ = r.GetString("name")
 		f.Recorder.Version, _ = r.GetString("version")
 		f.Recorder.SHA256, _ = r.GetString("sha256")

@@ -95,6 +95,18 @@ func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderS
 // the hook's command line says about it (--harness, --event). The session
 // header names the harness that sent the first event.
 func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
+	return recordOne(dir, payload, hint, at, nil, cwd, self)
+}
+
+// RecordNow is RecordWith with the time taken under the session's lock
+// (journal.AppendNow): now is asked once the lock is held, so at follows
+// seq even when parallel hooks take the lock in another order than they
+// started in, and never goes back within a session.
+func RecordNow(dir string, payload []byte, hint hookevent.Hint, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
+	return recordOne(dir, payload, hint, "", now, cwd, self)
+}
+
+func recordOne(dir string, payload []byte, hint hookevent.Hint, at string, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
 	r, cfgErr := redact.LoadConfig(dir)
 	redact.UseProject(r)
 	ev, err := hookevent.ParseWith(payload, hint)
@@ -117,8 +129,16 @@ func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string,
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
 	cwd = redact.String(cwd)
+	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}
 	ev.Step.At = at
-	if _, err = j.Append(journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}, []chain.Step{ev.Step}); err != nil {
+	steps := []chain.Step{ev.Step}
+	if now != nil {
+		_, err = j.AppendNow(hdr, steps, now)
+		ev.Step.At = steps[0].At
+	} else {
+		_, err = j.Append(hdr, steps)
+	}
+	if err != nil {
 		return ev, refusal(payload, err)
 	}
 	if cfgErr != nil {

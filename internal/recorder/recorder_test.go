@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/redact"
 )
@@ -93,9 +94,9 @@ func TestProjectRedaction(t *testing.T) {
 
 type countingSelf struct{ n int }
 
-func (c *countingSelf) Recorder() *journal.Recorder {
+func (c *countingSelf) Recorder() *format.Recorder {
 	c.n++
-	return &journal.Recorder{Name: "record-step", Version: "test", SHA256: strings.Repeat("0f", 32)}
+	return &format.Recorder{Name: "record-step", Version: "test", SHA256: strings.Repeat("0f", 32)}
 }
 
 // TestRecordAsDescribesOnce: the session's first event names the recorder

@@ -3,10 +3,10 @@ package recorder
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/digest"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 // Self describes the running program as session.recorder (spec §4) of the
@@ -27,11 +27,11 @@ type Self struct {
 	Warn func(msg string)
 
 	done bool
-	r    *journal.Recorder
+	r    *format.Recorder
 }
 
 // Recorder implements journal.RecorderSource.
-func (s *Self) Recorder() *journal.Recorder {
+func (s *Self) Recorder() *format.Recorder {
 	if s.done {
 		return s.r
 	}
@@ -48,12 +48,12 @@ func (s *Self) Recorder() *journal.Recorder {
 
 // Describe returns a recorder named name whose executable is the file at
 // path: its SHA-256 and this build's Version.
-func Describe(name, path string) (*journal.Recorder, error) {
+func Describe(name, path string) (*format.Recorder, error) {
 	sum, err := digest.File(path)
 	if err != nil {
 		return nil, err
 	}
-	return &journal.Recorder{Name: name, Version: Version(), SHA256: sum}, nil
+	return &format.Recorder{Name: name, Version: Version(), SHA256: sum}, nil
 }
 
 // Version is this build's version: the main module's version when it was
@@ -61,27 +61,12 @@ func Describe(name, path string) (*journal.Recorder, error) {
 // revision (12 digits, "-dirty" when modified) when the build recorded one.
 // The SHA-256 in session.recorder pins the binary whatever this says.
 func Version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "devel"
-	}
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "-dirty"
-			}
-		}
-	}
+	v, rev, modified, _ := cli.Build()
 	if rev != "" {
-		v += "+" + rev[:min(12, len(rev))] + dirty
+		v += "+" + rev[:min(12, len(rev))]
+		if modified {
+			v += "-dirty"
+		}
 	}
 	return v
 }

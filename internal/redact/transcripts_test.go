@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/corpora"
 )
 
-// sessionsDir holds real Claude Code transcripts (marot/spotter fixtures,
-// see shared/corpora/PROVENANCE.md). Their publisher scrubbed tokens and a
-// grep for common secret patterns finds none, so every change String makes
-// to them is a false positive.
-const sessionsDir = "../../../shared/corpora/agent-sessions"
+// The folder corpora/agent-sessions of the shared data (internal/corpora)
+// holds real Claude Code transcripts (marot/spotter fixtures, see its
+// PROVENANCE.md). Their publisher scrubbed tokens and a grep for common
+// secret patterns finds none, so every change String makes to them is a
+// false positive.
 
 // maxFalsePositiveRate is the share of real text String may change. A
 // record is signed and hash-chained, so text lost to a false positive can
@@ -31,11 +33,10 @@ const maxFalsePositiveRate = 0.01
 // tool output, source code), a much larger sample of ordinary text.
 func sessionStrings(t testing.TB) (commands, metadata, lines []string) {
 	t.Helper()
-	if _, err := os.Stat(sessionsDir); err != nil {
-		// The corpus ships next to the repository, in CI too: a missing
-		// one must not turn the false-positive check into a silent pass.
-		t.Fatalf("transcript corpus: %v", err)
-	}
+	// Absent, the check is skipped with a line saying so (CI, which has
+	// the corpus, sets LOGBOOK_REQUIRE_CORPORA so it cannot pass silently);
+	// testdata/redact/clean.txt is the project's own false-positive check.
+	sessionsDir := corpora.Require(t, "corpora/agent-sessions", "false positives on real transcripts")
 	var files []string
 	err := filepath.WalkDir(sessionsDir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {

@@ -86,7 +86,7 @@ func List(dir string, opt record.Options) ([]Listed, error) {
 			if res.OK {
 				l.Verdict = "OK"
 			} else if l.Verdict == "" || !strings.HasPrefix(l.Verdict, "CHAIN") {
-				l.Verdict = res.Code
+				l.Verdict = string(res.Code)
 			}
 		}
 	}

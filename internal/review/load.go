@@ -3,6 +3,7 @@ package review
 import (
 	"fmt"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -34,7 +35,7 @@ func FromInProgress(data []byte) (*Review, error) {
 	r.Verdict = Verdict{OK: pr.Broken == "", State: "in progress"}
 	switch {
 	case pr.Broken != "":
-		r.Verdict.Code = record.ChainBroken
+		r.Verdict.Code = string(format.ChainBroken)
 		r.Verdict.Detail = pr.Broken
 		r.Verdict.Line = fmt.Sprintf("IN PROGRESS, CHAIN BROKEN: %s (not sealed: nothing is signed yet)", pr.Broken)
 	default:
@@ -49,11 +50,11 @@ func FromInProgress(data []byte) (*Review, error) {
 }
 
 func verdictOf(res record.Result, pinnedAny bool) Verdict {
-	v := Verdict{OK: res.OK, State: "sealed", Code: res.Code, Detail: res.Detail, RecordID: res.RecordID, KeyID: res.KeyID, Pinned: res.Pinned}
+	v := Verdict{OK: res.OK, State: "sealed", Code: string(res.Code), Detail: res.Detail, RecordID: res.RecordID, KeyID: res.KeyID, Pinned: res.Pinned}
 	v.Assurance = assurance(res)
 	if !res.OK {
 		v.Line = fmt.Sprintf("REFUSED %s: %s", res.Code, res.Detail)
-		if res.Code != record.NotJSON {
+		if res.Code != format.NotJSON {
 			v.Line += " — the rows below are what the file claims; nothing vouches for them"
 		}
 		return v

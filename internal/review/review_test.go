@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/review/reviewtest"
@@ -150,11 +151,11 @@ func TestRefusedStillShown(t *testing.T) {
 	}
 	res := record.Verify(bad, record.Options{})
 	r, err := review.FromRecord(bad, res, false)
-	if err != nil || r.Verdict.OK || r.Verdict.Code != record.ChainBroken || !strings.Contains(r.Verdict.Line, "nothing vouches") || r.Summary.Calls != 9 {
+	if err != nil || r.Verdict.OK || r.Verdict.Code != string(format.ChainBroken) || !strings.Contains(r.Verdict.Line, "nothing vouches") || r.Summary.Calls != 9 {
 		t.Fatalf("%v %+v", err, r.Verdict)
 	}
 	r, err = review.FromRecord([]byte("{"), record.Verify([]byte("{"), record.Options{}), false)
-	if err != nil || r.Verdict.Code != record.NotJSON || len(r.Turns) != 0 {
+	if err != nil || r.Verdict.Code != string(format.NotJSON) || len(r.Turns) != 0 {
 		t.Fatalf("%v %+v", err, r)
 	}
 }
@@ -183,7 +184,7 @@ func TestInProgress(t *testing.T) {
 	}
 	edited := bytes.Replace(file, []byte("make lint"), []byte("make fmt"), 1)
 	r, _ = review.FromInProgress(edited)
-	if r.Verdict.OK || r.Verdict.Code != record.ChainBroken {
+	if r.Verdict.OK || r.Verdict.Code != string(format.ChainBroken) {
 		t.Fatalf("edited: %+v", r.Verdict)
 	}
 }

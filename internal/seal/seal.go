@@ -5,6 +5,7 @@ package seal
 import (
 	"crypto/ed25519"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"strings"
 	"time"
@@ -89,7 +90,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 		sess.Cwd = opt.Cwd
 	}
 	if r := hdr.Recorder; r != nil {
-		sess.Recorder = &record.Recorder{Name: r.Name, Version: r.Version, SHA256: r.SHA256}
+		sess.Recorder = &format.Recorder{Name: r.Name, Version: r.Version, SHA256: r.SHA256}
 	}
 	if sess.EndedAt == "" {
 		sess.EndedAt = scan.lastAt

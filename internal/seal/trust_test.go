@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/record"
 )
@@ -19,7 +20,7 @@ func TestRecorderCertificatesTimestamp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &journal.Recorder{Name: "record-step", Version: "v9", SHA256: strings.Repeat("a1", 32)}
+	rec := &format.Recorder{Name: "record-step", Version: "v9", SHA256: strings.Repeat("a1", 32)}
 	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "claude-code", Recorder: rec},
 		[]chain.Step{toolStep("2026-01-01T00:00:00Z", "PostToolUse", "a")}); err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func TestRecorderCertificatesTimestamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := record.Verify(res.Record, record.Options{})
-	if !v.OK || v.Facts.Recorder == nil || *v.Facts.Recorder != (record.Recorder{Name: rec.Name, Version: rec.Version, SHA256: rec.SHA256}) {
+	if !v.OK || v.Facts.Recorder == nil || *v.Facts.Recorder != (format.Recorder{Name: rec.Name, Version: rec.Version, SHA256: rec.SHA256}) {
 		t.Fatalf("%+v", v)
 	}
 	if len(v.Facts.Certificates) != 1 || string(v.Facts.Certificates[0]) != string(cert) || string(v.Facts.Signature) != string(stamped) ||

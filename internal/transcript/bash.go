@@ -10,7 +10,7 @@ import (
 // order: a call that is not safe waits until every earlier call of its message
 // has finished, so its PreToolUse comes after their PostToolUse, not when the
 // tool_use block was streamed. The hook_progress records of the corpus show
-// exactly this (see README.md in testdata/sessions).
+// exactly this (see docs/transcripts.md).
 func concurrencySafe(tool string, input json.RawMessage) bool {
 	switch tool {
 	case "Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead",

@@ -6,7 +6,7 @@
 //
 // Which events exist and in what order follows what Claude Code does, as
 // far as the transcripts' own hook_progress records show it; the rules are
-// spelled out in testdata/sessions/README.md at the module root.
+// spelled out in docs/transcripts.md.
 package transcript
 
 import (

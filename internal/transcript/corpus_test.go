@@ -3,34 +3,44 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/corpora"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/sessions from ../shared/corpora/agent-sessions")
-
-// session is one committed fixture and what it must contain. The counts were
-// worked out by hand from the transcripts (see testdata/sessions/README.md),
-// not copied from the converter's output.
+// session is one transcript of the shared corpus (corpora/agent-sessions,
+// found by internal/corpora) and what its conversion must contain. The
+// counts were worked out by hand from the transcripts (see
+// docs/transcripts.md), not copied from the converter's output. Every test
+// here is conformance: without the corpus it is skipped, with one line
+// saying so.
 type session struct {
 	name, file string
-	counts     map[string]int
-	unmatched  []string // tool_use_ids with a PreToolUse and no Post event
-	silent     []string // tool_use_ids that get no hook event at all
-	firings    int      // hook firings in the transcripts' hook_progress records
+	// sha256 of the converted payloads and of the times, pinned so that a
+	// change to the converter's output is deliberate.
+	hooksSHA, timesSHA string
+	counts             map[string]int
+	unmatched          []string // tool_use_ids with a PreToolUse and no Post event
+	silent             []string // tool_use_ids that get no hook event at all
+	firings            int      // hook firings in the transcripts' hook_progress records
 }
 
 var sessions = []session{
 	{
 		name: "short", file: "short.jsonl",
-		counts: map[string]int{SessionStart: 1, UserPromptSubmit: 1, PreToolUse: 1, SessionEnd: 1},
+		hooksSHA: "ae4d171c191d464891696414d2ae06057cd3c76509458077ae0f1a39b301f5b0",
+		timesSHA: "5c9f092c2469d9fdc87e91adaaf3289f9c3e322d85b3896c75d808e208ad0058",
+		counts:   map[string]int{SessionStart: 1, UserPromptSubmit: 1, PreToolUse: 1, SessionEnd: 1},
 		// Bash was running when the user pressed Esc; Glob was still queued behind it.
 		unmatched: []string{"toolu_0116Hyi5v8ut7Ffb7d8qV1Sc"},
 		silent:    []string{"toolu_01FdQ8qTyVyZjE3Kw4dguQGx"},
@@ -38,11 +48,15 @@ var sessions = []session{
 	},
 	{
 		name: "tool_heavy", file: "tool_heavy.jsonl",
-		counts:  map[string]int{SessionStart: 1, UserPromptSubmit: 2, PreToolUse: 6, PostToolUse: 6, SessionEnd: 1},
-		firings: 5, // SessionStart, 2 PreToolUse:Bash, PostToolUse:Glob, PostToolUse:Read
+		hooksSHA: "e3cf981a54b145145acb0ac3091e61d1d9a4cdca32ff577a405de32583e0934f",
+		timesSHA: "25644b14f30250ae466107fb0fa902cf16d875de1a2b5a12095a784827fe5231",
+		counts:   map[string]int{SessionStart: 1, UserPromptSubmit: 2, PreToolUse: 6, PostToolUse: 6, SessionEnd: 1},
+		firings:  5, // SessionStart, 2 PreToolUse:Bash, PostToolUse:Glob, PostToolUse:Read
 	},
 	{
 		name: "subagent", file: "subagent.jsonl",
+		hooksSHA: "133ddbbd02b1f3a96a3e23f7e6fce6240d958b5cf8b3ec0270ea8776b8e93862",
+		timesSHA: "fc6fc89e97d5845cccb928265f75384f91eff18f91ae948e4655026057287c2a",
 		counts: map[string]int{SessionStart: 1, UserPromptSubmit: 2, PreToolUse: 16 + 7, PostToolUse: 16 + 6,
 			PostToolUseFailure: 1, Stop: 1, SubagentStart: 1, SubagentStop: 1, SessionEnd: 1},
 		// Two calls of the Plan agent were cancelled by their sibling's error.
@@ -51,6 +65,8 @@ var sessions = []session{
 	},
 	{
 		name: "258c7280", file: "258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+		hooksSHA: "bc871f839235bd7078f9024f7512f0a9fa3930cbb3b9b7377a81248e6493d1bf",
+		timesSHA: "122514bad60f6cf9aa78b0642191753f0e5dba7cfbe47718b0e1fd0a16f579b2",
 		counts: map[string]int{SessionStart: 2, UserPromptSubmit: 4, PreToolUse: 185 + 2, PostToolUse: 179 + 2,
 			PostToolUseFailure: 5, Stop: 3, SubagentStart: 1, SubagentStop: 1, PreCompact: 1, PostCompact: 1, SessionEnd: 1},
 		unmatched: []string{"toolu_011NXYeWWxrZPLNNT8pFAZPi"}, // TaskOutput interrupted while blocking
@@ -61,41 +77,34 @@ var sessions = []session{
 	},
 }
 
-// moduleRoot is the directory holding go.mod; shared/ lies next to it.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
 func corpusPath(t *testing.T, file string) string {
 	t.Helper()
-	p := filepath.Join(moduleRoot(t), "..", "shared", "corpora", "agent-sessions", file)
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("corpus transcript missing (shared/ must sit next to the repository): %v", err)
-	}
-	return p
+	return filepath.Join(corpora.Require(t, "corpora/agent-sessions", "transcript conversion of the real sessions (4 transcripts)"), file)
 }
 
+var converted sync.Map // session name → [2][]byte{hooks, times}
+
+// fixture returns a fresh conversion of the session's transcript:
+// ".hooks.jsonl" gives the payloads, ".times" their instants.
 func fixture(t *testing.T, name, ext string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(moduleRoot(t), "testdata", "sessions", name+ext))
-	if err != nil {
-		t.Fatal(err)
+	v, ok := converted.Load(name)
+	if !ok {
+		i := slices.IndexFunc(sessions, func(s session) bool { return s.name == name })
+		events, _ := convertSession(t, sessions[i])
+		var hooks, times bytes.Buffer
+		if err := WriteJSONL(&hooks, events); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteTimes(&times, events); err != nil {
+			t.Fatal(err)
+		}
+		v, _ = converted.LoadOrStore(name, [2][]byte{hooks.Bytes(), times.Bytes()})
 	}
-	return b
+	if ext == ".times" {
+		return v.([2][]byte)[1]
+	}
+	return v.([2][]byte)[0]
 }
 
 func convertSession(t *testing.T, s session) ([]Event, Stats) {
@@ -107,33 +116,16 @@ func convertSession(t *testing.T, s session) ([]Event, Stats) {
 	return events, st
 }
 
-// TestFixturesRegenerate: converting the corpus again gives the committed
-// bytes exactly. Run with -update after a deliberate change.
-func TestFixturesRegenerate(t *testing.T) {
+// TestConversionStable: converting the corpus gives the pinned bytes
+// exactly. After a deliberate change, run with -v to see the new digests.
+func TestConversionStable(t *testing.T) {
+	corpusPath(t, "")
 	for _, s := range sessions {
 		t.Run(s.name, func(t *testing.T) {
-			events, _ := convertSession(t, s)
-			var hooks, times bytes.Buffer
-			if err := WriteJSONL(&hooks, events); err != nil {
-				t.Fatal(err)
-			}
-			if err := WriteTimes(&times, events); err != nil {
-				t.Fatal(err)
-			}
-			dir := filepath.Join(moduleRoot(t), "testdata", "sessions")
-			if *update {
-				for ext, b := range map[string][]byte{".hooks.jsonl": hooks.Bytes(), ".times": times.Bytes()} {
-					if err := os.WriteFile(filepath.Join(dir, s.name+ext), b, 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if got, want := hooks.Bytes(), fixture(t, s.name, ".hooks.jsonl"); !bytes.Equal(got, want) {
-				t.Errorf("%s.hooks.jsonl differs from a fresh conversion (%d vs %d bytes, first difference at byte %d)",
-					s.name, len(want), len(got), firstDiff(got, want))
-			}
-			if got, want := times.Bytes(), fixture(t, s.name, ".times"); !bytes.Equal(got, want) {
-				t.Errorf("%s.times differs from a fresh conversion at byte %d", s.name, firstDiff(got, want))
+			hooks, times := sha256.Sum256(fixture(t, s.name, ".hooks.jsonl")), sha256.Sum256(fixture(t, s.name, ".times"))
+			t.Logf("%s: hooks %x times %x", s.name, hooks, times)
+			if hex.EncodeToString(hooks[:]) != s.hooksSHA || hex.EncodeToString(times[:]) != s.timesSHA {
+				t.Errorf("%s: the conversion changed (hooks %x, times %x)", s.name, hooks, times)
 			}
 		})
 	}
@@ -357,7 +349,7 @@ func TestKeyOrder(t *testing.T) {
 	}
 	want := map[string][]string{}
 	for name, file := range samples {
-		b, err := os.ReadFile(filepath.Join(moduleRoot(t), "..", "shared", "samples", "hooks", "claude-code", file))
+		b, err := os.ReadFile(filepath.Join(corpora.Require(t, "samples/hooks/claude-code", "key order against real Claude Code payloads"), file))
 		if err != nil {
 			t.Fatal(err)
 		}

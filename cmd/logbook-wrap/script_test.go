@@ -1,0 +1,21 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/logbook-project/logbook/internal/clitest"
+)
+
+// TestMain lets the scripts in testdata/script run this command as
+// logbook-wrap, inside the test binary.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"logbook-wrap": main})
+}
+
+// TestScript runs testdata/script/*.txtar: the command as a user or a
+// harness runs it, with exit codes, stdout, stderr and the files it leaves.
+func TestScript(t *testing.T) {
+	testscript.Run(t, clitest.Params())
+}

@@ -1,0 +1,5 @@
+// Command emptygo does nothing: the floor of any Go program's start-up,
+// measured beside record-step (BenchmarkHookFloor).
+package main
+
+func main() {}

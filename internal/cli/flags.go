@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// Parse parses args with fs the way every logbook command does: -h and
+// --help print synopsis (one line per mode) and the flags to stdout and
+// exit 0; --version prints Version(fs.Name()) to stdout and exits 0; an
+// unknown or malformed flag is reported on stderr with a pointer to
+// --help, exit 2. done is true when the command should exit with code.
+func Parse(fs *flag.FlagSet, args []string, synopsis string, stdout, stderr io.Writer) (code int, done bool) {
+	version := fs.Bool("version", false, "print the version and exit")
+	fs.SetOutput(stderr)
+	fs.Usage = func() {} // errors get one line and a pointer to --help
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		Help(fs, synopsis, stdout)
+		return 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: run '%s --help' for usage\n", fs.Name(), fs.Name())
+		return 2, true
+	case *version:
+		fmt.Fprintln(stdout, Version(fs.Name()))
+		return 0, true
+	}
+	return 0, false
+}
+
+// Help writes synopsis and fs's flags to w.
+func Help(fs *flag.FlagSet, synopsis string, w io.Writer) {
+	fmt.Fprintln(w, "usage: "+strings.TrimSpace(strings.ReplaceAll(synopsis, "\n", "\n       ")))
+	fmt.Fprintln(w, "\nflags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// Version is "PROG VERSION (REVISION[, modified]) GOVERSION" for
+// --version, from Build.
+func Version(prog string) string {
+	v, rev, modified, goVersion := Build()
+	if rev == "" {
+		rev = "no VCS revision recorded"
+	}
+	if modified {
+		rev += ", modified"
+	}
+	return fmt.Sprintf("%s %s (%s) %s", prog, v, rev, goVersion)
+}
+
+// Build reads the build info the go command embeds: the main module's
+// version (a tag for `go install …@vX`, "devel" for a build in a
+// checkout), the VCS revision and whether the tree was modified (when the
+// build recorded them: -buildvcs), and the Go version.
+func Build() (version, revision string, modified bool, goVersion string) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown", "", false, "unknown"
+	}
+	version = bi.Main.Version
+	if version == "" || version == "(devel)" {
+		version = "devel"
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return version, revision, modified, bi.GoVersion
+}

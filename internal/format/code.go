@@ -1,0 +1,71 @@
+package format
+
+// Code names why a verifier refused a record (spec §7). Every
+// implementation names the same code for the same file.
+type Code string
+
+// Refusal codes, in the order a verifier checks them (spec §7). A verifier
+// reports the first failure in this order.
+const (
+	NotJSON           Code = "NOT_JSON"            // §1 fails
+	Shape             Code = "SHAPE"               // §2 or §4 fails
+	StepOutOfOrder    Code = "STEP_OUT_OF_ORDER"   // steps[i].seq != i
+	ChainBroken       Code = "CHAIN_BROKEN"        // prev or hash is not what §5 says
+	StepCountMismatch Code = "STEP_COUNT_MISMATCH" // stepCount is not the number of steps
+	TipMismatch       Code = "TIP_MISMATCH"        // chainTip is not what §5 says
+	SignatureInvalid  Code = "SIGNATURE_INVALID"   // the signature does not verify, or the key is weak
+	// Policy (step 8), only when the caller asks for it.
+	SignerNotTrusted       Code = "SIGNER_NOT_TRUSTED"       // the key is not a pinned one
+	IdentityKeyMismatch    Code = "IDENTITY_KEY_MISMATCH"    // the leaf certificate certifies another key
+	IdentityUntrusted      Code = "IDENTITY_UNTRUSTED"       // the chain does not reach the roots
+	IdentityNotAllowed     Code = "IDENTITY_NOT_ALLOWED"     // the identity is not a trusted one
+	TimestampMissing       Code = "TIMESTAMP_MISSING"        // roots were given and there is no token
+	TimestampInvalid       Code = "TIMESTAMP_INVALID"        // the token does not verify or cover the signature
+	AttestKeyIDMismatch    Code = "ATTEST_KEYID_MISMATCH"    // an attestation cites another key
+	RecorderDigestMismatch Code = "RECORDER_DIGEST_MISMATCH" // an attestation describes another recorder
+	AttestInvalid          Code = "ATTEST_INVALID"           // an attestation's signature or shape fails
+)
+
+// Codes lists every refusal code in the order of spec §7.
+var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
+	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
+	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid}
+
+// RefusalError is a refusal: the spec §7 code and what, in words, failed.
+type RefusalError struct {
+	Code   Code
+	Detail string
+}
+
+func (e *RefusalError) Error() string {
+	if e.Detail == "" {
+		return string(e.Code)
+	}
+	return string(e.Code) + ": " + e.Detail
+}
+
+// Refuse returns a *RefusalError.
+func Refuse(code Code, detail string) *RefusalError { return &RefusalError{Code: code, Detail: detail} }
+
+// CodeOf returns the code of the first *RefusalError in err's chain, or ""
+// when there is none.
+func CodeOf(err error) Code {
+	for err != nil {
+		if r, ok := err.(*RefusalError); ok {
+			return r.Code
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return ""
+		}
+		err = u.Unwrap()
+	}
+	return ""
+}
+
+// Bundle codes (docs/bundle.md): a hand-over bundle's own container. A
+// damaged part inside a sound bundle gets that part's code above.
+const (
+	BundleInvalid     Code = "BUNDLE_INVALID"      // not a strict logbook/bundle@0 object
+	BundleKeyMismatch Code = "BUNDLE_KEY_MISMATCH" // signerKey is not the key that signed the record
+)

@@ -1,0 +1,58 @@
+package format
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestKinds(t *testing.T) {
+	for _, k := range Kinds {
+		if !IsKind(k) {
+			t.Errorf("IsKind(%q) = false", k)
+		}
+	}
+	for _, k := range []string{"", "Exec", "tool-call", "other"} {
+		if IsKind(k) {
+			t.Errorf("IsKind(%q) = true", k)
+		}
+	}
+}
+
+func TestCodes(t *testing.T) {
+	seen := map[Code]bool{}
+	for _, c := range Codes {
+		if seen[c] || c == "" {
+			t.Errorf("code %q repeated or empty", c)
+		}
+		seen[c] = true
+	}
+	if len(Codes) != 16 || Codes[0] != NotJSON || Codes[6] != SignatureInvalid || Codes[15] != AttestInvalid {
+		t.Errorf("Codes is not spec §7's list in order: %v", Codes)
+	}
+}
+
+func TestCodeOf(t *testing.T) {
+	err := fmt.Errorf("wrapped: %w", Refuse(ChainBroken, "steps[3].prev"))
+	if got := CodeOf(err); got != ChainBroken {
+		t.Errorf("CodeOf = %q", got)
+	}
+	if got := CodeOf(errors.New("plain")); got != "" {
+		t.Errorf("CodeOf(plain) = %q", got)
+	}
+	if s := Refuse(Shape, "/steps/0").Error(); s != "SHAPE: /steps/0" {
+		t.Errorf("Error() = %q", s)
+	}
+}
+
+func TestRecorderCheck(t *testing.T) {
+	good := Recorder{Name: "record-step", SHA256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}
+	if err := good.Check(); err != nil {
+		t.Error(err)
+	}
+	for _, r := range []Recorder{{SHA256: good.SHA256}, {Name: "x", SHA256: "AB"}, {Name: "x", SHA256: good.SHA256[:63] + "G"}} {
+		if r.Check() == nil {
+			t.Errorf("%+v accepted", r)
+		}
+	}
+}
