@@ -18,9 +18,9 @@ import (
 )
 
 // runEvidence verifies the record, then checks the transcript against its
-// digests. Exit status: 0 when the record is accepted and every call,
-// prompt and final message matched; 1 when the record is refused or
-// anything differs or is absent; 2 on a usage or I/O error.
+// digests. Exit status: 0 when the record is accepted and no body differs
+// (absent ones are listed); 1 when the record is refused or a body
+// differs; 2 on a usage or I/O error.
 func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, stdout, stderr io.Writer) int {
 	if ex.showBodies != "" && ex.showBodies != "differs" && ex.showBodies != "all" {
 		fmt.Fprintf(stderr, "logbook-verify: --show-bodies %q: want differs or all\n", ex.showBodies)
@@ -72,9 +72,10 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 	if asJSON {
 		out := struct {
 			RecordID string           `json:"recordId"`
-			OK       bool             `json:"ok"`
+			OK       bool             `json:"ok"`       // nothing differs
+			Complete bool             `json:"complete"` // nothing absent either
 			Evidence *evidence.Report `json:"evidence"`
-		}{res.RecordID, rep.OK(), rep}
+		}{res.RecordID, rep.OK(), rep.Complete(), rep}
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(out)
@@ -128,8 +129,11 @@ func printEvidence(w io.Writer, rep *evidence.Report, show string) {
 		keys = append(keys, fmt.Sprintf("other bodies: %d", other))
 	}
 	verdict := "EVIDENCE MATCHES"
-	if !rep.OK() {
+	switch {
+	case !rep.OK():
 		verdict = "EVIDENCE DIFFERS"
+	case !rep.Complete():
+		verdict = "EVIDENCE MATCHES WHERE PRESENT (some bodies absent)"
 	}
 	fmt.Fprintf(w, "%s: %s; transcript calls the record does not name: %d\n", verdict, strings.Join(keys, "; "), len(rep.NotRecorded))
 }

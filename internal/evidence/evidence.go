@@ -61,8 +61,20 @@ type Report struct {
 	NotRecorded []string `json:"notRecorded"`
 }
 
-// OK reports whether every item matched.
+// OK reports whether nothing differs: every body the transcript holds
+// is the recorded one. Absent bodies are reported, not failed: a
+// transcript may be cut, or keep only the text the model saw.
 func (r *Report) OK() bool {
+	for _, it := range r.Items {
+		if it.Status == Differs {
+			return false
+		}
+	}
+	return true
+}
+
+// Complete reports whether every recorded body was found and matched.
+func (r *Report) Complete() bool {
 	for _, it := range r.Items {
 		if it.Status != Matched {
 			return false
@@ -77,17 +89,19 @@ type side struct {
 	inRaw, outRaw []byte
 	tool          string
 	rawIn         []byte // the tool input's text, for normalization
+	textOnly      bool   // the output is the text the model saw, not the tool's result
 }
 
 type index struct {
 	tool  map[string]*side   // event + "\x00" + toolUseId
 	other map[string][]*side // by event, in order
 	ids   map[string]bool
+	all   map[string][]byte // every body digest the transcript gives, with its text
 }
 
 // Build digests every transcript event.
 func build(events []transcript.Event) (*index, error) {
-	ix := &index{tool: map[string]*side{}, other: map[string][]*side{}, ids: map[string]bool{}}
+	ix := &index{tool: map[string]*side{}, other: map[string][]*side{}, ids: map[string]bool{}, all: map[string][]byte{}}
 	for i := range events {
 		// A fresh buffer each time: the parsed event's strings point
 		// into the payload's bytes.
@@ -100,7 +114,7 @@ func build(events []transcript.Event) (*index, error) {
 			return nil, err
 		}
 		e := &events[i]
-		s := &side{in: ev.Step.Inputs, out: ev.Step.Outputs, tool: e.ToolName, rawIn: e.ToolInput}
+		s := &side{in: ev.Step.Inputs, out: ev.Step.Outputs, tool: e.ToolName, rawIn: e.ToolInput, textOnly: e.ResponseFromText}
 		switch {
 		case e.ToolUseID != "" && (ev.Name == "PreToolUse" || ev.Name == "PostToolUse" || ev.Name == "PostToolUseFailure"):
 			s.inRaw = e.ToolInput
@@ -110,10 +124,30 @@ func build(events []transcript.Event) (*index, error) {
 			}
 			ix.tool[ev.Name+"\x00"+e.ToolUseID] = s
 			ix.ids[e.ToolUseID] = true
+			for _, d := range s.in {
+				ix.all[d] = s.inRaw
+			}
+			if !s.textOnly {
+				for _, d := range s.out {
+					ix.all[d] = s.outRaw
+				}
+			}
+			if c := bytes.TrimSpace(e.ResultContent); len(c) > 0 {
+				if v, err := strictjson.Shallow(c, strictjson.Options{Lenient: true, MaxDepth: hookevent.MaxPayloadDepth}, nil); err == nil {
+					sum, _ := digest.Body(v, c)
+					ix.all[sum] = c
+				}
+			}
 		default:
 			s.inRaw = e.Prompt
 			s.outRaw = e.LastAssistantMessage
 			ix.other[ev.Name] = append(ix.other[ev.Name], s)
+			for _, d := range s.in {
+				ix.all[d] = s.inRaw
+			}
+			for _, d := range s.out {
+				ix.all[d] = s.outRaw
+			}
 		}
 	}
 	return ix, nil
@@ -126,7 +160,7 @@ func Check(steps []review.Step, events []transcript.Event) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Summary: map[string]int{}, NotRecorded: []string{}}
-	calls := map[string]*Item{}
+	calls := map[string]int{} // toolUseId -> index in r.Items
 	seen := map[string]bool{}
 	ordinal := map[string]int{}
 	for i := range steps {
@@ -136,12 +170,13 @@ func Check(steps []review.Step, events []transcript.Event) (*Report, error) {
 		}
 		if st.ToolUseID != "" && isTool(st.Event) {
 			seen[st.ToolUseID] = true
-			it := calls[st.ToolUseID]
-			if it == nil {
+			k, ok := calls[st.ToolUseID]
+			if !ok {
 				r.Items = append(r.Items, Item{What: "call", ToolUseID: st.ToolUseID, Tool: st.Tool})
-				it = &r.Items[len(r.Items)-1]
-				calls[st.ToolUseID] = it
+				k = len(r.Items) - 1
+				calls[st.ToolUseID] = k
 			}
+			it := &r.Items[k]
 			s := ix.tool[st.Event+"\x00"+st.ToolUseID]
 			if s == nil && st.Event != "PreToolUse" {
 				// A call may fail in one view and not the other.
@@ -174,8 +209,17 @@ func Check(steps []review.Step, events []transcript.Event) (*Report, error) {
 				break
 			}
 		}
-		it := Item{What: what, Bodies: compare(st, s)}
-		r.Items = append(r.Items, it)
+		bodies := compare(st, s)
+		// An event the transcript has no counterpart for (Claude Code's
+		// PostToolBatch, which repeats its calls' bodies) is matched by
+		// any body of the transcript with the same digest.
+		for k := range bodies {
+			if raw, ok := ix.all[bodies[k].Recorded]; ok && bodies[k].Status != Matched {
+				bodies[k].Status, bodies[k].Transcript, bodies[k].body = Matched, "", raw
+				bodies[k].Note = "found elsewhere in the transcript"
+			}
+		}
+		r.Items = append(r.Items, Item{What: what, Bodies: bodies})
 	}
 	for i := range r.Items {
 		it := &r.Items[i]
@@ -239,6 +283,11 @@ func compare(st *review.Step, s *side) []Body {
 				switch {
 				case k < len(got) && got[k] == d:
 					b.Status = Matched
+				case k < len(got) && role == "output" && s.textOnly:
+					// The transcript kept only what the model read, not
+					// the tool's result the hook was given: it does not
+					// hold this body.
+					b.Note = "the transcript holds only the text the model saw"
 				case k < len(got):
 					b.Status, b.Transcript = Differs, got[k]
 					if role == "input" && isTool(st.Event) {
