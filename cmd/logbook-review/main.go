@@ -17,13 +17,11 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/cli"
@@ -65,30 +63,13 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "with --export: time-stamping roots PEM `FILE` to include")
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
-	fs.BoolVar(&o.version, "version", false, "print the version and exit")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... RECORD|SESSION-ID")
-		fmt.Fprintln(fs.Output(), "       logbook-review --list [--dir DIR]")
-		fmt.Fprintln(fs.Output(), "       logbook-review --export BUNDLE [--pubkey FILE] RECORD")
-		fmt.Fprintln(fs.Output(), "       logbook-review --jsonl FILE|- RECORD | --otlp URL RECORD")
-		fs.PrintDefaults()
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
 	}
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-	}
-	if err := fs.Parse(args); err != nil {
+	// Flags may follow the record: logbook-review RECORD --only failed.
+	if err := parseInterleaved(fs, fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "logbook-review: run 'logbook-review --help' for usage")
 		return 2
-	}
-	if o.version {
-		fmt.Fprintln(stdout, "logbook-review", version())
-		return 0
 	}
 	if err := review.CheckFilter(o.only); err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)
@@ -119,13 +100,13 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	if o.list {
 		if fs.NArg() != 0 {
-			fs.Usage()
+			fmt.Fprintln(stderr, "logbook-review: --list takes no RECORD (it lists --dir)")
 			return 2
 		}
 		return list(dir, opt, o, stdout, stderr)
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
+		fmt.Fprintln(stderr, "logbook-review: give one RECORD or SESSION-ID (run 'logbook-review --help' for usage)")
 		return 2
 	}
 	path, inProgress, err := locate(fs.Arg(0), dir)
@@ -254,11 +235,30 @@ func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) i
 	return 0
 }
 
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
+const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager] RECORD|SESSION-ID
+logbook-review --list [--dir DIR] [--json]
+logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoints FILE] RECORD
+logbook-review --jsonl FILE|- RECORD|SESSION-ID
+logbook-review --otlp URL RECORD|SESSION-ID`
 
-var errNotYet = errors.New("not built yet")
+// parseInterleaved parses flags wherever they stand among the arguments;
+// the positional ones are left in fs.Args(). After "--" nothing is a flag.
+func parseInterleaved(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
+}
