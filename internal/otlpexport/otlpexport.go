@@ -35,10 +35,12 @@ import (
 // example http://127.0.0.1:4318/v1/traces) and waits until they are sent.
 // It returns the number of spans.
 func Export(ctx context.Context, url string, r *review.Review) (int, error) {
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url), otlptracehttp.WithTimeout(30*time.Second))
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url), otlptracehttp.WithTimeout(30*time.Second),
+		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 5 * time.Second}))
 	if err != nil {
 		return 0, err
 	}
+	defer exp.Shutdown(context.Background())
 	seed := r.Verdict.RecordID
 	if seed == "" {
 		seed = "session:" + r.Session.ID
@@ -48,8 +50,12 @@ func Export(ctx context.Context, url string, r *review.Review) (int, error) {
 		attribute.String("logbook.session.id", r.Session.ID),
 		attribute.String("logbook.session.agent", r.Session.Agent),
 	)
+	// The spans are gathered first and sent in one request, whose error is
+	// returned: a batcher would drop spans from a full queue and report
+	// failures only to the global error handler.
+	var col collector
 	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithSyncer(exp), // each span goes out as it ends: nothing is dropped from a full queue
+		sdktrace.WithSyncer(&col),
 		sdktrace.WithResource(res),
 		sdktrace.WithIDGenerator(newIDs(seed)),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
@@ -58,8 +64,29 @@ func Export(ctx context.Context, url string, r *review.Review) (int, error) {
 	if serr := tp.Shutdown(ctx); err == nil {
 		err = serr
 	}
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	if err := exp.ExportSpans(ctx, col.spans); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
+
+// collector keeps the ended spans.
+type collector struct {
+	mu    sync.Mutex
+	spans []sdktrace.ReadOnlySpan
+}
+
+func (c *collector) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
+	c.mu.Lock()
+	c.spans = append(c.spans, spans...)
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *collector) Shutdown(context.Context) error { return nil }
 
 func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
 	start, end := when(r.Summary.Start), when(r.Summary.End)
