@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/durable"
@@ -17,8 +18,8 @@ import (
 // export writes the bundle: the record as it is, the signer's public key
 // (the --pubkey given, which must be the signer's, else the record's own),
 // the attestations and attestor keys given, the time-stamping roots given,
-// and the checkpoint sidecar (--checkpoints, else RECORD.checkpoints.json
-// when present). A record that does not verify is not exported.
+// and the signed checkpoints (--checkpoint FILE..., else the sidecar
+// ID.record.checkpoint beside ID.record.json when present). A record that does not verify is not exported.
 func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 	var opt record.Options
 	var signerPEM string
@@ -77,19 +78,22 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.TSARoots = string(text)
 	}
-	cp := o.checkpoints
-	if cp == "" {
-		if _, err := os.Stat(path + ".checkpoints.json"); err == nil {
-			cp = path + ".checkpoints.json"
+	cps := []string(o.checkpoints)
+	if len(cps) == 0 {
+		// The server writes the final checkpoint beside the record:
+		// ID.record.json -> ID.record.checkpoint (docs/checkpoint.md).
+		side := strings.TrimSuffix(path, ".json") + ".checkpoint"
+		if _, err := os.Stat(side); err == nil && side != path {
+			cps = []string{side}
 		}
 	}
-	if cp != "" {
+	for _, cp := range cps {
 		text, err := os.ReadFile(cp)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
 		}
-		b.Checkpoints = text
+		b.Checkpoints = append(b.Checkpoints, text)
 	}
 	out, err := bundle.Write(b)
 	if err != nil {
@@ -100,8 +104,8 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "exported %s: record %s (%d steps), signer key %s, %d attestation(s), checkpoints: %v\n",
-		o.export, res.RecordID, res.StepCount, res.KeyID, len(b.Attestations), b.Checkpoints != nil)
+	fmt.Fprintf(stdout, "exported %s: record %s (%d steps), signer key %s, %d attestation(s), %d checkpoint(s)\n",
+		o.export, res.RecordID, res.StepCount, res.KeyID, len(b.Attestations), len(b.Checkpoints))
 	return 0
 }
 

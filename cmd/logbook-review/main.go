@@ -40,9 +40,9 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 type options struct {
-	dir, only, colour, export, jsonl, otlp, checkpoints, tsaRoots string
-	asJSON, list, noPager, version                                bool
-	pubkeys, attestations, attestorKeys                           multi
+	dir, only, colour, export, jsonl, otlp, tsaRoots string
+	asJSON, list, noPager, version                   bool
+	pubkeys, attestations, attestorKeys, checkpoints multi
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
 	fs.Var(&o.pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
 	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
-	fs.StringVar(&o.checkpoints, "checkpoints", "", "with --export: a checkpoint sidecar `FILE` to include (default RECORD.checkpoints.json when present)")
+	fs.Var(&o.checkpoints, "checkpoint", "with --export: a signed checkpoint `FILE` to include (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
 	fs.Var(&o.attestations, "attestation", "with --export: an attestation `FILE` to include (repeatable)")
 	fs.Var(&o.attestorKeys, "attestor-key", "with --export: an attestor's public key `FILE` to include (repeatable; the receiver still pins its own)")
 	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "with --export: time-stamping roots PEM `FILE` to include")
@@ -237,7 +237,7 @@ func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) i
 
 const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager] RECORD|SESSION-ID
 logbook-review --list [--dir DIR] [--json]
-logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoints FILE] RECORD
+logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoint FILE]... RECORD
 logbook-review --jsonl FILE|- RECORD|SESSION-ID
 logbook-review --otlp URL RECORD|SESSION-ID`
 

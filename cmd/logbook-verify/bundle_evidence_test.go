@@ -49,7 +49,7 @@ func TestBundle(t *testing.T) {
 	_, otherPEM, _ := keys.MarshalPair(otherPriv, otherPriv.Public().(ed25519.PublicKey))
 	pub := writeTemp(t, dir, "signer.pub", pubPEM)
 	other := writeTemp(t, dir, "other.pub", otherPEM)
-	good, err := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Checkpoints: []byte(`{"checkpoints":[]}`)})
+	good, err := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Checkpoints: [][]byte{[]byte("a checkpoint note\n")}})
 	if err != nil {
 		t.Fatal(err)
 	}

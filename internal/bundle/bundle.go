@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -37,7 +38,7 @@ type Bundle struct {
 	Attestations [][]byte // DSSE envelopes
 	AttestorKeys []string // SPKI PEM
 	TSARoots     string   // PEM certificates; "" when none
-	Checkpoints  []byte   // a checkpoint sidecar (issue 11); nil when none
+	Checkpoints  [][]byte // signed checkpoint notes (docs/checkpoint.md), each exactly as written
 	LogProofs    [][]byte // reserved: always empty in this version
 }
 
@@ -109,10 +110,15 @@ func Read(data []byte) (*Bundle, error) {
 		b.TSARoots = r.Str
 	}
 	if c := v.Get("checkpoints"); c != nil {
-		if c.Kind != strictjson.Object && c.Kind != strictjson.Array {
-			return nil, invalid("checkpoints is not an object or array")
+		if c.Kind != strictjson.Array {
+			return nil, invalid("checkpoints is not an array")
 		}
-		b.Checkpoints = data[c.Start:c.End]
+		for i := range c.Items {
+			if c.Items[i].Kind != strictjson.String || c.Items[i].Str == "" {
+				return nil, invalid("checkpoints[%d] is not a non-empty string", i)
+			}
+			b.Checkpoints = append(b.Checkpoints, []byte(c.Items[i].Str))
+		}
 	}
 	if l := v.Get("logProofs"); l != nil {
 		if l.Kind != strictjson.Array {
@@ -195,13 +201,18 @@ func Write(b *Bundle) ([]byte, error) {
 		out.WriteString(",\n")
 		field("tsaRoots", str(b.TSARoots))
 	}
-	if b.Checkpoints != nil {
-		raw, err := part("the checkpoints", b.Checkpoints, strictjson.Object, strictjson.Array)
-		if err != nil {
-			return nil, err
+	if len(b.Checkpoints) > 0 {
+		out.WriteString(",\n  \"checkpoints\": [")
+		for i, c := range b.Checkpoints {
+			if !utf8.Valid(c) {
+				return nil, fmt.Errorf("checkpoint %d is not UTF-8 text", i+1)
+			}
+			if i > 0 {
+				out.WriteString(", ")
+			}
+			out.Write(str(string(c)))
 		}
-		out.WriteString(",\n")
-		field("checkpoints", raw)
+		out.WriteString("]")
 	}
 	out.WriteString(",\n  \"logProofs\": []\n}\n")
 	if _, err := Read(out.Bytes()); err != nil {

@@ -10,7 +10,7 @@ const rec = `{"chainTip":"x","steps":[{"a":[[[1]]]}]}`
 
 func TestRoundTrip(t *testing.T) {
 	b := &Bundle{Record: []byte(rec + "\n"), SignerKey: "PEM", Attestations: [][]byte{[]byte(` {"payload":"p"} `)},
-		AttestorKeys: []string{"K1"}, TSARoots: "ROOTS", Checkpoints: []byte(`[{"n":1}]`)}
+		AttestorKeys: []string{"K1"}, TSARoots: "ROOTS", Checkpoints: [][]byte{[]byte("logbook.example/cp\n1\n\n— k abc=\n")}}
 	out, err := Write(b)
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +20,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got.Record) != rec || got.SignerKey != "PEM" || len(got.Attestations) != 1 || string(got.Attestations[0]) != `{"payload":"p"}` ||
-		got.AttestorKeys[0] != "K1" || got.TSARoots != "ROOTS" || string(got.Checkpoints) != `[{"n":1}]` {
+		got.AttestorKeys[0] != "K1" || got.TSARoots != "ROOTS" || len(got.Checkpoints) != 1 || string(got.Checkpoints[0]) != "logbook.example/cp\n1\n\n— k abc=\n" {
 		t.Fatalf("%+v", got)
 	}
 	if _, err := Write(&Bundle{Record: []byte(`{"a":1,"a":2}`), SignerKey: "k"}); err == nil {
@@ -44,6 +44,8 @@ func TestRefusals(t *testing.T) {
 		`{"format":"logbook/bundle@0","record":{},"signerKey":"k","attestorKeys":[{}]}`,
 		`{"format":"logbook/bundle@0","record":{},"signerKey":"k","tsaRoots":1}`,
 		`{"format":"logbook/bundle@0","record":{},"signerKey":"k","checkpoints":"x"}`,
+		`{"format":"logbook/bundle@0","record":{},"signerKey":"k","checkpoints":[{}]}`,
+		`{"format":"logbook/bundle@0","record":{},"signerKey":"k","checkpoints":[""]}`,
 		`{"format":"logbook/bundle@0","record":{},"signerKey":"k","logProofs":[{}]}`,
 		good + ` x`, "\xef\xbb\xbf" + good,
 	} {

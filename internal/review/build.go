@@ -108,7 +108,7 @@ type Verdict struct {
 	RecordID  string `json:"recordId,omitempty"`
 	KeyID     string `json:"keyId,omitempty"`
 	Pinned    bool   `json:"pinned"`
-	Assurance string `json:"assurance,omitempty"` // the checkpoint level (issue 11) when the verifier reports one
+	Assurance string `json:"assurance,omitempty"` // the checkpoint level (docs/checkpoint.md) when the verifier gives one; see SetAssurance
 	Line      string `json:"line"`                // the one line logbook-verify prints
 }
 

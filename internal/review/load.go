@@ -2,6 +2,7 @@ package review
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
@@ -51,7 +52,6 @@ func FromInProgress(data []byte) (*Review, error) {
 
 func verdictOf(res record.Result, pinnedAny bool) Verdict {
 	v := Verdict{OK: res.OK, State: "sealed", Code: string(res.Code), Detail: res.Detail, RecordID: res.RecordID, KeyID: res.KeyID, Pinned: res.Pinned}
-	v.Assurance = assurance(res)
 	if !res.OK {
 		v.Line = fmt.Sprintf("REFUSED %s: %s", res.Code, res.Detail)
 		if res.Code != format.NotJSON {
@@ -64,8 +64,16 @@ func verdictOf(res record.Result, pinnedAny bool) Verdict {
 		signer = "pinned"
 	}
 	v.Line = fmt.Sprintf("OK recordId=%s keyId=%s steps=%d signer=%s", res.RecordID, res.KeyID, res.StepCount, signer)
-	if v.Assurance != "" {
-		v.Line += " assurance=" + v.Assurance
-	}
 	return v
+}
+
+// SetAssurance puts the checkpoint assurance level the verifier gave an
+// accepted record (docs/checkpoint.md: local, server, logged) into the
+// verdict and its line, right after the verdict.
+func (r *Review) SetAssurance(level string) {
+	if level == "" || !r.Verdict.OK || r.Verdict.State != "sealed" {
+		return
+	}
+	r.Verdict.Assurance = level
+	r.Verdict.Line = strings.Replace(r.Verdict.Line, " signer=", " level="+level+" signer=", 1)
 }

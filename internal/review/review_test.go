@@ -108,6 +108,14 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+func TestAssurance(t *testing.T) {
+	r := load(t, reviewtest.Session)
+	r.SetAssurance("server")
+	if r.Verdict.Assurance != "server" || !strings.Contains(r.Verdict.Line, " steps=24 level=server signer=unpinned") {
+		t.Fatalf("%+v", r.Verdict)
+	}
+}
+
 func TestText(t *testing.T) {
 	r := load(t, reviewtest.Session)
 	var b bytes.Buffer
