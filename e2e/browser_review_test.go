@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -233,4 +234,28 @@ func toolCalls(events []transcript.Event) int {
 		}
 	}
 	return len(ids)
+}
+
+// BenchmarkPageReview: the page checks a 100,000-step record and draws
+// its review (the first 2,000 call rows, its summary and filters) and the
+// first 1,000 steps.
+func BenchmarkPageReview(b *testing.B) {
+	rec, err := reviewtest.Record(reviewtest.Repeat(100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "big.record.json")
+	if err := os.WriteFile(path, rec, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	br := newBrowser(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		br.open(b, path)
+	}
+	b.StopTimer()
+	s := br.review(b)
+	if s.Rows != 2000 {
+		b.Fatalf("%d rows drawn", s.Rows)
+	}
 }

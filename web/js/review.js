@@ -123,6 +123,7 @@
       } else t.items.push(it);
     }
     if (!turns[0].items.length && turns.length > 1) turns.shift();
+    const bySeq = new Map(steps.map((s) => [s.seq, s]));
     const byKind = {}, files = new Map(), failed = [];
     let toolMs = 0;
     for (const c of order) {
@@ -130,14 +131,15 @@
       if (c.failed) failed.push(c);
       if (c.duration !== null) toolMs += c.duration;
       if (c.kind === 'exec' || c.kind === 'tool_call') continue;
-      const s = steps.find((x) => x.seq === (c.pre[0] ?? c.post[0]));
+      const s = bySeq.get(c.pre.length ? c.pre[0] : c.post[0]);
       for (const p of s ? (s.paths.length ? s.paths : s.path ? [s.path] : []) : []) files.set(p, (files.get(p) || 0) + 1);
     }
-    const times = steps.map((s) => s.at).sort();
-    return {
-      steps, turns, calls: order, byKind, files, failed, gaps, toolMs, agents: agents.size,
-      start: times[0] || '', end: times[times.length - 1] || '',
-    };
+    let start = '', end = '';
+    for (const s of steps) {
+      if (!start || s.at < start) start = s.at;
+      if (!end || s.at > end) end = s.at;
+    }
+    return { steps, turns, calls: order, byKind, files, failed, gaps, toolMs, agents: agents.size, start, end };
   }
 
   // The filters, as logbook-review --only.
@@ -200,11 +202,18 @@
     bar.setAttribute('role', 'group');
     bar.setAttribute('aria-label', 'show');
     const list = el('div', 'turns');
-    let current = 'all';
+    let current = 'all', limit = BATCH;
+    const more = el('button', 'more');
+    more.type = 'button';
+    more.addEventListener('click', () => { limit += BATCH; draw(); });
     const draw = () => {
       list.replaceChildren();
-      let n = 0, shown = 0;
+      let n = 0, shown = 0, total = 0;
       for (const turn of r.turns) {
+        if (shown >= limit) {
+          total += countCalls(filterItems(turn.items, FILTERS[current]));
+          continue;
+        }
         const items = filterItems(turn.items, FILTERS[current]);
         if (current !== 'all' && !items.some((i) => i.call || i.agent)) continue;
         const sec = el('div', 'turn');
@@ -216,11 +225,15 @@
           h.lastChild.title = turn.prompt.summary;
         } else h.append(el('span', 'turn-no', 'before the first prompt'));
         sec.append(h);
-        shown += drawItems(sec, items, el);
+        const k = drawItems(sec, items, el);
+        shown += k;
+        total += k;
         list.append(sec);
       }
       list.dataset.rows = String(shown);
       if (!list.children.length) list.append(el('p', 'empty', 'No call matches.'));
+      more.hidden = shown >= total;
+      more.textContent = 'Show more (' + (total - shown).toLocaleString('en') + ' calls not shown)';
     };
     for (const name of Object.keys(FILTERS)) {
       const b = el('button', 'filter', name === 'all' ? 'all (' + r.calls.length + ')' : name + ' (' + r.calls.filter(FILTERS[name]).length + ')');
@@ -229,14 +242,28 @@
       b.setAttribute('aria-pressed', String(name === current));
       b.addEventListener('click', () => {
         current = name;
+        limit = BATCH;
         for (const o of bar.children) o.setAttribute('aria-pressed', String(o.dataset.filter === name));
         draw();
       });
       bar.append(b);
     }
-    box.append(bar, list);
+    box.append(bar, list, more);
     draw();
     return r;
+  }
+
+  // A long session is drawn a turn at a time until this many call rows
+  // are on the page; "Show more" draws the next turns.
+  const BATCH = 2000;
+
+  function countCalls(items) {
+    let n = 0;
+    for (const it of items) {
+      if (it.call) n++;
+      else if (it.agent) n += countCalls(it.agent.items);
+    }
+    return n;
   }
 
   function filterItems(items, keep) {
