@@ -263,6 +263,12 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 		case implied == "read":
 			st.Outputs = b.body("content") // Cursor's beforeReadFile carries the file
 		}
+		if raw == "AfterTool" {
+			if code, ok := geminiExitCode(b.object(b.get("tool_response"))); ok {
+				b.data = append(b.data, strictjson.Member{Key: "exitCode", Value: strictjson.Int(code)})
+				detail = fmt.Sprintf("exit %d: %s", code, detail)
+			}
+		}
 		b.setInt("durationMs", "duration_ms", "duration")
 	case event == "PermissionRequest" || event == "PermissionDenied":
 		st.Kind = "gate"
@@ -456,6 +462,9 @@ func (b *builder) responseFailed(raw string) bool {
 		return true
 	}
 	if t := res.str("resultType", "result_type"); t != "" && t != "success" {
+		return true
+	}
+	if code, ok := geminiExitCode(res); ok && code != 0 {
 		return true
 	}
 	return false
