@@ -284,3 +284,44 @@ func TestBrowserCheckpointDifferential(t *testing.T) {
 	t.Log(summary)
 	report(t, summary)
 }
+
+// TestBrowserCheckpointUI: the page's checkpoint fields. A record with its
+// server's checkpoint and key shows level server; a cut record against
+// the same checkpoint is refused TRUNCATED on screen.
+func TestBrowserCheckpointUI(t *testing.T) {
+	b := newBrowser(t)
+	read := func(p string) string {
+		data, err := os.ReadFile(filepath.Join("../testdata", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	set := func(id, value string) {
+		if _, err := evalJS[bool](b, `(() => { const e = document.getElementById(`+jsString(id)+`); e.value = `+jsString(value)+`; return true; })()`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("checkpoint", read("records/checkpoint/notes/full.checkpoint"))
+	set("checkpointkeys", read("keys/server.vkey"))
+	for _, c := range []struct{ file, code, text string }{
+		{"good_server_full.json", "", "server: every step was checkpointed"},
+		{"fail_TRUNCATED_cut_tail.json", "TRUNCATED", "fewer steps than a checkpoint"},
+		{"fail_CHECKPOINT_MISMATCH_rechained.json", "CHECKPOINT_MISMATCH", "steps were rewritten"},
+	} {
+		if _, err := evalJS[bool](b, `(() => { document.body.dataset.state = 'checking'; logbook.show(`+jsString(c.file)+`, `+bytesExpr([]byte(read("records/checkpoint/"+c.file)))+`); return true; })()`); err != nil {
+			t.Fatal(err)
+		}
+		s := b.waitShown(t)
+		if s.Code != c.code || !strings.Contains(s.Verdict, c.text) {
+			t.Errorf("%s: code %q, shown:\n%s", c.file, s.Code, s.Verdict)
+		}
+	}
+	// The server key given as SPKI PEM works the same.
+	set("checkpointkeys", read("keys/server.key.pub"))
+	evalJS[bool](b, `(() => { document.body.dataset.state = 'checking'; logbook.show("r.json", `+bytesExpr([]byte(read("records/checkpoint/good_server_full.json")))+`); return true; })()`)
+	if s := b.waitShown(t); s.Code != "" || !strings.Contains(s.Verdict, "level") || !strings.Contains(s.Verdict, "server:") {
+		t.Errorf("PEM key: %+v", s)
+	}
+	b.checkQuiet(t)
+}

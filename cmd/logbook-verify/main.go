@@ -10,17 +10,22 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"flag"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/unsealed"
+	"github.com/logbook-project/logbook/internal/verdict"
 	"io"
 	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/record"
 )
 
 func main() {
@@ -41,15 +46,23 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--checkpoint FILE --checkpoint-key PUB]...
                [--log-policy FILE [--log-proof FILE]] RECORD...
 logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
-logbook-verify --follow DIR|FILE|SESSION`
+logbook-verify --follow DIR|FILE|SESSION
+logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
+logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := runCassette(args, stdout, stderr); ok {
+		return code
+	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps (and file, with several records)")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
 	pf.register(fs)
+	var ex extraFlags
+	ex.register(fs)
 	var cf checkpointFlags
 	cf.register(fs)
 	var lf logFlags
@@ -58,15 +71,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
+	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
+	if err := parseInterleaved(fs, fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
+		return 2
+	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
 	}
 	if lf.consistency {
 		return runConsistency(lf, fs.Args(), *asJSON, stdout, stderr)
 	}
+	if ex.bundle != "" {
+		if fs.NArg() != 0 {
+			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
+			return 2
+		}
+		return runBundle(ex, pubkeys, pf, *asJSON, stdout, stderr)
+	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "logbook-verify: no RECORD given (run 'logbook-verify --help' for usage)")
 		return 2
+	}
+	if ex.evidence != "" {
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "logbook-verify: --evidence checks one RECORD")
+			return 2
+		}
+		return runEvidence(fs.Arg(0), ex, pubkeys, *asJSON, stdout, stderr)
 	}
 	// An I/O error reaches a --json reader as JSON too (ok false, code
 	// null), and as text on stderr; the exit status is 2.
@@ -118,6 +150,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
 	data, err := bigbuf.ReadFile(file)
+	if n, ok := unsealed.ForRecord(file); ok && err != nil {
+		// No record, but the session's end left word that it could not
+		// seal: that is the verdict, not a missing file.
+		if name != "" {
+			fmt.Fprintf(stdout, "%s: ", name)
+		}
+		fmt.Fprintf(stdout, "UNSEALED session %s: it ended at %s without being sealed (%s); seal it with: %s\n", n.Session, n.At, n.Reason, n.Fix)
+		return 1
+	}
 	if err != nil {
 		return ioError(name, err)
 	}
@@ -127,6 +168,7 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Wri
 	in.Record = data
 	out := verdict.Run(in)
 	out.File = name
+	res := out.Result
 	if asJSON {
 		verdict.WriteJSON(stdout, out)
 	} else {
@@ -134,9 +176,32 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Wri
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
 		verdict.WriteHuman(stdout, out)
+		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
+			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
+		}
 	}
-	if out.Result.OK {
+	if res.OK {
 		return 0
 	}
 	return 1
+}
+
+// printJSON writes the --json object of a verdict reached without
+// checkpoints (a bundle's record, --evidence): internal/verdict prints it,
+// as for any record, at level local when accepted.
+func printJSON(w io.Writer, file string, r record.Result, pinned bool, rep policy.Report) {
+	verdict.WriteJSON(w, outcome(file, r, pinned, rep))
+}
+
+// printHuman is printJSON's one-line form.
+func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
+	verdict.WriteHuman(w, outcome("", r, pinned, rep))
+}
+
+func outcome(file string, r record.Result, pinned bool, rep policy.Report) verdict.Outcome {
+	o := verdict.Outcome{Result: r, Pinned: pinned, Report: rep, File: file}
+	if r.OK {
+		o.Level = checkpoint.LevelLocal
+	}
+	return o
 }

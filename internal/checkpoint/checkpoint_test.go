@@ -198,6 +198,8 @@ func FuzzOpen(f *testing.F) {
 	n, _ := s.Sign(sample())
 	f.Add(n)
 	f.Add([]byte("logbook.example\n\n— x y\n"))
+	vkey, _ := checkpoint.VerifierKey("logbook.example", priv.Public().(ed25519.PublicKey))
+	f.Add([]byte(vkey))
 	keys := []checkpoint.Key{{Pub: priv.Public().(ed25519.PublicKey)}}
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		c, err := checkpoint.Open(msg, keys, nil)
@@ -207,5 +209,8 @@ func FuzzOpen(f *testing.F) {
 			}
 		}
 		_, _ = checkpoint.Parse(msg)
+		if k, err := checkpoint.ParseVerifierKey(msg); err == nil && (len(k.Pub) != 32 || k.Name == "") {
+			t.Fatalf("verifier key %q read as %+v", msg, k)
+		}
 	})
 }

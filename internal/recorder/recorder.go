@@ -114,8 +114,10 @@ type Options struct {
 	// Now, when not nil, stamps the step under the lock (RecordNow); at
 	// is then unused.
 	Now func() string
-	// RulesSet says the caller has loaded dir/redact.json once and set
-	// its rules (redact.UseProject): the file is not read again per event.
+	// Rules, when RulesSet, are the redaction rules the caller loaded
+	// once from dir/redact.json (nil: the built-in ones): the file is not
+	// read again per event.
+	Rules    *redact.Redactor
 	RulesSet bool
 	// Then, when not nil, runs after the append while the session is
 	// still locked, so that what it does (sign a checkpoint of the new
@@ -127,13 +129,11 @@ type Options struct {
 // RecordOpts is RecordWith with Options: the one path by which every
 // recorder, in a hook's process or in a server, appends an event.
 func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookevent.Event, error) {
-	var cfgErr error
+	r, cfgErr := o.Rules, error(nil)
 	if !o.RulesSet {
-		var r *redact.Redactor
 		r, cfgErr = redact.LoadConfig(dir)
-		redact.UseProject(r)
 	}
-	ev, err := hookevent.ParseWith(payload, o.Hint)
+	ev, err := hookevent.ParseRedacted(payload, o.Hint, r)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
@@ -152,7 +152,7 @@ func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookeven
 		cwd = ev.Cwd
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
-	cwd = redact.String(cwd)
+	cwd = r.String(cwd)
 	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}
 	ev.Step.At = at
 	steps := []chain.Step{ev.Step}

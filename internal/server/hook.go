@@ -22,8 +22,9 @@ import (
 	"github.com/logbook-project/logbook/internal/seal"
 )
 
-// slotWait is how long a hook request waits for a free slot before 503.
-const slotWait = 10 * time.Second
+// slotWait is how long a hook request waits for a free slot before 503
+// BUSY: well under the server's write timeout (60 s).
+const slotWait = 30 * time.Second
 
 // hook records one payload. The answer to a recorded event is 200 with an
 // empty body: Claude Code reads an HTTP hook's 2xx body as the hook's
@@ -70,7 +71,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
 	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
-		Hint: hint, Self: recorderSource{s.cfg.Recorder}, RulesSet: true, Now: now,
+		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			var err error
 			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
@@ -246,7 +247,7 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 // writes DIR/ID.record.json and beside it DIR/ID.record.checkpoint, the
 // final checkpoint, which a verifier checks the record against.
 func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error) {
-	res, err := seal.Seal(j, s.cfg.Key, seal.Options{Now: at})
+	res, err := seal.Seal(j, s.cfg.Key, seal.Options{Now: at, Redactor: s.rules})
 	if err != nil {
 		return 0, err
 	}

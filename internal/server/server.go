@@ -75,6 +75,7 @@ const (
 type Server struct {
 	cfg          Config
 	signer       *checkpoint.Signer
+	rules        *redact.Redactor // DIR/redact.json as loaded at start; nil: the built-in rules
 	redactDigest string
 	slots        chan struct{} // hook requests in progress
 	verifySlots  chan struct{}
@@ -124,8 +125,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	redact.UseProject(r)
-	s := &Server{cfg: cfg, signer: signer, redactDigest: redactDigest(cfg.Dir),
+	s := &Server{cfg: cfg, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
 	s.tlogInit()

@@ -102,6 +102,7 @@ func WriteHuman(w io.Writer, o Outcome) {
 	if g := r.Gaps; g.Total() > 0 {
 		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+		printGapIDs(w, g.ToolUseIDs)
 	}
 }
 

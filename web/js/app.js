@@ -80,17 +80,34 @@
 
   async function show(name, bytes) {
     current = { name, bytes };
+    if (lb.cassette && lb.cassette.detect(bytes)) { // a runback cassette: cassette.js
+      ++run;
+      return lb.cassette.show(name, bytes, splitPEM($('pubkeys').value), $('hmackey').value);
+    }
     const mine = ++run;
     const keys = splitPEM($('pubkeys').value);
     document.body.dataset.state = 'checking';
     const started = performance.now();
-    const v = await lb.check(bytes, { pubkeys: keys }, true);
+    const v = await lb.check(bytes, checkOptions(keys), true);
     const ms = performance.now() - started;
     if (mine !== run) return;
     renderVerdict(name, bytes, v, keys.length > 0, ms);
     renderSession(v);
+    renderReview(v);
     renderTimeline(v);
     document.body.dataset.state = 'done';
+  }
+
+  // checkOptions adds the checkpoint fields (checkpoint.js) to the pinned
+  // keys: one signed note, and the server keys as verifier-key lines or
+  // PEM blocks.
+  function checkOptions(keys) {
+    const note = $('checkpoint').value.replace(/\r\n/g, '\n');
+    const text = $('checkpointkeys').value;
+    const cpKeys = splitPEM(text.replace(/^\s*[^\s+]+\+[0-9a-f]{8}\+\S+\s*$/gm, ''))
+      .concat(text.match(/^\s*[^\s+]+\+[0-9a-f]{8}\+\S+\s*$/gm) || []);
+    if (!note.trim()) return { pubkeys: keys, checkpointKeys: cpKeys.filter((k) => k.trim()) };
+    return { pubkeys: keys, checkpoints: [note.trim() + '\n'], checkpointKeys: cpKeys.filter((k) => k.trim()) };
   }
 
   // splitPEM cuts the key field into its PEM blocks (several keys may be
@@ -127,6 +144,11 @@
       row(dl, 'keyId', v.keyId, 'hex');
       row(dl, 'steps', v.stepCount.toLocaleString('en'));
       row(dl, 'signer', v.pinned ? 'pinned (one of the keys above)' : pinnedAny ? 'not one of the pinned keys' : 'not pinned: integrity only');
+      if (v.ok) {
+        row(dl, 'level', v.level === 'server'
+          ? 'server: every step was checkpointed by the pinned server key (' + v.checkpoints.map((c) => c.origin + ', ' + c.size + ' steps at ' + c.time).join('; ') + ')'
+          : 'local: sealed from a file the agent could write' + (v.checkpoints.length ? ' (the checkpoint agrees, but counts fewer steps than the record holds)' : ''));
+      }
     }
     row(dl, 'checked in', ms < 1000 ? ms.toFixed(0) + ' ms' : (ms / 1000).toFixed(2) + ' s');
     box.append(dl);
@@ -151,6 +173,14 @@
     box.append(dl);
   }
 
+  // renderReview shows the joined calls, turns, sub-agents and gaps
+  // (js/review.js).
+  function renderReview(v) {
+    const box = $('review');
+    box.hidden = !v.ok;
+    if (v.ok) lb.review.render(v, box, el);
+  }
+
   const BATCH = 1000;
 
   function renderTimeline(v) {
@@ -158,7 +188,7 @@
     box.hidden = !v.ok;
     if (!v.ok) return;
     const steps = get(v.record, 'steps').items;
-    box.replaceChildren(el('h2', null, 'Timeline (' + steps.length.toLocaleString('en') + ' steps)'));
+    box.replaceChildren(el('h2', null, 'All steps, one per hook event (' + steps.length.toLocaleString('en') + ')'));
     if (!steps.length) { box.append(el('p', 'empty', 'The record has no steps.')); return; }
     const table = el('table');
     const head = el('tr');
@@ -195,7 +225,9 @@
     const date = at.slice(0, 10);
     if (date !== day.last) time.append(el('span', 'date', date));
     day.last = date;
-    time.append(el('span', 'at', at.slice(11, -1)), el('span', 'since', '+' + since(Date.parse(at) - start)));
+    // Nanosecond instants would overrun the column: the time of day is
+    // shown to the millisecond, the whole instant on hover.
+    time.append(el('span', 'at', at.slice(11, -1).replace(/(\.\d{3})\d+$/, '$1')), el('span', 'since', '+' + since(Date.parse(at) - start)));
     time.title = at;
     tr.append(time);
     tr.append(el('td', 'kind'));
@@ -251,10 +283,12 @@
       });
     }
     let timer;
-    $('pubkeys').addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { if (current) show(current.name, current.bytes); }, 250);
-    });
+    for (const id of ['pubkeys', 'hmackey', 'checkpoint', 'checkpointkeys']) {
+      $(id).addEventListener('input', () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => { if (current) show(current.name, current.bytes); }, 250);
+      });
+    }
     lb.ed25519.hasEd25519().then((yes) => {
       $('support').textContent = yes
         ? 'This browser has Ed25519 (WebCrypto): records can be checked here.'
