@@ -144,6 +144,8 @@ func TestAttackRefused(t *testing.T) {
 	}
 	if o := f.verify(rec, cp); !o.Result.OK || o.Level != checkpoint.LevelServer {
 		t.Fatalf("honest record: %+v", o.Result)
+	} else if c, _ := checkpoint.Open(cp, []checkpoint.Key{{Pub: f.pub}}, nil); o.Result.KeyID != c.KeyID || c.KeyID != checkpoint.KeyID(f.pub) {
+		t.Fatalf("the checkpoint's key id %s is not the record's keyId %s", c.KeyID, o.Result.KeyID)
 	}
 	if o := f.verify(rec); !o.Result.OK || o.Level != checkpoint.LevelLocal {
 		t.Fatalf("without checkpoint: level %q", o.Level)
