@@ -582,3 +582,59 @@ func TestRedactDigest(t *testing.T) {
 		t.Fatalf("the project's pattern was not applied:\n%s", journal)
 	}
 }
+
+// TestOneSessionConcurrent: parallel hooks of one session (as Claude Code
+// runs them) are each recorded once, in the order the server took them,
+// with one checkpoint each and at never going back.
+func TestOneSessionConcurrent(t *testing.T) {
+	f := newServer(t, nil)
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Go(func() {
+			for i := 0; i < each; i++ {
+				body := event("par", "PreToolUse", w*1000+i)
+				if code, b := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks/claude-code", body); code != 200 {
+					t.Errorf("%d %s", code, b)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f.record(t, http.DefaultClient, "par", 0, true)
+	lines := readLines(t, journal.Path(f.opts.Dir, "par"))[1:]
+	seen := map[string]int{}
+	var last time.Time
+	for _, l := range lines {
+		var st struct {
+			At   string
+			Data struct{ ToolUseID string }
+		}
+		json.Unmarshal([]byte(l), &st)
+		seen[st.Data.ToolUseID]++
+		at, err := time.Parse(time.RFC3339Nano, st.At)
+		if err != nil || at.Before(last) {
+			t.Fatalf("at goes back: %s after %s (%v)", st.At, last, err)
+		}
+		last = at
+	}
+	for w := 0; w < writers; w++ {
+		for i := 0; i < each; i++ {
+			if id := fmt.Sprintf("toolu_%06d", w*1000+i); seen[id] != 1 {
+				t.Fatalf("%s recorded %d times", id, seen[id])
+			}
+		}
+	}
+	_, rec := get(t, f.ts.URL+"/v1/sessions/par/record")
+	_, cp := get(t, f.ts.URL+"/v1/sessions/par/checkpoint")
+	// The pre-events, SessionEnd, and the seal's note naming the 400
+	// calls that never got a post-event.
+	if o := f.verify(rec, cp); !o.Result.OK || o.Level != checkpoint.LevelServer || o.Result.StepCount != writers*each+2 {
+		t.Fatalf("%+v", o.Result)
+	}
+	l, _ := checkpoint.OpenLog(f.opts.Dir, "par")
+	defer l.Close()
+	if l.Count() != writers*each+2 {
+		t.Fatalf("%d checkpoints", l.Count())
+	}
+}
