@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,14 +19,21 @@ import (
 
 // TestRealClaudeCodeServer: the real Claude Code CLI, driven by a fake
 // Anthropic API on 127.0.0.1, records through HTTP hooks into a
-// logbook-server (record-step install --server), which seals at
+// logbook-server that requires a bearer token, sent by the hooks from
+// $LOGBOOK_SERVER_TOKEN (record-step install --server), which seals at
 // SessionEnd; the record verifies with the server's checkpoint at level
 // server, nothing lands in the project, and no hook output reaches the
 // model.
 func TestRealClaudeCodeServer(t *testing.T) {
 	claude := npmTool(t, claudeCodePkg, "claude")
 	dir := t.TempDir()
-	s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil, "--log-level", "debug")
+	// The server wants a token: the hooks send $LOGBOOK_SERVER_TOKEN.
+	token := filepath.Join(dir, "token")
+	if out, err := exec.Command(filepath.Join(bin, "logbook-server"), "--new-token", token).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	tok, _ := os.ReadFile(token)
+	s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil, "--log-level", "debug", "--token-file", token)
 	proj := filepath.Join(dir, "proj")
 	for _, d := range []string{proj, filepath.Join(proj, ".logbook", "bin")} {
 		os.MkdirAll(d, 0o755)
@@ -69,7 +77,8 @@ func TestRealClaudeCodeServer(t *testing.T) {
 	cmd := exec.CommandContext(ctx, claude, "-p", "do the work", "--permission-mode", "bypassPermissions", "--output-format", "json")
 	cmd.Dir = proj
 	cmd.Env = append(os.Environ(), "HOME="+home, "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=")
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=",
+		"LOGBOOK_SERVER_TOKEN="+strings.TrimSpace(string(tok)))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("claude: %v\n%s", err, out)
@@ -81,16 +90,25 @@ func TestRealClaudeCodeServer(t *testing.T) {
 		t.Fatalf("no session id in %s", out)
 	}
 	// The SessionEnd hook is an HTTP hook: the server seals on it.
+	authGet := func(path string) (int, []byte) {
+		req, _ := http.NewRequest("GET", s.url+path, nil)
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, nil
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	if code, _ := http.Get(s.url + "/v1/sessions/x/record"); code == nil || code.StatusCode != 401 {
+		t.Fatalf("the record route answers without the token: %v", code)
+	}
 	var rec []byte
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		resp, err := http.Get(s.url + "/v1/sessions/" + res.SessionID + "/record")
-		if err == nil && resp.StatusCode == 200 {
-			resp.Body.Close()
-			rec = fetch(t, s.url+"/v1/sessions/"+res.SessionID+"/record")
+		if code, b := authGet("/v1/sessions/" + res.SessionID + "/record"); code == 200 {
+			rec = b
 			break
-		}
-		if err == nil {
-			resp.Body.Close()
 		}
 	}
 	if rec == nil {
@@ -98,7 +116,8 @@ func TestRealClaudeCodeServer(t *testing.T) {
 	}
 	recFile, cpFile := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.checkpoint")
 	os.WriteFile(recFile, rec, 0o644)
-	os.WriteFile(cpFile, fetch(t, s.url+"/v1/sessions/"+res.SessionID+"/checkpoint"), 0o644)
+	_, cpText := authGet("/v1/sessions/" + res.SessionID + "/checkpoint")
+	os.WriteFile(cpFile, cpText, 0o644)
 	vout, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--json", "--pubkey", s.pub, "--checkpoint", cpFile, "--checkpoint-key", s.vkey, recFile).Output()
 	var v cpVerdict
 	if err := json.Unmarshal(vout, &v); err != nil || !v.OK || v.level() != "server" {

@@ -135,3 +135,49 @@ func BenchmarkServerLatency(b *testing.B) {
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(len(all)), "events")
 }
+
+// BenchmarkStartupNetHTTP is why record-step --server forwards over a
+// socket of its own (internal/hookpost) instead of net/http: it times,
+// interleaved, an empty Go program, one linking net/http (as go build
+// makes it: dynamically linked, with cgo's resolver), the same built with
+// CGO_ENABLED=0, and record-step's forwarding to a server. Medians.
+func BenchmarkStartupNetHTTP(b *testing.B) {
+	work := b.TempDir()
+	build := func(name, pkg string, env ...string) string {
+		out := filepath.Join(work, name)
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Env = append(os.Environ(), env...)
+		if o, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, o)
+		}
+		return out
+	}
+	s := benchServer(b)
+	arms := []struct {
+		name  string
+		argv  []string
+		stdin []byte
+	}{
+		{"empty", []string{build("empty", "./testdata/startfloor/empty")}, nil},
+		{"nethttp", []string{build("nethttp", "./testdata/startfloor/nethttp")}, nil},
+		{"nethttp-static", []string{build("nethttp-static", "./testdata/startfloor/nethttp", "CGO_ENABLED=0")}, nil},
+		{"record-step--server", []string{filepath.Join(bin, "record-step"), "--server", s.url}, benchPayload},
+	}
+	times := make([][]time.Duration, len(arms))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, a := range arms {
+			cmd := exec.Command(a.argv[0], a.argv[1:]...)
+			cmd.Stdin = bytes.NewReader(a.stdin)
+			t0 := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+				b.Fatalf("%s: %v %s", a.name, err, out)
+			}
+			times[j] = append(times[j], time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	for j, a := range arms {
+		b.ReportMetric(median(times[j]), a.name+"-ms")
+	}
+}

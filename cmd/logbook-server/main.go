@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -49,6 +50,17 @@ import (
 )
 
 func main() {
+	// Each event makes some 30 KB of garbage over a live heap of a few
+	// MB: collecting at 5x the live heap rather than 2x saves a fifth of
+	// the CPU at thousands of events a second (BenchmarkServerThroughput),
+	// and the soft limit brings the collector back long before memory
+	// runs short (request bodies are bounded: see internal/server).
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(768 << 20)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))

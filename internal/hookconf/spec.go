@@ -109,7 +109,12 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 				if seal {
 					t = 5
 				}
-				return obj(kv("type", str("http")), kv("url", str(url)), kv("timeout", num(t)))
+				// The server's bearer token, when it has one, comes from
+				// the agent's environment (Claude Code interpolates only
+				// the variables allowedEnvVars names).
+				return obj(kv("type", str("http")), kv("url", str(url)), kv("timeout", num(t)),
+					kv("headers", obj(kv("Authorization", str("Bearer $LOGBOOK_SERVER_TOKEN")))),
+					kv("allowedEnvVars", arr(str("LOGBOOK_SERVER_TOKEN"))))
 			},
 			NoHTTP: map[string]bool{"SessionStart": true, "Setup": true},
 		},

@@ -51,14 +51,18 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
 		return
 	}
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	case <-time.After(slotWait):
-		s.fail(w, r, errBusy, "too many hook requests in progress")
+	if !s.acquire(w, r, s.slots) {
 		return
-	case <-r.Context().Done():
-		return
+	}
+	defer func() { <-s.slots }()
+	// A large body (or one of unknown length) also takes one of a few
+	// big slots: memory stays bounded however many large payloads come
+	// at once (bigSlots × MaxHookBody, plus Appends × 1 MiB).
+	if r.ContentLength < 0 || r.ContentLength > smallBody {
+		if !s.acquire(w, r, s.bigSlots) {
+			return
+		}
+		defer func() { <-s.bigSlots }()
 	}
 	body, code, detail := readBody(w, r, s.cfg.MaxHookBody)
 	if code != "" {
@@ -95,6 +99,24 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start))
+}
+
+// smallBody is the largest body that needs no big slot.
+const smallBody = 1 << 20
+
+// acquire takes a slot of sem, waiting at most slotWait; it answers 503
+// BUSY (or nothing, to a client that went away) when it cannot.
+func (s *Server) acquire(w http.ResponseWriter, r *http.Request, sem chan struct{}) bool {
+	t := time.NewTimer(slotWait)
+	defer t.Stop()
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-t.C:
+		s.fail(w, r, errBusy, "too many hook requests in progress")
+	case <-r.Context().Done():
+	}
+	return false
 }
 
 // recorderSource names the server as session.recorder.

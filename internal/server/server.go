@@ -78,6 +78,7 @@ type Server struct {
 	rules        *redact.Redactor // DIR/redact.json as loaded at start; nil: the built-in rules
 	redactDigest string
 	slots        chan struct{} // hook requests in progress
+	bigSlots     chan struct{} // those of them with a body over smallBody
 	verifySlots  chan struct{}
 	mu           sync.Mutex
 	sessions     map[string]*session
@@ -126,7 +127,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
-		slots: make(chan struct{}, cfg.Appends), verifySlots: make(chan struct{}, 2),
+		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
 	s.tlogInit()
 	return s, nil

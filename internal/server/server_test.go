@@ -144,6 +144,8 @@ func TestAttackRefused(t *testing.T) {
 	}
 	if o := f.verify(rec, cp); !o.Result.OK || o.Level != checkpoint.LevelServer {
 		t.Fatalf("honest record: %+v", o.Result)
+	} else if c, _ := checkpoint.Open(cp, []checkpoint.Key{{Pub: f.pub}}, nil); o.Result.KeyID != c.KeyID || c.KeyID != checkpoint.KeyID(f.pub) {
+		t.Fatalf("the checkpoint's key id %s is not the record's keyId %s", c.KeyID, o.Result.KeyID)
 	}
 	if o := f.verify(rec); !o.Result.OK || o.Level != checkpoint.LevelLocal {
 		t.Fatalf("without checkpoint: level %q", o.Level)
@@ -335,7 +337,7 @@ func TestHostile(t *testing.T) {
 		hs.ReadTimeout = 500 * time.Millisecond
 	})
 	u := f.ts.URL
-	f.record(t, http.DefaultClient, "calm", 2, false)
+	f.record(t, &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}, "calm", 2, false)
 	cases := []struct {
 		name, method, path, body string
 		status                   int
@@ -361,9 +363,10 @@ func TestHostile(t *testing.T) {
 		{"not sealed", "GET", "/v1/sessions/calm/record", "", 404, "NOT_SEALED"},
 		{"deep", "POST", "/v1/hooks", strings.Repeat("[", 20000), 400, "PAYLOAD_TOO_DEEP"},
 	}
+	noKeep := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, c := range cases {
 		req, _ := http.NewRequest(c.method, u+c.path, strings.NewReader(c.body))
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := noKeep.Do(req)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -402,7 +405,9 @@ func TestHostile(t *testing.T) {
 		t.Errorf("slow body: %q", out)
 	}
 	// Nothing from any of this reached the calm session, which goes on.
-	f.record(t, http.DefaultClient, "calm", 2, true)
+	// (A new connection: with a read timeout this short, the server has
+	// closed the idle ones, and a POST is not retried.)
+	f.record(t, noKeep, "calm", 2, true)
 	_, rec := get(t, u+"/v1/sessions/calm/record")
 	_, cp := get(t, u+"/v1/sessions/calm/checkpoint")
 	if o := f.verify(rec, cp); !o.Result.OK || o.Result.StepCount != 5 {
@@ -578,5 +583,61 @@ func TestRedactDigest(t *testing.T) {
 	journal, _ := os.ReadFile(filepath.Join(f.opts.Dir, "rd.steps.jsonl"))
 	if bytes.Contains(journal, []byte("acme_0123abcd")) || !bytes.Contains(journal, []byte("[REDACTED]")) {
 		t.Fatalf("the project's pattern was not applied:\n%s", journal)
+	}
+}
+
+// TestOneSessionConcurrent: parallel hooks of one session (as Claude Code
+// runs them) are each recorded once, in the order the server took them,
+// with one checkpoint each and at never going back.
+func TestOneSessionConcurrent(t *testing.T) {
+	f := newServer(t, nil)
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Go(func() {
+			for i := 0; i < each; i++ {
+				body := event("par", "PreToolUse", w*1000+i)
+				if code, b := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks/claude-code", body); code != 200 {
+					t.Errorf("%d %s", code, b)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	f.record(t, http.DefaultClient, "par", 0, true)
+	lines := readLines(t, journal.Path(f.opts.Dir, "par"))[1:]
+	seen := map[string]int{}
+	var last time.Time
+	for _, l := range lines {
+		var st struct {
+			At   string
+			Data struct{ ToolUseID string }
+		}
+		json.Unmarshal([]byte(l), &st)
+		seen[st.Data.ToolUseID]++
+		at, err := time.Parse(time.RFC3339Nano, st.At)
+		if err != nil || at.Before(last) {
+			t.Fatalf("at goes back: %s after %s (%v)", st.At, last, err)
+		}
+		last = at
+	}
+	for w := 0; w < writers; w++ {
+		for i := 0; i < each; i++ {
+			if id := fmt.Sprintf("toolu_%06d", w*1000+i); seen[id] != 1 {
+				t.Fatalf("%s recorded %d times", id, seen[id])
+			}
+		}
+	}
+	_, rec := get(t, f.ts.URL+"/v1/sessions/par/record")
+	_, cp := get(t, f.ts.URL+"/v1/sessions/par/checkpoint")
+	// The pre-events, SessionEnd, and the seal's note naming the 400
+	// calls that never got a post-event.
+	if o := f.verify(rec, cp); !o.Result.OK || o.Level != checkpoint.LevelServer || o.Result.StepCount != writers*each+2 {
+		t.Fatalf("%+v", o.Result)
+	}
+	l, _ := checkpoint.OpenLog(f.opts.Dir, "par")
+	defer l.Close()
+	if l.Count() != writers*each+2 {
+		t.Fatalf("%d checkpoints", l.Count())
 	}
 }
