@@ -10,11 +10,13 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/gaps"
+	"github.com/logbook-project/logbook/internal/unsealed"
 	"io"
 	"os"
 	"runtime/debug"
@@ -57,7 +59,9 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]... RECORD...
 logbook-verify --follow DIR|FILE|SESSION
-logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)`
+logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
+logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runCassette(args, stdout, stderr); ok {
@@ -69,16 +73,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
 	pf.register(fs)
+	var ex extraFlags
+	ex.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
+	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
+	if err := parseInterleaved(fs, fs.Args()); err != nil {
+		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
+		return 2
+	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
+	}
+	if ex.bundle != "" {
+		if fs.NArg() != 0 {
+			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
+			return 2
+		}
+		return runBundle(ex, pubkeys, pf, *asJSON, stdout, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "logbook-verify: no RECORD given (run 'logbook-verify --help' for usage)")
 		return 2
+	}
+	if ex.evidence != "" {
+		if fs.NArg() != 1 {
+			fmt.Fprintln(stderr, "logbook-verify: --evidence checks one RECORD")
+			return 2
+		}
+		return runEvidence(fs.Arg(0), ex, pubkeys, *asJSON, stdout, stderr)
 	}
 	// An I/O error reaches a --json reader as JSON too (ok false, code
 	// null), and as text on stderr; the exit status is 2.
@@ -122,6 +147,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
 	data, err := bigbuf.ReadFile(file)
+	if n, ok := unsealed.ForRecord(file); ok && err != nil {
+		// No record, but the session's end left word that it could not
+		// seal: that is the verdict, not a missing file.
+		if name != "" {
+			fmt.Fprintf(stdout, "%s: ", name)
+		}
+		fmt.Fprintf(stdout, "UNSEALED session %s: it ended at %s without being sealed (%s); seal it with: %s\n", n.Session, n.At, n.Reason, n.Fix)
+		return 1
+	}
 	if err != nil {
 		return ioError(name, err)
 	}
@@ -136,6 +170,9 @@ func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSO
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
 		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
+		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
+			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
+		}
 	}
 	if res.OK {
 		return 0
@@ -179,5 +216,6 @@ func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
 	if g := r.Gaps; g.Total() > 0 {
 		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+		printGapIDs(w, g.ToolUseIDs)
 	}
 }

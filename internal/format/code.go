@@ -62,3 +62,10 @@ func CodeOf(err error) Code {
 	}
 	return ""
 }
+
+// Bundle codes (docs/bundle.md): a hand-over bundle's own container. A
+// damaged part inside a sound bundle gets that part's code above.
+const (
+	BundleInvalid     Code = "BUNDLE_INVALID"      // not a strict logbook/bundle@0 object
+	BundleKeyMismatch Code = "BUNDLE_KEY_MISMATCH" // signerKey is not the key that signed the record
+)

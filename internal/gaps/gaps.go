@@ -61,6 +61,18 @@ type Counts struct {
 	// is a session start, else 0 (a session of logbook-wrap steps alone
 	// has no harness to start it).
 	MissingSessionStart int `json:"missingSessionStart"`
+	// ToolUseIDs names the calls behind the counts, so a report can say
+	// which call is unfinished, not only how many are.
+	ToolUseIDs *Named `json:"toolUseIds,omitempty"`
+}
+
+// Named lists the toolUseIds behind each count, sorted; a repeated id is
+// listed once.
+type Named struct {
+	Unfinished     []string `json:"unfinished"`
+	DuplicatePre   []string `json:"duplicatePre"`
+	DuplicatePost  []string `json:"duplicatePost"`
+	PostWithoutPre []string `json:"postWithoutPre"`
 }
 
 // Total is the number of gaps of every kind.
@@ -135,7 +147,36 @@ func (t *Tracker) Counts() Counts {
 	if t.harness && !t.started {
 		c.MissingSessionStart = 1
 	}
+	if c.Total()-c.MissingSessionStart > 0 {
+		n := t.Named()
+		c.ToolUseIDs = &n
+	}
 	return c
+}
+
+// Named returns the toolUseIds behind each count.
+func (t *Tracker) Named() Named {
+	n := Named{Unfinished: t.Unfinished()}
+	for id, k := range t.pre {
+		if k > 1 {
+			n.DuplicatePre = append(n.DuplicatePre, id)
+		}
+	}
+	for id, k := range t.post {
+		if k > 1 {
+			n.DuplicatePost = append(n.DuplicatePost, id)
+		}
+		if t.pre[id] == 0 {
+			n.PostWithoutPre = append(n.PostWithoutPre, id)
+		}
+	}
+	for _, l := range []*[]string{&n.Unfinished, &n.DuplicatePre, &n.DuplicatePost, &n.PostWithoutPre} {
+		if *l == nil {
+			*l = []string{}
+		}
+		sort.Strings(*l)
+	}
+	return n
 }
 
 // Unfinished returns the toolUseIds with a pre-event and no post-event,

@@ -25,7 +25,13 @@ func TestCounts(t *testing.T) {
 		tr.Observe(e[0], e[1])
 	}
 	want := Counts{UnfinishedToolCalls: 1, DuplicatePreEvents: 1, DuplicatePostEvents: 1, PostWithoutPre: 1, MissingSessionStart: 1}
-	if got := tr.Counts(); got != want {
+	got := tr.Counts()
+	named := Named{Unfinished: []string{"b"}, DuplicatePre: []string{"c"}, DuplicatePost: []string{"d"}, PostWithoutPre: []string{"d"}}
+	if got.ToolUseIDs == nil || !reflect.DeepEqual(*got.ToolUseIDs, named) {
+		t.Fatalf("named %+v, want %+v", got.ToolUseIDs, named)
+	}
+	got.ToolUseIDs = nil
+	if got != want {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
 	if got := tr.Unfinished(); !reflect.DeepEqual(got, []string{"b"}) {

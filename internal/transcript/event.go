@@ -60,6 +60,14 @@ type Event struct {
 
 	// Time is the transcript instant the event derives from.
 	Time time.Time `json:"-"`
+	// ResponseFromText: the transcript had no toolUseResult for this
+	// call (sub-agent transcripts often lack it), so ToolResponse holds the
+	// text the model saw instead of what the tool returned to Claude Code.
+	ResponseFromText bool `json:"-"`
+	// ResultContent is the tool_result's content, the text the model saw
+	// (what Claude Code's PostToolBatch reports as a call's result); set
+	// on PostToolUse and PostToolUseFailure.
+	ResultContent json.RawMessage `json:"-"`
 }
 
 // TimeLayout is the form of the lines WriteTimes writes: RFC 3339, UTC,

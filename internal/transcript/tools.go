@@ -156,10 +156,11 @@ func (c *converter) toolCallEvents(th *thread, tc *toolCall) {
 		post = c.toolBase(th, PostToolUse, res.i, res.rec, tc)
 		post.ToolResponse = res.rec.ToolUseResult
 		if len(post.ToolResponse) == 0 {
-			post.ToolResponse = res.b.Content
+			post.ToolResponse, post.ResponseFromText = res.b.Content, true
 		}
 		post.DurationMs = durationOf(res.rec.ToolUseResult)
 	}
+	post.ResultContent = res.b.Content
 	c.emit(post, res.rec.time, th.pos(res.rec, res.idx, 0)...)
 }
 

@@ -93,6 +93,7 @@
     if (mine !== run) return;
     renderVerdict(name, bytes, v, keys.length > 0, ms);
     renderSession(v);
+    renderReview(v);
     renderTimeline(v);
     document.body.dataset.state = 'done';
   }
@@ -155,6 +156,14 @@
     box.append(dl);
   }
 
+  // renderReview shows the joined calls, turns, sub-agents and gaps
+  // (js/review.js).
+  function renderReview(v) {
+    const box = $('review');
+    box.hidden = !v.ok;
+    if (v.ok) lb.review.render(v, box, el);
+  }
+
   const BATCH = 1000;
 
   function renderTimeline(v) {
@@ -162,7 +171,7 @@
     box.hidden = !v.ok;
     if (!v.ok) return;
     const steps = get(v.record, 'steps').items;
-    box.replaceChildren(el('h2', null, 'Timeline (' + steps.length.toLocaleString('en') + ' steps)'));
+    box.replaceChildren(el('h2', null, 'All steps, one per hook event (' + steps.length.toLocaleString('en') + ')'));
     if (!steps.length) { box.append(el('p', 'empty', 'The record has no steps.')); return; }
     const table = el('table');
     const head = el('tr');
@@ -199,7 +208,9 @@
     const date = at.slice(0, 10);
     if (date !== day.last) time.append(el('span', 'date', date));
     day.last = date;
-    time.append(el('span', 'at', at.slice(11, -1)), el('span', 'since', '+' + since(Date.parse(at) - start)));
+    // Nanosecond instants would overrun the column: the time of day is
+    // shown to the millisecond, the whole instant on hover.
+    time.append(el('span', 'at', at.slice(11, -1).replace(/(\.\d{3})\d+$/, '$1')), el('span', 'since', '+' + since(Date.parse(at) - start)));
     time.title = at;
     tr.append(time);
     tr.append(el('td', 'kind'));

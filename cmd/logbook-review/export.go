@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// export writes the bundle: the record as it is, the signer's public key
+// (the --pubkey given, which must be the signer's, else the record's own),
+// the attestations and attestor keys given, the time-stamping roots given,
+// and the signed checkpoints (--checkpoint FILE..., else the sidecar
+// ID.record.checkpoint beside ID.record.json when present). A record that does not verify is not exported.
+func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
+	var opt record.Options
+	var signerPEM string
+	if len(o.pubkeys) > 1 {
+		fmt.Fprintln(stderr, "logbook-review: --export takes at most one --pubkey: the signer's")
+		return 2
+	}
+	for _, f := range o.pubkeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			fmt.Fprintf(stderr, "logbook-review: --pubkey %s: %v\n", f, err)
+			return 2
+		}
+		opt.Pinned = append(opt.Pinned, pub)
+		signerPEM = string(text)
+	}
+	res := record.Verify(data, opt)
+	if !res.OK {
+		fmt.Fprintf(stderr, "logbook-review: %s is refused (%s: %s); nothing exported\n", path, res.Code, res.Detail)
+		return 1
+	}
+	if signerPEM == "" {
+		signerPEM = recordKeyPEM(data)
+	}
+	b := &bundle.Bundle{Record: data, SignerKey: signerPEM}
+	for _, f := range o.attestations {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		b.Attestations = append(b.Attestations, text)
+	}
+	for _, f := range o.attestorKeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		if _, err := keys.ParsePublicKeyPEM(text); err != nil {
+			fmt.Fprintf(stderr, "logbook-review: --attestor-key %s: %v\n", f, err)
+			return 2
+		}
+		b.AttestorKeys = append(b.AttestorKeys, string(text))
+	}
+	if o.tsaRoots != "" {
+		text, err := os.ReadFile(o.tsaRoots)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		b.TSARoots = string(text)
+	}
+	cps := []string(o.checkpoints)
+	if len(cps) == 0 {
+		// The server writes the final checkpoint beside the record:
+		// ID.record.json -> ID.record.checkpoint (docs/checkpoint.md).
+		side := strings.TrimSuffix(path, ".json") + ".checkpoint"
+		if _, err := os.Stat(side); err == nil && side != path {
+			cps = []string{side}
+		}
+	}
+	for _, cp := range cps {
+		text, err := os.ReadFile(cp)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		b.Checkpoints = append(b.Checkpoints, text)
+	}
+	out, err := bundle.Write(b)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review: --export:", err)
+		return 2
+	}
+	if err := durable.WriteFileMode(o.export, out, 0o644); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "exported %s: record %s (%d steps), signer key %s, %d attestation(s), %d checkpoint(s)\n",
+		o.export, res.RecordID, res.StepCount, res.KeyID, len(b.Attestations), len(b.Checkpoints))
+	return 0
+}
+
+// recordKeyPEM is signature.publicKey (SPKI, hex) as a PEM block.
+func recordKeyPEM(data []byte) string {
+	v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: 64, Discard: "steps"})
+	if err != nil {
+		return ""
+	}
+	h, _ := v.Get("signature").GetString("publicKey")
+	der, err := hex.DecodeString(h)
+	if err != nil {
+		return ""
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+}

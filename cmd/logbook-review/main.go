@@ -1,0 +1,264 @@
+// Command logbook-review reads a record, or a session still in progress,
+// as a reviewer wants it: the verification result first, a summary, then
+// one row per tool call, turns under their prompts, sub-agents nested and
+// gaps named by toolUseId.
+//
+//	logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... RECORD|SESSION-ID
+//	logbook-review --list [--dir DIR]
+//	logbook-review --export BUNDLE [--pubkey FILE] [--checkpoints FILE] [--attestation FILE]... [--tsa-roots PEM] RECORD
+//	logbook-review --jsonl FILE|- RECORD
+//	logbook-review --otlp URL RECORD
+//
+// Exit status: 0 accepted (or an in-progress chain that holds), 1 refused
+// or broken, 2 usage or I/O error.
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/review"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+type options struct {
+	dir, only, colour, export, jsonl, otlp, tsaRoots string
+	asJSON, list, noPager, version                   bool
+	pubkeys, attestations, attestorKeys, checkpoints multi
+}
+
+func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	var o options
+	fs := flag.NewFlagSet("logbook-review", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.dir, "dir", "", "session `DIR` for a SESSION-ID and --list (default $LOGBOOK_DIR, $CLAUDE_PROJECT_DIR/.logbook, ./.logbook)")
+	fs.BoolVar(&o.asJSON, "json", false, "print the review as one JSON object")
+	fs.StringVar(&o.only, "only", "", "show only calls that are `exec|edit|failed|gaps`")
+	fs.StringVar(&o.colour, "color", "auto", "colour: `auto` (a terminal only, and not with NO_COLOR), always, never")
+	fs.BoolVar(&o.noPager, "no-pager", false, "never pipe the output through a pager")
+	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
+	fs.Var(&o.pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
+	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
+	fs.Var(&o.checkpoints, "checkpoint", "with --export: a signed checkpoint `FILE` to include (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
+	fs.Var(&o.attestations, "attestation", "with --export: an attestation `FILE` to include (repeatable)")
+	fs.Var(&o.attestorKeys, "attestor-key", "with --export: an attestor's public key `FILE` to include (repeatable; the receiver still pins its own)")
+	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "with --export: time-stamping roots PEM `FILE` to include")
+	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
+	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
+	}
+	// Flags may follow the record: logbook-review RECORD --only failed.
+	if err := parseInterleaved(fs, fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "logbook-review: run 'logbook-review --help' for usage")
+		return 2
+	}
+	if err := review.CheckFilter(o.only); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if o.colour != "auto" && o.colour != "always" && o.colour != "never" {
+		fmt.Fprintf(stderr, "logbook-review: --color %q: want auto, always or never\n", o.colour)
+		return 2
+	}
+	dir, err := cli.Dir(o.dir, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	var opt record.Options
+	for _, f := range o.pubkeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			fmt.Fprintf(stderr, "logbook-review: --pubkey %s: %v\n", f, err)
+			return 2
+		}
+		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+	}
+	if o.list {
+		if fs.NArg() != 0 {
+			fmt.Fprintln(stderr, "logbook-review: --list takes no RECORD (it lists --dir)")
+			return 2
+		}
+		return list(dir, opt, o, stdout, stderr)
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "logbook-review: give one RECORD or SESSION-ID (run 'logbook-review --help' for usage)")
+		return 2
+	}
+	path, inProgress, err := locate(fs.Arg(0), dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if o.export != "" {
+		if inProgress {
+			fmt.Fprintln(stderr, "logbook-review: --export needs a sealed record; seal the session first")
+			return 2
+		}
+		return export(path, data, o, stdout, stderr)
+	}
+	var r *review.Review
+	if inProgress {
+		r, err = review.FromInProgress(data)
+	} else {
+		r, err = review.FromRecord(data, record.Verify(data, opt), len(opt.Pinned) > 0)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
+		return 2
+	}
+	status := 0
+	if !r.Verdict.OK {
+		status = 1
+	}
+	if o.jsonl != "" || o.otlp != "" {
+		if err := streams(path, data, inProgress, r, o, stdout); err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		return status
+	}
+	r.Turns = review.Filter(r.Turns, o.only)
+	if o.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		return status
+	}
+	term := isTerminal(stdout)
+	colour := o.colour == "always" || (o.colour == "auto" && term && getenv("NO_COLOR") == "")
+	var buf bytes.Buffer
+	width := 0
+	if term {
+		width, _ = termSize(stdout)
+	}
+	if err := review.WriteText(&buf, r, review.TextOptions{Colour: colour, Width: width, Only: o.only}); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if err := page(buf.Bytes(), stdout, stderr, term && !o.noPager, getenv); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	return status
+}
+
+// locate finds what arg names: a file, else a session id in dir (its
+// sealed record when there is one, else its in-progress file).
+func locate(arg, dir string) (path string, inProgress bool, err error) {
+	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
+		return arg, strings.HasSuffix(arg, ".steps.jsonl") || looksInProgress(arg), nil
+	}
+	if strings.ContainsAny(arg, `/\`) || arg == "" || arg == "." || arg == ".." {
+		return "", false, fmt.Errorf("%s: no such file", arg)
+	}
+	rec := filepath.Join(dir, arg+".record.json")
+	steps := filepath.Join(dir, arg+".steps.jsonl")
+	_, errR := os.Stat(rec)
+	_, errS := os.Stat(steps)
+	switch {
+	case errR == nil:
+		return rec, false, nil
+	case errS == nil:
+		return steps, true, nil
+	}
+	return "", false, fmt.Errorf("%s: no such file, and no session %s in %s", arg, arg, dir)
+}
+
+// looksInProgress: an in-progress file's first line is its header.
+func looksInProgress(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"format":"logbook/in-progress@`))
+}
+
+func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) int {
+	ls, err := review.List(dir, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	if o.asJSON {
+		if ls == nil {
+			ls = []review.Listed{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(ls)
+		return 0
+	}
+	if len(ls) == 0 {
+		fmt.Fprintf(stdout, "no sessions in %s\n", dir)
+		return 0
+	}
+	if err := review.WriteList(stdout, ls); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
+	}
+	return 0
+}
+
+const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager] RECORD|SESSION-ID
+logbook-review --list [--dir DIR] [--json]
+logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoint FILE]... RECORD
+logbook-review --jsonl FILE|- RECORD|SESSION-ID
+logbook-review --otlp URL RECORD|SESSION-ID`
+
+// parseInterleaved parses flags wherever they stand among the arguments;
+// the positional ones are left in fs.Args(). After "--" nothing is a flag.
+func parseInterleaved(fs *flag.FlagSet, args []string) error {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	return fs.Parse(append([]string{"--"}, pos...))
+}

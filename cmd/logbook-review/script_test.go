@@ -1,0 +1,64 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/review/reviewtest"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"logbook-review": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv)) },
+		// mkrecord FILE [PUBFILE]: the synthesized test session, sealed
+		// with reviewtest.Key; its public key to PUBFILE.
+		"mkrecord": func() { os.Exit(mkrecord(os.Args[1:])) },
+		// mkprogress FILE: the same session as an in-progress file.
+		"mkprogress": func() { os.Exit(mkprogress(os.Args[1:])) },
+	})
+}
+
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+}
+
+func mkrecord(args []string) int {
+	rec, err := reviewtest.Record(reviewtest.Session)
+	if err == nil {
+		err = os.WriteFile(args[0], rec, 0o644)
+	}
+	if err == nil && len(args) > 1 {
+		var pub []byte
+		_, pub, err = keys.MarshalPair(reviewtest.Key, reviewtest.Key.Public().(ed25519.PublicKey))
+		if err == nil {
+			err = os.WriteFile(args[1], pub, 0o644)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func mkprogress(args []string) int {
+	steps, _, _, err := reviewtest.Steps(reviewtest.Session, reviewtest.Start)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	// The canonical array's items are separated by "," between "}" and "{".
+	body := strings.ReplaceAll(string(steps[1:len(steps)-1]), "},{\"at\"", "}\n{\"at\"")
+	file := `{"format":"logbook/in-progress@0","session":"s1","cwd":"/w","harness":"claude-code"}` + "\n" + body + "\n"
+	if err := os.WriteFile(args[0], []byte(file), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}

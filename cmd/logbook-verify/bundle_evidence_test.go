@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/transcript"
+)
+
+func runVerify(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String() + errb.String()
+}
+
+func writeTemp(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestBundle: a bundle round-trips, and one damaged part gives that
+// part's code: the same code as checking the part alone.
+func TestBundle(t *testing.T) {
+	dir := t.TempDir()
+	rec, err := reviewtest.Record(reviewtest.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pubPEM, err := keys.MarshalPair(reviewtest.Key, reviewtest.Key.Public().(ed25519.PublicKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherPriv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+	_, otherPEM, _ := keys.MarshalPair(otherPriv, otherPriv.Public().(ed25519.PublicKey))
+	pub := writeTemp(t, dir, "signer.pub", pubPEM)
+	other := writeTemp(t, dir, "other.pub", otherPEM)
+	good, err := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Checkpoints: [][]byte{[]byte("a checkpoint note\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The record comes back out byte for byte.
+	b, err := bundle.Read(good)
+	if err != nil || !bytes.Equal(b.Record, bytes.TrimSpace(rec)) {
+		t.Fatalf("round trip: %v", err)
+	}
+	bf := writeTemp(t, dir, "good.bundle.json", good)
+	if code, out := runVerify(t, "--bundle", bf, "--trust", pub); code != 0 || !strings.Contains(out, "signer=pinned") || !strings.Contains(out, "checkpoints present") {
+		t.Fatalf("good bundle: %d %s", code, out)
+	}
+	if code, out := runVerify(t, "--bundle", bf); code != 0 || !strings.Contains(out, "integrity only") {
+		t.Fatalf("good bundle, no --trust: %d %s", code, out)
+	}
+	if code, out := runVerify(t, "--bundle", bf, "--trust", other); code != 1 || !strings.HasPrefix(out, "REFUSED SIGNER_NOT_TRUSTED") {
+		t.Fatalf("other trust: %d %s", code, out)
+	}
+	// Each damaged part, and what checking that part alone says.
+	recFile := writeTemp(t, dir, "rec.json", rec)
+	_ = recFile
+	for _, c := range []struct {
+		name, from, to, code string
+	}{
+		{"a step edited", `make lint`, `make fmt`, "CHAIN_BROKEN"},
+		{"the goal changed", `"goal":"test"`, `"goal":"tests"`, "SIGNATURE_INVALID"},
+		{"the signer key swapped", strings.ReplaceAll(strings.TrimSpace(string(pubPEM)), "\n", `\n`), strings.ReplaceAll(strings.TrimSpace(string(otherPEM)), "\n", `\n`), string(BundleKeyMismatch)},
+		{"the container cut", `"logProofs": []`, `"logProofs": [1]`, string(bundle.Invalid)},
+		{"an unknown member", `"format"`, `"extra": 1, "format"`, string(bundle.Invalid)},
+		{"a duplicate member", `"format"`, `"record": {}, "format"`, string(bundle.Invalid)},
+	} {
+		bad := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
+		if bytes.Equal(bad, good) {
+			t.Fatalf("%s: no change", c.name)
+		}
+		f := writeTemp(t, dir, "bad.json", bad)
+		code, out := runVerify(t, "--bundle", f, "--trust", pub)
+		if code != 1 || !strings.HasPrefix(out, "REFUSED "+c.code+":") {
+			t.Errorf("%s: %d %s, want %s", c.name, code, out, c.code)
+		}
+		if c.code == "CHAIN_BROKEN" || c.code == "SIGNATURE_INVALID" {
+			part := writeTemp(t, dir, "part.json", bytes.Replace(rec, []byte(c.from), []byte(c.to), 1))
+			if _, alone := runVerify(t, "--pubkey", pub, part); !strings.HasPrefix(alone, "REFUSED "+c.code+":") {
+				t.Errorf("%s alone: %s", c.name, alone)
+			}
+		}
+	}
+	// --json gives the same code.
+	bad := writeTemp(t, dir, "bad.json", bytes.Replace(good, []byte("make lint"), []byte("make fmt"), 1))
+	_, out := runVerify(t, "--json", "--bundle", bad, "--trust", pub)
+	var v struct {
+		OK   bool
+		Code string
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.OK || v.Code != "CHAIN_BROKEN" {
+		t.Fatalf("json: %v %s", err, out)
+	}
+}
+
+// transcriptLines is a tiny Claude Code transcript: a prompt, an Edit
+// whose input lacks replace_all (Claude Code adds it before the hooks),
+// a Bash call and its result, and a final message.
+func transcriptLines(stdout string) string {
+	l := func(s string) string { return s + "\n" }
+	base := `"sessionId":"ev1","cwd":"/w","isSidechain":false,`
+	return l(`{"type":"user",`+base+`"timestamp":"2026-05-01T10:00:00.000Z","message":{"role":"user","content":"fix it"}}`) +
+		l(`{"type":"assistant",`+base+`"timestamp":"2026-05-01T10:00:01.000Z","message":{"id":"m1","model":"m","role":"assistant","content":[{"type":"tool_use","id":"tu-edit","name":"Edit","input":{"file_path":"/w/a.go","old_string":"x","new_string":"y"}}]}}`) +
+		l(`{"type":"user",`+base+`"timestamp":"2026-05-01T10:00:02.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu-edit","content":"ok"}]},"toolUseResult":{"filePath":"/w/a.go"}}`) +
+		l(`{"type":"assistant",`+base+`"timestamp":"2026-05-01T10:00:03.000Z","message":{"id":"m2","model":"m","role":"assistant","content":[{"type":"tool_use","id":"tu-bash","name":"Bash","input":{"command":"go test"}}]}}`) +
+		l(`{"type":"user",`+base+`"timestamp":"2026-05-01T10:00:04.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tu-bash","content":"ok"}]},"toolUseResult":{"stdout":"`+stdout+`","stderr":"","interrupted":false}}`) +
+		l(`{"type":"assistant",`+base+`"timestamp":"2026-05-01T10:00:05.000Z","message":{"id":"m3","model":"m","role":"assistant","content":[{"type":"text","text":"done"}]}}`)
+}
+
+// hooksOf converts a transcript to hook payloads, with Claude Code's
+// harness-added replace_all on Edit inputs, as the hooks get them.
+func hooksOf(t *testing.T, text string) []string {
+	events, _, err := transcript.Convert(strings.NewReader(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := transcript.WriteJSONL(&buf, events); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		out = append(out, strings.Replace(line, `"tool_input":{"file_path":"/w/a.go",`, `"tool_input":{"replace_all":false,"file_path":"/w/a.go",`, 1))
+	}
+	return out
+}
+
+func TestEvidence(t *testing.T) {
+	dir := t.TempDir()
+	text := transcriptLines("ok")
+	rec, err := reviewtest.Record(hooksOf(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recFile := writeTemp(t, dir, "r.json", rec)
+	tr := writeTemp(t, dir, "t.jsonl", []byte(text))
+	code, out := runVerify(t, recFile, "--evidence", tr)
+	if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES: calls: 2 matched, 0 differs, 0 absent; prompts: 1 matched") ||
+		!strings.Contains(out, "normalized: harness-added fields: replace_all") {
+		t.Fatalf("%d %s", code, out)
+	}
+	if strings.Contains(out, "go test") || strings.Contains(out, "fix it") {
+		t.Fatalf("bodies printed without --show-bodies:\n%s", out)
+	}
+	// One edited tool result: exactly that call differs.
+	edited := writeTemp(t, dir, "e.jsonl", []byte(transcriptLines("ok (edited)")))
+	code, out = runVerify(t, recFile, "--evidence", edited)
+	if code != 1 || !strings.Contains(out, "differs  call Bash tu-bash: input matched, input matched, output differs") ||
+		!strings.Contains(out, "calls: 1 matched, 1 differs, 0 absent") || strings.Contains(out, "ok (edited)") {
+		t.Fatalf("%d %s", code, out)
+	}
+	_, out = runVerify(t, recFile, "--evidence", edited, "--show-bodies", "differs")
+	if !strings.Contains(out, `transcript output (seq `) || !strings.Contains(out, "ok (edited)") || strings.Contains(out, "fix it") {
+		t.Fatalf("--show-bodies differs:\n%s", out)
+	}
+	// A transcript that misses the call: absent.
+	cut := strings.Join(strings.SplitAfter(text, "\n")[:3], "")
+	code, out = runVerify(t, recFile, "--evidence", writeTemp(t, dir, "c.jsonl", []byte(cut)))
+	if code != 0 || !strings.Contains(out, "absent   call Bash tu-bash") || !strings.Contains(out, "EVIDENCE MATCHES WHERE PRESENT") {
+		t.Fatalf("%d %s", code, out)
+	}
+}
+
+// TestEvidenceRealTranscripts: each real transcript of the shared
+// corpus, replayed through record-step's parsing into a record, matches
+// its own transcript in every body; one edited tool result differs in
+// exactly that call.
+func TestEvidenceRealTranscripts(t *testing.T) {
+	files := corpora.Glob(t, "corpora/agent-sessions/*.jsonl", "evidence on real Claude Code transcripts")
+	root := filepath.Dir(filepath.Dir(files[0]))
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			events, _, err := transcript.ConvertFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			_ = transcript.WriteJSONL(&buf, events)
+			rec, err := reviewtest.Record(strings.Split(strings.TrimSpace(buf.String()), "\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			recFile := writeTemp(t, t.TempDir(), "r.json", rec)
+			code, out := runVerify(t, recFile, "--evidence", f)
+			if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES") || strings.Contains(out, " differs, ") && !strings.Contains(out, "0 differs") {
+				t.Fatalf("%d %s", code, lastLine(out))
+			}
+			t.Log(lastLine(out))
+		})
+	}
+	// One edited tool result in the 387-event session.
+	src := filepath.Join(root, "agent-sessions", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+	if _, err := os.Stat(src); err != nil {
+		return
+	}
+	dir := t.TempDir()
+	if err := exec.Command("cp", "-r", src, strings.TrimSuffix(src, ".jsonl"), dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	events, _, err := transcript.ConvertFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	_ = transcript.WriteJSONL(&buf, events)
+	rec, _ := reviewtest.Record(strings.Split(strings.TrimSpace(buf.String()), "\n"))
+	recFile := writeTemp(t, dir, "r.json", rec)
+	copyT := filepath.Join(dir, filepath.Base(src))
+	data, _ := os.ReadFile(copyT)
+	const target = `"stdout":"📋 Ready work`
+	edited := bytes.Replace(data, []byte(target), []byte(`"stdout":"📋 Ready werk`), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatal("edit did not apply")
+	}
+	_ = os.Chmod(copyT, 0o644)
+	writeTemp(t, dir, filepath.Base(src), edited)
+	code, out := runVerify(t, recFile, "--evidence", copyT)
+	if code != 1 || strings.Count(out, "\ndiffers ") != 1 || !strings.Contains(out, "calls: 186 matched, 1 differs, 0 absent") {
+		t.Fatalf("%d %s", code, lastLine(out))
+	}
+	t.Log(lastLine(out))
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestGapsNamed: the plain output names the toolUseIds behind each gap,
+// and --json lists them under gaps.toolUseIds.
+func TestGapsNamed(t *testing.T) {
+	rec, err := reviewtest.Record(reviewtest.Session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := writeTemp(t, t.TempDir(), "r.json", rec)
+	code, out := runVerify(t, f)
+	for _, want := range []string{"gaps: 1 unfinished tool call(s), 1 duplicated pre-event(s), 0 duplicated post-event(s), 1 post-event(s) without a pre-event",
+		"\n  unfinished: t-lost\n", "\n  duplicated pre-event: t-edit\n", "\n  post-event without a pre-event: t-orphan\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%d: output lacks %q:\n%s", code, want, out)
+		}
+	}
+	_, out = runVerify(t, "--json", f)
+	var v struct {
+		Gaps struct {
+			ToolUseIDs struct {
+				Unfinished, DuplicatePre, DuplicatePost, PostWithoutPre []string
+			} `json:"toolUseIds"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatal(err)
+	}
+	ids := v.Gaps.ToolUseIDs
+	if strings.Join(ids.Unfinished, ",") != "t-lost" || strings.Join(ids.DuplicatePre, ",") != "t-edit" || len(ids.DuplicatePost) != 0 || strings.Join(ids.PostWithoutPre, ",") != "t-orphan" {
+		t.Errorf("json ids %+v", ids)
+	}
+	if printable("a\nb") != `"a\nb"` || printable("toolu_1") != "toolu_1" {
+		t.Error("printable")
+	}
+}

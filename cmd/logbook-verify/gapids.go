@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/logbook-project/logbook/internal/gaps"
+)
+
+// printGapIDs names the calls behind the gaps line, one line per kind of
+// gap, so "1 post-event without a pre-event" says which call. A long list
+// is cut at 20 ids with a count of the rest (--json has them all).
+func printGapIDs(w io.Writer, n *gaps.Named) {
+	if n == nil {
+		return
+	}
+	for _, l := range []struct {
+		name string
+		ids  []string
+	}{{"unfinished", n.Unfinished}, {"duplicated pre-event", n.DuplicatePre}, {"duplicated post-event", n.DuplicatePost}, {"post-event without a pre-event", n.PostWithoutPre}} {
+		if len(l.ids) == 0 {
+			continue
+		}
+		ids := make([]string, len(l.ids))
+		for i, id := range l.ids {
+			ids[i] = printable(id)
+		}
+		more := ""
+		if len(ids) > 20 {
+			more = fmt.Sprintf(" and %d more", len(ids)-20)
+			ids = ids[:20]
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", l.name, strings.Join(ids, " "), more)
+	}
+}
+
+// printable quotes an id that holds a character that would hide or move
+// text on a terminal (Cursor's ids can hold a newline).
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.QuoteToASCII(s)
+	}
+	return s
+}

@@ -1,0 +1,222 @@
+// Package bundle reads and writes a hand-over bundle (docs/bundle.md): one
+// strict JSON file holding a sealed record and what its checks need — the
+// signer's public key, attestations and their attestors' keys, the
+// time-stamping roots the sender used, a checkpoint sidecar, and room for
+// log proofs. Each part is kept as the exact text it had on its own, so
+// checking a bundle gives the same verdicts, with the same codes, as
+// checking its parts.
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Format is the value of a bundle's "format" member.
+const Format = "logbook/bundle@0"
+
+// Invalid is the refusal code of a bundle that is not one: not strict
+// JSON, not an object, another format, an unknown or missing member, or a
+// member of the wrong type. A damaged part inside a sound bundle gets that
+// part's own code instead (spec §7 for the record).
+const Invalid = format.BundleInvalid
+
+// MaxDepth: a record may nest 64 deep (spec §1), one more for the bundle.
+const MaxDepth = 65
+
+// Bundle is a bundle's parts. Record, Attestations and Checkpoints are the
+// exact bytes of each part's text.
+type Bundle struct {
+	Record       []byte
+	SignerKey    string   // SPKI PEM
+	Attestations [][]byte // DSSE envelopes
+	AttestorKeys []string // SPKI PEM
+	TSARoots     string   // PEM certificates; "" when none
+	Checkpoints  [][]byte // signed checkpoint notes (docs/checkpoint.md), each exactly as written
+	LogProofs    [][]byte // reserved: always empty in this version
+}
+
+// Error is a bundle refusal: Code is Invalid.
+type Error struct{ Detail string }
+
+func (e *Error) Error() string { return string(Invalid) + ": " + e.Detail }
+
+func invalid(format string, a ...any) error { return &Error{Detail: fmt.Sprintf(format, a...)} }
+
+var members = map[string]bool{"format": true, "record": true, "signerKey": true, "attestations": true,
+	"attestorKeys": true, "tsaRoots": true, "checkpoints": true, "logProofs": true}
+
+// Read parses a bundle strictly. It judges only the container: the parts
+// are checked by whoever checks a record, an attestation, a checkpoint.
+func Read(data []byte) (*Bundle, error) {
+	v, err := strictjson.Parse(data, strictjson.Options{MaxDepth: MaxDepth})
+	if err != nil {
+		return nil, invalid("not strict JSON: %v", err)
+	}
+	if v.Kind != strictjson.Object {
+		return nil, invalid("not a JSON object")
+	}
+	for _, m := range v.Members {
+		if !members[m.Key] {
+			return nil, invalid("unknown member %q", m.Key)
+		}
+	}
+	if f, _ := v.GetString("format"); f != Format {
+		return nil, invalid("format is not %q", Format)
+	}
+	b := &Bundle{}
+	rec := v.Get("record")
+	if rec == nil || rec.Kind != strictjson.Object {
+		return nil, invalid("record is missing or not an object")
+	}
+	b.Record = data[rec.Start:rec.End]
+	var ok bool
+	if b.SignerKey, ok = v.GetString("signerKey"); !ok || b.SignerKey == "" {
+		return nil, invalid("signerKey is missing or not a string")
+	}
+	if a := v.Get("attestations"); a != nil {
+		if a.Kind != strictjson.Array {
+			return nil, invalid("attestations is not an array")
+		}
+		for i := range a.Items {
+			it := &a.Items[i]
+			if it.Kind != strictjson.Object {
+				return nil, invalid("attestations[%d] is not an object", i)
+			}
+			b.Attestations = append(b.Attestations, data[it.Start:it.End])
+		}
+	}
+	if a := v.Get("attestorKeys"); a != nil {
+		if a.Kind != strictjson.Array {
+			return nil, invalid("attestorKeys is not an array")
+		}
+		for i := range a.Items {
+			if a.Items[i].Kind != strictjson.String {
+				return nil, invalid("attestorKeys[%d] is not a string", i)
+			}
+			b.AttestorKeys = append(b.AttestorKeys, a.Items[i].Str)
+		}
+	}
+	if r := v.Get("tsaRoots"); r != nil {
+		if r.Kind != strictjson.String {
+			return nil, invalid("tsaRoots is not a string")
+		}
+		b.TSARoots = r.Str
+	}
+	if c := v.Get("checkpoints"); c != nil {
+		if c.Kind != strictjson.Array {
+			return nil, invalid("checkpoints is not an array")
+		}
+		for i := range c.Items {
+			if c.Items[i].Kind != strictjson.String || c.Items[i].Str == "" {
+				return nil, invalid("checkpoints[%d] is not a non-empty string", i)
+			}
+			b.Checkpoints = append(b.Checkpoints, []byte(c.Items[i].Str))
+		}
+	}
+	if l := v.Get("logProofs"); l != nil {
+		if l.Kind != strictjson.Array {
+			return nil, invalid("logProofs is not an array")
+		}
+		if len(l.Items) > 0 {
+			return nil, invalid("logProofs: this version knows no log proofs")
+		}
+	}
+	return b, nil
+}
+
+// Write lays out a bundle. Each JSON part must be one strict JSON text
+// (a record that verifies is); it is copied byte for byte, trimmed of
+// surrounding whitespace. The result ends with a newline.
+func Write(b *Bundle) ([]byte, error) {
+	var out bytes.Buffer
+	out.WriteString("{\n")
+	field := func(key string, raw []byte) {
+		out.WriteString("  ")
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteString(": ")
+		out.Write(raw)
+	}
+	str := func(s string) []byte {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s) // a string always encodes
+		return bytes.TrimRight(buf.Bytes(), "\n")
+	}
+	part := func(name string, raw []byte, kinds ...strictjson.Kind) ([]byte, error) {
+		raw = bytes.TrimSpace(raw)
+		v, err := strictjson.Parse(raw, strictjson.Options{MaxDepth: MaxDepth - 1})
+		if err != nil {
+			return nil, fmt.Errorf("%s is not strict JSON: %v", name, err)
+		}
+		for _, k := range kinds {
+			if v.Kind == k {
+				return raw, nil
+			}
+		}
+		return nil, fmt.Errorf("%s is not a JSON object", name)
+	}
+	field("format", str(Format))
+	out.WriteString(",\n")
+	rec, err := part("the record", b.Record, strictjson.Object)
+	if err != nil {
+		return nil, err
+	}
+	field("record", rec)
+	out.WriteString(",\n")
+	if b.SignerKey == "" {
+		return nil, errors.New("no signer key")
+	}
+	field("signerKey", str(b.SignerKey))
+	out.WriteString(",\n")
+	out.WriteString(`  "attestations": [`)
+	for i, a := range b.Attestations {
+		raw, err := part(fmt.Sprintf("attestation %d", i+1), a, strictjson.Object)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			out.WriteString(", ")
+		}
+		out.Write(raw)
+	}
+	out.WriteString("],\n")
+	out.WriteString(`  "attestorKeys": [`)
+	for i, k := range b.AttestorKeys {
+		if i > 0 {
+			out.WriteString(", ")
+		}
+		out.Write(str(k))
+	}
+	out.WriteString("]")
+	if b.TSARoots != "" {
+		out.WriteString(",\n")
+		field("tsaRoots", str(b.TSARoots))
+	}
+	if len(b.Checkpoints) > 0 {
+		out.WriteString(",\n  \"checkpoints\": [")
+		for i, c := range b.Checkpoints {
+			if !utf8.Valid(c) {
+				return nil, fmt.Errorf("checkpoint %d is not UTF-8 text", i+1)
+			}
+			if i > 0 {
+				out.WriteString(", ")
+			}
+			out.Write(str(string(c)))
+		}
+		out.WriteString("]")
+	}
+	out.WriteString(",\n  \"logProofs\": []\n}\n")
+	if _, err := Read(out.Bytes()); err != nil {
+		return nil, err // unreachable: every part was checked
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,404 @@
+package review
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/gaps"
+)
+
+// Gap names, as shown inline and in --json.
+const (
+	GapUnfinished    = "unfinished"     // a pre-event and no post-event
+	GapDuplicatePre  = "duplicated pre" // the pre-event came more than once
+	GapDuplicatePost = "duplicated post"
+	GapOrphaned      = "orphaned: no pre-event" // the post-event's start is missing
+)
+
+// Call is one tool call: its pre- and post-event joined by toolUseId.
+type Call struct {
+	ToolUseID string   `json:"toolUseId,omitempty"`
+	Tool      string   `json:"tool,omitempty"`
+	Kind      string   `json:"kind"`
+	Subject   string   `json:"subject,omitempty"` // the command, else the path(s), else a pattern or url
+	Agent     string   `json:"agent,omitempty"`   // the sub-agent's id; "" in the main session
+	Start     string   `json:"start"`             // the first step's time
+	End       string   `json:"end,omitempty"`     // the post-event's time
+	Duration  *int64   `json:"durationMs"`        // the harness's figure, else end minus start; null when unfinished
+	ExitCode  *int64   `json:"exitCode"`
+	Failed    bool     `json:"failed"`
+	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
+	Post      []int64  `json:"postSeqs"` // seqs of the post-events
+	Gaps      []string `json:"gaps"`
+	pos       int64    // seq of its first step, for ordering
+}
+
+// Event is a step that is not part of a tool call: a stop, a compaction,
+// a notification, a permission gate, a note.
+type Event struct {
+	Step
+	Agent string `json:"agent,omitempty"`
+}
+
+// Item is one line of a turn: a call, an event, or a sub-agent with its
+// own items.
+type Item struct {
+	Call     *Call     `json:"call,omitempty"`
+	Event    *Event    `json:"event,omitempty"`
+	SubAgent *SubAgent `json:"subagent,omitempty"`
+	pos      int64
+}
+
+// SubAgent groups the steps of one sub-agent.
+type SubAgent struct {
+	ID     string `json:"id"`
+	Type   string `json:"type,omitempty"`
+	Start  string `json:"start,omitempty"`
+	End    string `json:"end,omitempty"`
+	Items  []Item `json:"items"`
+	Calls  int    `json:"calls"`
+	closed bool
+}
+
+// Turn is a prompt and what followed it, up to the next prompt.
+type Turn struct {
+	Prompt *Step  `json:"prompt"` // nil for the steps before the first prompt
+	Items  []Item `json:"items"`
+}
+
+// Summary is the review's header after the verdict.
+type Summary struct {
+	Steps     int            `json:"steps"`
+	Calls     int            `json:"calls"`
+	ByKind    map[string]int `json:"callsByKind"`
+	Files     []File         `json:"filesTouched"`
+	Failed    []*Call        `json:"failedCalls"`
+	Start     string         `json:"start,omitempty"`
+	End       string         `json:"end,omitempty"`
+	TotalMs   int64          `json:"totalMs"`   // from the first step to the last
+	ToolMs    int64          `json:"toolMs"`    // the calls' durations, summed
+	Turns     int            `json:"turns"`     // prompts
+	SubAgents int            `json:"subagents"` //
+	Gaps      gaps.Counts    `json:"gaps"`
+}
+
+// File is a path the calls touched, with how often per kind.
+type File struct {
+	Path   string         `json:"path"`
+	ByKind map[string]int `json:"byKind"`
+}
+
+// Review is everything the command prints.
+type Review struct {
+	Verdict Verdict `json:"verdict"`
+	Session Session `json:"session"`
+	Summary Summary `json:"summary"`
+	Turns   []Turn  `json:"turns"`
+}
+
+// Verdict is the verification result, shown first. For a sealed record it
+// is the verifier's (with the policy checks); for an in-progress file it
+// says how far the chain holds.
+type Verdict struct {
+	OK        bool   `json:"ok"`
+	State     string `json:"state"` // "sealed" or "in progress"
+	Code      string `json:"code,omitempty"`
+	Detail    string `json:"detail"`
+	RecordID  string `json:"recordId,omitempty"`
+	KeyID     string `json:"keyId,omitempty"`
+	Pinned    bool   `json:"pinned"`
+	Assurance string `json:"assurance,omitempty"` // the checkpoint level (docs/checkpoint.md) when the verifier gives one; see SetAssurance
+	Line      string `json:"line"`                // the one line logbook-verify prints
+}
+
+// Build joins the steps into calls, turns and sub-agents. Steps are taken
+// in seq order; a post-event that lands before its pre-event (parallel
+// hooks) still joins it.
+func Build(steps []Step) (turns []Turn, sum Summary) {
+	var tr gaps.Tracker
+	calls := map[string]*Call{}
+	var order []*Call
+	for i := range steps {
+		st := &steps[i]
+		tr.Observe(st.Event, st.ToolUseID)
+		ph := gaps.PhaseOf(st.Event)
+		if ph != gaps.Pre && ph != gaps.Post {
+			continue
+		}
+		c := calls[st.ToolUseID]
+		if c == nil || st.ToolUseID == "" {
+			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
+			if st.ToolUseID != "" {
+				calls[st.ToolUseID] = c
+			}
+			order = append(order, c)
+		}
+		c.fill(st, ph)
+	}
+	for _, c := range order {
+		c.finish()
+	}
+
+	// Sub-agents: a step names its agent (data.agentId, as recent records
+	// do), or else lies between the agent's SubagentStart and SubagentStop
+	// while no other sub-agent runs.
+	agents := map[string]*SubAgent{}
+	var open []*SubAgent
+	agentOf := map[int64]string{} // seq -> agent id
+	for i := range steps {
+		st := &steps[i]
+		switch st.Event {
+		case "SubagentStart":
+			a := agents[st.AgentID]
+			if a == nil {
+				a = &SubAgent{ID: st.AgentID, Type: st.AgentType, Start: st.At, Items: []Item{}}
+				agents[st.AgentID] = a
+			}
+			open = append(open, a)
+			agentOf[st.Seq] = st.AgentID
+			continue
+		case "SubagentStop":
+			if a := agents[st.AgentID]; a != nil {
+				a.End, a.closed = st.At, true
+				for k, o := range open {
+					if o == a {
+						open = append(open[:k], open[k+1:]...)
+						break
+					}
+				}
+			}
+			agentOf[st.Seq] = st.AgentID
+			continue
+		}
+		switch {
+		case st.AgentID != "":
+			agentOf[st.Seq] = st.AgentID
+		case len(open) == 1 && st.Event != "UserPromptSubmit":
+			agentOf[st.Seq] = open[0].ID
+		}
+	}
+
+	// Turns: a prompt opens one; every call and event goes to the turn of
+	// its first step.
+	turnAt := make([]int, len(steps)) // index of the turn for step i
+	turns = []Turn{{Items: []Item{}}}
+	for i := range steps {
+		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
+			p := steps[i]
+			turns = append(turns, Turn{Prompt: &p, Items: []Item{}})
+		}
+		turnAt[i] = len(turns) - 1
+	}
+	bySeq := map[int64]int{}
+	for i := range steps {
+		bySeq[steps[i].Seq] = i
+	}
+	placedAgent := map[string]bool{}
+	add := func(ti int, agent string, it Item) {
+		if agent == "" || agents[agent] == nil {
+			turns[ti].Items = append(turns[ti].Items, it)
+			return
+		}
+		a := agents[agent]
+		if !placedAgent[agent] {
+			placedAgent[agent] = true
+			turns[ti].Items = append(turns[ti].Items, Item{SubAgent: a, pos: it.pos})
+		}
+		if it.Call != nil {
+			a.Calls++
+		}
+		a.Items = append(a.Items, it)
+	}
+	type placed struct {
+		pos int64
+		it  Item
+	}
+	var all []placed
+	for _, c := range order {
+		c.Agent = agentOf[c.pos]
+		all = append(all, placed{c.pos, Item{Call: c, pos: c.pos}})
+	}
+	for i := range steps {
+		st := &steps[i]
+		ph := gaps.PhaseOf(st.Event)
+		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") {
+			continue
+		}
+		all = append(all, placed{st.Seq, Item{Event: &Event{Step: *st, Agent: agentOf[st.Seq]}, pos: st.Seq}})
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
+	for _, p := range all {
+		agent := agentOf[p.pos]
+		if p.it.Event != nil && (p.it.Event.Event == "SubagentStart") {
+			// The start opens the group; it is not an item of its own.
+			if a := agents[agent]; a != nil && !placedAgent[agent] {
+				placedAgent[agent] = true
+				turns[turnAt[bySeq[p.pos]]].Items = append(turns[turnAt[bySeq[p.pos]]].Items, Item{SubAgent: a, pos: p.pos})
+			}
+			continue
+		}
+		if p.it.Event != nil && p.it.Event.Event == "SubagentStop" {
+			continue
+		}
+		add(turnAt[bySeq[p.pos]], agent, p.it)
+	}
+	if len(turns[0].Items) == 0 && len(turns) > 1 {
+		turns = turns[1:]
+	}
+
+	sum = summarize(steps, order, tr.Counts())
+	sum.SubAgents = len(agents)
+	for _, t := range turns {
+		if t.Prompt != nil {
+			sum.Turns++
+		}
+	}
+	return turns, sum
+}
+
+func (c *Call) fill(st *Step, ph gaps.Phase) {
+	if c.Tool == "" {
+		c.Tool = st.Tool
+	}
+	if c.Kind == "" || c.Kind == "note" {
+		c.Kind = st.Kind
+	}
+	if c.Subject == "" {
+		c.Subject = subject(st)
+	}
+	if ph == gaps.Pre {
+		c.Pre = append(c.Pre, st.Seq)
+		if st.At < c.Start {
+			c.Start = st.At
+		}
+		return
+	}
+	c.Post = append(c.Post, st.Seq)
+	if len(c.Post) == 1 {
+		c.End = st.At
+		c.Duration = st.Duration
+		c.ExitCode = st.ExitCode
+		c.Failed = st.Event == "PostToolUseFailure" || (st.ExitCode != nil && *st.ExitCode != 0)
+	}
+}
+
+func (c *Call) finish() {
+	switch {
+	case len(c.Post) == 0:
+		c.Gaps = append(c.Gaps, GapUnfinished)
+	case len(c.Pre) == 0:
+		c.Gaps = append(c.Gaps, GapOrphaned)
+	}
+	if len(c.Pre) > 1 {
+		c.Gaps = append(c.Gaps, GapDuplicatePre)
+	}
+	if len(c.Post) > 1 {
+		c.Gaps = append(c.Gaps, GapDuplicatePost)
+	}
+	if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
+		if d, ok := between(c.Start, c.End); ok {
+			c.Duration = &d
+		}
+	}
+}
+
+// subject is what a call acted on: the command line, else the path(s),
+// else a pattern, url or sub-agent type.
+func subject(st *Step) string {
+	switch {
+	case st.Command != "":
+		return st.Command
+	case len(st.Paths) > 1:
+		return strings.Join(st.Paths, ", ")
+	case st.Path != "":
+		return st.Path
+	}
+	return st.Detail
+}
+
+func between(a, b string) (int64, bool) {
+	ta, err1 := time.Parse(time.RFC3339Nano, a)
+	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return tb.Sub(ta).Milliseconds(), true
+}
+
+func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
+	s := Summary{Steps: len(steps), Calls: len(calls), ByKind: map[string]int{}, Files: []File{}, Failed: []*Call{}, Gaps: g}
+	files := map[string]*File{}
+	var fileOrder []string
+	for _, c := range calls {
+		s.ByKind[c.Kind]++
+		if c.Failed {
+			s.Failed = append(s.Failed, c)
+		}
+		if c.Duration != nil {
+			s.ToolMs += *c.Duration
+		}
+		if c.Kind == "exec" || c.Kind == "tool_call" {
+			continue
+		}
+		for _, p := range callPaths(c, steps) {
+			f := files[p]
+			if f == nil {
+				f = &File{Path: p, ByKind: map[string]int{}}
+				files[p] = f
+				fileOrder = append(fileOrder, p)
+			}
+			f.ByKind[c.Kind]++
+		}
+	}
+	sort.Strings(fileOrder)
+	for _, p := range fileOrder {
+		s.Files = append(s.Files, *files[p])
+	}
+	if len(steps) > 0 {
+		s.Start, s.End = steps[0].At, steps[0].At
+		for i := range steps {
+			if steps[i].At < s.Start {
+				s.Start = steps[i].At
+			}
+			if steps[i].At > s.End {
+				s.End = steps[i].At
+			}
+		}
+		s.TotalMs, _ = between(s.Start, s.End)
+	}
+	return s
+}
+
+// callPaths lists the files a call names (data.paths, else data.path).
+func callPaths(c *Call, steps []Step) []string {
+	seq := c.pos
+	for _, list := range [][]int64{c.Pre, c.Post} {
+		if len(list) > 0 {
+			seq = list[0]
+			break
+		}
+	}
+	// steps are in seq order in any record that verifies; fall back to a scan.
+	var st *Step
+	if seq >= 0 && seq < int64(len(steps)) && steps[seq].Seq == seq {
+		st = &steps[seq]
+	} else {
+		for i := range steps {
+			if steps[i].Seq == seq {
+				st = &steps[i]
+				break
+			}
+		}
+	}
+	if st == nil {
+		return nil
+	}
+	if len(st.Paths) > 0 {
+		return st.Paths
+	}
+	if st.Path != "" {
+		return []string{st.Path}
+	}
+	return nil
+}

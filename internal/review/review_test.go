@@ -1,0 +1,227 @@
+package review_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/review"
+	"github.com/logbook-project/logbook/internal/review/reviewtest"
+)
+
+func load(t testing.TB, payloads []string) *review.Review {
+	rec, err := reviewtest.Record(payloads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := record.Verify(rec, record.Options{})
+	if !res.OK {
+		t.Fatalf("fixture refused: %s %s", res.Code, res.Detail)
+	}
+	r, err := review.FromRecord(rec, res, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func calls(items []review.Item, agent string, out map[string]*review.Call) {
+	for _, it := range items {
+		if it.Call != nil {
+			out[it.Call.ToolUseID] = it.Call
+		}
+		if it.SubAgent != nil {
+			calls(it.SubAgent.Items, it.SubAgent.ID, out)
+		}
+	}
+}
+
+func TestBuild(t *testing.T) {
+	r := load(t, reviewtest.Session)
+	if !r.Verdict.OK || !strings.HasPrefix(r.Verdict.Line, "OK recordId=") {
+		t.Fatalf("verdict %+v", r.Verdict)
+	}
+	s := r.Summary
+	// One row per tool call: 9 distinct toolUseIds.
+	if s.Calls != 9 || review.CountCalls(r.Turns) != 9 {
+		t.Fatalf("calls %d (rows %d), want 9", s.Calls, review.CountCalls(r.Turns))
+	}
+	if s.Turns != 2 || len(r.Turns) != 3 || r.Turns[0].Prompt != nil || r.Turns[1].Prompt == nil {
+		t.Fatalf("turns %d, %d groups", s.Turns, len(r.Turns))
+	}
+	all := map[string]*review.Call{}
+	for _, tu := range r.Turns {
+		calls(tu.Items, "", all)
+	}
+	ok := all["t-ok"]
+	if ok == nil || ok.Kind != "exec" || ok.Subject != "go test ./..." || ok.Duration == nil || *ok.Duration != 1500 || ok.Failed || len(ok.Pre) != 1 || len(ok.Post) != 1 {
+		t.Errorf("t-ok %+v", ok)
+	}
+	f := all["t-fail"]
+	if f == nil || !f.Failed || f.ExitCode == nil || *f.ExitCode != 2 || *f.Duration != 1000 {
+		t.Errorf("t-fail %+v", f)
+	}
+	if e := all["t-edit"]; e == nil || strings.Join(e.Gaps, ",") != review.GapDuplicatePre || e.Subject != "a.go" {
+		t.Errorf("t-edit %+v", e)
+	}
+	if l := all["t-lost"]; l == nil || strings.Join(l.Gaps, ",") != review.GapUnfinished || l.Duration != nil {
+		t.Errorf("t-lost %+v", l)
+	}
+	if o := all["t-orphan"]; o == nil || strings.Join(o.Gaps, ",") != review.GapOrphaned {
+		t.Errorf("t-orphan %+v", o)
+	}
+	// The sub-agent's calls nest under it, in the first turn.
+	var sub *review.SubAgent
+	for _, it := range r.Turns[1].Items {
+		if it.SubAgent != nil {
+			sub = it.SubAgent
+		}
+	}
+	if sub == nil || sub.ID != "ag1" || sub.Type != "Explore" || sub.Calls != 2 || sub.End == "" {
+		t.Fatalf("sub-agent %+v", sub)
+	}
+	if all["t-read"].Agent != "ag1" || all["t-task"].Agent != "" {
+		t.Errorf("agents: read %q task %q", all["t-read"].Agent, all["t-task"].Agent)
+	}
+	if s.ByKind["exec"] != 3 || s.ByKind["edit"] != 1 || s.ByKind["write"] != 1 || s.ByKind["read"] != 2 {
+		t.Errorf("by kind %v", s.ByKind)
+	}
+	if len(s.Failed) != 1 || s.Failed[0].ToolUseID != "t-fail" {
+		t.Errorf("failed %+v", s.Failed)
+	}
+	var paths []string
+	for _, f := range s.Files {
+		paths = append(paths, f.Path)
+	}
+	if strings.Join(paths, " ") != "NOTES.md a.go b.go c.go" {
+		t.Errorf("files %v", paths)
+	}
+	g := s.Gaps
+	if g.UnfinishedToolCalls != 1 || g.DuplicatePreEvents != 1 || g.PostWithoutPre != 1 || g.ToolUseIDs == nil || g.ToolUseIDs.Unfinished[0] != "t-lost" {
+		t.Errorf("gaps %+v", g)
+	}
+	if s.TotalMs != int64(len(reviewtest.Session)-1)*1000 {
+		t.Errorf("total %d ms", s.TotalMs)
+	}
+}
+
+func TestAssurance(t *testing.T) {
+	r := load(t, reviewtest.Session)
+	r.SetAssurance("server")
+	if r.Verdict.Assurance != "server" || !strings.Contains(r.Verdict.Line, " steps=24 level=server signer=unpinned") {
+		t.Fatalf("%+v", r.Verdict)
+	}
+}
+
+func TestText(t *testing.T) {
+	r := load(t, reviewtest.Session)
+	var b bytes.Buffer
+	if err := review.WriteText(&b, r, review.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"OK recordId=", "calls     9: exec 3", "failed    1", "exit 2", "! unfinished: t-lost",
+		"! orphaned: no pre-event: t-orphan", "! duplicated pre: t-edit", "┌ sub-agent ag1 Explore", "│ ", "── turn 1", "── turn 2", "Grep TODO"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Error("colour without Colour")
+	}
+	b.Reset()
+	_ = review.WriteText(&b, r, review.TextOptions{Colour: true})
+	if !strings.Contains(b.String(), "\x1b[31m") {
+		t.Error("no red with Colour")
+	}
+}
+
+func TestFilter(t *testing.T) {
+	r := load(t, reviewtest.Session)
+	for only, want := range map[string]int{"exec": 3, "edit": 2, "failed": 1, "gaps": 3, "": 9} {
+		if got := review.CountCalls(review.Filter(r.Turns, only)); got != want {
+			t.Errorf("--only %q: %d calls, want %d", only, got, want)
+		}
+	}
+	if review.CheckFilter("bogus") == nil {
+		t.Error("bogus filter accepted")
+	}
+}
+
+func TestRefusedStillShown(t *testing.T) {
+	rec, _ := reviewtest.Record(reviewtest.Session)
+	bad := bytes.Replace(rec, []byte(`"summary":"Stop: final message (13 bytes)"`), []byte(`"summary":"Stop: final message (14 bytes)"`), 1)
+	if bytes.Equal(bad, rec) {
+		t.Fatal("tamper did not apply")
+	}
+	res := record.Verify(bad, record.Options{})
+	r, err := review.FromRecord(bad, res, false)
+	if err != nil || r.Verdict.OK || r.Verdict.Code != string(format.ChainBroken) || !strings.Contains(r.Verdict.Line, "nothing vouches") || r.Summary.Calls != 9 {
+		t.Fatalf("%v %+v", err, r.Verdict)
+	}
+	r, err = review.FromRecord([]byte("{"), record.Verify([]byte("{"), record.Options{}), false)
+	if err != nil || r.Verdict.Code != string(format.NotJSON) || len(r.Turns) != 0 {
+		t.Fatalf("%v %+v", err, r)
+	}
+}
+
+func TestInProgress(t *testing.T) {
+	steps, _, _, err := reviewtest.Steps(reviewtest.Session, reviewtest.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(steps, &items); err != nil {
+		t.Fatal(err)
+	}
+	file := []byte(`{"format":"logbook/in-progress@0","session":"s1","cwd":"/w","harness":"claude-code"}` + "\n")
+	for _, it := range items {
+		file = append(append(file, it...), '\n')
+	}
+	r, err := review.FromInProgress(file)
+	if err != nil || !r.Verdict.OK || r.Verdict.State != "in progress" || r.Summary.Calls != 9 {
+		t.Fatalf("%v %+v", err, r.Verdict)
+	}
+	torn := append(append([]byte{}, file...), []byte(`{"at":"2026`)...)
+	r, _ = review.FromInProgress(torn)
+	if !r.Verdict.OK || !strings.Contains(r.Verdict.Line, "cut") {
+		t.Fatalf("torn: %+v", r.Verdict)
+	}
+	edited := bytes.Replace(file, []byte("make lint"), []byte("make fmt"), 1)
+	r, _ = review.FromInProgress(edited)
+	if r.Verdict.OK || r.Verdict.Code != string(format.ChainBroken) {
+		t.Fatalf("edited: %+v", r.Verdict)
+	}
+}
+
+// BenchmarkReview100k: reading, joining and printing a 100,000-step
+// record (the verification is BenchmarkVerify100k's).
+func BenchmarkReview100k(b *testing.B) {
+	rec, err := reviewtest.Record(reviewtest.Repeat(100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	res := record.Verify(rec, record.Options{})
+	if !res.OK {
+		b.Fatal(res.Detail)
+	}
+	b.SetBytes(int64(len(rec)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := review.FromRecord(rec, res, false)
+		if err != nil || r.Summary.Calls != 49_504 {
+			b.Fatal(err, r.Summary.Calls)
+		}
+		if err := review.WriteText(discard{}, r, review.TextOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

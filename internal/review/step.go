@@ -1,0 +1,203 @@
+// Package review reads a record, or a session still in progress, the way a
+// reviewer wants it: one row per tool call with its pre- and post-event
+// joined by toolUseId, rows grouped into turns under their prompt,
+// sub-agents' calls nested under the sub-agent, and every gap named by its
+// toolUseId where it happens. It takes bytes and returns values; the
+// command (cmd/logbook-review) has the flags, files, terminal and pager.
+package review
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Step is the part of a record step a review reads: its position, time,
+// kind and summary, the clear-text fields of its data, and its digests.
+type Step struct {
+	Seq       int64    `json:"seq"`
+	At        string   `json:"at"`
+	Kind      string   `json:"kind"`
+	Summary   string   `json:"summary"`
+	Event     string   `json:"event,omitempty"`
+	Tool      string   `json:"tool,omitempty"`
+	ToolUseID string   `json:"toolUseId,omitempty"`
+	Command   string   `json:"command,omitempty"`
+	Path      string   `json:"path,omitempty"`
+	Paths     []string `json:"paths,omitempty"`
+	Detail    string   `json:"detail,omitempty"` // pattern, url or subagent type when there is no command or path
+	AgentID   string   `json:"agentId,omitempty"`
+	AgentType string   `json:"agentType,omitempty"`
+	TurnID    string   `json:"turnId,omitempty"`
+	ExitCode  *int64   `json:"exitCode,omitempty"`
+	Duration  *int64   `json:"durationMs,omitempty"`
+	Inputs    []string `json:"inputsSha256"`
+	Outputs   []string `json:"outputsSha256"`
+}
+
+// Session is the record's session header (or the in-progress file's).
+type Session struct {
+	ID        string `json:"id"`
+	Agent     string `json:"agent,omitempty"`
+	Goal      string `json:"goal,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	StartedAt string `json:"startedAt,omitempty"`
+	EndedAt   string `json:"endedAt,omitempty"`
+}
+
+// MaxDepth is the record's nesting bound (spec §1).
+const maxDepth = 64
+
+// ReadRecord reads a record file's session and steps. It judges nothing:
+// record.Verify does, and a caller shows its verdict first. The steps are
+// streamed, one parsed step in memory at a time.
+func ReadRecord(data []byte) (Session, []Step, error) {
+	var steps []Step
+	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: maxDepth, Discard: "steps", Stream: func(i int, v *strictjson.Value) error {
+		steps = append(steps, stepOf(v))
+		return nil
+	}})
+	if err != nil {
+		return Session{}, nil, err
+	}
+	if rec.Kind != strictjson.Object {
+		return Session{}, nil, errors.New("not a JSON object")
+	}
+	s := rec.Get("session")
+	var ses Session
+	ses.ID = str(s, "id")
+	ses.Agent = str(s, "agent")
+	ses.Goal = str(s, "goal")
+	ses.Cwd = str(s, "cwd")
+	ses.StartedAt = str(s, "startedAt")
+	ses.EndedAt = str(s, "endedAt")
+	return ses, steps, nil
+}
+
+// Progress says how far an in-progress file's chain holds.
+type Progress struct {
+	Steps  int    // steps read
+	Broken string // "" when every step links and hashes; else where it breaks
+	Torn   bool   // the last line is cut (a writer may be mid-append)
+}
+
+// ReadInProgress reads an in-progress file (ID.steps.jsonl): its header
+// line, then one step a line. It checks, as the sealer would, that each
+// step has the next seq, links to the one before and hashes to its hash;
+// the first break is reported and reading goes on, so the review still
+// shows what the file holds. A cut last line is reported, not an error.
+func ReadInProgress(data []byte) (Session, []Step, Progress, error) {
+	first, rest, _ := bytes.Cut(data, []byte("\n"))
+	hv, err := strictjson.Parse(first, strictjson.Options{MaxDepth: maxDepth})
+	if err != nil || hv.Get("format") == nil {
+		return Session{}, nil, Progress{}, errors.New("first line is not an in-progress header")
+	}
+	ses := Session{ID: str(hv, "session"), Cwd: str(hv, "cwd"), Agent: str(hv, "harness")}
+	var steps []Step
+	var pr Progress
+	var c chain.Canonicalizer
+	var hash [64]byte
+	last := ""
+	lines := bytes.Split(rest, []byte("\n"))
+	for n, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		v, err := strictjson.Parse(line, strictjson.Options{MaxDepth: maxDepth})
+		if err != nil {
+			if n == len(lines)-1 || (n == len(lines)-2 && len(lines[len(lines)-1]) == 0) {
+				pr.Torn = true
+				break
+			}
+			if pr.Broken == "" {
+				pr.Broken = fmt.Sprintf("line %d: not JSON: %v", n+2, err)
+			}
+			continue
+		}
+		i := len(steps)
+		st := stepOf(v)
+		if pr.Broken == "" {
+			c.B = c.B[:0]
+			herr := c.Append(v, &hash)
+			p := v.Get("prev")
+			switch {
+			case st.Seq != int64(i):
+				pr.Broken = fmt.Sprintf("line %d: seq is %d, not %d", n+2, st.Seq, i)
+			case p == nil || (i == 0) != (p.Kind == strictjson.Null) || (i > 0 && p.Str != last):
+				pr.Broken = fmt.Sprintf("line %d: prev does not link to step %d", n+2, i-1)
+			case herr != nil || str(v, "hash") != string(hash[:]):
+				pr.Broken = fmt.Sprintf("line %d: step %d does not hash to its hash", n+2, i)
+			}
+			last = string(hash[:])
+		}
+		steps = append(steps, st)
+	}
+	pr.Steps = len(steps)
+	if len(steps) > 0 {
+		ses.StartedAt, ses.EndedAt = steps[0].At, steps[len(steps)-1].At
+	}
+	return ses, steps, pr, nil
+}
+
+func str(v *strictjson.Value, key string) string {
+	s, _ := v.GetString(key)
+	return strings.Clone(s)
+}
+
+func strs(v *strictjson.Value) []string {
+	if v == nil || v.Kind != strictjson.Array {
+		return nil
+	}
+	out := make([]string, 0, len(v.Items))
+	for i := range v.Items {
+		out = append(out, strings.Clone(v.Items[i].Str))
+	}
+	return out
+}
+
+func intp(v *strictjson.Value) *int64 {
+	if v == nil || v.Kind != strictjson.Number {
+		return nil
+	}
+	var n int64
+	if _, err := fmt.Sscan(v.Str, &n); err != nil {
+		return nil
+	}
+	return &n
+}
+
+// stepOf copies what a review reads out of a parsed step (whose memory the
+// reader reuses).
+func stepOf(v *strictjson.Value) Step {
+	st := Step{Kind: str(v, "kind"), At: str(v, "at"), Summary: str(v, "summary")}
+	if p := intp(v.Get("seq")); p != nil {
+		st.Seq = *p
+	}
+	st.Inputs = strs(v.Get("inputsSha256"))
+	st.Outputs = strs(v.Get("outputsSha256"))
+	d := v.Get("data")
+	if d == nil || d.Kind != strictjson.Object {
+		return st
+	}
+	st.Event = str(d, "event")
+	st.Tool = str(d, "tool")
+	st.ToolUseID = str(d, "toolUseId")
+	st.Command = str(d, "command")
+	st.Path = str(d, "path")
+	st.Paths = strs(d.Get("paths"))
+	for _, k := range []string{"pattern", "url", "subagentType"} {
+		if s := str(d, k); s != "" {
+			st.Detail = s
+		}
+	}
+	st.AgentID = str(d, "agentId")
+	st.AgentType = str(d, "agentType")
+	st.TurnID = str(d, "turnId")
+	st.ExitCode = intp(d.Get("exitCode"))
+	st.Duration = intp(d.Get("durationMs"))
+	return st
+}

@@ -1,0 +1,280 @@
+package review
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TextOptions shape the plain output.
+type TextOptions struct {
+	Colour bool   // ANSI colours (the command sets it for a terminal only)
+	Width  int    // cut subjects to fit this many columns; 0 = never cut
+	Only   string // the --only filter, named in the header
+}
+
+const (
+	reset  = "\x1b[0m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	red    = "\x1b[31m"
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	blue   = "\x1b[34m"
+	purple = "\x1b[35m"
+	cyan   = "\x1b[36m"
+)
+
+var kindColour = map[string]string{"exec": cyan, "edit": yellow, "write": yellow, "read": blue, "tool_call": purple, "claim": green, "gate": yellow}
+
+type printer struct {
+	w   io.Writer
+	opt TextOptions
+	err error
+}
+
+func (p *printer) c(code, s string) string {
+	if !p.opt.Colour || code == "" {
+		return s
+	}
+	return code + s + reset
+}
+
+func (p *printer) line(format string, a ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format+"\n", a...)
+	}
+}
+
+// WriteText prints the review: the verdict, the summary, then each turn.
+func WriteText(w io.Writer, r *Review, opt TextOptions) error {
+	p := &printer{w: w, opt: opt}
+	v := r.Verdict
+	col := green
+	if !v.OK {
+		col = red
+	}
+	p.line("%s", p.c(bold+col, Clean(v.Line)))
+	s := r.Summary
+	p.line("session   %s  %s", Clean(r.Session.ID), p.c(dim, Clean(r.Session.Agent)))
+	if r.Session.Goal != "" {
+		p.line("goal      %s", Clean(r.Session.Goal))
+	}
+	if s.Start != "" {
+		p.line("time      %s → %s  (%s; tools %s)", s.Start, s.End, Millis(s.TotalMs), Millis(s.ToolMs))
+	}
+	p.line("steps     %d   turns %d   sub-agents %d", s.Steps, s.Turns, s.SubAgents)
+	p.line("calls     %d%s", s.Calls, byKind(s.ByKind))
+	if len(s.Files) > 0 {
+		var fs []string
+		for _, f := range s.Files {
+			fs = append(fs, Clean(f.Path)+" ("+kindsOf(f.ByKind)+")")
+		}
+		p.line("files     %d: %s", len(s.Files), strings.Join(fs, ", "))
+	}
+	if len(s.Failed) > 0 {
+		p.line("failed    %s", p.c(red, fmt.Sprintf("%d", len(s.Failed))))
+		for _, c := range s.Failed {
+			p.line("          %s %s  %s", p.c(red, exitText(c)), p.cut(Clean(c.Subject), 60), p.c(dim, Clean(c.ToolUseID)))
+		}
+	}
+	if g := s.Gaps; g.Total() > 0 {
+		p.line("gaps      %s", p.c(yellow, fmt.Sprintf("%d unfinished, %d duplicated pre, %d duplicated post, %d orphaned, session start missing: %v",
+			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)))
+	} else {
+		p.line("gaps      none")
+	}
+	if opt.Only != "" {
+		p.line("showing   only %s", opt.Only)
+	}
+	n := 0
+	for _, t := range r.Turns {
+		p.line("")
+		if t.Prompt == nil {
+			p.line("%s", p.c(bold, "── before the first prompt"))
+		} else {
+			n++
+			p.line("%s", p.c(bold, fmt.Sprintf("── turn %d  %s  %s", n, clock(t.Prompt.At), Clean(t.Prompt.Summary))))
+		}
+		p.items(t.Items, "   ")
+	}
+	return p.err
+}
+
+func (p *printer) items(items []Item, indent string) {
+	for _, it := range items {
+		switch {
+		case it.Call != nil:
+			p.call(it.Call, indent)
+		case it.SubAgent != nil:
+			a := it.SubAgent
+			state := ""
+			if a.End == "" {
+				state = p.c(yellow, "  (no SubagentStop)")
+			}
+			p.line("%s%s", indent, p.c(purple, fmt.Sprintf("┌ sub-agent %s %s  %s  %d call(s)%s", Clean(a.ID), Clean(a.Type), clock(a.Start), a.Calls, state)))
+			p.items(a.Items, indent+"│ ")
+		case it.Event != nil:
+			e := it.Event
+			p.line("%s%s  %s", indent, clock(e.At), p.c(dim, Clean(e.Summary)))
+		}
+	}
+}
+
+func (p *printer) call(c *Call, indent string) {
+	dur := "    —   "
+	if c.Duration != nil {
+		dur = fmt.Sprintf("%8s", Millis(*c.Duration))
+	}
+	exit := "      "
+	if c.ExitCode != nil || c.Failed {
+		exit = fmt.Sprintf("%-6s", exitText(c))
+	}
+	if c.Failed {
+		exit = p.c(red, exit)
+	}
+	kind := fmt.Sprintf("%-9s", c.Kind)
+	subject := Clean(c.Subject)
+	if subject == "" {
+		subject = Clean(c.Tool)
+	} else if c.Tool != "" && c.Kind != "exec" {
+		subject = Clean(c.Tool) + " " + subject
+	}
+	head := fmt.Sprintf("%s%s %s %s %s ", indent, clock(c.Start), p.c(kindColour[c.Kind], kind), dur, exit)
+	id := Clean(c.ToolUseID)
+	room := maxSubject
+	if p.opt.Width > 0 {
+		room = p.opt.Width - visibleLen(head) - len(id) - 2
+		if room < 20 {
+			room = 20
+		}
+	}
+	p.line("%s%s  %s", head, p.cut(subject, room), p.c(dim, id))
+	for _, g := range c.Gaps {
+		p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
+	}
+}
+
+// maxSubject bounds a row's command or path when the width is unknown
+// (--json has them whole).
+const maxSubject = 160
+
+func (p *printer) cut(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+func visibleLen(s string) int {
+	n, esc := 0, false
+	for _, r := range s {
+		switch {
+		case r == 0x1b:
+			esc = true
+		case esc && r == 'm':
+			esc = false
+		case !esc:
+			n++
+		}
+	}
+	return n
+}
+
+func exitText(c *Call) string {
+	if c.ExitCode != nil {
+		return fmt.Sprintf("exit %d", *c.ExitCode)
+	}
+	if c.Failed {
+		return "failed"
+	}
+	return ""
+}
+
+func byKind(m map[string]int) string {
+	if len(m) == 0 {
+		return ""
+	}
+	return ": " + kindsOf(m)
+}
+
+func kindsOf(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool {
+		if m[keys[a]] != m[keys[b]] {
+			return m[keys[a]] > m[keys[b]]
+		}
+		return keys[a] < keys[b]
+	})
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// clock is the time of day of an RFC 3339 instant, to the millisecond.
+func clock(at string) string {
+	if len(at) < 20 {
+		return at
+	}
+	t := strings.TrimSuffix(at[11:], "Z")
+	if i := strings.IndexByte(t, '.'); i >= 0 && len(t) > i+4 {
+		t = t[:i+4]
+	}
+	return t
+}
+
+// Millis writes a duration for people: 850 ms, 3.2 s, 4 min 10 s, 2 h 5 min.
+func Millis(ms int64) string {
+	switch {
+	case ms < 0:
+		return "-" + Millis(-ms)
+	case ms < 1000:
+		return fmt.Sprintf("%d ms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.1f s", float64(ms)/1000)
+	case ms < 3_600_000:
+		return fmt.Sprintf("%d min %d s", ms/60_000, ms%60_000/1000)
+	}
+	return fmt.Sprintf("%d h %d min", ms/3_600_000, ms%3_600_000/60_000)
+}
+
+// Clean shows characters that would hide, move or colour text on a
+// terminal (controls, escapes, bidi overrides, zero-width marks) as
+// ⟦U+XXXX⟧, as the page does: a summary cannot pass for something else.
+func Clean(s string) string {
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' {
+			b.WriteString("⏎")
+		} else if r == '\t' {
+			b.WriteString("⇥")
+		} else if hidden(r) {
+			fmt.Fprintf(&b, "⟦U+%04X⟧", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	switch {
+	case r == utf8.RuneError:
+		return false
+	case unicode.IsControl(r), unicode.Is(unicode.Cf, r), r == 0x2028, r == 0x2029:
+		return true
+	}
+	return false
+}
