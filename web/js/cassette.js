@@ -555,7 +555,16 @@
     return r;
   }
 
-  lb.cassette = { detect, verify, show, canonical, parse: (text) => parse(text, false).value };
+  // digests are the event hashes, content_digest and cassette digest of a
+  // parsed cassette (tests run them under Node, over Node's own JSON.parse).
+  function digests(rec) {
+    let prev = '';
+    const hashes = rec.events.map((e) => (prev = sha256(prev + canonical(e, e !== null && typeof e === 'object' && !Array.isArray(e) ? '_hash' : undefined))));
+    const cd = cassetteDigest(rec.events);
+    return { hashes, digest: prev || sha256(''), cassette: cd.digest, entries: cd.count };
+  }
+
+  lb.cassette = { detect, verify, show, canonical, digests, parse: (text) => parse(text, false).value };
   globalThis.runbackVerify = async (bytes, options) => {
     const r = await verify(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), options);
     delete r.events;
