@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -413,10 +415,23 @@ func TestCassettePage(t *testing.T) {
 	if v := look(); v.Verdict != "valid" || v.Rows != 8 || v.Bad != 0 {
 		t.Errorf("valid cassette shown as %+v", v)
 	}
+	shot := func(name string) {
+		ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+		defer cancel()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(screenshotDir(t), name)
+		writeFile(t, p, png)
+		report(t, "cassette screenshot: "+p)
+	}
+	shot("cassette-valid.png")
 	b.drop(t, "../testdata/runback/invalid_event_edited.json")
 	if v := look(); v.Verdict != "invalid" || v.Rows != 8 || v.Bad != 1 || !strings.Contains(v.Text, "FAIL at events[2]") {
 		t.Errorf("tampered cassette shown as %+v", v)
 	}
+	shot("cassette-tampered.png")
 	b.drop(t, "../testdata/runback/valid_hmac.json")
 	if v := look(); v.Verdict != "unverified" || !strings.Contains(v.Text, "custody of a shared secret") {
 		t.Errorf("HMAC cassette without key shown as %+v", v)
