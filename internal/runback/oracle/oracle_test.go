@@ -20,15 +20,15 @@ func TestProject(t *testing.T) {
 	for _, c := range []struct{ input, proj, want string }{
 		{`{"a":1,"b":2}`, `null`, `{"a":1,"b":2}`},
 		{`{"a":1,"b":2}`, `{"keep":[],"drop":[]}`, `{"a":1,"b":2}`},
-		{`{"a":{"x":1},"b":2,"c":3}`, `{"keep":["a.x","b"]}`, `{"a":{"x":1},"b":2}`},   // keep: first segment only
+		{`{"a":{"x":1},"b":2,"c":3}`, `{"keep":["a.x","b"]}`, `{"a":{"x":1},"b":2}`},               // keep: first segment only
 		{`{"a":[{"id":1,"t":2},{"id":3}],"b":1}`, `{"drop":["a.id"]}`, `{"a":[{"t":2},{}],"b":1}`}, // through arrays
 		{`{"a":{"b":{"c":1,"d":2}}}`, `{"drop":["a.b.c","x.y"]}`, `{"a":{"b":{"d":2}}}`},
-		{`{"a":1,"b":2}`, `{"drop":"a"}`, `{"b":2}`},          // a string iterates by character
-		{`[1,2]`, `{"drop":["0"]}`, `[1,2]`},                     // not a plain object: as is
-		{`{"a":1}`, `{"keep":true}`, `{"a":1}`},                   // no length: a copy, unchanged
-		{`{"a":1}`, `{"keep":{"length":0}}`, `{"a":1}`},           // an own length 0 counts as empty
+		{`{"a":1,"b":2}`, `{"drop":"a"}`, `{"b":2}`},    // a string iterates by character
+		{`[1,2]`, `{"drop":["0"]}`, `[1,2]`},            // not a plain object: as is
+		{`{"a":1}`, `{"keep":true}`, `{"a":1}`},         // no length: a copy, unchanged
+		{`{"a":1}`, `{"keep":{"length":0}}`, `{"a":1}`}, // an own length 0 counts as empty
 		{`{"__proto__":{"x":1},"y":2}`, `{"drop":["__proto__.x"]}`, `{"__proto__":{},"y":2}`},
-		{`{"y":2}`, `{"drop":["__proto__.x"]}`, `{"y":2}`},        // never Object.prototype
+		{`{"y":2}`, `{"drop":["__proto__.x"]}`, `{"y":2}`}, // never Object.prototype
 	} {
 		got, err := Project(parse(t, c.input), parse(t, c.proj))
 		if err != nil {
