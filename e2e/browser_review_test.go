@@ -171,6 +171,56 @@ func TestBrowserReview(t *testing.T) {
 	b.checkQuiet(t)
 }
 
+// TestBrowserReviewSameAsCommand: the page and logbook-review read the
+// same sessions alike: the same calls (by toolUseId, in order) and the
+// same gaps, with ids, without ids (Gemini CLI), and with a sub-agent.
+func TestBrowserReviewSameAsCommand(t *testing.T) {
+	noIDs := []string{
+		`{"session_id":"g","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"path":"/w/a"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"pwd"}}`,
+	}
+	b := newBrowser(t)
+	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400)} {
+		rec, err := reviewtest.Record(payloads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "r.json")
+		writeFile(t, path, rec)
+		want, err := review.FromRecord(rec, record.Verify(rec, record.Options{}), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids, gaps []string
+		var walk func([]review.Item)
+		walk = func(items []review.Item) {
+			for _, it := range items {
+				if it.Call != nil {
+					ids = append(ids, it.Call.ToolUseID)
+					for _, g := range it.Call.Gaps {
+						gaps = append(gaps, "⚠ "+g+": "+it.Call.ToolUseID)
+					}
+				}
+				if it.SubAgent != nil {
+					walk(it.SubAgent.Items)
+				}
+			}
+		}
+		for _, tu := range want.Turns {
+			walk(tu.Items)
+		}
+		b.open(t, path)
+		got := b.review(t)
+		if strings.Join(got.IDs, ",") != strings.Join(ids, ",") || strings.Join(got.Gaps, "|") != strings.Join(gaps, "|") {
+			t.Errorf("%s: page calls %v gaps %v; logbook-review calls %v gaps %v", name, got.IDs, got.Gaps, ids, gaps)
+		}
+	}
+	b.checkQuiet(t)
+}
+
 // TestBrowserReviewRealSession: on real Claude Code sessions (the
 // 387-event demo session and the sub-agent session, converted from their
 // transcripts in ../shared), the page's rows are the tool calls, one row

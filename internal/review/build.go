@@ -118,6 +118,7 @@ type Verdict struct {
 func Build(steps []Step) (turns []Turn, sum Summary) {
 	var tr gaps.Tracker
 	calls := map[string]*Call{}
+	waiting := map[string][]*Call{} // id-less pre-events waiting for their post-event, by tool
 	var order []*Call
 	for i := range steps {
 		st := &steps[i]
@@ -126,11 +127,20 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 		if ph != gaps.Pre && ph != gaps.Post {
 			continue
 		}
-		c := calls[st.ToolUseID]
-		if c == nil || st.ToolUseID == "" {
+		var c *Call
+		if st.ToolUseID != "" {
+			c = calls[st.ToolUseID]
+		} else if ph == gaps.Post && len(waiting[st.Tool]) > 0 {
+			// No id (Gemini CLI, Copilot CLI): a post-event joins the
+			// oldest open pre-event of the same tool.
+			c, waiting[st.Tool] = waiting[st.Tool][0], waiting[st.Tool][1:]
+		}
+		if c == nil {
 			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
 			if st.ToolUseID != "" {
 				calls[st.ToolUseID] = c
+			} else if ph == gaps.Pre {
+				waiting[st.Tool] = append(waiting[st.Tool], c)
 			}
 			order = append(order, c)
 		}
@@ -284,6 +294,16 @@ func (c *Call) fill(st *Step, ph gaps.Phase) {
 }
 
 func (c *Call) finish() {
+	if c.ToolUseID == "" {
+		// Without an id nothing says which events belong together: no
+		// gap is claimed (package gaps counts none either).
+		if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
+			if d, ok := between(c.Start, c.End); ok {
+				c.Duration = &d
+			}
+		}
+		return
+	}
 	switch {
 	case len(c.Post) == 0:
 		c.Gaps = append(c.Gaps, GapUnfinished)

@@ -225,3 +225,28 @@ func BenchmarkReview100k(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestNoIDs: a harness that sends no tool call id (Gemini CLI) gets its
+// post-events joined to the oldest open pre-event of the same tool, and
+// no gap claimed.
+func TestNoIDs(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"g","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"path":"/w/a"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"pwd"}}`,
+	})
+	if r.Summary.Calls != 3 || r.Summary.Gaps.Total() != 0 {
+		t.Fatalf("%+v", r.Summary)
+	}
+	var first *review.Call
+	for _, it := range r.Turns[0].Items {
+		if it.Call != nil && first == nil {
+			first = it.Call
+		}
+	}
+	if first == nil || first.Subject != "ls" || len(first.Pre) != 1 || len(first.Post) != 1 || first.Duration == nil || *first.Duration != 2000 || len(first.Gaps) != 0 {
+		t.Fatalf("%+v", first)
+	}
+}

@@ -44,7 +44,7 @@
   // build joins the steps into calls, turns and sub-agents.
   function build(rawSteps) {
     const steps = rawSteps.map(stepOf);
-    const calls = new Map(), order = [];
+    const calls = new Map(), openCalls = new Map(), order = [];
     let started = false, harness = false;
     for (const s of steps) {
       if (s.event && !s.event.startsWith('logbook')) harness = true;
@@ -52,10 +52,14 @@
       const pre = PRE.has(s.event), post = POST.has(s.event);
       if (!pre && !post) continue;
       let c = s.id ? calls.get(s.id) : undefined;
+      // No id (Gemini CLI, Copilot CLI): a post-event joins the oldest
+      // open pre-event of the same tool.
+      if (!s.id && post && (openCalls.get(s.tool) || []).length) c = openCalls.get(s.tool).shift();
       if (!c) {
         c = { id: s.id, tool: s.tool, kind: s.kind, subject: subject(s), start: s.at, end: '', pre: [], post: [],
           duration: null, exit: null, failed: false, gaps: [], pos: s.seq, agent: '' };
         if (s.id) calls.set(s.id, c);
+        else if (pre) openCalls.set(s.tool, (openCalls.get(s.tool) || []).concat([c]));
         order.push(c);
       }
       if (!c.subject) c.subject = subject(s);
@@ -74,6 +78,11 @@
     }
     const gaps = { unfinished: [], dupPre: [], dupPost: [], orphaned: [], missingStart: harness && !started };
     for (const c of order) {
+      if (!c.id) {
+        // Without an id nothing says which events belong together: no gap is claimed.
+        if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
+        continue;
+      }
       if (!c.post.length) { c.gaps.push('unfinished'); if (c.id) gaps.unfinished.push(c.id); }
       else if (!c.pre.length) { c.gaps.push('orphaned: no pre-event'); if (c.id) gaps.orphaned.push(c.id); }
       if (c.pre.length > 1) { c.gaps.push('duplicated pre'); gaps.dupPre.push(c.id); }
