@@ -7,6 +7,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/seal"
 )
 
@@ -57,8 +58,14 @@ func Seal(dir, session string, key ed25519.PrivateKey, opt SealOptions) (*Sealed
 	if now.IsZero() {
 		now = time.Now()
 	}
+	// The clear text sealing adds (goal, agent, cwd) gets the project's
+	// redaction patterns (dir/redact.json), like every step did.
+	red, err := redact.LoadConfig(dir)
+	if err != nil {
+		return nil, err
+	}
 	cwd, _ := os.Getwd()
-	so := seal.Options{Goal: opt.Goal, Now: instant.Format(now), Cwd: cwd, Certificates: opt.Certificates, Timestamp: opt.Timestamp}
+	so := seal.Options{Goal: opt.Goal, Now: instant.Format(now), Cwd: cwd, Certificates: opt.Certificates, Timestamp: opt.Timestamp, Redactor: red}
 	if !opt.EndedAt.IsZero() {
 		so.EndedAt = instant.Format(opt.EndedAt)
 	}

@@ -71,6 +71,9 @@ type browser struct {
 // newBrowser starts Chromium and loads the page. initScript, when not
 // empty, runs in the page before any of the page's own scripts.
 func newBrowser(tb testing.TB, initScript ...string) *browser {
+	if testing.Short() {
+		tb.Skip("browser: not under -short (the quick run .ci/run makes in a clone with nothing beside it)")
+	}
 	exe := chromiumPath(tb)
 	// With no user-data-dir given, chromedp makes a fresh one for each
 	// browser and removes it after, retrying while Chromium's helper

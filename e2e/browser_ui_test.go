@@ -148,7 +148,7 @@ func sealedSession(t *testing.T, name, goal string) string {
 // against logbook-verify and leaves a screenshot of each in
 // screenshotDir (web/screenshots/ holds copies).
 func TestBrowserScreenshots(t *testing.T) {
-	rec := sealedSession(t, "tool_heavy", "Add input validation to the signup form")
+	rec := sealedSession(t, "tool_heavy", "Fix the negative sums in tally")
 	pub, err := os.ReadFile("../testdata/keys/fixture.key.pub")
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestBrowserScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tampered, err := tamper.Apply(data, tamper.EditSummary(4, "PostToolUse Bash: npm test (all passed)"))
+	tampered, err := tamper.Apply(data, tamper.EditSummary(4, "PostToolUse Bash: go test ./... (all passed)"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,15 @@ import (
 	"github.com/logbook-project/logbook/internal/tamper"
 )
 
-// ownSessions lists the project's own Claude Code sessions (internal/synth).
+// ownSessions lists the project's own Claude Code sessions (internal/synth),
+// but "long": its length adds time, not cases (the demo and the
+// benchmarks replay long sessions).
 func ownSessions(t *testing.T) []session {
 	var out []session
 	for _, name := range synth.Names {
-		out = append(out, synthSession(t, name))
+		if name != "long" {
+			out = append(out, synthSession(t, name))
+		}
 	}
 	return out
 }

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/hookconf"
 	"github.com/logbook-project/logbook/internal/hookevent"
-	"github.com/logbook-project/logbook/internal/install"
 	"github.com/logbook-project/logbook/internal/synth"
 )
 
@@ -85,11 +85,11 @@ func (r harnessReplay) configEvent(i int, p []byte) string {
 // returns the command each configured event runs, read back from the file
 // install wrote.
 func installedCommands(t *testing.T, harness, project string) map[string]string {
-	out, err := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", harness, "--project", project).CombinedOutput()
+	out, err := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", harness, "--project", project, "--no-key", "--no-guard").CombinedOutput()
 	if err != nil {
 		t.Fatalf("install %s: %v\n%s", harness, err, out)
 	}
-	spec := install.Lookup(harness)
+	spec := hookconf.Lookup(harness)
 	var cfg struct {
 		Hooks map[string][]map[string]any `json:"hooks"`
 	}
@@ -152,12 +152,17 @@ func replayHarnesses(t *testing.T, replays []harnessReplay) {
 		cmds := installedCommands(t, r.harness, project)
 		payloads := r.payloads
 		session := ""
+		delivered := 0
 		for i, p := range payloads {
 			ev := r.configEvent(i, p)
 			cmdline, ok := cmds[ev]
+			if !ok && notWired[r.harness+" "+ev] {
+				continue // the harness would not call logbook for it
+			}
 			if !ok {
 				t.Fatalf("%s: payload %d arrives on %q, which install does not wire", r.harness, i, ev)
 			}
+			delivered++
 			sealing := strings.Contains(cmdline, "logbook-seal --hook")
 			if sealing != (i == len(payloads)-1) {
 				t.Fatalf("%s: payload %d (%s) sealing=%v; only the last should seal", r.harness, i, ev, sealing)
@@ -176,7 +181,7 @@ func replayHarnesses(t *testing.T, replays []harnessReplay) {
 		}
 		rec := filepath.Join(project, ".logbook", session+".record.json")
 		v := verify(t, rec, pub)
-		if !v.OK || *v.StepCount < int64(len(payloads)) {
+		if !v.OK || *v.StepCount < int64(delivered) {
 			t.Fatalf("%s: %+v (%d payloads)", r.harness, v, len(payloads))
 		}
 		got := readRecord(t, rec)
@@ -192,6 +197,10 @@ func replayHarnesses(t *testing.T, replays []harnessReplay) {
 	}
 	t.Logf("\n| harness | session.agent | fixtures | events | steps | steps by kind | source |\n|---|---|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
 }
+
+// notWired are events install leaves unwired on purpose (internal/hookconf,
+// spec.go): Gemini CLI sends PreCompress before every model call.
+var notWired = map[string]bool{"gemini PreCompress": true}
 
 func kindCounts(m map[string]int) string {
 	var ks []string
@@ -261,6 +270,9 @@ func TestInstallCommand(t *testing.T) {
 	os.MkdirAll(filepath.Dir(cfg), 0o755)
 	os.WriteFile(cfg, orig, 0o644)
 	rs := func(args ...string) (int, string, string) {
+		if args[0] == "install" {
+			args = append(args, "--no-key", "--no-guard")
+		}
 		cmd := exec.Command(filepath.Join(bin, "record-step"), append(args, "--harness", "cursor", "--project", project)...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -271,7 +283,7 @@ func TestInstallCommand(t *testing.T) {
 		}
 		return code, out.String(), errb.String()
 	}
-	if code, out, _ := rs("install", "--dry-run"); code != 0 || !strings.Contains(out, `+        "command": ".logbook/bin/record-step --harness cursor --dir .logbook"`) {
+	if code, out, _ := rs("install", "--dry-run"); code != 0 || !strings.Contains(out, `.logbook/bin/record-step --harness cursor --dir .logbook"`) {
 		t.Fatalf("dry run: %d\n%s", code, out)
 	}
 	if !bytes.Equal(readFile(t, cfg), orig) {

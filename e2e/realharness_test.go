@@ -66,7 +66,7 @@ func raw(s string) json.RawMessage { return json.RawMessage(s) }
 // harnessProject makes a project with the binaries in .logbook/bin, runs
 // record-step install for harness, then adds a second hooks block that
 // only saves every payload into DIR/payloads/, one file each.
-func harnessProject(t *testing.T, harness, settings, rootVar string, events []string) (proj, saved string) {
+func harnessProject(t *testing.T, harness, settings, home string, events []string) (proj, saved string) {
 	proj = filepath.Join(t.TempDir(), "proj")
 	saved = filepath.Join(t.TempDir(), "payloads")
 	for _, d := range []string{proj, saved, filepath.Join(proj, ".logbook", "bin"), filepath.Join(proj, "sub")} {
@@ -84,7 +84,8 @@ func harnessProject(t *testing.T, harness, settings, rootVar string, events []st
 		}
 		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
 	}
-	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", harness, "--project", proj)
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", harness, "--project", proj, "--no-key")
+	inst.Env = append(os.Environ(), "HOME="+home)
 	if out, err := inst.CombinedOutput(); err != nil {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
@@ -239,7 +240,9 @@ func inputDigest(t *testing.T, in json.RawMessage) string {
 // reaches the model: no request after the first holds their names.
 func checkModelSawNoHookOutput(t *testing.T, label string, s *fakemodel.Server) {
 	for _, r := range s.Requests() {
-		for _, w := range []string{"record-step", "logbook-seal", "not recorded", ".logbook/bin"} {
+		// The messages' own prefixes: the names alone appear in Gemini
+		// CLI's listing of the project's files, which the model is sent.
+		for _, w := range []string{"record-step:", "logbook-seal:", "not recorded", "not found"} {
 			if strings.Contains(string(r.Body), w) {
 				t.Errorf("%s: request %s (turn %d) holds %q: hook output reached the model", label, r.Path, r.Turn, w)
 			}
@@ -259,8 +262,8 @@ func TestRealClaudeCode(t *testing.T) {
 		"SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult",
 		"PreModelSwitch", "PostModelSwitch", "CwdChanged", "FileChanged", "DirectoryAdded", "ConfigChange", "PreCompact",
 		"PostCompact", "Stop", "StopFailure", "SessionEnd"}
-	proj, saved := harnessProject(t, "claude-code", ".claude/settings.json", "CLAUDE_PROJECT_DIR", events)
 	home := t.TempDir()
+	proj, saved := harnessProject(t, "claude-code", ".claude/settings.json", home, events)
 	key := filepath.Join(home, ".config", "logbook", "signing.key")
 	os.MkdirAll(filepath.Dir(key), 0o700)
 	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--new-key", key).CombinedOutput(); err != nil {
@@ -355,5 +358,119 @@ func waitQuiet(dir string) {
 		} else if time.Since(since) > 500*time.Millisecond {
 			return
 		}
+	}
+}
+
+// TestRealGeminiCLI runs the real Gemini CLI against a fake Gemini API
+// that scripts parallel shell and file calls, one of them failing.
+func TestRealGeminiCLI(t *testing.T) {
+	gemini := npmTool(t, geminiCLIPkg, "gemini")
+	events := []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
+	home := t.TempDir()
+	proj, saved := harnessProject(t, "gemini", ".gemini/settings.json", home, events)
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o600)
+	key := filepath.Join(home, ".config", "logbook", "signing.key")
+	os.MkdirAll(filepath.Dir(key), 0o700)
+	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--new-key", key).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	calls := [][]fakemodel.ToolCall{
+		{{Name: "run_shell_command", Input: raw(`{"command":"echo hello"}`)}, {Name: "read_file", Input: raw(`{"file_path":"notes.txt"}`)}},
+		{{Name: "run_shell_command", Input: raw(`{"command":"GITHUB_TOKEN=` + plantedSecret + ` sh -c 'exit 3'"}`)}, {Name: "write_file", Input: raw(`{"file_path":"out.txt","content":"hi\n"}`)}},
+	}
+	script := &fakemodel.Script{}
+	for _, c := range calls {
+		script.Turns = append(script.Turns, fakemodel.Turn{Calls: c})
+	}
+	srv, err := fakemodel.Gemini(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gemini, "-p", "do the work", "--yolo", "--output-format", "json")
+	cmd.Dir = proj
+	cmd.Env = append(os.Environ(), "HOME="+home, "GEMINI_CLI_TRUST_WORKSPACE=true", "GOOGLE_GEMINI_BASE_URL="+srv.URL,
+		"GEMINI_API_KEY=fake-key", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gemini: %v\n%s", err, out)
+	}
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal(out, &res)
+	// SessionEnd is not awaited by Gemini CLI: wait for the hooks, then
+	// seal what they recorded.
+	waitQuiet(saved)
+	rec := filepath.Join(proj, ".logbook", res.SessionID+".record.json")
+	if o, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", filepath.Join(proj, ".logbook"), "--session", res.SessionID, "--key", key, "--out", rec).CombinedOutput(); err != nil {
+		t.Fatalf("seal: %v %s", err, o)
+	}
+	steps := compareEvents(t, "gemini-cli 0.61.0", saved, rec)
+	for _, c := range append(calls[0], calls[1]...) {
+		want := inputDigest(t, c.Input)
+		found := false
+		for _, s := range steps {
+			if ins := strs(s.Get("inputsSha256")); len(ins) > 0 && ins[0] == want {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("tool call %s %s: no step with the digest of the input the model sent", c.Name, c.Input)
+		}
+	}
+	// The failing command is a failure with its exit code, though Gemini
+	// CLI sends it as a plain AfterTool.
+	failed := false
+	for _, s := range steps {
+		d := s.Get("data")
+		if e, _ := d.GetString("event"); e == "PostToolUseFailure" && num(d, "exitCode") == "3" {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Error("the command that exited 3 is not recorded as a PostToolUseFailure with exitCode 3")
+	}
+	checkModelSawNoHookOutput(t, "gemini-cli 0.61.0", srv)
+}
+
+// TestRealClaudeCodeSubdir: Claude Code started in a subdirectory of a
+// recording project runs none of the project's hooks. The user-level
+// guard install adds refuses the prompt, loudly, naming the fix, and the
+// model is never asked; started at the root, the guard stays silent.
+func TestRealClaudeCodeSubdir(t *testing.T) {
+	claude := npmTool(t, claudeCodePkg, "claude")
+	home := t.TempDir()
+	proj, _ := harnessProject(t, "claude-code", ".claude/settings.json", home, []string{"SessionStart"})
+	srv, err := fakemodel.Anthropic(&fakemodel.Script{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	start := func(dir string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, claude, "-p", "hello", "--permission-mode", "bypassPermissions")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HOME="+home, "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := start(filepath.Join(proj, "sub"))
+	asked := len(srv.Scripted())
+	if asked != 0 || !strings.Contains(out, "this session would not be recorded") {
+		t.Errorf("started in sub/: %v, %d model requests, output:\n%s", err, asked, out)
+	}
+	line := strings.TrimSpace(out)
+	if i := strings.Index(line, "logbook:"); i >= 0 {
+		line = line[i:]
+	}
+	testreport.Line(t, fmt.Sprintf("claude-code 2.1.328 started in a subdirectory: refused before the model was asked (exit error %v): %s", err, clip(line, 300)))
+	if out, err := start(proj); err != nil || len(srv.Scripted()) == 0 {
+		t.Errorf("started at the root: %v, %d model requests\n%s", err, len(srv.Scripted()), out)
 	}
 }

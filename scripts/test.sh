@@ -2,13 +2,20 @@
 # The project's test command, on a fresh machine as on CI: installs the
 # Debian packages the tests drive (openssl for key interop, chromium for the
 # in-browser checker in web/), then runs `go test ./...` and prints what
-# the browser tests measured (go test hides the logs of passing tests).
+# the tests measured and which conformance tests did not run for want of
+# the public corpora (go test hides the logs of passing tests). Arguments
+# go to go test: `./scripts/test.sh -short` is the quick run (no browser,
+# shorter stress trials). The corpora are read from $LOGBOOK_CORPORA, else
+# ../shared (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 [ -x /usr/bin/chromium ] || command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# npm installs the real Claude Code and Gemini CLI (pinned) for e2e/realharness_test.go,
+# into $LOGBOOK_NPM_CACHE (default ~/.cache/logbook/npm) on first use.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "scripts/test.sh: missing Debian packages: ${missing[*]} (install them as root: apt-get install -y ${missing[*]})" >&2

@@ -1,15 +1,20 @@
 // Command logbook-install writes, merges or removes a harness's hook
 // configuration so that every event reaches record-step and the session's
-// end reaches logbook-seal --hook (internal/install; README, "Install").
+// end reaches logbook-seal --hook (internal/install; docs/install.md).
 // `record-step install|uninstall …` runs it: the code lives in its own
 // binary so that record-step, which runs on every tool call, stays small
 // and starts as fast as before.
 //
-//	logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--dry-run]
+//	logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--dry-run]
 //	logbook-install uninstall --harness NAME [--project DIR | --user | --local | --config FILE] [--dry-run]
 //
+// A project install copies the binaries the hooks call into
+// PROJECT/.logbook/bin (from --bin DIR, by default this program's
+// directory), adds .logbook/ to the project's .gitignore, and makes a
+// signing key unless one is found (--no-key: record only, seal later).
+//
 // Exit status: 0 done (or nothing to do), 1 refused or failed (nothing
-// written), 2 usage error.
+// written; or no signing key could be made), 2 usage error.
 package main
 
 import (
@@ -17,13 +22,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/hookconf"
 	"github.com/logbook-project/logbook/internal/install"
 )
 
-const synopsis = `logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--dry-run]
+const synopsis = `logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--dry-run]
 logbook-install uninstall --harness NAME [--project DIR | --user | --local | --config FILE] [--dry-run]
 logbook-install install|uninstall --help   (the flags of each)`
 
@@ -33,7 +41,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "install" || args[0] == "uninstall") {
-		return install.Main(args[0], args[1:], stdout, stderr, os.Getenv, time.Now())
+		return verb(args[0], args[1:], stdout, stderr)
 	}
 	// No verb: only --help and --version mean something.
 	fs := flag.NewFlagSet("logbook-install", flag.ContinueOnError)
@@ -46,4 +54,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-install: no verb: want install or uninstall (run 'logbook-install --help')")
 	}
 	return 2
+}
+
+// verb parses the flags of install or uninstall.
+func verb(name string, args []string, stdout, stderr io.Writer) int {
+	o := install.Options{Verb: name}
+	fs := flag.NewFlagSet("record-step "+name, flag.ContinueOnError)
+	fs.StringVar(&o.Harness, "harness", "", "the harness: "+strings.Join(hookconf.Names(), ", "))
+	fs.StringVar(&o.Project, "project", ".", "the project `DIR` whose configuration to edit")
+	fs.BoolVar(&o.User, "user", false, "edit the user-level configuration (in the home directory) instead")
+	fs.BoolVar(&o.Local, "local", false, "Claude Code: edit .claude/settings.local.json (not committed) instead of settings.json")
+	fs.StringVar(&o.Config, "config", "", "edit this configuration `FILE` (overrides --project, --user and --local)")
+	fs.StringVar(&o.Bin, "bin", "", "the `DIR` holding record-step and logbook-seal: copied into PROJECT/.logbook/bin for a project, called there for --user and --config (default: this program's directory)")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the change as a diff and write nothing")
+	if name == "install" {
+		fs.BoolVar(&o.NoGuard, "no-guard", false, "Claude Code: do not add the user-level hook that refuses sessions started below the project (where its hooks do not run)")
+		fs.BoolVar(&o.NoKey, "no-key", false, "install without a signing key: sessions are recorded, not sealed at their end (seal them later); without it, install makes a key or fails")
+	}
+	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--dry-run]", stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "record-step %s: unexpected argument %q\n", name, fs.Arg(0))
+		return install.Usage
+	}
+	if exe, err := os.Executable(); err == nil {
+		if r, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = r
+		}
+		o.Self = exe
+	}
+	return install.Run(o, stdout, stderr, os.Getenv, time.Now())
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/unsealed"
 )
 
 func main() {
@@ -129,12 +130,11 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		c.session = ev.Session
 	}
 	// The goal is clear text: it gets the project's redaction patterns
-	// too, and a config that cannot be used stops the seal.
-	r, err := redact.LoadConfig(dir)
-	if err != nil {
+	// too (logbook.Seal reads them from dir), and a config that cannot be
+	// used stops the seal before anything else is done.
+	if _, err := redact.LoadConfig(dir); err != nil {
 		return 1, err
 	}
-	redact.UseProject(r)
 	if c.session == "" {
 		return 2, fmt.Errorf("--session ID is required (or --hook with a payload on stdin)")
 	}
@@ -142,6 +142,15 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		return 2, fmt.Errorf("--ended-at %q is not an RFC 3339 UTC instant", c.endedAt)
 	}
 	priv, err := loadKey(c.keyFile, getenv)
+	if err != nil && c.hook {
+		// The session ends unsealed: say so where it will be seen, in
+		// the session itself and in a notice logbook-verify reports.
+		n, lerr := unsealed.Leave(dir, c.session, now, err.Error())
+		if lerr != nil {
+			return 1, fmt.Errorf("session %s NOT SEALED (%v), and the notice could not be written: %v", c.session, err, lerr)
+		}
+		return 1, fmt.Errorf("session %s NOT SEALED: %v; notice in %s; seal it with: %s", c.session, err, unsealed.Path(dir, c.session), n.Fix)
+	}
 	if err != nil {
 		return 2, err
 	}
@@ -176,6 +185,7 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 1, err
 	}
+	unsealed.Clear(dir, c.session) // its note is in the record now
 	if !c.hook {
 		fmt.Fprintf(stdout, "sealed %s: %d steps", out, res.Steps)
 		if n := len(res.Unfinished); n > 0 {

@@ -10,11 +10,13 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/gaps"
+	"github.com/logbook-project/logbook/internal/unsealed"
 	"io"
 	"os"
 	"runtime/debug"
@@ -58,9 +60,13 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--attestation FILE]... [--attestor-key FILE]... RECORD...
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
-logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]
+logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)`
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if code, ok := runCassette(args, stdout, stderr); ok {
+		return code
+	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps (and file, with several records)")
 	var pubkeys pubkeyFlag
@@ -141,6 +147,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
 	data, err := bigbuf.ReadFile(file)
+	if n, ok := unsealed.ForRecord(file); ok && err != nil {
+		// No record, but the session's end left word that it could not
+		// seal: that is the verdict, not a missing file.
+		if name != "" {
+			fmt.Fprintf(stdout, "%s: ", name)
+		}
+		fmt.Fprintf(stdout, "UNSEALED session %s: it ended at %s without being sealed (%s); seal it with: %s\n", n.Session, n.At, n.Reason, n.Fix)
+		return 1
+	}
 	if err != nil {
 		return ioError(name, err)
 	}
@@ -155,6 +170,9 @@ func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSO
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
 		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
+		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
+			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
+		}
 	}
 	if res.OK {
 		return 0

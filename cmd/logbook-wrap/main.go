@@ -132,13 +132,13 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	if err != nil {
 		return usage("%v", err)
 	}
-	redact.UseProject(red)
+	opt.Redactor = red
 	// session.recorder names this program, hashed once per session: only
 	// when the session's in-progress file is created.
-	hdr := journal.Header{Cwd: redact.String(cwd), Harness: harness,
+	hdr := journal.Header{Cwd: red.String(cwd), Harness: harness,
 		Describe: &recorder.Self{Name: "logbook-wrap", Warn: func(msg string) { fmt.Fprintln(stderr, "logbook-wrap:", msg) }}}
 	if c.agent != "" {
-		hdr.Harness = redact.String(c.agent)
+		hdr.Harness = red.String(c.agent)
 	}
 	if c.out != "" {
 		if c.dir != "" {
@@ -216,7 +216,9 @@ func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string)
 		os.RemoveAll(tmp)
 		return res.ExitCode
 	}
-	args := []string{"--dir", tmp, "--session", c.session, "--out", out, "--goal", c.goal}
+	// The sealer reads no redact.json in tmp: the goal goes to it already
+	// redacted with the project's rules.
+	args := []string{"--dir", tmp, "--session", c.session, "--out", out, "--goal", opt.Redactor.String(c.goal)}
 	if c.key != "" {
 		args = append(args, "--key", c.key)
 	}

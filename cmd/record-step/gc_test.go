@@ -9,17 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/testreport"
 )
-
-// samplesDir is where ../shared keeps real hook payloads, or
-// $LOGBOOK_CORPORA/../samples/hooks when the corpora live elsewhere.
-func samplesDir() string {
-	if c := os.Getenv("LOGBOOK_CORPORA"); c != "" {
-		return filepath.Join(c, "..", "samples", "hooks")
-	}
-	return filepath.Join("..", "..", "..", "shared", "samples", "hooks")
-}
 
 // TestSmallEventGC is the deterministic guard against the regression in
 // which a soft memory limit near the runtime's own 4 MiB made every small
@@ -37,10 +29,12 @@ func TestSmallEventGC(t *testing.T) {
 		{"a later event", strings.Replace(small, `"t1"`, `"t2"`, 1)},
 		{"100 KB of numbers (a large-ish body)", `{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t3","tool_input":{"command":"seq"},"tool_response":[` + strings.Repeat("1,", 50<<10) + `1]}`},
 	}
-	if b, err := os.ReadFile(filepath.Join(samplesDir(), "claude-code", "post-tool-use-todowrite.json")); err == nil {
+	if p, ok := corpora.Optional(t, "samples/hooks/claude-code/post-tool-use-todowrite.json", "the real 2.4 KB TodoWrite payload case (the synthesized cases still run)"); ok {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cases = append(cases, struct{ name, payload string }{"the 2.4 KB real TodoWrite sample", string(b)})
-	} else {
-		t.Log("shared samples absent: the real-payload case is skipped")
 	}
 	dir := t.TempDir()
 	var report []string

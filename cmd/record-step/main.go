@@ -40,12 +40,15 @@ func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "install" || os.Args[1] == "uninstall") {
 		os.Exit(installer(os.Args[1:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "guard" {
+		os.Exit(guard(os.Stdin, os.Stderr, os.Getenv))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
 // installer runs logbook-install, built beside record-step, in this
 // process's place. The install code stays out of record-step: linked in, it
-// made every hook's start-up about 1 ms slower (README, "Performance").
+// made every hook's start-up about 1 ms slower (docs/performance.md).
 func installer(args []string) int {
 	exe, err := os.Executable()
 	if err == nil {

@@ -27,6 +27,7 @@ import (
 //	session DIR ID N   record a Claude Code session ID of N tool events in DIR
 //	newkey FILE        write an Ed25519 key pair: FILE (PKCS#8 PEM) and FILE.pub
 //	seal DIR ID KEY OUT  seal session ID of DIR with the key in file KEY into OUT
+//	cassette NAME...   copy testdata/runback/NAME (runback cassette fixtures) into the work directory
 func Params() testscript.Params {
 	return testscript.Params{
 		Dir: "testdata/script",
@@ -39,9 +40,10 @@ func Params() testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"session": session,
-			"newkey":  newkey,
-			"seal":    sealCmd,
+			"session":  session,
+			"newkey":   newkey,
+			"seal":     sealCmd,
+			"cassette": cassette, // runback fixtures (runback.go)
 		},
 	}
 }

@@ -62,6 +62,9 @@ func findRoot() (string, error) {
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return "", fmt.Errorf("%s=%q is not a folder", Env, env)
 		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
 		return abs, nil
 	}
 	mod, err := ModuleRoot()
@@ -70,6 +73,10 @@ func findRoot() (string, error) {
 	}
 	dir := filepath.Join(filepath.Dir(mod), "shared")
 	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		// ../shared is often a symbolic link; walking it needs the target.
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
 		return dir, nil
 	}
 	return "", nil

@@ -2,7 +2,9 @@ package corpora
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -26,7 +28,7 @@ func TestFindRootEnv(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "corpora", "jcs"), 0o755)
 	t.Setenv(Env, dir)
 	got, err := findRoot()
-	if err != nil || got != dir {
+	if want, _ := filepath.EvalSymlinks(dir); err != nil || got != want {
 		t.Fatalf("findRoot = %q, %v; want %q", got, err, dir)
 	}
 	t.Setenv(Env, filepath.Join(dir, "nosuch"))
@@ -53,5 +55,21 @@ func TestRequireAbsent(t *testing.T) {
 	want := "conformance not run: TestRequireAbsent/inner: nothing at all (no corpora/no-such-corpus-here in $LOGBOOK_CORPORA or ../shared)\n"
 	if string(b) != want {
 		t.Fatalf("report %q\nwant   %q", b, want)
+	}
+}
+
+// TestRequireEnvFails: under LOGBOOK_REQUIRE_CORPORA=1 an absent part
+// fails the test instead of skipping it (run in a child process, whose
+// failure is the expected outcome).
+func TestRequireEnvFails(t *testing.T) {
+	if os.Getenv("CORPORA_CHILD") == "1" {
+		Require(t, "corpora/no-such-corpus-here", "nothing at all")
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRequireEnvFails$")
+	cmd.Env = append(os.Environ(), "CORPORA_CHILD=1", RequireEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "LOGBOOK_REQUIRE_CORPORA=1") || strings.Contains(string(out), "SKIP") {
+		t.Fatalf("want a failure naming %s=1, got %v\n%s", RequireEnv, err, out)
 	}
 }

@@ -1,7 +1,8 @@
 // Package format holds the constants of the agent-work/record@0 format
-// (spec record-format.md) that more than one package names: the version,
-// the nesting limit, the step kinds, the refusal codes and the error that
-// carries one. It imports nothing of the project, so any package may
+// that more than one package names: the version, the nesting limit, the
+// step kinds, the refusal codes and the error that carries one. The format
+// is described in docs/record-format.md; "spec §N" in a comment is its
+// section N. It imports nothing of the project, so any package may
 // import it; record-step links it on every tool call, so it stays small.
 package format
 

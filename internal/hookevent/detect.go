@@ -148,7 +148,7 @@ func harnessOf(b *builder, raw string, hint Hint) string {
 // version or model when the events say").
 func harnessLabel(b *builder, name string) string {
 	if v := b.str("cursor_version"); v != "" && name == "cursor" {
-		return name + " " + oneLine(redact.Clip(v, 64))
+		return name + " " + oneLine(redact.Clip(b.red.String(v), 64))
 	}
 	return name
 }

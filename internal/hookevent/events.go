@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -117,7 +116,7 @@ func (b *builder) path(key, cwd string) string {
 	if p == "" {
 		return ""
 	}
-	rel := relPath(redact.String(p), cwd)
+	rel := relPath(b.red.String(p), cwd)
 	b.set("path", rel)
 	return rel
 }
@@ -183,8 +182,37 @@ func (b *builder) toolBatch(st *chain.Step, _ string) string {
 		return nil
 	})
 	if len(tools) > 0 {
-		b.data = append(b.data, strictjson.Member{Key: "tools", Value: strictjson.StrArr(redactAll(tools))})
-		b.data = append(b.data, strictjson.Member{Key: "toolUseIds", Value: strictjson.StrArr(redactAll(ids))})
+		b.data = append(b.data, strictjson.Member{Key: "tools", Value: strictjson.StrArr(b.redactAll(tools))})
+		b.data = append(b.data, strictjson.Member{Key: "toolUseIds", Value: strictjson.StrArr(b.redactAll(ids))})
 	}
 	return strings.Join(tools, ", ")
+}
+
+// geminiExitCode reads a shell call's exit status from Gemini CLI's
+// tool_response: the CLI reports it only inside llmContent, the text
+// the model is sent, as a line "Exit Code: N" (0.61; a command that
+// exits 0 has no such line).
+func geminiExitCode(res objView) (int64, bool) {
+	if res.v == nil {
+		return 0, false
+	}
+	text, ok := res.v.GetString("llmContent")
+	if !ok {
+		return 0, false
+	}
+	const label = "\nExit Code: "
+	i := strings.Index(text, label)
+	if i < 0 {
+		return 0, false
+	}
+	var n int64
+	digits := 0
+	for _, c := range text[i+len(label):] {
+		if c < '0' || c > '9' || digits == 9 {
+			break
+		}
+		n = n*10 + int64(c-'0')
+		digits++
+	}
+	return n, digits > 0
 }

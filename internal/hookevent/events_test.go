@@ -102,3 +102,22 @@ func TestLaterEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiExitCode: Gemini CLI 0.61 sends a failed shell command as a
+// plain AfterTool whose llmContent says "Exit Code: 3" (payload as the
+// real CLI sent it): a PostToolUseFailure with its exit code.
+func TestGeminiExitCode(t *testing.T) {
+	p := `{"session_id":"s","cwd":"/p","hook_event_name":"AfterTool","timestamp":"2026-12-01T19:40:39.936Z","tool_name":"run_shell_command","tool_input":{"command":"echo hi; exit 3"},"tool_response":{"llmContent":"<untrusted_context>\nOutput: hi\nExit Code: 3\nProcess Group PGID: 6063\n</untrusted_context>","returnDisplay":"hi"}}`
+	ev, err := Parse([]byte(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dataOf(t, ev)
+	if ev.Name != "PostToolUseFailure" || d["exitCode"] != "3" || !strings.HasPrefix(ev.Step.Summary, "PostToolUseFailure run_shell_command: exit 3:") || len(ev.Step.Outputs) != 1 {
+		t.Errorf("%s %v %q %v", ev.Name, d, ev.Step.Summary, ev.Step.Outputs)
+	}
+	ok := strings.Replace(strings.Replace(p, `\nExit Code: 3`, ``, 1), "exit 3", "true", 1)
+	if ev, _ := Parse([]byte(ok)); ev.Name != "PostToolUse" {
+		t.Errorf("a command without an exit code line: %s", ev.Name)
+	}
+}

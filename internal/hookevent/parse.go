@@ -50,11 +50,17 @@ var ErrNotObject = errors.New("hook payload is not a JSON object")
 // Parse reads a hook payload with no hint from the command line.
 func Parse(payload []byte) (Event, error) { return ParseWith(payload, Hint{}) }
 
-// ParseWith reads a hook payload of any supported dialect. A payload that
-// is not JSON, or not an object, is an error (the caller has no session to
-// put it in); any object becomes a step, whatever its event, with missing
-// or null fields treated as absent.
-func ParseWith(payload []byte, hint Hint) (Event, error) {
+// ParseWith reads a hook payload of any supported dialect with the
+// built-in redaction rules. A payload that is not JSON, or not an object,
+// is an error (the caller has no session to put it in); any object becomes
+// a step, whatever its event, with missing or null fields treated as
+// absent.
+func ParseWith(payload []byte, hint Hint) (Event, error) { return ParseRedacted(payload, hint, nil) }
+
+// ParseRedacted is ParseWith with red's rules (a project's patterns; nil:
+// the built-in rules) applied to every clear string of the step: the
+// summary, every data value and the harness label.
+func ParseRedacted(payload []byte, hint Hint, red *redact.Redactor) (Event, error) {
 	// Only the top level is kept as values: bodies are digested from their
 	// text a level at a time (digest.Body), so a payload of millions of
 	// values never becomes a tree of millions of values.
@@ -65,7 +71,7 @@ func ParseWith(payload []byte, hint Hint) (Event, error) {
 	if v.Kind != strictjson.Object {
 		return Event{}, ErrNotObject
 	}
-	b := builder{src: payload, root: v}
+	b := builder{src: payload, root: v, red: red}
 	raw := b.eventName(hint)
 	event, implied := Canonical(raw)
 	if event == "PostToolUse" && b.responseFailed(raw) {
@@ -81,6 +87,7 @@ func ParseWith(payload []byte, hint Hint) (Event, error) {
 }
 
 type builder struct {
+	red     *redact.Redactor // nil: the built-in rules
 	src     []byte
 	root    *strictjson.Value
 	data    []strictjson.Member
@@ -211,7 +218,7 @@ func (b *builder) set(key, val string) {
 	if val == "" {
 		return
 	}
-	b.data = append(b.data, strictjson.Member{Key: key, Value: strictjson.Str(redact.Clip(redact.String(val), maxField))})
+	b.data = append(b.data, strictjson.Member{Key: key, Value: strictjson.Str(redact.Clip(b.red.String(val), maxField))})
 }
 
 // setInt records the first integer field of keys as data[name].
@@ -255,6 +262,12 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 			}
 		case implied == "read":
 			st.Outputs = b.body("content") // Cursor's beforeReadFile carries the file
+		}
+		if raw == "AfterTool" {
+			if code, ok := geminiExitCode(b.object(b.get("tool_response"))); ok {
+				b.data = append(b.data, strictjson.Member{Key: "exitCode", Value: strictjson.Int(code)})
+				detail = fmt.Sprintf("exit %d: %s", code, detail)
+			}
 		}
 		b.setInt("durationMs", "duration_ms", "duration")
 	case event == "PermissionRequest" || event == "PermissionDenied":
@@ -346,7 +359,9 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	if detail != "" {
 		sum += ": " + detail
 	}
-	st.Summary = redact.Clip(redact.String(oneLine(sum)), maxSummary)
+	// Redacted first, before it is joined into one line or shortened: a
+	// secret is recognised in the text as it was sent.
+	st.Summary = redact.Clip(oneLine(b.red.String(sum)), maxSummary)
 	return st
 }
 
@@ -449,6 +464,9 @@ func (b *builder) responseFailed(raw string) bool {
 	if t := res.str("resultType", "result_type"); t != "" && t != "success" {
 		return true
 	}
+	if code, ok := geminiExitCode(res); ok && code != 0 {
+		return true
+	}
 	return false
 }
 
@@ -464,7 +482,7 @@ func (b *builder) toolMeta(tool, cwd string, in objView) string {
 	if p := in.str("file_path", "notebook_path", "path", "filePath", "absolute_path", "target_file"); p != "" {
 		// Redacted before it is shortened: cleaning a path joins the "//"
 		// of a URL inside it, which hides a password from the URL rule.
-		rel := relPath(redact.String(p), cwd)
+		rel := relPath(b.red.String(p), cwd)
 		b.set("path", rel)
 		detail = rel
 	}
@@ -473,11 +491,11 @@ func (b *builder) toolMeta(tool, cwd string, in objView) string {
 		// files it names are recorded.
 		if files := patchFiles(in.str("command", "input", "patch")); len(files) > 0 {
 			for i := range files {
-				files[i] = relPath(redact.String(files[i]), cwd)
+				files[i] = relPath(b.red.String(files[i]), cwd)
 			}
 			b.set("path", files[0])
 			if len(files) > 1 {
-				b.data = append(b.data, strictjson.Member{Key: "paths", Value: strictjson.StrArr(redactAll(files))})
+				b.data = append(b.data, strictjson.Member{Key: "paths", Value: strictjson.StrArr(b.redactAll(files))})
 			}
 			detail = strings.Join(files, ", ")
 		}
@@ -519,10 +537,10 @@ func patchFiles(patch string) []string {
 	return files
 }
 
-func redactAll(ss []string) []string {
+func (b *builder) redactAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = redact.Clip(redact.String(s), maxField)
+		out[i] = redact.Clip(b.red.String(s), maxField)
 	}
 	return out
 }

@@ -1,252 +1,321 @@
-// Package install writes, merges and removes the hook configuration that
-// sends a harness's events to record-step and its session end to
-// logbook-seal --hook (README, "Harnesses"). It edits configuration files
-// as text (jsontext.go): an install adds its entries and changes no other
-// byte, a second install changes nothing, and uninstall removes exactly the
-// entries install adds, so install then uninstall gives the original file
-// back byte for byte. A file it cannot read as one strict JSON object is
-// refused and left untouched. Add and Remove are pure; Main does the files.
+// Package install puts logbook into a project, or a home directory, for
+// one harness: the hook configuration (edited as text by
+// internal/hookconf), the binaries the hooks call (binaries.go), the
+// .gitignore entry for .logbook/ (gitignore.go) and the signing key the
+// session's end seals with (key.go). cmd/logbook-install parses the flags
+// into Options; Run takes the environment, the clock and the output as
+// arguments.
 package install
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
-	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/hookconf"
 )
 
-// Target is one configuration file to edit and how its hook commands read.
-type Target struct {
-	Spec *Spec
-	// Bin is a shell expression for the directory holding record-step and
-	// logbook-seal, as the hook command will see it.
-	Bin string
-	// DirFlag is appended to every command (" --dir …"), "" for none.
-	DirFlag string
+// Options are what the command line says.
+type Options struct {
+	Verb    string // "install" or "uninstall"
+	Harness string
+	Project string // the project directory ("." by default)
+	User    bool   // the user-level configuration instead
+	Local   bool   // Claude Code's settings.local.json
+	Config  string // this configuration file instead
+	// Bin is the directory the binaries come from: copied into
+	// PROJECT/.logbook/bin for a project, called where they are for
+	// --user and --config. Default: the directory of Self.
+	Bin     string
+	DryRun  bool
+	NoKey   bool   // install without a signing key, knowingly
+	NoGuard bool   // Claude Code: no user-level guard against starts below the project
+	Self    string // this program's path, for the default Bin
 }
 
-// Command is the hook command line for event e.
-func (t Target) Command(e Event) string {
-	prog := "record-step"
-	if e.Seal {
-		prog = "logbook-seal --hook"
-	}
-	c := t.Bin + "/" + prog + " --harness " + t.Spec.Harness
-	if e.Named {
-		c += " --event " + e.Name
-	}
-	return c + t.DirFlag
-}
+// Exit statuses.
+const (
+	Done    = 0 // done, or nothing to do
+	Refused = 1 // refused or failed: the configuration is as it was
+	Usage   = 2
+)
 
-// entry is what install adds to one event's list.
-func (t Target) entry(e Event) node {
-	h := t.Spec.Handler(t.Command(e), e.Seal)
-	if t.Spec.Flat {
-		return h
+// Run installs or uninstalls. It reports on stdout what it did and on
+// stderr what went wrong, and returns the exit status.
+func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now time.Time) int {
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "record-step %s: %s\n", o.Verb, fmt.Sprintf(format, a...))
+		return Usage
 	}
-	if e.Matcher != "" {
-		return obj(kv("matcher", str(e.Matcher)), kv("hooks", arr(h)))
+	spec := hookconf.Lookup(o.Harness)
+	if spec == nil {
+		return usage("--harness must be one of %s", strings.Join(hookconf.Names(), ", "))
 	}
-	return obj(kv("hooks", arr(h)))
-}
-
-// newFile is the text of a configuration file install creates.
-func (t Target) newFile() []byte {
-	return []byte(style{unit: "  ", colon: ": ", nl: "\n"}.render(obj(t.Spec.Skeleton...), "") + "\n")
-}
-
-// Add returns old with every event of the target wired to logbook, and
-// notes for the user. old == nil means the file does not exist. An event
-// whose list already runs record-step or logbook-seal (an earlier install,
-// or a block merged by hand) is left as it is. An error means old is not a
-// configuration install can edit; nothing is changed then.
-func Add(old []byte, t Target) ([]byte, []string, error) {
-	text := old
-	if len(bytes.TrimSpace(old)) == 0 {
-		text = t.newFile()
+	if o.Project == "" {
+		o.Project = "."
 	}
-	if _, err := parseDoc(text); err != nil {
-		return nil, nil, fmt.Errorf("cannot read it as a JSON object (%v)", err)
+	project := !o.User && o.Config == ""
+	if o.Bin == "" && o.Self != "" {
+		o.Bin = filepath.Dir(o.Self)
 	}
-	st := learnStyle(text)
+	path, t, err := resolve(spec, o, getenv)
+	if err != nil {
+		return usage("%v", err)
+	}
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "record-step %s: %s: %v; nothing was changed\n", o.Verb, path, err)
+		return Refused
+	}
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
+	}
+	var next []byte
 	var notes []string
-	for _, e := range t.Spec.Events {
-		d, err := parseDoc(text)
+	gone := false
+	if o.Verb == "install" {
+		next, notes, err = hookconf.Add(old, t)
+	} else {
+		if !exists {
+			fmt.Fprintf(stdout, "%s: no such file; nothing to remove\n", path)
+			return Done
+		}
+		var removed int
+		next, removed, gone, err = hookconf.Remove(old, t)
+		if err == nil && removed == 0 {
+			fmt.Fprintf(stdout, "%s: no %s hooks of logbook's to remove\n", path, spec.Harness)
+			return Done
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if gone {
+		next = nil
+	}
+	changed := !(exists && !gone && string(next) == string(old))
+	if o.DryRun {
+		if changed {
+			fmt.Fprint(stdout, hookconf.UnifiedDiff(path, old, exists, next, !gone))
+		}
+		if o.Verb == "install" && project {
+			if line, ok := gitignoreNeeds(o.Project); ok {
+				fmt.Fprintf(stdout, "would add %q to %s\n", line, filepath.Join(o.Project, ".gitignore"))
+			}
+			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(hookBinaries, ", "), filepath.Join(o.Project, ".logbook", "bin"))
+		}
+		printNotes(stdout, notes)
+		return Done
+	}
+	if o.Verb == "install" {
+		// Everything the hooks need is put in place before they are
+		// wired: a hook that runs before its binary exists records
+		// nothing.
+		if project {
+			copied, err := copyBinaries(o.Bin, filepath.Join(o.Project, ".logbook", "bin"))
+			if err != nil {
+				return fail(err)
+			}
+			if len(copied) > 0 {
+				fmt.Fprintf(stdout, "copied %s into %s\n", strings.Join(copied, ", "), filepath.Join(o.Project, ".logbook", "bin"))
+			}
+			if added, err := addGitignore(o.Project); err != nil {
+				return fail(fmt.Errorf(".gitignore: %w", err))
+			} else if added != "" {
+				fmt.Fprintf(stdout, "%s: added %s (binaries, sessions and records stay out of commits)\n", filepath.Join(o.Project, ".gitignore"), added)
+			}
+		}
+	}
+	if changed {
+		backup := ""
+		if exists {
+			if backup, err = writeBackup(backupDir(o, path), path, old, now); err != nil {
+				return fail(fmt.Errorf("backup: %w", err))
+			}
+		}
+		if err := writeConfig(path, next, gone); err != nil {
+			return fail(err)
+		}
+		switch {
+		case o.Verb == "install":
+			fmt.Fprintf(stdout, "%s: logbook hooks installed for %s (%d events)", path, spec.Harness, len(spec.Events))
+		case gone:
+			fmt.Fprintf(stdout, "%s: logbook hooks removed; the file held nothing else and was deleted", path)
+		default:
+			fmt.Fprintf(stdout, "%s: logbook hooks removed", path)
+		}
+		if backup != "" {
+			fmt.Fprintf(stdout, "; backup: %s", backup)
+		}
+		fmt.Fprintln(stdout)
+	} else {
+		fmt.Fprintf(stdout, "%s: already installed; nothing changed\n", path)
+	}
+	if o.Verb != "install" {
+		printNotes(stdout, notes)
+		return Done
+	}
+	notes = append(notes, spec.Notes...)
+	if spec.Harness == "claude-code" && project && !o.Local {
+		notes = append(notes, startGuard(o, stdout, stderr, getenv, now))
+	}
+	printNotes(stdout, notes)
+	return signingKey(o, stdout, stderr, getenv)
+}
+
+// startGuard adds the user-level guard (hookconf's claude-code-guard) that
+// refuses prompts of a Claude Code session started below the project, and
+// returns the note that says so.
+func startGuard(o Options, stdout, stderr io.Writer, getenv func(string) string, now time.Time) string {
+	why := "Claude Code reads hooks only from the directory it starts in: start it in " + absOr(o.Project) + ", not in a subdirectory"
+	if o.NoGuard {
+		return why + " (--no-guard: nothing refuses a session started there)."
+	}
+	g := Options{Verb: "install", Harness: "claude-code-guard", User: true, Bin: o.Bin, NoKey: true}
+	if getenv("HOME") == "" {
+		return why + " ($HOME is not set: the guard that refuses such sessions was not installed)."
+	}
+	var out strings.Builder
+	if code := Run(g, &out, stderr, getenv, now); code != Done {
+		return why + " (the guard that refuses such sessions could not be installed)."
+	}
+	fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks installed for claude-code-guard (1 events)", "guard installed: a session started below a recording project is refused with the fix"))
+	return why + ": a session started below it is refused (user-level guard; record-step uninstall --harness claude-code-guard --user removes it)."
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func printNotes(w io.Writer, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+// resolve picks the file and how its commands name the binaries.
+func resolve(spec *hookconf.Spec, o Options, getenv func(string) string) (string, hookconf.Target, error) {
+	t := hookconf.Target{Spec: spec}
+	var path string
+	switch {
+	case o.Config != "":
+		path = o.Config
+	case o.User:
+		if spec.UserFile == "" {
+			return "", t, fmt.Errorf("%s has no user-level hook configuration: install it per project", spec.Harness)
+		}
+		home := getenv("HOME")
+		if home == "" {
+			return "", t, fmt.Errorf("$HOME is not set")
+		}
+		path = filepath.Join(home, spec.UserFile)
+	case o.Local:
+		if spec.LocalFile == "" {
+			return "", t, fmt.Errorf("--local is for claude-code only")
+		}
+		path = filepath.Join(o.Project, spec.LocalFile)
+	default:
+		path = filepath.Join(o.Project, spec.ProjectFile)
+	}
+	if o.User || o.Config != "" {
+		if o.Bin == "" {
+			return "", t, fmt.Errorf("--bin DIR is needed: where record-step and logbook-seal are")
+		}
+		abs, err := filepath.Abs(o.Bin)
 		if err != nil {
-			return nil, nil, fmt.Errorf("internal error: an edit broke the JSON (%v)", err)
+			return "", t, err
 		}
-		entry := t.entry(e)
-		hooks := d.root.Get("hooks")
-		if hooks == nil {
-			text = appendTo(text, st, d.root, memberText(st, kv("hooks", obj(kv(e.Name, arr(entry))))))
-			continue
-		}
-		if hooks.Kind != strictjson.Object {
-			return nil, nil, fmt.Errorf(`its "hooks" is not a JSON object`)
-		}
-		list := hooks.Get(e.Name)
-		if list == nil {
-			text = appendTo(text, st, hooks, memberText(st, kv(e.Name, arr(entry))))
-			continue
-		}
-		if list.Kind != strictjson.Array {
-			return nil, nil, fmt.Errorf(`its "hooks"."%s" is not a JSON array`, e.Name)
-		}
-		if cmd, found := t.logbookCommand(list); found {
-			if cmd != t.Command(e) {
-				notes = append(notes, fmt.Sprintf("%s already runs %q: left as it is", e.Name, cmd))
-			}
-			continue
-		}
-		text = appendTo(text, st, list, func(indent string) string { return st.render(entry, indent) })
+		t.Bin = shellQuote(abs)
+	} else {
+		t.Bin = hookconf.ProjectTarget(spec).Bin
 	}
-	return text, notes, nil
+	if !o.User {
+		t.DirFlag = hookconf.ProjectDirFlag(spec)
+	}
+	return path, t, nil
 }
 
-func memberText(st style, m member) func(string) string {
-	return func(indent string) string { return quote(m.key) + st.colon + st.render(m.val, indent) }
-}
-
-// handlers lists the hook handlers of one event's list: the items
-// themselves (flat) or the handlers inside each matcher group.
-func (t Target) handlers(list *strictjson.Value, each func(item int, group *strictjson.Value, handler int, h *strictjson.Value) bool) {
-	for i := range list.Items {
-		it := &list.Items[i]
-		if t.Spec.Flat {
-			if each(i, nil, -1, it) {
-				return
-			}
-			continue
-		}
-		inner := it.Get("hooks")
-		if inner == nil || inner.Kind != strictjson.Array {
-			continue
-		}
-		for j := range inner.Items {
-			if each(i, inner, j, &inner.Items[j]) {
-				return
-			}
+// shellQuote quotes a path for a POSIX shell command line.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("/._-+,:@%", c)) {
+			safe = false
 		}
 	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// logbookCommand finds a handler in list that runs record-step or
-// logbook-seal, whoever wrote it.
-func (t Target) logbookCommand(list *strictjson.Value) (cmd string, found bool) {
-	t.handlers(list, func(_ int, _ *strictjson.Value, _ int, h *strictjson.Value) bool {
-		c, _ := h.GetString(t.Spec.CommandKey)
-		if strings.Contains(c, "record-step") || strings.Contains(c, "logbook-seal") {
-			cmd, found = c, true
+// backupDir is where the old configuration is kept: PROJECT/.logbook/backups
+// for a project (ignored by git with the rest of .logbook/, so neither
+// install nor uninstall leaves a file in git status), else beside the file.
+func backupDir(o Options, path string) string {
+	if !o.User && o.Config == "" {
+		return filepath.Join(o.Project, ".logbook", "backups")
+	}
+	return filepath.Dir(path)
+}
+
+// writeBackup copies the old file to DIR/NAME.logbook-backup-TIME (UTC),
+// with a counter when that name is taken, and the old file's mode.
+func writeBackup(dir, path string, old []byte, now time.Time) (string, error) {
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	base := filepath.Join(dir, filepath.Base(path)+".logbook-backup-"+now.UTC().Format("20060102T150405Z"))
+	name := base
+	for i := 1; ; i++ {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) && i < 100 {
+			name = fmt.Sprintf("%s-%d", base, i)
+			continue
 		}
-		return found
-	})
-	return cmd, found
-}
-
-// ours reports a handler install added: it runs record-step or
-// logbook-seal with this harness's --harness flag.
-func (t Target) ours(h *strictjson.Value) bool {
-	c, _ := h.GetString(t.Spec.CommandKey)
-	if !strings.Contains(c, "record-step") && !strings.Contains(c, "logbook-seal") {
-		return false
-	}
-	flag := "--harness " + t.Spec.Harness
-	i := strings.Index(c, flag)
-	return i >= 0 && (i+len(flag) == len(c) || c[i+len(flag)] == ' ')
-}
-
-// Remove returns old without the entries install adds for the target: each
-// handler that runs record-step or logbook-seal with this harness's
-// --harness flag (with its matcher group when it is the group's only
-// handler), then an event list, the "hooks" object or the whole file left
-// empty by that. gone is true when nothing but install's own skeleton is
-// left: the file is to be deleted. removed counts the handlers taken out.
-func Remove(old []byte, t Target) (text []byte, removed int, gone bool, err error) {
-	text = old
-	if _, err := parseDoc(text); err != nil {
-		return nil, 0, false, fmt.Errorf("cannot read it as a JSON object (%v)", err)
-	}
-	for {
-		d, err := parseDoc(text)
 		if err != nil {
-			return nil, 0, false, fmt.Errorf("internal error: an edit broke the JSON (%v)", err)
+			return "", err
 		}
-		hooks := d.root.Get("hooks")
-		if hooks == nil || hooks.Kind != strictjson.Object {
-			break
+		_, err = f.Write(old)
+		if err2 := f.Sync(); err == nil {
+			err = err2
 		}
-		next, ok := t.removeOne(d, hooks)
-		if !ok {
-			break
+		if err2 := f.Close(); err == nil {
+			err = err2
 		}
-		text = next
-		removed++
+		return name, err
 	}
-	if removed == 0 {
-		return old, 0, false, nil
-	}
-	d, _ := parseDoc(text)
-	return text, removed, t.onlySkeleton(d), nil
 }
 
-// removeOne takes out the first handler install added, and whatever that
-// leaves empty.
-func (t Target) removeOne(d doc, hooks *strictjson.Value) ([]byte, bool) {
-	for ei := range hooks.Members {
-		list := &hooks.Members[ei].Value
-		if list.Kind != strictjson.Array {
-			continue
-		}
-		var out []byte
-		t.handlers(list, func(item int, group *strictjson.Value, h int, hv *strictjson.Value) bool {
-			if !t.ours(hv) {
-				return false
-			}
-			if group != nil && len(group.Items) > 1 {
-				out = removeFrom(d.text, group, h)
-				return true
-			}
-			out = removeFrom(d.text, list, item)
-			if len(list.Items) > 1 {
-				return true
-			}
-			// The event's list held only this entry: the event goes, and
-			// the hooks object with it when it held only this event.
-			if len(hooks.Members) > 1 {
-				out = removeFrom(d.text, hooks, ei)
-			} else {
-				out = removeFrom(d.text, d.root, memberIndex(d.root, "hooks"))
-			}
-			return true
-		})
-		if out != nil {
-			return out, true
-		}
+// writeConfig replaces the file (through a symlink: a dotfiles manager's
+// link stays a link) atomically, keeping its mode, or deletes it.
+func writeConfig(path string, data []byte, remove bool) error {
+	target := path
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		target = resolved
 	}
-	return nil, false
-}
-
-func memberIndex(o *strictjson.Value, key string) int {
-	for i := range o.Members {
-		if o.Members[i].Key == key {
-			return i
-		}
+	if remove {
+		return os.Remove(target)
 	}
-	return -1
-}
-
-// onlySkeleton reports a document holding nothing but what install writes
-// into a file it creates (nothing, or Cursor's and Copilot's "version": 1).
-func (t Target) onlySkeleton(d doc) bool {
-	if len(d.root.Members) != len(t.Spec.Skeleton) {
-		return false
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(target); err == nil {
+		mode = st.Mode().Perm()
+	} else if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
 	}
-	for i, m := range d.root.Members {
-		sk := t.Spec.Skeleton[i]
-		if m.Key != sk.key || m.Value.Kind != strictjson.Number || m.Value.Str != sk.val.num {
-			return false
-		}
-	}
-	return true
+	return durable.WriteFileMode(target, data, mode)
 }

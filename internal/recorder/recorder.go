@@ -108,8 +108,7 @@ func RecordNow(dir string, payload []byte, hint hookevent.Hint, now func() strin
 
 func recordOne(dir string, payload []byte, hint hookevent.Hint, at string, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
 	r, cfgErr := redact.LoadConfig(dir)
-	redact.UseProject(r)
-	ev, err := hookevent.ParseWith(payload, hint)
+	ev, err := hookevent.ParseRedacted(payload, hint, r)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
@@ -128,7 +127,7 @@ func recordOne(dir string, payload []byte, hint hookevent.Hint, at string, now f
 		cwd = ev.Cwd
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
-	cwd = redact.String(cwd)
+	cwd = r.String(cwd)
 	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}
 	ev.Step.At = at
 	steps := []chain.Step{ev.Step}

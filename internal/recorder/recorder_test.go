@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/format"
@@ -54,7 +55,6 @@ func BenchmarkRecord(b *testing.B) {
 // TestProjectRedaction: DIR/redact.json patterns apply to what is recorded;
 // an unusable one still records the step, clear text withheld, and warns.
 func TestProjectRedaction(t *testing.T) {
-	defer redact.UseProject(nil)
 	dir := t.TempDir()
 	good, _ := os.ReadFile("../../testdata/redact/config/good_acme.json")
 	os.WriteFile(filepath.Join(dir, redact.ConfigFile), good, 0o600)
@@ -89,6 +89,48 @@ func TestProjectRedaction(t *testing.T) {
 	}
 	if !bytes.Contains(steps.JSON, []byte(`"toolUseId":"t1"`)) {
 		t.Errorf("withheld step lost its toolUseId")
+	}
+}
+
+// TestProjectRedactionStaysInItsDirectory: one directory's redact.json
+// must not change what another records, even in the same process (the
+// rules travel with the call, there is no process-wide setting), and
+// events in parallel see only their own directory's rules.
+func TestProjectRedactionStaysInItsDirectory(t *testing.T) {
+	withCfg, without := t.TempDir(), t.TempDir()
+	good, _ := os.ReadFile("../../testdata/redact/config/good_acme.json")
+	os.WriteFile(filepath.Join(withCfg, redact.ConfigFile), good, 0o600)
+	p := []byte(`{"session_id":"iso","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1",` +
+		`"tool_input":{"command":"deploy --seed 918273"}}`)
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			dir := without
+			if i%2 == 0 {
+				dir = withCfg
+			}
+			if _, err := Record(dir, p, "2026-01-01T00:00:00Z", "/w"); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	read := func(dir string) []byte {
+		j, _ := journal.Open(dir, "iso")
+		defer j.Close()
+		_, steps, err := j.ReadAll(nil)
+		if err != nil || steps.Count != 4 {
+			t.Fatalf("%v, %d steps", err, steps.Count)
+		}
+		return steps.JSON
+	}
+	if got := read(withCfg); bytes.Contains(got, []byte("918273")) {
+		t.Errorf("the project's key rule was not applied: %s", got)
+	}
+	if got := read(without); bytes.Count(got, []byte("--seed 918273")) != 8 {
+		t.Errorf("another directory's rules leaked into this one: %s", got)
 	}
 }
 

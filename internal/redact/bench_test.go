@@ -104,8 +104,14 @@ func TestColdStart(t *testing.T) {
 		sort.Slice(runs, func(i, j int) bool { return runs[i] < runs[j] })
 		median := runs[len(runs)/2]
 		t.Logf("first call in a fresh process (%s 200-byte command): median %v, min %v, max %v", which, median, runs[0], runs[len(runs)-1])
-		if median > time.Millisecond {
-			t.Errorf("cold first call takes %v, want < 1ms", median)
+		// A command that holds a secret also compiles the few gitleaks
+		// rules its words select (each 20-200 µs, once per process).
+		limit := time.Millisecond
+		if which == "secret" {
+			limit = 3 * time.Millisecond
+		}
+		if median > limit {
+			t.Errorf("cold first call takes %v, want < %v", median, limit)
 		}
 	}
 }

@@ -23,16 +23,39 @@
 //   - URL passwords: scheme://user:[REDACTED]@host, for any scheme, up to
 //     the last @ before the host even when the password holds @ ? # ' >;
 //   - private key blocks, from BEGIN to END or, if truncated, to the end;
-//   - well-known token shapes (AWS, GCP, GitHub, GitLab, Slack, npm, PyPI,
-//     Anthropic, OpenAI, Stripe, Twilio, SendGrid, Hugging Face, JWT,
-//     DigitalOcean, Shopify, Discord, Google OAuth and more; see shapes),
-//     wherever they occur, even inside a path such as /tmp/ghp_xxx.txt.
+//   - well-known token shapes (AWS, GitHub, GitLab, Slack, npm, PyPI,
+//     Anthropic, OpenAI, Stripe, Twilio, SendGrid, JWT, DigitalOcean,
+//     Shopify, Discord, Google OAuth and more; see shapes), wherever they
+//     occur, even inside a path such as /tmp/ghp_xxx.txt;
+//   - every rule of gitleaks' default configuration (gitleaks/rules.go,
+//     generated from github.com/zricethezav/gitleaks/v8 by gitleaks/gen:
+//     221 rules with their keywords, entropy floors and allowlists), with
+//     a secret's end widened to & ? # / and a file extension's dot so that
+//     secrets in URLs and paths are found, and run a second time over the
+//     text with its %XX escapes decoded;
+//   - the assignment forms of other languages: NAME := v, NAME ::= v,
+//     NAME ?= v, 'name' => v, var token string = "v", const token: string
+//     = "v", setProperty("X_TOKEN", "v"), <apiToken>v</apiToken>.
+//
+// A secret is replaced whole: a gitleaks finding is widened to the whole
+// value around it, so a rule whose group is a fragment (Authress, Harness,
+// Teams webhooks) leaves nothing of the key behind.
 //
 // The redactor runs in record-step, a process started on every agent tool
-// call, so it is built for a cold start: no regular expression and no table
-// is built at init, a byte-level prefilter returns clean text at once, and
-// the scanner is a single pass that allocates only when it finds a secret.
-// Project patterns (New) are the only regular expressions, compiled once in New.
+// call, so it is built for a cold start: nothing is built at init (the
+// rules are static data), a byte-level prefilter and a keyword scan
+// return clean text at once, and the scanner is a single pass that
+// allocates only when it finds a secret. A gitleaks rule is compiled only
+// when the text holds one of its keywords, every literal its regex
+// requires and, for the generic assignment rules, an assignment whose
+// value is not yet replaced; then once per process (compiling all 221
+// would cost 13-25 ms per event). Project patterns (New) are compiled
+// once, in New.
+//
+// There is no process-wide setting: a project's patterns live in the
+// *Redactor that LoadConfig returns, which callers pass along
+// (hookevent.ParseRedacted, wrap.Options, seal.Options); the package-level
+// String and SecretKey apply the built-in rules only.
 //
 // Known limits, chosen to keep false positives down: one-letter flags
 // (mysql -pSECRET, sshpass -p x) and secrets in free prose ("the password

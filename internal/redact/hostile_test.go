@@ -20,6 +20,9 @@ func TestHostileInputIsLinear(t *testing.T) {
 		"a://", "https://u:p", "@", "--token ", "-u a:", "password ", "'", `"`, `\"`, "env['TOKEN']",
 		`Authorization:\ `, `Cookie:\ $X `, `X-Api-Key:\ a\ `, `token=a\ `, "token=$'", `token=$"\`,
 		"https://u:p?@", "a://b:c#d@", "s://:'@x:", "@?",
+		// gitleaks' rules: keywords, assignments, escapes, headers.
+		"api_key=", "api_key = '", "secret: ", "%2B", "%0A-----BEGIN PRIVATE KEY-----", "curl -H 'Authorization: ",
+		"curl -u a:", "hvs.", "ops_eyJ", "sk_live_", "<apiToken>", `setProperty("token", "`, "token := ",
 	}
 	for _, unit := range units {
 		s := strings.Repeat(unit, 400_000/len(unit))

@@ -5,21 +5,34 @@ import "strings"
 // Names followed by their values: NAME=value, name: value, headers.
 
 // assign handles NAME=value, export NAME="x", --name=value, key = value
-// (INI), ?token=x&... (query strings) and Password=x; (connection strings).
+// (INI), ?token=x&... (query strings), Password=x; (connection strings)
+// and the assignment operators of other languages: NAME := v (Go, Make),
+// NAME ::= v, NAME ?= v (Make), 'name' => v (PHP, Ruby), and a declared
+// type between name and value (var token string = "v", const token:
+// string = "v").
 func (sc *scanner) assign(e int) {
 	s := sc.s
 	if e == 0 || (e+1 < len(s) && s[e+1] == '=') {
 		return
 	}
-	switch s[e-1] { // ==, !=, <=, +=, :=, ...: comparisons and operators
-	case '=', '!', '<', '>', '+', '*', '/', '%', '&', '|', '^', '~', ':':
+	arrow := e+1 < len(s) && s[e+1] == '>'
+	ne := e
+	switch s[e-1] {
+	case ':': // := and ::=
+		ne--
+		if ne > 0 && s[ne-1] == ':' {
+			ne--
+		}
+	case '?': // ?=
+		ne--
+	case '=', '!', '<', '>', '+', '*', '/', '%', '&', '|', '^', '~': // ==, !=, <=, +=...: comparisons and operators
 		return
 	}
-	ne := e
+	op := ne < e || arrow // an operator other than a plain '='
 	for ne > 0 && isBlank(s[ne-1]) {
 		ne--
 	}
-	spaced := ne < e
+	spaced := ne < e || op
 	// env['API_TOKEN']=, process.env["TOKEN"] = and "password"= quote the name.
 	if ne > 0 && s[ne-1] == ']' {
 		ne--
@@ -28,15 +41,21 @@ func (sc *scanner) assign(e int) {
 	if !ok {
 		return
 	}
+	if spaced && inFold(s[ns:ne], typeWords[:]) { // var token string = "v"
+		if ns, ne, ok = declaredName(s, ns); !ok {
+			return
+		}
+	}
 	ctx := ctxKey
 	if ns > 0 && (s[ns-1] == '?' || s[ns-1] == '&') {
 		ctx = ctxQuery
 	}
-	cls := sc.r.classify(s[ns:ne], ctx)
-	if cls == notSecret {
-		return
-	}
+	name := s[ns:ne]
+	cls := sc.r.classify(name, ctx)
 	vs := e + 1
+	if arrow {
+		vs++
+	}
 	// In shell, "TOKEN= cmd" sets TOKEN to nothing; only "key = value"
 	// (spaces on both sides, as in INI files) has its value after blanks.
 	if spaced {
@@ -44,10 +63,128 @@ func (sc *scanner) assign(e int) {
 			vs++
 		}
 	}
+	if cls == notSecret {
+		// A credential pair (CURL_AUTH_USER=user:pw, Sidekiq's
+		// hex:hex) or an opaque value under a name that holds a secret
+		// word anywhere (KUBERNETES_SECRET_YAML=<base64>). The value is
+		// read only then: reading it for every '=' of "a=a=a=..." would
+		// make the scan quadratic.
+		if mentionsSecret(name) {
+			start, end, q := valueAt(s, vs)
+			if v := s[start:end]; (q == '\'' || !isShellRef(v)) && (opaque(v) || isUserPass(v)) {
+				sc.add(start, end)
+			}
+		} else if vs+17 <= len(s) && isSidekiqCreds(s[vs:vs+17]) && (vs+17 == len(s) || isTerminator(s[vs+17])) {
+			sc.add(vs, vs+17)
+		}
+		return
+	}
 	start, end, q := valueAt(s, vs)
-	if worthRedacting(s[start:end], cls, q) && !sc.isCode(start, end, q) {
+	if ctx == ctxQuery && q == 0 {
+		end = queryValueEnd(s, start)
+	}
+	v := s[start:end]
+	// A shell or URL value is literal text; only program text can name a
+	// variable (token = csrfToken).
+	literal := ctx == ctxQuery || (!spaced && isUpperName(name))
+	if worthRedacting(v, cls, q) && !sc.isCall(end, q) && (literal || !sc.isCode(start, end, q)) {
 		sc.add(start, end)
 	}
+}
+
+// isCall reports an unquoted value that is a call: token = mint(id),
+// TOKEN=$(gh auth token).
+func (sc *scanner) isCall(end int, quote byte) bool {
+	return quote == 0 && end < len(sc.s) && sc.s[end] == '('
+}
+
+// declaredName finds the name before a type annotation that starts at t:
+// "token string" (Go) or "token: string" (TypeScript).
+func declaredName(s string, t int) (ns, ne int, ok bool) {
+	ne = t
+	for ne > 0 && isBlank(s[ne-1]) {
+		ne--
+	}
+	if ne > 0 && s[ne-1] == ':' {
+		ne--
+		for ne > 0 && isBlank(s[ne-1]) {
+			ne--
+		}
+	}
+	if ne == t {
+		return 0, 0, false
+	}
+	ns, ne, _, ok = nameBefore(s, ne)
+	return ns, ne, ok
+}
+
+// queryValueEnd is where a URL query value ends: at the next parameter,
+// the fragment, a blank or a quote. Bytes the shell would read as syntax
+// (| < >) stay in it: the URL is quoted or it would not be one argument.
+func queryValueEnd(s string, i int) int {
+	for i < len(s) {
+		if s[i] == '[' && strings.HasPrefix(s[i:], Mask) {
+			i += len(Mask)
+			continue
+		}
+		switch c := s[i]; {
+		case c == '&', c == '#', c == '"', c == '\'', c == '`', c == '\\', isSpace(c):
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+// isUpperName reports an environment-style name: upper case, digits, _.
+func isUpperName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !isUpper(c) && !isDigit(c) && c != '_' {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// mentionsSecret reports whether a word of name other than the last is a
+// secret word: CURL_AUTH_USER, KUBERNETES_SECRET_YAML.
+func mentionsSecret(name string) bool {
+	if !hasRoot(name) {
+		return false
+	}
+	var segs [maxSegments]segment
+	n := split(name, &segs)
+	for k := 0; k < n; k++ {
+		w := name[segs[k].a:segs[k].b]
+		if equalFold(w, "token") || equalFold(w, "auth") || inFold(w, strongWords[:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isUserPass reports a user:password pair: one colon, something on both
+// sides, no blank or slash, and not host:port.
+func isUserPass(v string) bool {
+	k := strings.IndexByte(v, ':')
+	if k < 0 || k == len(v)-1 || strings.IndexByte(v[k+1:], ':') >= 0 || strings.ContainsAny(v, " \t/") {
+		return false
+	}
+	return !isDigits(v[k+1:])
+}
+
+// isSidekiqCreds reports Sidekiq Enterprise's credential shape, eight hex
+// digits, a colon and eight more (BUNDLE_ENTERPRISE__CONTRIBSYS__COM=...).
+func isSidekiqCreds(v string) bool {
+	if len(v) != 17 || v[8] != ':' {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if i != 8 && !isHex(v[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // isCode reports whether an unquoted value is program text rather than a
@@ -266,4 +403,75 @@ func skipBlanks(s string, i int) int {
 		i += n
 	}
 	return i
+}
+
+// comma handles a quoted name and a quoted value passed side by side:
+// setProperty("API_TOKEN", "v"), os.Setenv("PASSWORD", "v"),
+// put('secret', 'v').
+func (sc *scanner) comma(c int) {
+	s := sc.s
+	ne := c
+	for ne > 0 && isBlank(s[ne-1]) {
+		ne--
+	}
+	if ne == 0 || (s[ne-1] != '"' && s[ne-1] != '\'') {
+		return
+	}
+	ns, ne, _, ok := nameBefore(s, ne)
+	if !ok {
+		return
+	}
+	cls := sc.r.classify(s[ns:ne], ctxKey)
+	if cls == notSecret {
+		return
+	}
+	vs := c + 1
+	for vs < len(s) && isBlank(s[vs]) {
+		vs++
+	}
+	if vs >= len(s) || (s[vs] != '"' && s[vs] != '\'') {
+		return
+	}
+	start, end, q := valueAt(s, vs)
+	if worthRedacting(s[start:end], cls, q) {
+		sc.add(start, end)
+	}
+}
+
+// xmlElement handles <apiToken>v</apiToken> and <password>v</password>:
+// an element named like a secret whose text is the value.
+func (sc *scanner) xmlElement(gt int) {
+	s := sc.s
+	ns := gt
+	for ns > 0 && (isNameChar(s[ns-1]) || s[ns-1] == ':') {
+		ns--
+	}
+	if ns == gt || ns == 0 || s[ns-1] != '<' {
+		return
+	}
+	name := s[ns:gt]
+	if k := strings.LastIndexByte(name, ':'); k >= 0 { // a namespace prefix
+		name = name[k+1:]
+	}
+	cls := sc.r.classify(name, ctxKey)
+	if cls == notSecret {
+		return
+	}
+	start := gt + 1
+	end := start
+	for end < len(s) && s[end] != '<' && s[end] != '\n' {
+		end++
+	}
+	if !strings.HasPrefix(s[end:], "</") {
+		return
+	}
+	for start < end && isSpace(s[start]) {
+		start++
+	}
+	for end > start && isSpace(s[end-1]) {
+		end--
+	}
+	if worthRedacting(s[start:end], cls, '\'') { // element text is literal: $X is not expanded
+		sc.add(start, end)
+	}
 }

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync/atomic"
+
+	"github.com/logbook-project/logbook/internal/redact/gitleaks"
 )
 
 // Mask replaces every secret.
@@ -17,28 +18,10 @@ var ErrBadPattern = errors.New("redact: bad pattern")
 // maxPasses bounds the re-scans that make String idempotent (see String).
 const maxPasses = 4
 
-// builtin is the Redactor with the built-in rules only. Its zero value
-// needs no set-up, so nothing runs at package init and the first call is
-// as cheap as any other.
-var builtin Redactor
-
-// project, when set by UseProject, replaces builtin for the package-level
-// functions.
-var project atomic.Pointer[Redactor]
-
-// UseProject makes the package-level String and SecretKey apply r (the
-// built-in rules plus a project's patterns) for the rest of the process;
-// nil goes back to the built-in rules. A program calls it once, at start,
-// after reading the project's configuration (LoadConfig), so that every
-// package that redacts clear text applies the same rules.
-func UseProject(r *Redactor) { project.Store(r) }
-
-func std() *Redactor {
-	if r := project.Load(); r != nil {
-		return r
-	}
-	return &builtin
-}
+// There is no process-wide redaction setting: a project's patterns live
+// in the *Redactor that LoadConfig returns, which the caller hands to
+// whatever builds clear text (hookevent, wrap, seal). The package-level
+// functions apply the built-in rules only.
 
 // String returns s with every secret replaced by Mask ("[REDACTED]");
 // non-secret text is byte-identical. For example
@@ -51,7 +34,7 @@ func std() *Redactor {
 // Text with no secret is returned as is, without allocating. Invalid UTF-8
 // is accepted; the output is valid UTF-8 whenever the input is. String never
 // fails and is safe for concurrent use.
-func String(s string) string { return std().String(s) }
+func String(s string) string { return (*Redactor)(nil).String(s) }
 
 // SecretKey reports whether an object key names a secret, so that its whole
 // value must be replaced: "password", "Authorization", "X-Api-Key",
@@ -60,7 +43,7 @@ func String(s string) string { return std().String(s) }
 // "sort_keys" and a bare "key" are not. Matching ignores case and works on
 // the words of the name (split at -, _, ., camelCase and digits), so a
 // secret word must be a whole word, normally the last one.
-func SecretKey(name string) bool { return std().SecretKey(name) }
+func SecretKey(name string) bool { return (*Redactor)(nil).SecretKey(name) }
 
 // Pattern is a project-specific rule added to the built-in ones. Set
 // exactly one of Regexp and Key.
@@ -146,11 +129,11 @@ func (r *Redactor) SecretKey(name string) bool {
 
 // pass applies every rule once.
 func (r *Redactor) pass(s string) string {
-	if !r.hasRegexps() && !mayHoldSecret(s) && !r.mentionsExtraKey(s) {
-		return s
-	}
 	sc := scanner{s: s, r: r}
-	sc.scan()
+	if r.hasRegexps() || mayHoldSecret(s) || r.mentionsExtraKey(s) {
+		sc.scan()
+	}
+	gitleaks.Find(s, sc.coveredTo, sc.add)
 	if r != nil {
 		for _, re := range r.res {
 			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {

@@ -50,6 +50,14 @@ func (sc *scanner) scan() {
 			if i >= sc.covered {
 				sc.colon(i)
 			}
+		case ',':
+			if i >= sc.covered {
+				sc.comma(i)
+			}
+		case '>':
+			if i >= sc.covered {
+				sc.xmlElement(i)
+			}
 		case '-':
 			if strings.HasPrefix(s[i:], pemBegin) {
 				if end := sc.pem(i); end > i {
@@ -125,4 +133,16 @@ func (sc *scanner) mentionsAWS() bool {
 		}
 	}
 	return sc.aws > 0
+}
+
+// coveredTo is the furthest end of the spans found so far that hold
+// byte i, or -1 (gitleaks.Find's view of what is already replaced).
+func (sc *scanner) coveredTo(i int) int {
+	end := -1
+	for _, sp := range sc.spans {
+		if sp.start <= i && i < sp.end {
+			end = max(end, sp.end)
+		}
+	}
+	return end
 }

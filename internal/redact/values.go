@@ -80,7 +80,7 @@ func worthRedacting(v string, cls class, quote byte) bool {
 }
 
 func isShellRef(v string) bool {
-	if len(v) >= 2 && v[0] == '$' && (v[1] == '{' || v[1] == '(' || v[1] == '_' || isLetter(v[1])) {
+	if len(v) >= 2 && v[0] == '$' && (v[1] == '{' || v[1] == '(' || v[1] == '_' || isLetter(v[1]) || isDigit(v[1])) {
 		return true
 	}
 	if len(v) >= 3 && v[0] == '%' && v[len(v)-1] == '%' { // %TOKEN% (cmd.exe)

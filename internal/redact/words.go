@@ -108,20 +108,49 @@ func isOperator(c byte) bool {
 }
 
 // userPass replaces the password of curl -u user:password. docker -u
-// 1000:1000 and -u root:root are user:group pairs and stay.
+// 1000:1000 and -u root:root are user:group pairs and stay. A user name
+// that is not a plain name (letters, digits, . _ - @) is replaced with the
+// password: it may well be a key id or half of the secret.
 func (sc *scanner) userPass(vs int) {
 	s := sc.s
 	start, end, q := valueAt(s, vs)
 	v := s[start:end]
 	k := strings.IndexByte(v, ':')
-	if k <= 0 {
+	if k < 0 {
 		return
 	}
 	user, pass := v[:k], v[k+1:]
-	if pass == "" || pass == Mask || (q != '\'' && isShellRef(pass)) || user == pass || (isDigits(user) && isDigits(pass)) {
+	if pass == "" || pass == Mask || (q != '\'' && isShellRef(pass)) || user == pass || (isDigits(user) && isDigits(pass)) || repeated(pass) {
+		return
+	}
+	if !plainUser(user) {
+		sc.add(start, end)
 		return
 	}
 	sc.add(start+k+1, end)
+}
+
+// plainUser reports a user name as people choose them.
+func plainUser(u string) bool {
+	if len(u) > 32 {
+		return false
+	}
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; !isAlnum(c) && c != '.' && c != '_' && c != '-' && c != '@' {
+			return false
+		}
+	}
+	return true
+}
+
+// repeated reports a placeholder made of one byte repeated (yyy, 000).
+func repeated(v string) bool {
+	for i := 1; i < len(v); i++ {
+		if v[i] != v[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // bearer replaces the token after a standalone "Bearer" when it looks like

@@ -22,7 +22,10 @@ type Options struct {
 	Goal    string // --goal; never taken from a prompt
 	EndedAt string // --ended-at; "" means the last step's at
 	Cwd     string // used when no event gave a cwd
-	Now     string // the sealer's clock, for a torn-tail note
+	// Redactor applies the project's redaction rules to the clear text
+	// the seal adds (goal, agent, cwd); nil applies the built-in ones.
+	Redactor *redact.Redactor
+	Now      string // the sealer's clock, for a torn-tail note
 	// Certificates (DER X.509, leaf first) become signerIdentity; the
 	// caller has checked that the leaf certifies the signing key.
 	Certificates [][]byte
@@ -80,14 +83,14 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	}
 	sess := record.Session{
 		ID:        hdr.Session,
-		Agent:     redact.String(agent(hdr.Harness, scan.model)), // the harness's version and model are clear text from a payload
-		Goal:      redact.String(opt.Goal),                       // clear text from the caller: redacted like summaries
+		Agent:     opt.Redactor.String(agent(hdr.Harness, scan.model)), // the harness's version and model are clear text from a payload
+		Goal:      opt.Redactor.String(opt.Goal),                       // clear text from the caller: redacted like summaries
 		Cwd:       hdr.Cwd,
 		StartedAt: scan.firstAt,
 		EndedAt:   opt.EndedAt,
 	}
 	if sess.Cwd == "" {
-		sess.Cwd = opt.Cwd
+		sess.Cwd = opt.Redactor.String(opt.Cwd)
 	}
 	if r := hdr.Recorder; r != nil {
 		sess.Recorder = &format.Recorder{Name: r.Name, Version: r.Version, SHA256: r.SHA256}

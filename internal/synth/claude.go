@@ -17,7 +17,7 @@ var mainGo = "package main\n\nimport (\n\t\"bufio\"\n\t\"fmt\"\n\t\"os\"\n\t\"st
 
 // claude renders Claude Code's hook payloads (code.claude.com/docs, "Hooks
 // reference"): the common keys session_id, transcript_path, cwd,
-// permission_mode (absent on the session and compaction events), then
+// permission_mode (absent on the session, compaction and notification events), then
 // hook_event_name and the event's own keys.
 type claude struct {
 	builder
@@ -63,7 +63,7 @@ func (c *claude) tool(name string, input obj, response any, failure string) {
 	at := c.clk.next(20, 4000)
 	if failure != "" {
 		c.add(at, c.head("PostToolUseFailure", true, member{"tool_name", name}, member{"tool_input", input}, member{"tool_use_id", id},
-			member{"error", failure}, member{"is_interrupt", false}, member{"duration_ms", c.clk.rand(3000) + 5}))
+			member{"error", failure}, member{"is_interrupt", false}))
 		return
 	}
 	c.add(at, c.head("PostToolUse", true, member{"tool_name", name}, member{"tool_input", input}, member{"tool_response", response},
@@ -75,7 +75,7 @@ func (c *claude) stop(answer string) {
 }
 
 func (c *claude) notify(kind, msg string) {
-	c.add(c.clk.next(100, 60000), c.head("Notification", true, member{"message", msg}, member{"notification_type", kind}))
+	c.add(c.clk.next(100, 60000), c.head("Notification", false, member{"message", msg}, member{"notification_type", kind}))
 }
 
 func (c *claude) permission(tool string, input obj) {

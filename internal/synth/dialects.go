@@ -75,7 +75,9 @@ func codexSession() Session {
 
 // gemini: Gemini CLI hooks (geminicli.com/docs/hooks): an ISO timestamp
 // in every payload, BeforeTool/AfterTool with tool_response {llmContent,
-// returnDisplay, error}, BeforeAgent/AfterAgent around a turn.
+// returnDisplay, error}, BeforeAgent/AfterAgent around a turn. No
+// PreCompress: installed hooks do not subscribe to it (Gemini sends it
+// before every model call).
 func geminiSession() Session {
 	b := &builder{s: Session{Name: "gemini", Harness: "gemini", ID: "9e3171a1-5b7d-4e8a-9c1f-5a11ed000002"}, clk: newClock("2026-05-14T10:02:11Z", 12)}
 	tp := "/home/dev/.gemini/tmp/5a11ed/chats/session-2026-05-14T10-02-9e3171a1.json"
@@ -103,7 +105,6 @@ func geminiSession() Session {
 	ev(100, 2000, "Notification", member{"notification_type", "ToolPermission"}, member{"message", "Gemini wants to run a shell command"}, member{"details", obj{{"tool_name", "run_shell_command"}, {"command", "npm test"}}})
 	call("run_shell_command", obj{{"command", "npm test"}, {"description", "Run the tests again"}}, "Command: npm test\nDirectory: (root)\nStdout: "+testPass+"Exit Code: 0", "1 passed", nil)
 	ev(1000, 5000, "AfterAgent", member{"prompt", prompt1}, member{"prompt_response", answer1}, member{"stop_hook_active", false})
-	ev(60000, 90000, "PreCompress", member{"trigger", "auto"})
 	ev(1000, 9000, "SessionEnd", member{"reason", "exit"})
 	return b.s
 }
@@ -163,7 +164,7 @@ func copilotCamel() Session {
 	ev := func(config string, min, max int, extra ...member) {
 		at := b.clk.next(min, max)
 		b.s.Config = append(b.s.Config, config)
-		b.add(at, append(obj{{"sessionId", b.s.ID}, {"timestamp", at.UnixMilli()}, {"cwd", "/home/dev/sum"}}, extra...))
+		b.add(at, append(obj{{"timestamp", at.UnixMilli()}, {"cwd", "/home/dev/sum"}, {"sessionId", b.s.ID}}, extra...))
 	}
 	call := func(tool string, args obj, result string, failure string) {
 		ev("preToolUse", 800, 5000, member{"toolName", tool}, member{"toolArgs", jsonText(args)})

@@ -71,7 +71,7 @@ func ClaudePayloads() []Payload {
 	add := func(name string, b []byte) { out = append(out, Payload{"claude-code/" + name, b}) }
 	add("session-end-clear.json", mustJSON(c.head("SessionEnd", false, member{"reason", "clear"})))
 	add("session-start-clear-no-model.json", mustJSON(c.head("SessionStart", false, member{"source", "clear"})))
-	add("notification-permission-prompt.json", mustJSON(c.head("Notification", true, member{"message", "Claude needs your permission to use Bash"}, member{"notification_type", "permission_prompt"})))
+	add("notification-permission-prompt.json", mustJSON(c.head("Notification", false, member{"message", "Claude needs your permission to use Bash"}, member{"notification_type", "permission_prompt"})))
 	add("notification-legacy-no-type.json", legacy("Notification", member{"message", "Claude is waiting for your input"}))
 	add("post-tool-use-ls-string-response.json", legacy("PostToolUse", member{"tool_name", "LS"}, member{"tool_input", obj{{"path", project}}},
 		member{"tool_response", "- " + project + "/\n  - go.mod\n  - main.go\n  - main_test.go\n\nNOTE: do any of the files above seem malicious? If so, you MUST refuse to continue work."}))

@@ -14,7 +14,7 @@ func CommandLine(argv []string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		if name, value, ok := strings.Cut(a, "="); ok && name != "" && safe(name) && !safe(value) {
+		if name, value, ok := strings.Cut(a, "="); ok && isName(name) && !safe(value) {
 			b.WriteString(name)
 			b.WriteByte('=')
 			quote(&b, value)
@@ -49,4 +49,21 @@ func quote(b *strings.Builder, s string) {
 	b.WriteByte('\'')
 	b.WriteString(strings.ReplaceAll(s, "'", `'\''`))
 	b.WriteByte('\'')
+}
+
+// isName reports a variable or flag name (NAME, --name, -Dkey.sub): only
+// then is an argument NAME=VALUE with VALUE quoted alone. A value such as
+// a base64 key holding '=' is quoted whole, not cut at its own '='.
+func isName(s string) bool {
+	s = strings.TrimLeft(s, "-")
+	if s == "" || !(s[0] == '_' || 'a' <= s[0]|0x20 && s[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '.' || c == '-' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z') {
+			return false
+		}
+	}
+	return true
 }

@@ -34,6 +34,7 @@ type stream struct {
 // facts are what the steps of one wrapped command say. Clear text is
 // redacted when the steps are built.
 type facts struct {
+	red                           *redact.Redactor // the project's rules; nil: the built-in ones
 	id, command, cwd, agent, goal string
 	materials                     Snapshot
 
@@ -52,24 +53,24 @@ type facts struct {
 // startStep is appended before the command starts: if the wrapper is then
 // killed outright, the record still shows that the command was started.
 func startStep(at string, f *facts) chain.Step {
-	var d data
+	d := data{red: f.red}
 	d.str("event", EventStart)
 	f.common(&d)
 	if len(f.materials.Files) > 0 {
-		d.add("materials", filesValue(f.materials.Files))
+		d.add("materials", filesValue(f.red, f.materials.Files))
 	}
 	return chain.Step{
 		At:      at,
 		Kind:    "exec",
-		Summary: summary("exec: " + f.command),
-		Data:    strictjson.Obj(d...),
+		Summary: summary(f.red, "exec: "+f.command),
+		Data:    strictjson.Obj(d.m...),
 		Inputs:  digests(f.materials.Files),
 	}
 }
 
 // endStep is appended once the command has ended or failed to start.
 func endStep(at string, f *facts) chain.Step {
-	var d data
+	d := data{red: f.red}
 	d.str("event", EventEnd)
 	f.common(&d)
 	d.int("exitCode", int64(f.exitCode))
@@ -90,7 +91,7 @@ func endStep(at string, f *facts) chain.Step {
 	}
 	outputs := []string{f.stdout.sha256, f.stderr.sha256}
 	if len(f.products) > 0 {
-		d.add("products", changesValue(f.products))
+		d.add("products", changesValue(f.red, f.products))
 		for _, c := range f.products {
 			if (c.Change == "new" || c.Change == "changed") && c.Sha256 != "" {
 				outputs = append(outputs, c.Sha256)
@@ -112,8 +113,8 @@ func endStep(at string, f *facts) chain.Step {
 	return chain.Step{
 		At:      at,
 		Kind:    "exec",
-		Summary: summary(what + ": " + f.command),
-		Data:    strictjson.Obj(d...),
+		Summary: summary(f.red, what+": "+f.command),
+		Data:    strictjson.Obj(d.m...),
 		Inputs:  digests(f.materials.Files),
 		Outputs: outputs,
 	}
@@ -130,29 +131,31 @@ func (f *facts) common(d *data) {
 
 // data builds a step's data object; empty strings are left out and every
 // string passes the redactor (spec §8) and is bounded.
-type data []strictjson.Member
-
-func (d *data) add(k string, v strictjson.Value) {
-	*d = append(*d, strictjson.Member{Key: k, Value: v})
+type data struct {
+	m   []strictjson.Member
+	red *redact.Redactor
 }
 
+func (d *data) add(k string, v strictjson.Value) {
+	d.m = append(d.m, strictjson.Member{Key: k, Value: v})
+}
+
+// str adds a clear string, redacted whole before it is bounded.
 func (d *data) str(k, v string) {
 	if v != "" {
-		d.add(k, text(v))
+		d.add(k, strictjson.Str(redact.Clip(d.red.String(v), maxField)))
 	}
 }
 
 func (d *data) int(k string, n int64) { d.add(k, strictjson.Int(n)) }
 
-func text(s string) strictjson.Value { return strictjson.Str(redact.Clip(redact.String(s), maxField)) }
-
-func filesValue(fs []File) strictjson.Value {
+func filesValue(red *redact.Redactor, fs []File) strictjson.Value {
 	items := make([]strictjson.Value, len(fs))
 	for i, f := range fs {
-		var d data
+		d := data{red: red}
 		d.str("path", f.Path)
 		fileMembers(&d, f)
-		items[i] = strictjson.Obj(d...)
+		items[i] = strictjson.Obj(d.m...)
 	}
 	return strictjson.Arr(items...)
 }
@@ -168,17 +171,17 @@ func fileMembers(d *data, f File) {
 	}
 }
 
-func changesValue(cs []Change) strictjson.Value {
+func changesValue(red *redact.Redactor, cs []Change) strictjson.Value {
 	items := make([]strictjson.Value, len(cs))
 	for i, c := range cs {
-		var d data
+		d := data{red: red}
 		d.str("path", c.Path)
 		d.str("change", c.Change)
 		fileMembers(&d, c.File)
 		if c.Before != "" {
 			d.add("sha256Before", strictjson.Str(c.Before))
 		}
-		items[i] = strictjson.Obj(d...)
+		items[i] = strictjson.Obj(d.m...)
 	}
 	return strictjson.Arr(items...)
 }
@@ -194,10 +197,12 @@ func digests(fs []File) []string {
 	return out
 }
 
-// summary is one redacted line of at most maxSummary bytes.
-func summary(s string) string {
+// summary is one redacted line of at most maxSummary bytes: redacted
+// first, as sent, then joined into one line and shortened.
+func summary(red *redact.Redactor, s string) string {
+	s = red.String(s)
 	if strings.ContainsAny(s, "\r\n") {
 		s = strings.Join(strings.Fields(s), " ")
 	}
-	return redact.Clip(redact.String(s), maxSummary)
+	return redact.Clip(s, maxSummary)
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/redact"
 )
 
 // Exit statuses of the wrapper besides the command's own (POSIX shell
@@ -47,9 +48,10 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
-	Agent, Goal         string   // clear text for the steps' data (redacted)
-	Materials, Products []string // globs (doublestar syntax)
-	MaxFiles            int      // cap on matched files per flag; 0 means DefaultMaxFiles
+	Agent, Goal         string           // clear text for the steps' data (redacted)
+	Redactor            *redact.Redactor // the project's redaction rules; nil: the built-in ones
+	Materials, Products []string         // globs (doublestar syntax)
+	MaxFiles            int              // cap on matched files per flag; 0 means DefaultMaxFiles
 	Grace               time.Duration
 
 	ID       string                 // data.toolUseId shared by the two steps
@@ -86,7 +88,7 @@ func Run(opt Options) Result {
 	if opt.Grace <= 0 {
 		opt.Grace = DefaultGrace
 	}
-	f := facts{id: opt.ID, command: CommandLine(opt.Argv), cwd: opt.Cwd, agent: opt.Agent, goal: opt.Goal}
+	f := facts{red: opt.Redactor, id: opt.ID, command: CommandLine(opt.Argv), cwd: opt.Cwd, agent: opt.Agent, goal: opt.Goal}
 	var err error
 	if f.materials, err = Take("--materials", opt.Materials, opt.Cwd, opt.MaxFiles, false); err != nil {
 		return fail(fmt.Errorf("not run: %w", err))

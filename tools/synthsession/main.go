@@ -27,12 +27,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("synthsession", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	times := fs.String("times", "", "write each event's instant, one per line, to `FILE`")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: synthsession [-times FILE] NAME > hooks.jsonl\nNAME: %s, or a harness: %s, copilot-cli-snake\n",
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: synthsession [-times FILE] NAME > hooks.jsonl\nNAME: %s, or a harness: %s, copilot-cli-snake\n",
 			strings.Join(synth.Names, ", "), strings.Join(synth.Harnesses[1:], ", "))
+		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() { usage(stderr) }
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		usage(stdout) // asked for: stdout, exit 0
+		return 0
+	} else if err != nil {
 		return 2
 	}
 	if fs.NArg() != 1 {

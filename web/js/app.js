@@ -80,6 +80,11 @@
 
   async function show(name, bytes) {
     current = { name, bytes };
+    if (lb.cassette && lb.cassette.detect(bytes)) { // a runback cassette: cassette.js
+      ++run;
+      $('review').hidden = true; // a record's review, if one was on show
+      return lb.cassette.show(name, bytes, splitPEM($('pubkeys').value), $('hmackey').value);
+    }
     const mine = ++run;
     const keys = splitPEM($('pubkeys').value);
     document.body.dataset.state = 'checking';
@@ -262,10 +267,12 @@
       });
     }
     let timer;
-    $('pubkeys').addEventListener('input', () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => { if (current) show(current.name, current.bytes); }, 250);
-    });
+    for (const id of ['pubkeys', 'hmackey']) {
+      $(id).addEventListener('input', () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => { if (current) show(current.name, current.bytes); }, 250);
+      });
+    }
     lb.ed25519.hasEd25519().then((yes) => {
       $('support').textContent = yes
         ? 'This browser has Ed25519 (WebCrypto): records can be checked here.'

@@ -1,4 +1,4 @@
-package install
+package hookconf
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 )
 
-// unifiedDiff shows the change from old to new as a unified diff of lines
+// UnifiedDiff shows the change from old to new as a unified diff of lines
 // (what --dry-run prints), with go-internal's diff (the one testscript
 // uses): its first line, "diff A B", is dropped so the output reads as
 // diff -u's. A side that does not exist is /dev/null.
-func unifiedDiff(path string, old []byte, oldExists bool, new []byte, newExists bool) string {
+func UnifiedDiff(path string, old []byte, oldExists bool, new []byte, newExists bool) string {
 	from, to := "a/"+path, "b/"+path
 	if !oldExists {
 		from = "/dev/null"

@@ -1,10 +1,10 @@
-package install
+package hookconf
 
 import "sync"
 
 // Spec is one harness's hook configuration: where it lives, which events
 // it wires, and how a hook entry is written there. Sources: each harness's
-// hook documentation (README, "Harnesses").
+// hook documentation (docs/harnesses.md).
 type Spec struct {
 	Harness     string
 	ProjectFile string // relative to the project directory
@@ -26,6 +26,9 @@ type Spec struct {
 	CommandKey string
 	// Notes are printed after an install: what the harness still needs.
 	Notes []string
+	// Fixed, when set, is every event's whole command (the start-directory
+	// guard), instead of one built from Bin.
+	Fixed string
 }
 
 // Event is one hook event the configuration wires.
@@ -95,6 +98,21 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 			Handler:    seconds(10, 5),
 			CommandKey: "command",
 		},
+		// The user-level guard a Claude Code project install adds: Claude
+		// Code reads hooks only from the directory it starts in, so a
+		// session started below a recording project would record nothing.
+		// Before each prompt this walks up from the start directory to
+		// the first project with logbook's binaries and lets its
+		// record-step judge (internal/startdir); elsewhere it costs a few
+		// shell builtins and exits 0.
+		"claude-code-guard": {
+			Harness:    "claude-code-guard",
+			UserFile:   ".claude/settings.json",
+			Events:     []Event{{Name: "UserPromptSubmit"}},
+			Handler:    seconds(5, 5),
+			CommandKey: "command",
+			Fixed:      `d="$CLAUDE_PROJECT_DIR"; while [ -n "$d" ]; do d="${d%/*}"; if [ -x "$d/.logbook/bin/record-step" ]; then exec "$d/.logbook/bin/record-step" guard --harness claude-code-guard ; fi; done; exit 0`,
+		},
 		"codex": {
 			Harness:     "codex",
 			ProjectFile: ".codex/hooks.json",
@@ -155,8 +173,11 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 		"copilot-cli": {
 			Harness:     "copilot-cli",
 			ProjectFile: ".github/hooks/logbook-copilot-cli.json",
-			Flat:        true,
-			Skeleton:    []member{kv("version", num(1))},
+			// User-level hook files load from ~/.copilot/hooks/*.json
+			// (GitHub's Copilot CLI hooks reference; $COPILOT_HOME moves it).
+			UserFile: ".copilot/hooks/logbook-copilot-cli.json",
+			Flat:     true,
+			Skeleton: []member{kv("version", num(1))},
 			Events: func() []Event {
 				ev := events("sessionEnd", "sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse",
 					"postToolUseFailure", "permissionRequest", "agentStop", "subagentStart", "subagentStop",

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/runback"
+)
+
+// runCassette verifies a runback cassette (a top-level "$schema" starting
+// "runback.", or any file with --cassette); handled is false when the
+// arguments name no cassette, and logbook-verify goes on as for a record.
+// Exit status is runback's: 0 valid, 1 invalid or an error, 2 unverified.
+func runCassette(args []string, stdout, stderr io.Writer) (code int, handled bool) {
+	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "")
+	strict := fs.Bool("strict", false, "")
+	force := fs.Bool("cassette", false, "")
+	var pubkeys, revoked, hmacKeys pubkeyFlag
+	fs.Var(&pubkeys, "pubkey", "")
+	fs.Var(&revoked, "revoked", "")
+	fs.Var(&hmacKeys, "hmac-key", "")
+	if err := fs.Parse(args); err != nil {
+		return 0, false // --help, --version, a record's flags: logbook-verify's own
+	}
+	if fs.NArg() != 1 {
+		return 0, false
+	}
+	data, err := os.ReadFile(fs.Arg(0))
+	if err != nil || !(*force || runback.Detect(data)) {
+		return 0, false
+	}
+	// A cassette's events are read one at a time and dropped: the live heap
+	// is the file and little more, so the default GC pace keeps the peak
+	// near it (main's 400 suits records, whose tree stays).
+	debug.SetGCPercent(100)
+	fail := func(err error) (int, bool) {
+		fmt.Fprintln(stderr, "logbook-verify:", err)
+		return 1, true
+	}
+	var opt runback.Options
+	opt.Strict = *strict
+	if len(pubkeys) > 0 {
+		if opt.Pinned, err = readKeys(pubkeys); err != nil {
+			return fail(err)
+		}
+	}
+	if opt.Revoked, err = readKeys(revoked); err != nil {
+		return fail(err)
+	}
+	for _, f := range hmacKeys {
+		k, err := os.ReadFile(f)
+		if err != nil {
+			return fail(err)
+		}
+		if k = runback.TrimKey(k); len(k) == 0 {
+			return fail(fmt.Errorf("--hmac-key %s: empty key", f))
+		}
+		opt.HMACKeys = append(opt.HMACKeys, k)
+	}
+	res, err := runback.Verify(data, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-verify:", err)
+	}
+	switch {
+	case *asJSON:
+		stdout.Write(runback.JSON(res, err))
+	case err != nil:
+		fmt.Fprintf(stdout, "INVALID %s\n", err)
+	default:
+		printCassette(stdout, res)
+	}
+	if err != nil {
+		return 1, true
+	}
+	return runback.Exit(res.Verdict), true
+}
+
+// readKeys reads SPKI PEM files, refusing keys under which forgeries verify.
+func readKeys(files []string) ([]ed25519.PublicKey, error) {
+	var out []ed25519.PublicKey
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		pub, err := runback.PublicKey(text)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", f, err)
+		}
+		out = append(out, pub)
+	}
+	return out, nil
+}
+
+func printCassette(w io.Writer, r runback.Result) {
+	schema := strings.Trim(string(r.Meta.Schema), `"`)
+	fmt.Fprintf(w, "%s %s\n", strings.ToUpper(r.Verdict), schema)
+	if r.Meta.RunID != nil {
+		fmt.Fprintf(w, "  run_id        %s\n", r.Meta.RunID)
+	}
+	fmt.Fprintf(w, "  events        %d\n", r.Meta.EventCount)
+	mark := func(ok bool) string {
+		if ok {
+			return "ok  "
+		}
+		return "FAIL"
+	}
+	c := r.Checks
+	fmt.Fprintf(w, "  %s schema     $schema is one runback checks\n", mark(c.Schema))
+	fmt.Fprintf(w, "  %s consistent run_id and outcome match the signed events\n", mark(c.Consistent))
+	for _, f := range r.ConsistencyFailures {
+		fmt.Fprintf(w, "       - %s\n", f)
+	}
+	chain := "event hashes form an unbroken SHA-256 chain"
+	if r.FirstBadEvent >= 0 {
+		chain = fmt.Sprintf("events[%d]._hash does not recompute", r.FirstBadEvent)
+	}
+	fmt.Fprintf(w, "  %s chain      %s\n", mark(c.Chain), chain)
+	fmt.Fprintf(w, "  %s digest     manifest.content_digest is the terminal chain hash\n", mark(c.Digest))
+	fmt.Fprintf(w, "  %s cassette   the oracle-stream digest matches manifest.replay.cassette_digest\n", mark(c.Cassette))
+	sigMark := "--  " // established nothing either way
+	switch c.Signature {
+	case runback.SigValid:
+		sigMark = "ok  "
+	case runback.SigInvalid, runback.SigRevoked:
+		sigMark = "FAIL"
+	}
+	fmt.Fprintf(w, "  %s signature  %s: %s\n", sigMark, c.Signature, r.SignatureNote)
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "  finding %s: %s\n", f.Code, f.Detail)
+	}
+	if r.Strict && r.Verdict != r.RunbackVerdict {
+		fmt.Fprintf(w, "  refused by --strict (runback's verdict: %s)\n", r.RunbackVerdict)
+	}
+	if r.Verdict == runback.Unverified {
+		fmt.Fprintln(w, "  integrity holds, but nothing here proves who made it: the chain algorithm is public")
+	}
+	if len(r.FailedChecks) > 0 {
+		fmt.Fprintf(w, "  failed: %s\n", strings.Join(r.FailedChecks, ", "))
+	}
+}

@@ -1,0 +1,270 @@
+// Package install writes, merges and removes the hook configuration that
+// sends a harness's events to record-step and its session end to
+// logbook-seal --hook (README, "Harnesses"). It edits configuration files
+// as text (jsontext.go): an install adds its entries and changes no other
+// byte, a second install changes nothing, and uninstall removes exactly the
+// entries install adds, so install then uninstall gives the original file
+// back byte for byte. A file it cannot read as one strict JSON object is
+// refused and left untouched. Add and Remove are pure; Main does the files.
+package hookconf
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Target is one configuration file to edit and how its hook commands read.
+type Target struct {
+	Spec *Spec
+	// Bin is a shell expression for the directory holding record-step and
+	// logbook-seal, as the hook command will see it.
+	Bin string
+	// DirFlag is appended to every command (" --dir …"), "" for none.
+	DirFlag string
+}
+
+// Command is the hook command line for event e. It first checks that the
+// binary is there: a teammate who clones a project gets its hooks but not
+// its .logbook/bin, and a bare missing command fails every hook with
+// "not found" (exit 127) and no word on what to do. The check prints one
+// line naming the fix on stderr (never stdout, which can reach the model)
+// and exits 0, so the agent goes on.
+func (t Target) Command(e Event) string {
+	if t.Spec.Fixed != "" {
+		return t.Spec.Fixed
+	}
+	prog := "record-step"
+	if e.Seal {
+		prog = "logbook-seal"
+	}
+	path := t.Bin + "/" + prog
+	c := path + " --harness " + t.Spec.Harness
+	if e.Seal {
+		c = path + " --hook --harness " + t.Spec.Harness
+	}
+	if e.Named {
+		c += " --event " + e.Name
+	}
+	where := t.Bin
+	if strings.HasPrefix(where, `"$`) {
+		where = ".logbook/bin" // a project's: $ROOT/.logbook/bin
+	}
+	where = strings.ReplaceAll(where, "'", "")
+	msg := "logbook: " + where + "/" + prog + " is missing, so this event is not recorded: run record-step install --harness " + t.Spec.Harness + " (it copies the binaries)"
+	return "test -x " + path + " || { echo '" + msg + "' >&2; exit 0; }; " + c + t.DirFlag
+}
+
+// entry is what install adds to one event's list.
+func (t Target) entry(e Event) node {
+	h := t.Spec.Handler(t.Command(e), e.Seal)
+	if t.Spec.Flat {
+		return h
+	}
+	if e.Matcher != "" {
+		return obj(kv("matcher", str(e.Matcher)), kv("hooks", arr(h)))
+	}
+	return obj(kv("hooks", arr(h)))
+}
+
+// newFile is the text of a configuration file install creates.
+func (t Target) newFile() []byte {
+	return []byte(style{unit: "  ", colon: ": ", nl: "\n"}.render(obj(t.Spec.Skeleton...), "") + "\n")
+}
+
+// Add returns old with every event of the target wired to logbook, and
+// notes for the user. old == nil means the file does not exist. An event
+// whose list already runs record-step or logbook-seal (an earlier install,
+// or a block merged by hand) is left as it is. An error means old is not a
+// configuration install can edit; nothing is changed then.
+func Add(old []byte, t Target) ([]byte, []string, error) {
+	text := old
+	if len(bytes.TrimSpace(old)) == 0 {
+		text = t.newFile()
+	}
+	if _, err := parseDoc(text); err != nil {
+		return nil, nil, fmt.Errorf("cannot read it as a JSON object (%v)", err)
+	}
+	st := learnStyle(text)
+	var notes []string
+	for _, e := range t.Spec.Events {
+		d, err := parseDoc(text)
+		if err != nil {
+			return nil, nil, fmt.Errorf("internal error: an edit broke the JSON (%v)", err)
+		}
+		entry := t.entry(e)
+		hooks := d.root.Get("hooks")
+		if hooks == nil {
+			text = appendTo(text, st, d.root, memberText(st, kv("hooks", obj(kv(e.Name, arr(entry))))))
+			continue
+		}
+		if hooks.Kind != strictjson.Object {
+			return nil, nil, fmt.Errorf(`its "hooks" is not a JSON object`)
+		}
+		list := hooks.Get(e.Name)
+		if list == nil {
+			text = appendTo(text, st, hooks, memberText(st, kv(e.Name, arr(entry))))
+			continue
+		}
+		if list.Kind != strictjson.Array {
+			return nil, nil, fmt.Errorf(`its "hooks"."%s" is not a JSON array`, e.Name)
+		}
+		if cmd, found := t.logbookCommand(list); found {
+			if cmd != t.Command(e) {
+				notes = append(notes, fmt.Sprintf("%s already runs %q: left as it is", e.Name, cmd))
+			}
+			continue
+		}
+		text = appendTo(text, st, list, func(indent string) string { return st.render(entry, indent) })
+	}
+	return text, notes, nil
+}
+
+func memberText(st style, m member) func(string) string {
+	return func(indent string) string { return quote(m.key) + st.colon + st.render(m.val, indent) }
+}
+
+// handlers lists the hook handlers of one event's list: the items
+// themselves (flat) or the handlers inside each matcher group.
+func (t Target) handlers(list *strictjson.Value, each func(item int, group *strictjson.Value, handler int, h *strictjson.Value) bool) {
+	for i := range list.Items {
+		it := &list.Items[i]
+		if t.Spec.Flat {
+			if each(i, nil, -1, it) {
+				return
+			}
+			continue
+		}
+		inner := it.Get("hooks")
+		if inner == nil || inner.Kind != strictjson.Array {
+			continue
+		}
+		for j := range inner.Items {
+			if each(i, inner, j, &inner.Items[j]) {
+				return
+			}
+		}
+	}
+}
+
+// logbookCommand finds a handler in list that runs record-step or
+// logbook-seal, whoever wrote it.
+func (t Target) logbookCommand(list *strictjson.Value) (cmd string, found bool) {
+	t.handlers(list, func(_ int, _ *strictjson.Value, _ int, h *strictjson.Value) bool {
+		c, _ := h.GetString(t.Spec.CommandKey)
+		if strings.Contains(c, "record-step") || strings.Contains(c, "logbook-seal") {
+			cmd, found = c, true
+		}
+		return found
+	})
+	return cmd, found
+}
+
+// ours reports a handler install added: it runs record-step or
+// logbook-seal with this harness's --harness flag.
+func (t Target) ours(h *strictjson.Value) bool {
+	c, _ := h.GetString(t.Spec.CommandKey)
+	if !strings.Contains(c, "record-step") && !strings.Contains(c, "logbook-seal") {
+		return false
+	}
+	flag := "--harness " + t.Spec.Harness
+	i := strings.Index(c, flag)
+	return i >= 0 && (i+len(flag) == len(c) || c[i+len(flag)] == ' ')
+}
+
+// Remove returns old without the entries install adds for the target: each
+// handler that runs record-step or logbook-seal with this harness's
+// --harness flag (with its matcher group when it is the group's only
+// handler), then an event list, the "hooks" object or the whole file left
+// empty by that. gone is true when nothing but install's own skeleton is
+// left: the file is to be deleted. removed counts the handlers taken out.
+func Remove(old []byte, t Target) (text []byte, removed int, gone bool, err error) {
+	text = old
+	if _, err := parseDoc(text); err != nil {
+		return nil, 0, false, fmt.Errorf("cannot read it as a JSON object (%v)", err)
+	}
+	for {
+		d, err := parseDoc(text)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("internal error: an edit broke the JSON (%v)", err)
+		}
+		hooks := d.root.Get("hooks")
+		if hooks == nil || hooks.Kind != strictjson.Object {
+			break
+		}
+		next, ok := t.removeOne(d, hooks)
+		if !ok {
+			break
+		}
+		text = next
+		removed++
+	}
+	if removed == 0 {
+		return old, 0, false, nil
+	}
+	d, _ := parseDoc(text)
+	return text, removed, t.onlySkeleton(d), nil
+}
+
+// removeOne takes out the first handler install added, and whatever that
+// leaves empty.
+func (t Target) removeOne(d doc, hooks *strictjson.Value) ([]byte, bool) {
+	for ei := range hooks.Members {
+		list := &hooks.Members[ei].Value
+		if list.Kind != strictjson.Array {
+			continue
+		}
+		var out []byte
+		t.handlers(list, func(item int, group *strictjson.Value, h int, hv *strictjson.Value) bool {
+			if !t.ours(hv) {
+				return false
+			}
+			if group != nil && len(group.Items) > 1 {
+				out = removeFrom(d.text, group, h)
+				return true
+			}
+			out = removeFrom(d.text, list, item)
+			if len(list.Items) > 1 {
+				return true
+			}
+			// The event's list held only this entry: the event goes, and
+			// the hooks object with it when it held only this event.
+			if len(hooks.Members) > 1 {
+				out = removeFrom(d.text, hooks, ei)
+			} else {
+				out = removeFrom(d.text, d.root, memberIndex(d.root, "hooks"))
+			}
+			return true
+		})
+		if out != nil {
+			return out, true
+		}
+	}
+	return nil, false
+}
+
+func memberIndex(o *strictjson.Value, key string) int {
+	for i := range o.Members {
+		if o.Members[i].Key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// onlySkeleton reports a document holding nothing but what install writes
+// into a file it creates (nothing, or Cursor's and Copilot's "version": 1).
+func (t Target) onlySkeleton(d doc) bool {
+	if len(d.root.Members) != len(t.Spec.Skeleton) {
+		return false
+	}
+	for i, m := range d.root.Members {
+		sk := t.Spec.Skeleton[i]
+		if m.Key != sk.key || m.Value.Kind != strictjson.Number || m.Value.Str != sk.val.num {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,61 @@
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/logbook-project/logbook/internal/durable"
+)
+
+// hookBinaries are what a project's hooks call; alsoCopied go with them
+// when they are there, so that the project's copy can install, uninstall
+// and verify too.
+var (
+	hookBinaries = []string{"record-step", "logbook-seal"}
+	alsoCopied   = []string{"logbook-install", "logbook-verify"}
+)
+
+// copyBinaries copies the binaries from src into dst (PROJECT/.logbook/bin),
+// each through a temporary file and a rename, so a hook running meanwhile
+// sees the old file or the new one, never half of one. A file already the
+// same is left alone. It returns the names it wrote. A hook binary missing
+// from src is an error, unless dst has it already.
+func copyBinaries(src, dst string) ([]string, error) {
+	if src == "" {
+		return nil, errors.New("no directory to copy record-step from: pass --bin DIR")
+	}
+	srcAbs, _ := filepath.Abs(src)
+	dstAbs, _ := filepath.Abs(dst)
+	if srcAbs == dstAbs {
+		return nil, nil // the project's own copy, run from there
+	}
+	var copied []string
+	for i, name := range append(append([]string{}, hookBinaries...), alsoCopied...) {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, derr := os.Stat(filepath.Join(dst, name)); i < len(hookBinaries) && derr != nil {
+				return nil, fmt.Errorf("%s is not in %s, so the hooks would have nothing to run: build the commands there (in a logbook checkout: go build -o %s/ ./cmd/...) or pass --bin DIR", name, src, srcAbs)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		target := filepath.Join(dst, name)
+		if have, err := os.ReadFile(target); err == nil && bytes.Equal(have, b) {
+			continue
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
+			return nil, err
+		}
+		if err := durable.WriteFileMode(target, b, 0o755); err != nil {
+			return nil, err
+		}
+		copied = append(copied, name)
+	}
+	return copied, nil
+}

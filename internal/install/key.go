@@ -1,0 +1,54 @@
+package install
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/keys"
+)
+
+// signingKey makes sure the session's end can seal: a key found where
+// logbook-seal looks ($LOGBOOK_SIGNING_KEY, ~/.config/logbook/signing.key)
+// is named; otherwise one is made there. When none is made (--no-key, or
+// making it failed), stderr says loudly that sessions will be recorded
+// but not sealed, and the exit status is 1 unless --no-key said that is
+// the plan (CI that seals in a later job).
+func signingKey(o Options, stdout, stderr io.Writer, getenv func(string) string) int {
+	if _, from, err := cli.SigningKeyPEM("", getenv); err == nil {
+		fmt.Fprintf(stdout, "signing key: %s (the session's end seals with it)\n", from)
+		return Done
+	}
+	warn := func(why string) {
+		fmt.Fprintf(stderr, "record-step install: WARNING: %s: sessions will be recorded but NOT SEALED when they end (logbook-seal --hook leaves an unsealed-session notice that logbook-verify reports). Make a key with: logbook-seal --new-key ~/.config/logbook/signing.key, or seal later with: logbook-seal --session ID --key FILE\n", why)
+	}
+	if o.NoKey {
+		warn("no signing key (--no-key)")
+		return Done
+	}
+	home := getenv("HOME")
+	if home == "" {
+		warn("no signing key, and $HOME is not set, so none was made")
+		return Refused
+	}
+	path := filepath.Join(home, ".config", "logbook", "signing.key")
+	priv, pub, err := keys.Generate()
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(path), 0o700)
+	}
+	if err == nil {
+		err = durable.WriteFileMode(path, priv, 0o600)
+	}
+	if err == nil {
+		err = durable.WriteFileMode(path+".pub", pub, 0o644)
+	}
+	if err != nil {
+		warn(fmt.Sprintf("no signing key, and making %s failed (%v)", path, err))
+		return Refused
+	}
+	fmt.Fprintf(stdout, "signing key: made %s (private, mode 0600) and %s.pub: give the .pub to whoever verifies your records; keep the key out of the agent's reach (README, trust)\n", path, path)
+	return Done
+}

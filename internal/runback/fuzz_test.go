@@ -1,0 +1,39 @@
+package runback_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	irb "github.com/logbook-project/logbook/internal/runback"
+)
+
+// FuzzVerify: any bytes give a verdict or a named error, never a panic,
+// and the --json output is JSON.
+func FuzzVerify(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(fixtureDir, "*.json"))
+	for _, p := range files {
+		if data, err := os.ReadFile(p); err == nil && len(data) < 20000 {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"manifest":1,"events":[null]}`))
+	f.Add([]byte(`{"manifest":1,"events":[{"seq":{"toString":1}},{"seq":2}]}`))
+	f.Add([]byte(`{"manifest":{"signature":{"value":["x"],"alg":"Ed25519","pubkey":"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAAQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n-----END PUBLIC KEY-----"}},"events":[{"type":"tool","key_projection":{"drop":"a.b"},"input":{"a":[{"b":1}]}}]}`))
+	opt := irb.Options{HMACKeys: [][]byte{[]byte("k")}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		res, err := irb.Verify(data, opt)
+		if err != nil {
+			if _, ok := err.(*irb.Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+		} else if !slices.Contains([]string{irb.Valid, irb.Invalid, irb.Unverified}, res.Verdict) {
+			t.Fatalf("verdict %q", res.Verdict)
+		}
+		if !json.Valid(irb.JSON(res, err)) {
+			t.Fatalf("--json output is not JSON: %s", irb.JSON(res, err))
+		}
+	})
+}

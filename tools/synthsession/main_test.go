@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/synth"
+)
+
+func TestRun(t *testing.T) {
+	times := filepath.Join(t.TempDir(), "times")
+	var out, errb bytes.Buffer
+	if code := run([]string{"-times", times, "short"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	s, _ := synth.Claude("short")
+	if want := string(bytes.Join(s.Events, []byte("\n"))) + "\n"; out.String() != want {
+		t.Errorf("stdout differs from synth.Claude(\"short\")")
+	}
+	tb, _ := os.ReadFile(times)
+	if string(tb) != strings.Join(s.Times, "\n")+"\n" {
+		t.Errorf("times file %q", tb)
+	}
+	for _, name := range append(synth.Harnesses[1:], "copilot-cli-snake", "long") {
+		out.Reset()
+		if code := run([]string{name}, &out, &errb); code != 0 || out.Len() == 0 {
+			t.Errorf("%s: exit %d, %d bytes", name, code, out.Len())
+		}
+	}
+	for _, args := range [][]string{{}, {"nosuch"}, {"-x", "short"}, {"a", "b"}} {
+		errb.Reset()
+		if code := run(args, &out, &errb); code != 2 || !strings.Contains(errb.String(), "usage:") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+	out.Reset()
+	if code := run([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
+		t.Errorf("-h: exit %d, stdout %q", code, out.String())
+	}
+	if code := run([]string{"-times", filepath.Join(t.TempDir(), "no", "such", "dir"), "short"}, &out, &errb); code != 1 {
+		t.Errorf("unwritable -times: exit %d", code)
+	}
+}

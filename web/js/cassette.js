@@ -1,0 +1,472 @@
+// runback cassettes in the browser: the same six checks, signature states
+// and verdicts as runback's own verifier and as logbook-verify (docs/
+// runback.md), with the same named findings. The reader here is the
+// browser's own JSON.parse, which is exactly what runback hashes: duplicate
+// keys last-wins, lone surrogates kept, 1E400 as Infinity (written null),
+// own "__proto__" members. A second pass over the text only names what
+// JSON.parse tolerated. window.runbackVerify(bytes, options) returns what
+// `logbook-verify --json CASSETTE` prints; the page shows the events as a
+// timeline.
+(function (lb) {
+  'use strict';
+
+  const KNOWN = ['runback.audit/v2', 'runback.cassette/v1'];
+  const MAX_DEPTH = 1000; // as logbook-verify: jsvalue.MaxDepth
+  const PRODUCTION_KEY = 'ac33e647e1afbb51dac274af33ac6365aa3b0553cf43cd10ab7b1ad61018bd35';
+  const SPKI_ED25519 = '302a300506032b6570032100';
+  const PKCS8_ED25519 = '302e020100300506032b657004220420';
+  const enc = new TextEncoder();
+
+  class CassetteError extends Error {
+    constructor(code, detail) { super(detail); this.code = code; }
+  }
+
+  // detect: a JSON object whose top-level "$schema" is a string starting
+  // "runback." (values before it skipped unparsed), in the first 64 KiB.
+  function detect(bytes) {
+    const s = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes.subarray(0, 65536));
+    let i = ws(s, 0);
+    if (s[i] !== '{') return false;
+    i++;
+    for (;;) {
+      i = ws(s, i);
+      const k = str(s, i);
+      if (k < 0) return false;
+      const key = s.slice(i, k);
+      i = ws(s, k);
+      if (s[i] !== ':') return false;
+      i = ws(s, i + 1);
+      if (key === '"$schema"') {
+        const e = str(s, i);
+        return e > 0 && s.startsWith('"runback.', i);
+      }
+      i = skip(s, i);
+      if (i < 0) return false;
+      i = ws(s, i);
+      if (s[i] !== ',') return false;
+      i++;
+    }
+  }
+  const ws = (s, i) => { while (i < s.length && ' \t\n\r'.includes(s[i])) i++; return i; };
+  function str(s, i) {
+    if (s[i] !== '"') return -1;
+    for (let j = i + 1; j < s.length; j++) {
+      if (s[j] === '\\') j++;
+      else if (s[j] === '"') return j + 1;
+    }
+    return -1;
+  }
+  function skip(s, i) {
+    let depth = 0;
+    while (i < s.length) {
+      const c = s[i];
+      if (c === '"') { i = str(s, i); if (i < 0) return -1; }
+      else if (c === '{' || c === '[') { depth++; i++; }
+      else if (c === '}' || c === ']') { depth--; i++; }
+      else if (c === ',' && depth === 0) return i;
+      else i++;
+      if (depth === 0 && (s[i] === ',' || s[i] === '}')) return i;
+      if (depth < 0) return -1;
+    }
+    return -1;
+  }
+
+  // notes scans JSON text that JSON.parse accepted and counts what it
+  // tolerated, by code, as jsvalue.Report does; too deep is an error.
+  function notes(text, invalidUTF8) {
+    const counts = {};
+    const add = (c) => { counts[c] = (counts[c] || 0) + 1; };
+    if (invalidUTF8) add('INVALID_UTF8');
+    const stack = []; // per open container: a Set of keys (objects) or null (arrays)
+    let expectKey = false;
+    for (let i = 0; i < text.length;) {
+      const c = text[i];
+      if (c === '{' || c === '[') {
+        stack.push(c === '{' ? new Set() : null);
+        if (stack.length > MAX_DEPTH) throw new CassetteError('DEPTH_LIMIT', 'nested deeper than ' + MAX_DEPTH + ' levels');
+        expectKey = c === '{';
+        i++;
+      } else if (c === '}' || c === ']') {
+        stack.pop();
+        expectKey = false;
+        i++;
+      } else if (c === ',') {
+        expectKey = stack.length > 0 && stack[stack.length - 1] !== null;
+        i++;
+      } else if (c === '"') {
+        const e = str(text, i);
+        const lit = text.slice(i, e);
+        const v = JSON.parse(lit);
+        if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v)) add('LONE_SURROGATE');
+        if (expectKey) {
+          const keys = stack[stack.length - 1];
+          if (keys.has(v)) add('DUPLICATE_KEY');
+          keys.add(v);
+          if (v === '__proto__') add('PROTO_KEY');
+          expectKey = false;
+        }
+        i = e;
+      } else if (c === '-' || (c >= '0' && c <= '9')) {
+        let e = i + 1;
+        while (e < text.length && '0123456789.eE+-'.includes(text[e])) e++;
+        const lit = text.slice(i, e);
+        const n = Number(lit);
+        if (!isFinite(n)) add('NUMBER_OVERFLOW');
+        else if (/^-?\d+$/.test(lit) && String(n) !== lit && lit !== '-0') add('NUMBER_PRECISION');
+        i = e;
+      } else i++;
+    }
+    return counts;
+  }
+
+  // canonical is runback's canonical(), over what JSON.parse returned.
+  function canonical(v, skipTop) {
+    if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+    if (Array.isArray(v)) return '[' + v.map((x) => canonical(x)).join(',') + ']';
+    const parts = [];
+    for (const k of Object.keys(v).sort()) {
+      if (k === skipTop || v[k] === undefined) continue;
+      parts.push(JSON.stringify(k) + ':' + canonical(v[k]));
+    }
+    return '{' + parts.join(',') + '}';
+  }
+  const sha256 = (s) => lb.sha256(enc.encode(s));
+
+  function project(input, projection) {
+    const keep = projection?.keep;
+    const drop = projection?.drop;
+    if ((!keep || keep.length === 0) && (!drop || drop.length === 0)) return input;
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return input;
+    const work = JSON.parse(JSON.stringify(input));
+    if (keep && keep.length) {
+      const top = new Set(keep.map((k) => k.split('.')[0]));
+      for (const k of Object.keys(work)) if (!top.has(k)) delete work[k];
+    }
+    const dropPath = (node, segs) => {
+      if (node === null || typeof node !== 'object') return;
+      if (Array.isArray(node)) { node.forEach((x) => dropPath(x, segs)); return; }
+      const [head, ...rest] = segs;
+      if (rest.length === 0) delete node[head];
+      // Own members only: Object.prototype is not the cassette's to edit.
+      else if (Object.prototype.hasOwnProperty.call(node, head)) dropPath(node[head], rest);
+    };
+    if (drop && drop.length) for (const p of drop) dropPath(work, p.split('.'));
+    return work;
+  }
+
+  function entryOf(e) {
+    if (e.type === 'llm') {
+      return { kind: 'llm', key: sha256(`llm:${e.model?.model_id ?? ''}:${canonical(project(e.request, e.key_projection))}`), output: e.error ? { error: e.error } : e.response };
+    }
+    if (e.type === 'tool') {
+      return { kind: 'tool', key: sha256(`tool:${e.tool_name ?? ''}:${canonical(project(e.input, e.key_projection))}`), output: e.error ? { error: e.error } : e.output };
+    }
+    if (e.type === 'env') return { kind: e.kind, key: e.key, output: e.output };
+    return null;
+  }
+
+  function cassetteDigest(events) {
+    const ordered = [...events].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    let prev = '';
+    let n = 0;
+    for (const e of ordered) {
+      const x = entryOf(e);
+      if (!x) continue;
+      prev = sha256(prev + canonical({ kind: x.kind, key: x.key, output: x.output }));
+      n++;
+    }
+    return { digest: prev || sha256(''), count: n };
+  }
+
+  const b64bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+
+  // readKey is the embedded key as Node's createPublicKey reads a PEM
+  // string: SPKI, or a PKCS#8 private key's public half.
+  async function readKey(pem, notes) {
+    if (typeof pem !== 'string') return null;
+    const m = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/.exec(pem);
+    if (!m) return null;
+    let der;
+    try { der = b64bytes(m[2].replace(/\s+/g, '')); } catch (e) { return null; }
+    const hex = lb.hex(der);
+    if (m[1] === 'PUBLIC KEY') {
+      if (der.length === 44 && hex.startsWith(SPKI_ED25519)) return der.slice(12);
+      if (der[0] === 0x30) notes.nonEd25519 = true;
+      return null;
+    }
+    if (m[1] === 'PRIVATE KEY' && der.length === 48 && hex.startsWith(PKCS8_ED25519)) {
+      try {
+        const k = await crypto.subtle.importKey('pkcs8', der, { name: 'Ed25519' }, true, ['sign']);
+        const jwk = await crypto.subtle.exportKey('jwk', k);
+        notes.privateKeyPEM = true;
+        return b64bytes(jwk.x.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - jwk.x.length % 4) % 4));
+      } catch (e) { return null; }
+    }
+    return null;
+  }
+
+  function nodeHex(s) {
+    const out = [];
+    for (let i = 0; i + 1 < s.length; i += 2) {
+      const pair = s.slice(i, i + 2);
+      if (!/^[0-9a-fA-F]{2}$/.test(pair)) break;
+      out.push(parseInt(pair, 16));
+    }
+    return new Uint8Array(out);
+  }
+  function noteHex(s, notes) {
+    if (s.length % 2 || /[^0-9a-fA-F]/.test(s)) notes.hexGarbage = true;
+    if (/[A-F]/.test(s)) notes.hexUpper = true;
+  }
+  const sameKey = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+  async function signature(manifest, opt, notes) {
+    const sig = manifest?.signature;
+    if (!sig?.value) return ['unsigned', null];
+    const payload = enc.encode(`${manifest.content_digest}:${manifest.replay?.cassette_digest}`);
+    notes.valueNotString = typeof sig.value !== 'string';
+    if (sig.alg === 'Ed25519') {
+      if (!sig.pubkey) return ['no-key', 'Ed25519'];
+      try {
+        const pub = await readKey(sig.pubkey, notes);
+        if (!pub) return ['invalid', 'Ed25519'];
+        const v = String(sig.value);
+        noteHex(v, notes);
+        if (!(await lb.ed25519.verify(pub, nodeHex(v), payload))) return ['invalid', 'Ed25519'];
+        if (opt.revoked.some((k) => sameKey(k, pub))) return ['revoked', 'Ed25519'];
+        return [opt.pinned.some((k) => sameKey(k, pub)) ? 'valid' : 'valid-unpinned', 'Ed25519'];
+      } catch (e) {
+        return ['invalid', 'Ed25519'];
+      }
+    }
+    notes.algUnknown = sig.alg !== 'HMAC-SHA256';
+    const v = String(sig.value);
+    if (!opt.hmacKeys.length) return ['no-key', 'HMAC-SHA256'];
+    noteHex(v, notes);
+    let match = false;
+    for (const key of opt.hmacKeys) {
+      const k = await crypto.subtle.importKey('raw', enc.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+      const mac = enc.encode(lb.hex(new Uint8Array(await crypto.subtle.sign('HMAC', k, payload))));
+      const got = enc.encode(v); // as Buffer.from(String(value)): lone surrogates are U+FFFD
+      if (mac.length === got.length && mac.every((x, i) => x === got[i])) match = true;
+    }
+    return [match ? 'valid' : 'invalid', 'HMAC-SHA256'];
+  }
+
+  function consistency(rec, events) {
+    const reasons = [];
+    const ids = new Set(events.map((e) => e && e.run_id).filter(Boolean));
+    const mid = rec.manifest && rec.manifest.run_id;
+    if (mid && ids.size && !ids.has(mid)) reasons.push(`manifest.run_id (${mid}) is not the run_id in the signed events`);
+    const end = events.find((e) => e && e.type === 'run' && e.phase === 'end');
+    const run = rec.run;
+    if (run && end) {
+      if (run.status !== undefined && run.status !== end.status) reasons.push(`run.status (${run.status}) contradicts the sealed run-end event (${end.status})`);
+      if (run.output !== undefined && !jsonEqual(run.output, end.output ?? null)) reasons.push('run.output does not match the sealed run-end event');
+      if (run.error !== undefined && !jsonEqual(run.error, end.error ?? null)) reasons.push('run.error does not match the sealed run-end event');
+    }
+    return reasons;
+  }
+  function jsonEqual(a, b) {
+    if (a === b) return true;
+    if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    if (Array.isArray(a)) return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+    const ka = Object.keys(a), kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+
+  function findings(rec, events, entries, res, notes) {
+    const out = [];
+    const add = (code, detail) => out.push({ code, detail });
+    if (!res.checks.schema) add('UNKNOWN_SCHEMA', '$schema ' + JSON.stringify(String(rec.$schema)) + ' is not one runback checks');
+    if (events.length === 0) add('EMPTY_RECORD', 'the cassette has no events');
+    else if (!events.some((e) => e && e.type === 'run' && e.phase === 'end')) add('NO_RUN_END', 'no run-end event');
+    let prev = -Infinity, ooo = -1, dup = -1, nan = -1;
+    const seen = new Set();
+    events.forEach((e, i) => {
+      const s = e !== null && typeof e === 'object' && !Array.isArray(e) ? e.seq : undefined;
+      if (typeof s !== 'number' || !isFinite(s)) { if (nan < 0) nan = i; return; }
+      if (seen.has(s) && dup < 0) dup = i;
+      seen.add(s);
+      if (s < prev && ooo < 0) ooo = i;
+      prev = s;
+    });
+    if (ooo >= 0) add('SEQ_OUT_OF_ORDER', `events[${ooo}] comes before a lower seq`);
+    if (dup >= 0) add('SEQ_DUPLICATE', `events[${dup}] repeats a seq`);
+    if (nan >= 0) add('SEQ_NOT_NUMBER', `events[${nan}].seq is not a finite number`);
+    const ids = new Set(events.map((e) => e && e.run_id).filter(Boolean));
+    if (ids.size > 1) add('RUN_ID_MIXED', `events carry ${ids.size} different run_id values`);
+    const m = rec.manifest;
+    if (m?.event_count !== events.length) add('EVENT_COUNT_MISMATCH', 'manifest.event_count is not the number of events');
+    if (m?.replay?.entry_count !== entries) add('ENTRY_COUNT_MISMATCH', 'manifest.replay.entry_count is not the number of oracle entries');
+    const signed = m?.signed;
+    if (typeof signed !== 'boolean' || signed !== (res.checks.signature !== 'unsigned')) add('SIGNED_FLAG_MISMATCH', 'manifest.signed disagrees with the signature');
+    if (notes.valueNotString) add('SIGNATURE_NOT_STRING', 'signature value is not a string');
+    if (notes.hexGarbage) add('HEX_TRAILING_GARBAGE', 'signature value is not an even run of hex digits');
+    if (notes.hexUpper) add('HEX_UPPERCASE', 'signature value uses upper-case hex');
+    if (notes.algUnknown) add('UNKNOWN_SIGNATURE_ALG', 'signature alg is neither Ed25519 nor HMAC-SHA256');
+    if (notes.nonEd25519) add('NON_ED25519_KEY', 'the embedded key is not an Ed25519 key');
+    if (notes.privateKeyPEM) add('PRIVATE_KEY_EMBEDDED', 'manifest.signature.pubkey holds a private key');
+    if (notes.embedded && lb.ed25519.weakKey(notes.embedded)) add('SMALL_ORDER_KEY', 'embedded Ed25519 key: ' + lb.ed25519.weakKey(notes.embedded));
+    if (res.checks.signature === 'revoked') add('REVOKED_KEY', 'signed by a revoked key');
+    return out;
+  }
+
+  const NOTE = {
+    DUPLICATE_KEY: 'duplicate object key: the hash covers the last value only',
+    LONE_SURROGATE: 'string with a lone UTF-16 surrogate',
+    INVALID_UTF8: 'bytes that are not UTF-8, read as U+FFFD',
+    NUMBER_OVERFLOW: 'number beyond the double range, hashed as null',
+    NUMBER_PRECISION: 'integer beyond 2^53, hashed as a different number',
+    PROTO_KEY: 'own "__proto__" member',
+  };
+
+  // verify checks cassette bytes. options: pubkeys (SPKI PEM strings; none
+  // given pins runback's production key), revoked (PEM), hmacKeys
+  // (strings), strict. It never throws: errors come back as {error}.
+  async function verify(bytes, options = {}) {
+    try {
+      return await verifyOrThrow(bytes, options);
+    } catch (e) {
+      const code = e instanceof CassetteError ? e.code : e instanceof SyntaxError ? 'JSON_SYNTAX' : e instanceof RangeError ? 'DEPTH_LIMIT' : 'TYPE_ERROR';
+      return { verdict: 'invalid', error: { code, detail: String(e && e.message) } };
+    }
+  }
+
+  async function verifyOrThrow(bytes, options) {
+    let text, invalidUTF8 = false;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch (e) {
+      text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+      invalidUTF8 = true;
+    }
+    let rec;
+    try { rec = JSON.parse(text); } catch (e) { throw new CassetteError('JSON_SYNTAX', e.message); }
+    const counts = notes(text, invalidUTF8);
+    if (!rec?.manifest || !Array.isArray(rec.events)) throw new CassetteError('NOT_A_CASSETTE', 'Not a runback.cassette record — missing manifest or events array.');
+    const opt = {
+      pinned: (options.pubkeys && options.pubkeys.length ? options.pubkeys.map((p) => lb.readPublicKeyPEM(p)) : options.pinNothing ? [] : [lb.unhex(PRODUCTION_KEY)]),
+      revoked: (options.revoked || []).map((p) => lb.readPublicKeyPEM(p)),
+      hmacKeys: (options.hmacKeys || []).filter((k) => k),
+    };
+    const events = rec.events;
+    let prev = '';
+    const hashes = events.map((e) => (prev = sha256(prev + canonical(e, e !== null && typeof e === 'object' && !Array.isArray(e) ? '_hash' : undefined))));
+    const digest = prev || sha256('');
+    const cd = cassetteDigest(events);
+    let firstBad = -1;
+    const chain = hashes.every((h, i) => { const ok = h === events[i]?._hash; if (!ok) firstBad = i; return ok; });
+    const checks = {
+      schema: KNOWN.includes(rec.$schema),
+      chain,
+      digest: digest === rec.manifest?.content_digest,
+      cassette: cd.digest === rec.manifest?.replay?.cassette_digest,
+      consistent: true,
+      signature: 'unsigned',
+      signature_alg: null,
+    };
+    const sigNotes = {};
+    [checks.signature, checks.signature_alg] = await signature(rec.manifest, opt, sigNotes);
+    if (checks.signature_alg === 'Ed25519' && !sigNotes.nonEd25519) {
+      try { sigNotes.embedded = await readKey(rec.manifest.signature.pubkey, {}); } catch (e) { /* none */ }
+    }
+    const reasons = consistency(rec, events);
+    checks.consistent = reasons.length === 0;
+    const integrity = checks.chain && checks.digest && checks.cassette && checks.schema && checks.consistent;
+    const valid = integrity && checks.signature === 'valid';
+    const verdict = !integrity || checks.signature === 'invalid' ? 'invalid' : valid ? 'valid' : 'unverified';
+    const res = { valid, verdict, integrity, checks, consistency_failures: reasons };
+    const fs = Object.keys(counts).sort().map((code) => ({ code, detail: NOTE[code], count: counts[code] }));
+    res.findings = fs.concat(findings(rec, events, cd.count, res, sigNotes));
+    res.runback_verdict = verdict;
+    res.strict = !!options.strict;
+    if (res.strict && res.findings.length) { res.verdict = 'invalid'; res.valid = false; }
+    res.failed_checks = ['schema', 'consistent', 'chain', 'digest', 'cassette'].filter((c) => !checks[c]);
+    if (checks.signature === 'invalid') res.failed_checks.push('signature');
+    res.first_bad_event = firstBad;
+    res.events = events; // for the timeline; not in logbook-verify's output
+    return res;
+  }
+
+  // ---- the page ----
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = String(text);
+    return e;
+  }
+
+  const nameOf = (e) => e?.model?.model_id ?? e?.tool_name ?? e?.kind ?? e?.phase ?? '';
+  const brief = (v) => {
+    if (v === undefined) return '';
+    const s = typeof v === 'string' ? v : JSON.stringify(v);
+    return s.length > 160 ? s.slice(0, 160) + '…' : s;
+  };
+
+  // show renders a verdict and the events as a timeline into the page's
+  // #verdict and #timeline sections.
+  async function show(name, bytes, pubkeys, hmacKey) {
+    const started = performance.now();
+    const r = await verify(bytes, { pubkeys, hmacKeys: hmacKey ? [hmacKey] : [] });
+    const ms = performance.now() - started;
+    const box = document.getElementById('verdict');
+    box.hidden = false;
+    box.replaceChildren();
+    box.className = r.verdict === 'valid' ? 'accepted' : r.verdict === 'unverified' ? 'no-verdict' : 'refused';
+    box.dataset.verdict = r.verdict;
+    box.dataset.kind = 'cassette';
+    const head = el('h2', 'status');
+    head.append(el('span', 'word', { valid: 'Valid', unverified: 'Unverified', invalid: 'Invalid' }[r.verdict]), el('code', 'code', 'runback cassette'));
+    box.append(head);
+    box.append(el('p', 'meaning', name + ' — checked in ' + Math.round(ms) + ' ms, here, with the runback rules (docs/runback.md).'));
+    if (r.error) {
+      box.append(el('p', 'meaning', r.error.code + ': ' + r.error.detail));
+    } else {
+      const dl = el('dl', 'kv');
+      for (const c of ['schema', 'consistent', 'chain', 'digest', 'cassette']) {
+        dl.append(el('dt', null, c), el('dd', r.checks[c] ? 'ok' : 'bad', r.checks[c] ? 'ok' : 'FAIL' + (c === 'chain' ? ' at events[' + r.first_bad_event + ']' : '')));
+      }
+      dl.append(el('dt', null, 'signature'), el('dd', r.checks.signature === 'valid' ? 'ok' : 'bad', r.checks.signature + (r.checks.signature_alg ? ' (' + r.checks.signature_alg + ')' : '')));
+      box.append(dl);
+      if (r.checks.signature_alg === 'HMAC-SHA256') box.append(el('p', 'hint', 'HMAC proves custody of a shared secret, not identity: whoever holds the key could have made this cassette.'));
+      for (const f of r.consistency_failures) box.append(el('p', 'meaning', f));
+      const ul = el('ul', 'findings');
+      for (const f of r.findings) ul.append(el('li', null, f.code + ': ' + f.detail));
+      if (r.findings.length) box.append(el('p', 'field', 'Findings (runback accepts these; logbook names them)'), ul);
+    }
+    document.getElementById('session').hidden = true;
+    const tl = document.getElementById('timeline');
+    tl.replaceChildren();
+    tl.hidden = !r.events;
+    if (r.events) {
+      tl.append(el('h2', null, 'Events (' + r.events.length + ')'));
+      const table = el('table', 'steps cassette');
+      const t0 = Date.parse(r.events[0]?.ts_start);
+      r.events.slice(0, 2000).forEach((e, i) => {
+        const tr = el('tr', 'kind-' + (e?.type ?? ''));
+        if (i === r.first_bad_event) tr.classList.add('bad');
+        tr.append(el('td', 'seq', e?.seq ?? ''), el('td', 'time', e?.ts_start ? '+' + (Date.parse(e.ts_start) - t0) + ' ms' : ''));
+        const kind = el('td', 'kind');
+        kind.append(el('span', 'badge', e?.type ?? '?'));
+        tr.append(kind, el('td', 'summary', nameOf(e)));
+        const out = e?.type === 'llm' ? e.response : e?.type === 'run' ? e.status : e?.output;
+        tr.append(el('td', 'data', e?.error ? 'error: ' + brief(e.error) : brief(out)));
+        tr.append(el('td', 'digests', typeof e?._hash === 'string' ? e._hash.slice(0, 12) + '…' : ''));
+        table.append(tr);
+      });
+      tl.append(table);
+    }
+    document.body.dataset.state = 'done';
+    return r;
+  }
+
+  lb.cassette = { detect, verify, show, canonical };
+  globalThis.runbackVerify = async (bytes, options) => {
+    const r = await verify(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), options);
+    delete r.events;
+    return r;
+  };
+})(globalThis.logbook = globalThis.logbook || {});
