@@ -183,7 +183,7 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"pwd"}}`,
 	}
 	b := newBrowser(t)
-	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400)} {
+	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400), "no start": reviewtest.Session[1:]} {
 		rec, err := reviewtest.Record(payloads)
 		if err != nil {
 			t.Fatal(err)
@@ -216,6 +216,10 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 		got := b.review(t)
 		if strings.Join(got.IDs, ",") != strings.Join(ids, ",") || strings.Join(got.Gaps, "|") != strings.Join(gaps, "|") {
 			t.Errorf("%s: page calls %v gaps %v; logbook-review calls %v gaps %v", name, got.IDs, got.Gaps, ids, gaps)
+		}
+		missing, err := evalJS[bool](b, `!!document.querySelector('#review .session-gap')`)
+		if err != nil || missing != (want.Summary.Gaps.MissingSessionStart == 1) {
+			t.Errorf("%s: page shows missing start %v, logbook-review %d", name, missing, want.Summary.Gaps.MissingSessionStart)
 		}
 	}
 	b.checkQuiet(t)

@@ -14,6 +14,7 @@ const (
 	GapDuplicatePre  = "duplicated pre" // the pre-event came more than once
 	GapDuplicatePost = "duplicated post"
 	GapOrphaned      = "orphaned: no pre-event" // the post-event's start is missing
+	GapMissingStart  = "missing start"          // the session's: no SessionStart
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.

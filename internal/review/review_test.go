@@ -250,3 +250,12 @@ func TestNoIDs(t *testing.T) {
 		t.Fatalf("%+v", first)
 	}
 }
+
+func TestMissingStart(t *testing.T) {
+	r := load(t, reviewtest.Session[1:])
+	var b bytes.Buffer
+	_ = review.WriteText(&b, r, review.TextOptions{})
+	if r.Summary.Gaps.MissingSessionStart != 1 || !strings.Contains(b.String(), "! missing start: no SessionStart event was recorded") {
+		t.Fatalf("%+v\n%s", r.Summary.Gaps, b.String())
+	}
+}

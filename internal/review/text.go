@@ -90,6 +90,10 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 	if opt.Only != "" {
 		p.line("showing   only %s", opt.Only)
 	}
+	if r.Summary.Gaps.MissingSessionStart == 1 && opt.Only != "exec" && opt.Only != "edit" && opt.Only != "failed" {
+		p.line("")
+		p.line("%s", p.c(yellow, "! "+GapMissingStart+": no SessionStart event was recorded (lost, or the hooks were installed mid-session)"))
+	}
 	n := 0
 	for _, t := range r.Turns {
 		p.line("")

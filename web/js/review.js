@@ -202,7 +202,7 @@
     if (g.dupPre.length) gapText.push('duplicated pre: ' + g.dupPre.join(' '));
     if (g.dupPost.length) gapText.push('duplicated post: ' + g.dupPost.join(' '));
     if (g.orphaned.length) gapText.push('orphaned (no pre-event): ' + g.orphaned.join(' '));
-    if (g.missingStart) gapText.push('no SessionStart');
+    if (g.missingStart) gapText.push('missing start (no SessionStart)');
     const gd = row('gaps', gapText.length ? gapText.join('; ') : 'none', gapText.length ? 'warn-text clip' : null);
     gd.title = gapText.join('\n');
     box.append(dl);
@@ -238,6 +238,9 @@
         shown += k;
         total += k;
         list.append(sec);
+      }
+      if (r.gaps.missingStart && (current === 'all' || current === 'gaps')) {
+        list.prepend(el('p', 'session-gap', '⚠ missing start: no SessionStart event was recorded (lost, or the hooks were installed mid-session)'));
       }
       list.dataset.rows = String(shown);
       if (!list.children.length) list.append(el('p', 'empty', 'No call matches.'));
