@@ -67,13 +67,13 @@ func TestCIAgentThenSeal(t *testing.T) {
 		}
 		p := filepath.Join(payloads, fmt.Sprintf("%04d", i))
 		os.WriteFile(p, ev, 0o600)
-		script.WriteString("LOGBOOK_NOW=" + s.at(i) + " CLAUDE_PROJECT_DIR=\"$GITHUB_WORKSPACE\" sh -c '" + cmd + "' < " + p + " 2>>\"$RUNNER_TEMP/hooks.err\"\n")
+		script.WriteString("LOGBOOK_NOW=" + s.at(i) + " CLAUDE_PROJECT_DIR=\"$GITHUB_WORKSPACE\" sh -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "' < " + p + " 2>>\"$RUNNER_TEMP/hooks.err\"\n")
 	}
 	if code, out := r.run("claude -p (hooks)", script.String(), nil); code != 0 || out != "" {
 		t.Fatalf("hooks: exit %d, stdout %q (a hook prints nothing there)", code, out)
 	}
 	// The one complaint: the SessionEnd hook found no key to seal with.
-	if e, _ := os.ReadFile(filepath.Join(r.temp, "hooks.err")); strings.Count(string(e), "\n") != 1 || !strings.HasPrefix(string(e), "logbook-seal: no signing key") {
+	if e, _ := os.ReadFile(filepath.Join(r.temp, "hooks.err")); strings.Count(string(e), "\n") != 1 || !strings.HasPrefix(string(e), "logbook-seal: session ") || !strings.Contains(string(e), "NOT SEALED: no signing key") {
 		t.Errorf("hooks' stderr %q", e)
 	}
 	r.run("lint", "logbook-wrap --agent golangci-lint -- sh -c 'echo lint ok'", nil)

@@ -59,9 +59,9 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]... RECORD...
 logbook-verify --follow DIR|FILE|SESSION
+logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
-logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]
-logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)`
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runCassette(args, stdout, stderr); ok {
