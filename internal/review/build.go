@@ -15,6 +15,8 @@ const (
 	GapDuplicatePost = "duplicated post"
 	GapOrphaned      = "orphaned: no pre-event" // the post-event's start is missing
 	GapMissingStart  = "missing start"          // the session's: no SessionStart
+	// NoteBatchOnly marks a call no hook ran for (see Call.Note).
+	NoteBatchOnly = "not run: no hook events, named only by PostToolBatch"
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
@@ -32,7 +34,11 @@ type Call struct {
 	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
 	Post      []int64  `json:"postSeqs"` // seqs of the post-events
 	Gaps      []string `json:"gaps"`
-	pos       int64    // seq of its first step, for ordering
+	// Note says why a call has no pre- or post-event at all: a call the
+	// model made that Claude Code refused before running any hook (an
+	// unknown tool, a bad input), named only by its PostToolBatch.
+	Note string `json:"note,omitempty"`
+	pos  int64  // seq of its first step, for ordering
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -149,6 +155,24 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 	}
 	for _, c := range order {
 		c.finish()
+	}
+	// Calls that only a PostToolBatch names: the model asked for them,
+	// and no hook ever ran for them.
+	for i := range steps {
+		st := &steps[i]
+		for k, id := range st.BatchIDs {
+			if id == "" || calls[id] != nil {
+				continue
+			}
+			tool := ""
+			if k < len(st.BatchTools) {
+				tool = st.BatchTools[k]
+			}
+			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq,
+				Pre: []int64{}, Post: []int64{}, Gaps: []string{}, Note: NoteBatchOnly}
+			calls[id] = c
+			order = append(order, c)
+		}
 	}
 
 	// Sub-agents: a step names its agent (data.agentId, as recent records

@@ -259,3 +259,22 @@ func TestMissingStart(t *testing.T) {
 		t.Fatalf("%+v\n%s", r.Summary.Gaps, b.String())
 	}
 }
+
+// TestBatchOnly: a call Claude Code refused before any hook (an unknown
+// tool) is named only by PostToolBatch; it is a row, with a note.
+func TestBatchOnly(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"b","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"}}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"},{"tool_name":"Nope","tool_use_id":"t2","tool_input":{},"tool_response":"<tool_use_error>No such tool</tool_use_error>"}]}`,
+	})
+	if r.Summary.Calls != 2 || r.Summary.Gaps.Total() != 0 {
+		t.Fatalf("%+v", r.Summary)
+	}
+	var b bytes.Buffer
+	_ = review.WriteText(&b, r, review.TextOptions{})
+	if !strings.Contains(b.String(), "Nope  t2") || !strings.Contains(b.String(), "· "+review.NoteBatchOnly) {
+		t.Fatal(b.String())
+	}
+}

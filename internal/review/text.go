@@ -160,6 +160,9 @@ func (p *printer) call(c *Call, indent string) {
 	for _, g := range c.Gaps {
 		p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
 	}
+	if c.Note != "" {
+		p.line("%s%s", indent, p.c(dim, "  · "+c.Note))
+	}
 }
 
 // maxSubject bounds a row's command or path when the width is unknown

@@ -15,6 +15,9 @@
     const v = get(obj, key);
     return typeof v === 'string' ? v : '';
   }
+  function strs(v) {
+    return v && v.t === K.ARR ? v.items.map((x) => (typeof x === 'string' ? x : '')) : [];
+  }
   function num(obj, key) {
     const v = get(obj, key);
     return v && v.t === K.NUM ? Number(v.lit) : null;
@@ -31,6 +34,7 @@
       detail: str(d, 'pattern') || str(d, 'url') || str(d, 'subagentType'),
       agent: str(d, 'agentId'), agentType: str(d, 'agentType'),
       exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
+      batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
     };
   }
@@ -88,6 +92,17 @@
       if (c.pre.length > 1) { c.gaps.push('duplicated pre'); gaps.dupPre.push(c.id); }
       if (c.post.length > 1) { c.gaps.push('duplicated post'); gaps.dupPost.push(c.id); }
       if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
+    }
+    // Calls that only a PostToolBatch names: the model asked for them, and
+    // no hook ever ran for them.
+    for (const s of steps) {
+      s.batchIds.forEach((id, k) => {
+        if (!id || calls.has(id)) return;
+        const c = { id, tool: s.batchTools[k] || '', kind: 'tool_call', subject: '', start: s.at, end: '', pre: [], post: [],
+          duration: null, exit: null, failed: false, gaps: [], pos: s.seq, agent: '', note: 'not run: no hook events, named only by PostToolBatch' };
+        calls.set(id, c);
+        order.push(c);
+      });
     }
     // Sub-agents: the step names its agent, or lies between the agent's
     // start and stop while no other sub-agent runs.
@@ -337,6 +352,7 @@
       gl.title = g;
       row.append(gl);
     }
+    if (c.note) row.append(el('span', 'callnote', c.note));
     return row;
   }
 
