@@ -144,6 +144,9 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
 		return 2
 	}
+	if !inProgress {
+		r.Notes = append(r.Notes, afterSeal(path, r.Summary.Steps)...)
+	}
 	status := 0
 	if !r.Verdict.OK {
 		status = 1
@@ -312,4 +315,22 @@ func policyOf(o options) (policy.Options, error) {
 		pol.Attestations = append(pol.Attestations, text)
 	}
 	return pol, nil
+}
+
+// afterSeal notes steps recorded after the seal: a session that went on
+// (resumed) has more steps in ID.steps.jsonl than its record.
+func afterSeal(recordPath string, sealed int) []string {
+	steps := strings.TrimSuffix(recordPath, ".record.json") + ".steps.jsonl"
+	if steps == recordPath {
+		return nil
+	}
+	data, err := os.ReadFile(steps)
+	if err != nil {
+		return nil
+	}
+	n := bytes.Count(data, []byte("\n")) - 1 // the header line
+	if n > sealed {
+		return []string{fmt.Sprintf("%s holds %d step(s) recorded after this seal; seal again to cover them, or review the session in progress with %s", filepath.Base(steps), n-sealed, filepath.Base(steps))}
+	}
+	return nil
 }

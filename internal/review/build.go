@@ -98,10 +98,11 @@ type File struct {
 
 // Review is everything the command prints.
 type Review struct {
-	Verdict Verdict `json:"verdict"`
-	Session Session `json:"session"`
-	Summary Summary `json:"summary"`
-	Turns   []Turn  `json:"turns"`
+	Verdict Verdict  `json:"verdict"`
+	Notes   []string `json:"notes,omitempty"` // said right after the verdict
+	Session Session  `json:"session"`
+	Summary Summary  `json:"summary"`
+	Turns   []Turn   `json:"turns"`
 }
 
 // Verdict is the verification result, shown first. For a sealed record it

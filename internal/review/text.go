@@ -58,6 +58,9 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 		col = red
 	}
 	p.line("%s", p.c(bold+col, Clean(v.Line)))
+	for _, n := range r.Notes {
+		p.line("%s", p.c(yellow, "note: "+Clean(n)))
+	}
 	s := r.Summary
 	p.line("session   %s  %s", Clean(r.Session.ID), p.c(dim, Clean(r.Session.Agent)))
 	if r.Session.Goal != "" {
