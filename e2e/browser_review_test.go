@@ -188,8 +188,14 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"}`,
 		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"},{"tool_name":"Nope","tool_use_id":"t2","tool_input":{},"tool_response":"no such tool"}]}`,
 	}
+	var withoutAgentStart []string
+	for _, p := range reviewtest.Session {
+		if !strings.Contains(p, `"SubagentStart"`) {
+			withoutAgentStart = append(withoutAgentStart, p)
+		}
+	}
 	b := newBrowser(t)
-	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400), "no start": reviewtest.Session[1:], "batch only": batchOnly} {
+	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400), "no start": reviewtest.Session[1:], "batch only": batchOnly, "agent without start": withoutAgentStart} {
 		rec, err := reviewtest.Record(payloads)
 		if err != nil {
 			t.Fatal(err)
@@ -222,6 +228,10 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 		got := b.review(t)
 		if strings.Join(got.IDs, ",") != strings.Join(ids, ",") || strings.Join(got.Gaps, "|") != strings.Join(gaps, "|") {
 			t.Errorf("%s: page calls %v gaps %v; logbook-review calls %v gaps %v", name, got.IDs, got.Gaps, ids, gaps)
+		}
+		agents, err := evalJS[int](b, `document.querySelectorAll('#review .agent').length`)
+		if wantAgents := want.Summary.SubAgents; err != nil || agents != wantAgents {
+			t.Errorf("%s: page shows %d sub-agents, logbook-review %d", name, agents, wantAgents)
 		}
 		missing, err := evalJS[bool](b, `!!document.querySelector('#review .session-gap')`)
 		if err != nil || missing != (want.Summary.Gaps.MissingSessionStart == 1) {

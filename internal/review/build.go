@@ -209,6 +209,11 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 		}
 		switch {
 		case st.AgentID != "":
+			// A sub-agent whose SubagentStart was not recorded still
+			// gets its group, from its first step.
+			if agents[st.AgentID] == nil {
+				agents[st.AgentID] = &SubAgent{ID: st.AgentID, Type: st.AgentType, Start: st.At, Items: []Item{}}
+			}
 			agentOf[st.Seq] = st.AgentID
 		case len(open) == 1 && st.Event != "UserPromptSubmit":
 			agentOf[st.Seq] = open[0].ID

@@ -278,3 +278,24 @@ func TestBatchOnly(t *testing.T) {
 		t.Fatal(b.String())
 	}
 }
+
+// TestAgentWithoutStart: a sub-agent's calls nest under it even when its
+// SubagentStart was lost.
+func TestAgentWithoutStart(t *testing.T) {
+	var payloads []string
+	for _, p := range reviewtest.Session {
+		if !strings.Contains(p, `"SubagentStart"`) {
+			payloads = append(payloads, p)
+		}
+	}
+	r := load(t, payloads)
+	var sub *review.SubAgent
+	for _, it := range r.Turns[1].Items {
+		if it.SubAgent != nil {
+			sub = it.SubAgent
+		}
+	}
+	if sub == nil || sub.ID != "ag1" || sub.Calls != 2 {
+		t.Fatalf("%+v", sub)
+	}
+}

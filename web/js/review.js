@@ -117,7 +117,11 @@
         const a = agents.get(s.agent);
         if (a) { a.end = s.at; open = open.filter((o) => o !== a); }
         agentOf.set(s.seq, s.agent);
-      } else if (s.agent) agentOf.set(s.seq, s.agent);
+      } else if (s.agent) {
+        // A sub-agent whose SubagentStart was not recorded still gets its group.
+        if (!agents.has(s.agent)) agents.set(s.agent, { id: s.agent, type: s.agentType, start: s.at, end: '', items: [], calls: 0, placed: false });
+        agentOf.set(s.seq, s.agent);
+      }
       else if (open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
     }
     const turns = [{ prompt: null, items: [] }];
