@@ -224,12 +224,23 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 	// its first step.
 	turnAt := make([]int, len(steps)) // index of the turn for step i
 	turns = []Turn{{Items: []Item{}}}
+	byTurnID := map[string]int{} // a prompt's turn id (Claude Code's prompt_id) -> its turn
 	for i := range steps {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
 			p := steps[i]
 			turns = append(turns, Turn{Prompt: &p, Items: []Item{}})
+			if p.TurnID != "" {
+				byTurnID[p.TurnID] = len(turns) - 1
+			}
 		}
 		turnAt[i] = len(turns) - 1
+	}
+	// A step that names its prompt's turn goes there, even when parallel
+	// hooks appended it after the next prompt.
+	for i := range steps {
+		if t, ok := byTurnID[steps[i].TurnID]; ok && steps[i].TurnID != "" {
+			turnAt[i] = t
+		}
 	}
 	bySeq := map[int64]int{}
 	for i := range steps {

@@ -299,3 +299,18 @@ func TestAgentWithoutStart(t *testing.T) {
 		t.Fatalf("%+v", sub)
 	}
 }
+
+// TestTurnByID: a call whose post-event landed after the next prompt
+// (parallel hooks) stays in the turn its prompt_id names.
+func TestTurnByID(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"p","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"one","prompt_id":"p1"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"two","prompt_id":"p2"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","prompt_id":"p1","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t2","prompt_id":"p2","tool_input":{"command":"pwd"}}`,
+	})
+	if len(r.Turns) != 3 || len(r.Turns[1].Items) != 1 || r.Turns[1].Items[0].Call == nil || r.Turns[1].Items[0].Call.ToolUseID != "t1" {
+		t.Fatalf("%+v", r.Turns)
+	}
+}

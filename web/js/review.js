@@ -32,7 +32,7 @@
       event: str(d, 'event'), tool: str(d, 'tool'), id: str(d, 'toolUseId'), command: str(d, 'command'),
       path: str(d, 'path'), paths: paths && paths.t === K.ARR ? paths.items.filter((x) => typeof x === 'string') : [],
       detail: str(d, 'pattern') || str(d, 'url') || str(d, 'subagentType'),
-      agent: str(d, 'agentId'), agentType: str(d, 'agentType'),
+      agent: str(d, 'agentId'), agentType: str(d, 'agentType'), turnId: str(d, 'turnId'),
       exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
       batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
@@ -125,11 +125,17 @@
       else if (open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
     }
     const turns = [{ prompt: null, items: [] }];
-    const turnOf = new Map();
+    const turnOf = new Map(), byTurnId = new Map();
     for (const s of steps) {
-      if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) turns.push({ prompt: s, items: [] });
+      if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) {
+        turns.push({ prompt: s, items: [] });
+        if (s.turnId) byTurnId.set(s.turnId, turns.length - 1);
+      }
       turnOf.set(s.seq, turns.length - 1);
     }
+    // A step that names its prompt's turn goes there, even when parallel
+    // hooks appended it after the next prompt.
+    for (const s of steps) if (s.turnId && byTurnId.has(s.turnId)) turnOf.set(s.seq, byTurnId.get(s.turnId));
     const all = order.map((c) => { c.agent = agentOf.get(c.pos) || ''; return { pos: c.pos, call: c }; });
     for (const s of steps) {
       if (PRE.has(s.event) || POST.has(s.event) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
