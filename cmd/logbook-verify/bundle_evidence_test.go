@@ -19,6 +19,7 @@ import (
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review/reviewtest"
 	"github.com/logbook-project/logbook/internal/transcript"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 func runVerify(t *testing.T, args ...string) (int, string) {
@@ -315,7 +316,7 @@ func TestGapsNamed(t *testing.T) {
 	if strings.Join(ids.Unfinished, ",") != "t-lost" || strings.Join(ids.DuplicatePre, ",") != "t-edit" || len(ids.DuplicatePost) != 0 || strings.Join(ids.PostWithoutPre, ",") != "t-orphan" {
 		t.Errorf("json ids %+v", ids)
 	}
-	if printable("a\nb") != `"a\nb"` || printable("toolu_1") != "toolu_1" {
+	if verdict.Printable("a\nb") != `"a\nb"` || verdict.Printable("toolu_1") != "toolu_1" {
 		t.Error("printable")
 	}
 }

@@ -157,6 +157,7 @@ type options struct {
 	pubkey                                     []string
 	tsaRoots, identityRoots, trustedIdentities string
 	attestation, attestorKey                   []string
+	checkpoint, checkpointKey                  []string // checkpointfixtures_test.go
 }
 
 func (o options) json() []byte {
@@ -169,6 +170,12 @@ func (o options) json() []byte {
 	}
 	if o.attestorKey != nil {
 		add("attestorKey", strictjson.StrArr(o.attestorKey))
+	}
+	if o.checkpoint != nil {
+		add("checkpoint", strictjson.StrArr(o.checkpoint))
+	}
+	if o.checkpointKey != nil {
+		add("checkpointKey", strictjson.StrArr(o.checkpointKey))
 	}
 	if o.identityRoots != "" {
 		add("identityRoots", strictjson.Str(o.identityRoots))
