@@ -15,8 +15,8 @@ import (
 // logFlags choose the transparency log (docs/log.md).
 type logFlags struct {
 	driver, dsn, witnesses, dir string
-	batch                  uint
-	batchAge, interval     time.Duration
+	batch                       uint
+	batchAge, interval          time.Duration
 }
 
 func (l *logFlags) register(fs *flag.FlagSet) {
