@@ -2,6 +2,7 @@ package translog_test
 
 import (
 	"context"
+	"database/sql"
 	"crypto/ed25519"
 	"fmt"
 	"net"
@@ -184,7 +185,7 @@ func testEndToEnd(t *testing.T, driver, dsn string) {
 	// Proofs for every leaf, built while the log is up, kept as bytes.
 	proofs := make([][]byte, 0, n)
 	for x, i := range idx {
-		p, err := e.log.Prove(context.Background(), x, leaf(i))
+		p, err := e.log.Prove(bounded(t), x, leaf(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +275,7 @@ func testEndToEnd(t *testing.T, driver, dsn string) {
 
 func mustProve(t *testing.T, e *env, idx map[uint64]int) []byte {
 	for x, i := range idx {
-		p, err := e.log.Prove(context.Background(), x, leaf(i))
+		p, err := e.log.Prove(bounded(t), x, leaf(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,10 +293,29 @@ func TestMySQL(t *testing.T) {
 	if dsn == "" {
 		t.Skip("LOGBOOK_TEST_MYSQL_DSN is not set: run scripts/mariadb.sh (CI does)")
 	}
+	// A fresh set of tables: an earlier run's log is another log.
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range []string{"Tessera", "Checkpoint", "TreeState", "Subtree", "TiledLeaves"} {
+		if _, err := db.Exec("DROP TABLE IF EXISTS `" + tbl + "`"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
 	testEndToEnd(t, translog.MySQL, dsn)
 }
 
 // report keeps a figure for scripts/test.sh's summary.
 func report(t *testing.T, name, value string) {
 	testreport.Line(t, fmt.Sprintf("translog: %s: %s", name, value))
+}
+
+// bounded is a context that ends with the test or after a minute, so that
+// a log that never publishes fails the test instead of hanging it.
+func bounded(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
