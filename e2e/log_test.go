@@ -166,9 +166,10 @@ func TestLogKill9(t *testing.T) {
 	}
 	filepath.Walk(filepath.Join(edited, "tile"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && !fi.IsDir() && !strings.Contains(p, "entries") {
-			b, _ := os.ReadFile(p)
-			b[len(b)-1] ^= 1
-			os.WriteFile(p, b, 0o644)
+			if b, _ := os.ReadFile(p); len(b) > 0 {
+				b[len(b)-1] ^= 1
+				os.WriteFile(p, b, 0o644)
+			}
 		}
 		return nil
 	})
