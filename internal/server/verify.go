@@ -13,11 +13,13 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/runback"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
-// verify answers POST /v1/verify with the exact object logbook-verify
-// --json prints, status 200 whatever the verdict. The body is the record
+// verify answers POST /v1/verify (and runback's path, POST
+// /api/audit/verify) with the exact object logbook-verify --json prints,
+// status 200 whatever the verdict. The body is the record
 // itself, or multipart/form-data with a part "record" and optional parts
 // "pubkey", "checkpoint" and "checkpointKey" (each repeatable; the same
 // files as logbook-verify's flags). The whole body is at most
@@ -28,6 +30,16 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 	body, code, detail := readBody(w, r, s.cfg.MaxVerifyBody)
 	if code != "" {
 		s.fail(w, r, code, detail)
+		return
+	}
+	// A runback cassette gets runback's six checks and the object
+	// logbook-verify --json gives a cassette (runback's own verification
+	// API takes the same request at POST /api/audit/verify).
+	if runback.Detect(body) {
+		res, err := runback.Verify(body, runback.Options{})
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Write(runback.JSON(res, err))
 		return
 	}
 	in := verdict.Inputs{Record: body}
