@@ -13,7 +13,6 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/runback"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -32,14 +31,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, detail)
 		return
 	}
-	// A runback cassette gets runback's six checks and the object
-	// logbook-verify --json gives a cassette (runback's own verification
-	// API takes the same request at POST /api/audit/verify).
-	if runback.Detect(body) {
-		res, err := runback.Verify(body, runback.Options{})
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Write(runback.JSON(res, err))
+	if s.verifyCassette(w, r, body) { // a runback cassette: cassette.go
 		return
 	}
 	in := verdict.Inputs{Record: body}

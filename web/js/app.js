@@ -82,6 +82,7 @@
     current = { name, bytes };
     if (lb.cassette && lb.cassette.detect(bytes)) { // a runback cassette: cassette.js
       ++run;
+      $('review').hidden = true; // a record's review, if one was on show
       return lb.cassette.show(name, bytes, splitPEM($('pubkeys').value), $('hmackey').value);
     }
     const mine = ++run;
