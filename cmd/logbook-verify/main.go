@@ -80,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
 			return 2
 		}
-		return runBundle(ex, pubkeys, pf, *asJSON, stdout, stderr)
+		return runBundle(ex, pubkeys, pf, cf, *asJSON, stdout, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "logbook-verify: no RECORD given (run 'logbook-verify --help' for usage)")
