@@ -45,6 +45,7 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/web"
 )
 
@@ -77,6 +78,7 @@ type config struct {
 	newKey, newToken                       string
 	verifierKey                            bool
 	maxHook, maxVerify                     int64
+	log                                    logFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -97,6 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
+	c.log.register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -188,9 +191,18 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 			self = (*recorderDesc)(r)
 		}
 	}
+	translog.SetLogger(log.With("component", "tessera"))
+	tl, err := c.log.open(ctx, data, c.name, priv, getenv)
+	if err != nil {
+		return fail(1, err)
+	}
+	if tl != nil {
+		defer closeLog(tl, log)
+		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
+	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
 		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl})
 	if err != nil {
 		return fail(1, err)
 	}

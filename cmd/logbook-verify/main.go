@@ -43,7 +43,9 @@ func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
 const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]...
-               [--checkpoint FILE --checkpoint-key PUB]... RECORD...
+               [--checkpoint FILE --checkpoint-key PUB]...
+               [--log-policy FILE [--log-proof FILE]] RECORD...
+logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
@@ -54,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, gaps (and file, with several records)")
+	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps (and file, with several records)")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
@@ -63,6 +65,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ex.register(fs)
 	var cf checkpointFlags
 	cf.register(fs)
+	var lf logFlags
+	lf.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -74,6 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
+	}
+	if lf.consistency {
+		return runConsistency(lf, fs.Args(), *asJSON, stdout, stderr)
 	}
 	if ex.bundle != "" {
 		if fs.NArg() != 0 {
@@ -128,7 +135,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if fs.NArg() > 1 {
 			name = file
 		}
-		code := verifyFile(file, name, in, *asJSON, stdout, ioError)
+		rin := in
+		if rin.Log, err = lf.load(file); err != nil {
+			status = max(status, ioError(name, err))
+			continue
+		}
+		code := verifyFile(file, name, rin, *asJSON, stdout, ioError)
 		status = max(status, code)
 	}
 	return status

@@ -29,12 +29,18 @@ const (
 	CheckpointInvalid  Code = "CHECKPOINT_INVALID"  // not signed by a pinned server key, or malformed
 	CheckpointMismatch Code = "CHECKPOINT_MISMATCH" // another session, or the tip is not steps[size-1].hash
 	Truncated          Code = "TRUNCATED"           // fewer steps than the checkpoint counted
+	// The proof of logging (step 10, docs/log.md), only with a log policy;
+	// internal/logproof decides them.
+	LogProofInvalid Code = "LOG_PROOF_INVALID" // malformed, or the leaf is not in the tree its checkpoint states
+	LogUntrusted    Code = "LOG_UNTRUSTED"     // no log key of the policy signed the log checkpoint
+	WitnessQuorum   Code = "WITNESS_QUORUM"    // the witnesses' cosignatures do not meet the quorum
 )
 
 // Codes lists every refusal code in the order of spec §7.
 var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
 	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
-	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated}
+	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
+	LogProofInvalid, LogUntrusted, WitnessQuorum}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 type RefusalError struct {

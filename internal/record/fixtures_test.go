@@ -21,6 +21,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -390,12 +391,15 @@ func generated() map[string][]byte {
 	for path, b := range checkpointFixtures() {
 		out[path] = b
 	}
+	for path, b := range logFixtures() {
+		out[path] = b
+	}
 	return out
 }
 
 // fixtureDirs hold record fixtures; a fixture's verify options, if any,
 // are in DIR/options/ under the same name.
-var fixtureDirs = []string{"records", policyDir, checkpointDir}
+var fixtureDirs = []string{"records", policyDir, checkpointDir, logDir}
 
 // TestFixtures checks every committed fixture against the code its name
 // gives, verified with its options (by default, testdata/keys/fixture.key.pub
@@ -405,7 +409,7 @@ func TestFixtures(t *testing.T) {
 	gen := generated()
 	if *update {
 		for _, pattern := range []string{"records/*.json", policyDir + "/*.json", policyDir + "/*/*.json", "pki/*",
-			checkpointDir + "/*.json", checkpointDir + "/*/*"} {
+			checkpointDir + "/*.json", checkpointDir + "/*/*", logDir + "/*.json", logDir + "/*/*"} {
 			old, _ := filepath.Glob(filepath.Join(testdataDir, pattern))
 			for _, f := range old {
 				os.Remove(f)
@@ -452,7 +456,7 @@ func TestFixtures(t *testing.T) {
 			want := wantCode(name)
 			out := verdict.Run(in)
 			res := out.Result
-			if dir == checkpointDir && res.OK {
+			if (dir == checkpointDir || dir == logDir) && res.OK {
 				level := strings.Split(strings.TrimPrefix(name, "good_"), "_")[0]
 				if out.Level != level {
 					t.Errorf("%s/%s: level %q, want %q", dir, name, out.Level, level)
@@ -560,6 +564,14 @@ func fixtureOptions(t *testing.T, dir, name string) verdict.Inputs {
 					in.CheckpointKeys = append(in.CheckpointKeys, checkpoint.Key{Pub: pub(p)})
 				}
 			}
+		case "logPolicy":
+			pol, err := logproof.ParsePolicy(read(m.Value.Str))
+			if err != nil {
+				t.Fatalf("%s options: %v", name, err)
+			}
+			in.Log.Policy = pol
+		case "logProof":
+			in.Log.Proof = read(m.Value.Str)
 		case "trustedIdentities":
 			if trusted, err = identity.ParseTrusted(read(m.Value.Str)); err != nil {
 				t.Fatalf("%s options: %v", name, err)

@@ -158,6 +158,7 @@ type options struct {
 	tsaRoots, identityRoots, trustedIdentities string
 	attestation, attestorKey                   []string
 	checkpoint, checkpointKey                  []string // checkpointfixtures_test.go
+	logPolicy, logProof                        string   // logfixtures_test.go
 }
 
 func (o options) json() []byte {
@@ -179,6 +180,12 @@ func (o options) json() []byte {
 	}
 	if o.identityRoots != "" {
 		add("identityRoots", strictjson.Str(o.identityRoots))
+	}
+	if o.logPolicy != "" {
+		add("logPolicy", strictjson.Str(o.logPolicy))
+	}
+	if o.logProof != "" {
+		add("logProof", strictjson.Str(o.logProof))
 	}
 	if o.pubkey != nil {
 		add("pubkey", strictjson.StrArr(o.pubkey))

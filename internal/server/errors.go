@@ -19,6 +19,7 @@ const (
 	errSealFailed    = "SEAL_FAILED"          // 500: recorded and checkpointed, but the seal failed
 	errNoCheckpoint  = "NO_CHECKPOINT"        // 404
 	errNotSealed     = "NOT_SEALED"           // 404
+	errNotLogged     = "NOT_LOGGED"           // 404: no tlog-proof yet
 	errNotFound      = "NOT_FOUND"            // 404: no such route
 	errMethod        = "METHOD_NOT_ALLOWED"   // 405
 	errUnauthorized  = "UNAUTHORIZED"         // 401
@@ -35,7 +36,7 @@ func status(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case errBodyTimeout:
 		return http.StatusRequestTimeout
-	case errNoCheckpoint, errNotSealed, errNotFound:
+	case errNoCheckpoint, errNotSealed, errNotFound, errNotLogged:
 		return http.StatusNotFound
 	case errMethod:
 		return http.StatusMethodNotAllowed

@@ -260,6 +260,7 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 		return 0, fmt.Errorf("checkpoint log: %w", err)
 	}
 	st.signed = seq + 1
+	s.logLeaf(note)
 	return seq + 1, nil
 }
 
@@ -282,6 +283,9 @@ func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error)
 	}
 	if err := durable.WriteFileMode(base+".record.checkpoint", st.log.Latest(), 0o600); err != nil {
 		return size, err
+	}
+	if err := s.sealLeaf(j.Session, st.log.Latest()); err != nil {
+		return size, fmt.Errorf("transparency log: %w", err)
 	}
 	s.cfg.Log.Info("sealed", "session", j.Session, "steps", res.Steps, "unfinished", len(res.Unfinished))
 	return size, nil

@@ -57,6 +57,7 @@ func (s *Server) resume(id string) (bool, error) {
 		return false, err
 	}
 	defer st.mu.Unlock()
+	defer func() { s.resumeLog(id, st.log.Latest()) }()
 	if latest := st.log.Latest(); latest != nil {
 		text, _, _ := bytes.Cut(latest, []byte("\n\n"))
 		if c, err := checkpoint.Parse(append(text, '\n')); err == nil && c.Size == seq+1 && c.Tip == hash {

@@ -37,6 +37,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/translog"
 )
 
 // Config is everything a Server needs; the command fills it from flags.
@@ -58,6 +59,9 @@ type Config struct {
 	MaxHookBody, MaxVerifyBody int64
 	// Appends bounds the hook requests handled at once; more wait.
 	Appends int
+	// TLog, when not nil, is the transparency log every checkpoint is
+	// appended to (tlog.go, docs/log.md).
+	TLog *translog.Log
 }
 
 // Defaults for the zero values of Config.
@@ -78,6 +82,7 @@ type Server struct {
 	verifySlots  chan struct{}
 	mu           sync.Mutex
 	sessions     map[string]*session
+	tl           tlogState
 }
 
 // session is what the server keeps for a session it has seen.
@@ -124,6 +129,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
+	s.tlogInit()
 	return s, nil
 }
 
@@ -145,6 +151,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/key", s.auth(s.method("GET", s.getKey)))
 	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
+	s.logRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -203,8 +210,12 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
 	pub := s.cfg.Key.Public().(ed25519.PublicKey)
 	vkey, _ := checkpoint.VerifierKey(s.cfg.Origin, pub)
-	writeJSON(w, http.StatusOK, map[string]any{"origin": s.cfg.Origin, "keyId": s.signer.KeyID(), "verifierKey": vkey,
-		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest})
+	out := map[string]any{"origin": s.cfg.Origin, "keyId": s.signer.KeyID(), "verifierKey": vkey,
+		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest}
+	if s.cfg.TLog != nil {
+		out["logOrigin"], out["logVerifierKey"] = s.cfg.TLog.Origin(), s.cfg.TLog.VerifierKey()
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // page serves the in-browser checker at / and its files; anything else
@@ -235,6 +246,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 // Close closes the checkpoint logs. Call it after the HTTP server has
 // finished its requests.
 func (s *Server) Close() error {
+	s.closeLog()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error

@@ -26,9 +26,18 @@ type jsonResult struct {
 	Level *string `json:"level"`
 	jsonPolicy
 	Checkpoints []jsonCheckpoint `json:"checkpoints"`
+	// Log is the proof of logging that held (level logged), else null.
+	Log *jsonLog `json:"log"`
 	// Gaps counts missing and repeated events in an accepted record (or
 	// one refused only by policy): facts about the session, not refusals.
 	Gaps *gaps.Counts `json:"gaps"`
+}
+
+type jsonLog struct {
+	Origin   string   `json:"origin"`
+	Index    int64    `json:"index"`
+	Size     int64    `json:"size"`
+	Cosigned []string `json:"cosigned"`
 }
 
 type jsonCheckpoint struct {
@@ -64,6 +73,9 @@ func WriteJSON(w io.Writer, o Outcome) {
 	}
 	if o.Level != "" {
 		out.Level = &o.Level
+		if l := o.Logged; l != nil {
+			out.Log = &jsonLog{Origin: l.Origin, Index: l.Index, Size: l.Size, Cosigned: append([]string{}, l.Cosigned...)}
+		}
 		for _, c := range o.Checkpoint.Covered {
 			out.Checkpoints = append(out.Checkpoints, jsonCheckpoint{Origin: c.Origin, Size: c.Size, Time: c.Time, KeyID: c.KeyID})
 		}
@@ -98,6 +110,9 @@ func checkpointHuman(o Outcome) string {
 	var b strings.Builder
 	for _, c := range o.Checkpoint.Covered {
 		fmt.Fprintf(&b, " checkpoint=%s:%d@%s", c.Origin, c.Size, c.Time)
+	}
+	if l := o.Logged; l != nil {
+		fmt.Fprintf(&b, " log=%s:%d/%d cosigned=%d", l.Origin, l.Index, l.Size, len(l.Cosigned))
 	}
 	return b.String()
 }

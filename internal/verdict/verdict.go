@@ -10,6 +10,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 )
@@ -21,6 +22,7 @@ type Inputs struct {
 	Policy         policy.Options      // spec §7 step 8 beyond --pubkey
 	Checkpoints    [][]byte            // --checkpoint: signed notes
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
+	Log            LogInputs           // --log-proof, --log-policy
 }
 
 // Outcome is the verdict with what each stage found.
@@ -29,16 +31,22 @@ type Outcome struct {
 	Pinned     bool          // --pubkey was given
 	Report     policy.Report
 	Checkpoint checkpoint.Verdict
-	// Level is the assurance level of an accepted record: local or
-	// server; "" when refused.
+	// Level is the assurance level of an accepted record: local,
+	// server or logged; "" when refused.
 	Level string
 	File  string // the record's name in --json, with several records
+	// Logged is the proof of logging that held (level logged).
+	Logged *logproof.Result
 }
 
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and
 // SIGNER_NOT_TRUSTED), the policy checks of step 8, then each checkpoint.
 func Run(in Inputs) Outcome {
 	cps := checkpoint.OpenAll(in.Checkpoints, in.CheckpointKeys, record.WeakKey)
+	lc := openLog(in)
+	if lc != nil && lc.leafOK {
+		cps = append(cps, lc.leaf) // judged in step 9 like the others
+	}
 	opt := record.Options{Pinned: in.Pinned, HashesAt: checkpoint.Indices(cps)}
 	res, rep := policy.Check(record.Verify(in.Record, opt), in.Policy)
 	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0, Report: rep}
@@ -52,5 +60,13 @@ func Run(in Inputs) Outcome {
 		return out
 	}
 	out.Level = out.Checkpoint.Level
+	if lc != nil {
+		if c, d := lc.judge(res.StepCount); c != "" {
+			out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
+			out.Report, out.Level = policy.Report{}, ""
+			return out
+		}
+		out.Level, out.Logged = logproof.LevelLogged, &lc.res
+	}
 	return out
 }
