@@ -275,7 +275,8 @@ func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) i
 	return 0
 }
 
-const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager] RECORD|SESSION-ID
+const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager]
+               [--tsa-roots PEM] [--attestation FILE --attestor-key PUB]... [--checkpoint FILE]... [--checkpoint-key PUB]... RECORD|SESSION-ID|BUNDLE
 logbook-review --list [--dir DIR] [--json]
 logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoint FILE]... RECORD
 logbook-review --jsonl FILE|- RECORD|SESSION-ID

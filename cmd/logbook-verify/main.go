@@ -48,7 +48,7 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
 logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
-logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
+logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--tsa-roots PEM]
 logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
 
 func run(args []string, stdout, stderr io.Writer) int {
