@@ -11,7 +11,7 @@
 // unless the payload says it is another event. An unknown flag is reported
 // on stderr and exits 0 inside a hook, 2 when typed at a terminal.
 //
-//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
+//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [--server URL] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
 //	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
 package main
@@ -77,6 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	var hint hookevent.Hint
 	fs.StringVar(&hint.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(hookevent.Harnesses, ", "))
 	fs.StringVar(&hint.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
+	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		// A broken hook command line must not break the agent: exit 0,
 		// the error already on stderr. Typed at a terminal, it is 2.
@@ -123,6 +124,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	limitMemory(len(payload))
 	cwd, _ := os.Getwd()
+	if *server != "" {
+		if err := forward(*server, cli.StripBOM(payload), hint, cwd, getenv); err != nil {
+			return fail(unknownEvent, err)
+		}
+		return 0
+	}
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	self := &recorder.Self{Name: "record-step", Warn: report}

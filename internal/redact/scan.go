@@ -135,10 +135,16 @@ func (sc *scanner) mentionsAWS() bool {
 	return sc.aws > 0
 }
 
-// coveredTo is the furthest end of the spans found so far that hold
-// byte i, or -1 (gitleaks.Find's view of what is already replaced).
+// coveredTo is the furthest end of the spans found so far, or of a Mask
+// an earlier pass wrote, that hold byte i, or -1 (gitleaks.Find's view of
+// what is already replaced).
 func (sc *scanner) coveredTo(i int) int {
 	end := -1
+	for k := max(0, i-len(Mask)+1); k <= i; k++ {
+		if sc.s[k] == '[' && strings.HasPrefix(sc.s[k:], Mask) {
+			end = k + len(Mask)
+		}
+	}
 	for _, sp := range sc.spans {
 		if sp.start <= i && i < sp.end {
 			end = max(end, sp.end)

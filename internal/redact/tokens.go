@@ -269,7 +269,7 @@ func (sc *scanner) token(i int) int {
 			}
 		}
 		// A long body of digits alone is a number (ntn_1234...), not a key.
-		if j-b < sh.min || (sh.digit && !digit) || (j < len(s) && isAlnum(s[j])) || (j-b >= 30 && isDigits(s[b:j])) {
+		if j-b < sh.min || (sh.digit && !digit) || (j < len(s) && isAlnum(s[j])) || (j-b >= 30 && isDigits(s[b:j])) || placeholderBody(s[b:j]) {
 			continue
 		}
 		return j
@@ -369,4 +369,17 @@ func (sc *scanner) discordBot(i int) int {
 		return -1
 	}
 	return m
+}
+
+// placeholderBody reports a documentation placeholder (ghp_xxxx...,
+// glsa_XXXX..._AAAA): one byte makes at least half of the body. A
+// generated token never looks like that.
+func placeholderBody(body string) bool {
+	var n [256]uint16
+	most := uint16(0)
+	for i := 0; i < len(body); i++ {
+		n[body[i]]++
+		most = max(most, n[body[i]])
+	}
+	return len(body) > 0 && 2*int(most) >= len(body)
 }
