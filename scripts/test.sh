@@ -5,8 +5,8 @@
 # the tests measured and which conformance tests did not run for want of
 # the public corpora (go test hides the logs of passing tests). Arguments
 # go to go test: `./scripts/test.sh -short` is the quick run (no browser,
-# shorter stress trials). The corpora are read from $LOGBOOK_CORPORA, else
-# ../shared (docs/testing.md).
+# no real harnesses, shorter stress trials). The corpora are read from
+# $LOGBOOK_CORPORA, else ../shared (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
