@@ -33,6 +33,7 @@ import (
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/redact"
 	iwrap "github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wrap/files"
 	"github.com/logbook-project/logbook/wrap"
 )
 
@@ -88,7 +89,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 		return usage("no command given: logbook-wrap [flags] -- CMD [ARGS...]")
 	}
 	for _, g := range append(append([]string{}, c.materials...), c.products...) {
-		if !iwrap.ValidGlob(g) {
+		if !files.ValidGlob(g) {
 			return usage("bad glob %q", g)
 		}
 	}
