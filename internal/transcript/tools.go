@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/transcript/concurrency"
 )
 
 // thread is one tool-calling conversation: the main session, or a sub-agent
@@ -84,12 +86,12 @@ func (c *converter) toolEvents(th *thread) {
 func schedule(calls []*toolCall) {
 	for k, tc := range calls {
 		tc.start = tc.rec.time
-		safe := concurrencySafe(tc.use.Name, tc.use.Input)
+		safe := concurrency.Safe(tc.use.Name, tc.use.Input)
 		for _, prev := range calls[:k] {
 			if prev.rec.Message.ID != tc.rec.Message.ID || prev.res == nil {
 				continue
 			}
-			if safe && concurrencySafe(prev.use.Name, prev.use.Input) {
+			if safe && concurrency.Safe(prev.use.Name, prev.use.Input) {
 				continue
 			}
 			if done := prev.res.rec.time; !done.Before(tc.start) {
