@@ -32,6 +32,7 @@ type reviewShown struct {
 	Clipped   int      `json:"clipped"`   // elements actually cut on screen
 	Summary   string   `json:"summary"`   // the summary's text
 	TimeWidth int      `json:"timeWidth"` // widest time cell overflow, px
+	ByTurn    []string `json:"byTurn"`    // each turn's call ids, comma-separated
 }
 
 func (b *browser) review(tb testing.TB) reviewShown {
@@ -47,7 +48,8 @@ func (b *browser) review(tb testing.TB) reviewShown {
 			overflow: document.documentElement.scrollWidth - window.innerWidth,
 			untitled: clips.filter((c) => !c.title && c.textContent).length,
 			clipped: clips.filter((c) => c.scrollWidth > c.clientWidth).length,
-			summary: box.querySelector('dl.summary').innerText, timeWidth: tw};
+			summary: box.querySelector('dl.summary').innerText, timeWidth: tw,
+			byTurn: [...box.querySelectorAll('.turn')].map((t) => [...t.querySelectorAll('.call')].map((c) => c.dataset.id).join(','))};
 	})()`)
 	if err != nil {
 		tb.Fatal(err)
@@ -166,6 +168,88 @@ func TestBrowserReview(t *testing.T) {
 		}
 		if got, want := b.review(t).Rows, review.CountCalls(review.Filter(want.Turns, only)); got != want {
 			t.Errorf("filter %s: %d rows, want %d", f, got, want)
+		}
+	}
+	b.checkQuiet(t)
+}
+
+// TestBrowserReviewSameAsCommand: the page and logbook-review read the
+// same sessions alike: the same calls (by toolUseId, in order) and the
+// same gaps, with ids, without ids (Gemini CLI), and with a sub-agent.
+func TestBrowserReviewSameAsCommand(t *testing.T) {
+	noIDs := []string{
+		`{"session_id":"g","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"path":"/w/a"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"pwd"}}`,
+	}
+	batchOnly := []string{
+		`{"session_id":"b","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"}}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"},{"tool_name":"Nope","tool_use_id":"t2","tool_input":{},"tool_response":"no such tool"}]}`,
+	}
+	var withoutAgentStart []string
+	for _, p := range reviewtest.Session {
+		if !strings.Contains(p, `"SubagentStart"`) {
+			withoutAgentStart = append(withoutAgentStart, p)
+		}
+	}
+	turnIDs := []string{
+		`{"session_id":"p","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"one","prompt_id":"p1"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"two","prompt_id":"p2"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","prompt_id":"p1","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t2","prompt_id":"p2","tool_input":{"command":"pwd"}}`,
+	}
+	b := newBrowser(t)
+	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400), "no start": reviewtest.Session[1:], "batch only": batchOnly, "agent without start": withoutAgentStart, "turn ids": turnIDs} {
+		rec, err := reviewtest.Record(payloads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "r.json")
+		writeFile(t, path, rec)
+		want, err := review.FromRecord(rec, record.Verify(rec, record.Options{}), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids, gaps, byTurn []string
+		var walk func([]review.Item)
+		walk = func(items []review.Item) {
+			for _, it := range items {
+				if it.Call != nil {
+					ids = append(ids, it.Call.ToolUseID)
+					for _, g := range it.Call.Gaps {
+						gaps = append(gaps, "⚠ "+g+": "+it.Call.ToolUseID)
+					}
+				}
+				if it.SubAgent != nil {
+					walk(it.SubAgent.Items)
+				}
+			}
+		}
+		for _, tu := range want.Turns {
+			n := len(ids)
+			walk(tu.Items)
+			byTurn = append(byTurn, strings.Join(ids[n:], ","))
+		}
+		b.open(t, path)
+		got := b.review(t)
+		if strings.Join(got.IDs, ",") != strings.Join(ids, ",") || strings.Join(got.Gaps, "|") != strings.Join(gaps, "|") {
+			t.Errorf("%s: page calls %v gaps %v; logbook-review calls %v gaps %v", name, got.IDs, got.Gaps, ids, gaps)
+		}
+		if strings.Join(got.ByTurn, "|") != strings.Join(byTurn, "|") {
+			t.Errorf("%s: page turns %q; logbook-review turns %q", name, got.ByTurn, byTurn)
+		}
+		agents, err := evalJS[int](b, `document.querySelectorAll('#review .agent').length`)
+		if wantAgents := want.Summary.SubAgents; err != nil || agents != wantAgents {
+			t.Errorf("%s: page shows %d sub-agents, logbook-review %d", name, agents, wantAgents)
+		}
+		missing, err := evalJS[bool](b, `!!document.querySelector('#review .session-gap')`)
+		if err != nil || missing != (want.Summary.Gaps.MissingSessionStart == 1) {
+			t.Errorf("%s: page shows missing start %v, logbook-review %d", name, missing, want.Summary.Gaps.MissingSessionStart)
 		}
 	}
 	b.checkQuiet(t)

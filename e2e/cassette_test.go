@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -38,19 +40,22 @@ type cassetteCase struct {
 // cassetteResult is the part of `logbook-verify --json` and of
 // window.runbackVerify that must agree.
 type cassetteResult struct {
-	Verdict        string                  `json:"verdict"`
-	RunbackVerdict string                  `json:"runback_verdict"`
-	Checks         map[string]any          `json:"checks"`
-	Failed         []string                `json:"failed_checks"`
-	FirstBad       int                     `json:"first_bad_event"`
-	Findings       []struct{ Code string } `json:"findings"`
-	Error          *struct{ Code string }  `json:"error"`
+	Verdict        string         `json:"verdict"`
+	RunbackVerdict string         `json:"runback_verdict"`
+	Checks         map[string]any `json:"checks"`
+	Failed         []string       `json:"failed_checks"`
+	FirstBad       int            `json:"first_bad_event"`
+	Findings       []struct {
+		Code  string
+		Count int
+	} `json:"findings"`
+	Error *struct{ Code string } `json:"error"`
 }
 
 func (r cassetteResult) key() string {
 	var codes []string
 	for _, f := range r.Findings {
-		codes = append(codes, f.Code)
+		codes = append(codes, fmt.Sprintf("%s×%d", f.Code, f.Count))
 	}
 	slices.Sort(codes)
 	checks, _ := json.Marshal(r.Checks)
@@ -181,6 +186,9 @@ func TestCassetteDifferential(t *testing.T) {
 			disagree++
 			if disagree <= 20 {
 				t.Errorf("%s (%s): the page and logbook-verify disagree\n page: %s\n  cli: %s", c.path, c.group, page.key(), cli.key())
+			}
+			if keep := os.Getenv("LOGBOOK_DIFF_KEEP"); keep != "" {
+				_ = os.WriteFile(filepath.Join(keep, filepath.Base(c.path)), data, 0o644)
 			}
 		}
 	}
@@ -407,13 +415,60 @@ func TestCassettePage(t *testing.T) {
 	if v := look(); v.Verdict != "valid" || v.Rows != 8 || v.Bad != 0 {
 		t.Errorf("valid cassette shown as %+v", v)
 	}
+	shot := func(name string) {
+		ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+		defer cancel()
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(screenshotDir(t), name)
+		writeFile(t, p, png)
+		report(t, "cassette screenshot: "+p)
+	}
+	shot("cassette-valid.png")
 	b.drop(t, "../testdata/runback/invalid_event_edited.json")
 	if v := look(); v.Verdict != "invalid" || v.Rows != 8 || v.Bad != 1 || !strings.Contains(v.Text, "FAIL at events[2]") {
 		t.Errorf("tampered cassette shown as %+v", v)
 	}
+	shot("cassette-tampered.png")
 	b.drop(t, "../testdata/runback/valid_hmac.json")
 	if v := look(); v.Verdict != "unverified" || !strings.Contains(v.Text, "custody of a shared secret") {
 		t.Errorf("HMAC cassette without key shown as %+v", v)
 	}
 	b.checkQuiet(t)
+}
+
+// TestCassetteReaderNotJSONParse: Chromium 148's JSON.parse, warmed up,
+// invents or drops keys when an escaped one-character key repeats in an
+// object; Node's does not, and runback hashes what Node reads. The page's
+// own reader must give the right keys every time.
+func TestCassetteReaderNotJSONParse(t *testing.T) {
+	b := newBrowser(t)
+	type counts struct{ Native, Ours int }
+	c, err := evalJS[counts](b, `(() => {
+		const lits = ['"\\""', '"\\\\"', '"\\t"', '"\\n"', '"\\/"', '"a"', '"Z"', '"0"', '"\\u0000"', '"\\ud800"', '"é"', '"~"'];
+		let seed = 7, nat = 0, ours = 0;
+		const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0);
+		for (let n = 0; n < 20000; n++) {
+			const parts = [], want = new Set();
+			for (let i = 1 + rnd() % 5; i > 0; i--) {
+				const l = lits[rnd() % lits.length];
+				parts.push(l + ':' + i);
+				want.add(JSON.parse(l)); // a string value, not a key: read right
+			}
+			const text = '{"x":[{' + parts.join(',') + '}]}';
+			const w = [...want].sort().join('\\u0001');
+			if (Object.keys(JSON.parse(text).x[0]).sort().join('\\u0001') !== w) nat++;
+			if (Object.keys(logbook.cassette.parse(text).x[0]).sort().join('\\u0001') !== w) ours++;
+		}
+		return { Native: nat, Ours: ours };
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("of 20,000 objects, the browser's JSON.parse got the keys wrong %d times, the page's reader %d", c.Native, c.Ours)
+	if c.Ours != 0 {
+		t.Fatalf("the page's reader got duplicate escaped keys wrong %d times", c.Ours)
+	}
 }

@@ -41,6 +41,11 @@ func TestRealClaudeCodeReviewEvidence(t *testing.T) {
 		{{ID: "toolu_r3write", Name: "Write", Input: raw(`{"file_path":"` + proj + `/out.txt","content":"hello\n"}`)}},
 		{{ID: "toolu_r4edit", Name: "Edit", Input: raw(`{"file_path":"` + proj + `/out.txt","old_string":"hello","new_string":"bye"}`)}},
 		{{ID: "toolu_r5fail", Name: "Bash", Input: raw(`{"command":"sh -c 'exit 3'"}`)}},
+		{
+			{ID: "toolu_r8grep", Name: "Grep", Input: raw(`{"pattern":"notes"}`)},
+			{ID: "toolu_r9glob", Name: "Glob", Input: raw(`{"pattern":"*.txt"}`)},
+			{ID: "toolu_rAtodo", Name: "TodoWrite", Input: raw(`{"todos":[{"content":"check","status":"pending","activeForm":"Checking"}]}`)},
+		},
 		{{ID: "toolu_r6agent", Name: "Agent", Input: raw(`{"description":"look","prompt":"SUBTASK: echo from the sub-agent","subagent_type":"general-purpose"}`)}},
 	}
 	sub := fakemodel.ToolCall{ID: "toolu_r7sub", Name: "Bash", Input: raw(`{"command":"echo sub"}`)}

@@ -15,11 +15,10 @@ import (
 
 // TestTestdataIsOwn: no file in any testdata/ folder of the repository is
 // a copy of a file in the shared data, and none repeats a line of one
-// (40 bytes or more, other than hex digits, base64 and PEM armour): the
+// (40 bytes or more besides digests, base64 and PEM armour): the
 // fixtures are the project's own (conformance: needs the shared data to
 // compare with).
 func TestTestdataIsOwn(t *testing.T) {
-	const emptySHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 	root := corpora.Require(t, "corpora", "testdata/ against the shared data (no copies)")
 	root = filepath.Dir(root)
 	sums := map[[32]byte]string{}
@@ -37,7 +36,8 @@ func TestTestdataIsOwn(t *testing.T) {
 		return nil
 	})
 	all := bytes.Join(shared, []byte{0})
-	plain := regexp.MustCompile(`^[\s",:\[\]{}]*[0-9a-fA-F]+[\s",:\[\]{}]*$|^[A-Za-z0-9+/=]+$|^-----(BEGIN|END) `)
+	plain := regexp.MustCompile(`^[A-Za-z0-9+/=]+$|^-----(BEGIN|END) `)
+	digests := regexp.MustCompile(`[0-9a-fA-F]{32,}`) // the same digest (of "", say) may well recur
 	n := 0
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -60,12 +60,7 @@ func TestTestdataIsOwn(t *testing.T) {
 		}
 		for _, line := range bytes.Split(b, []byte("\n")) {
 			line = bytes.TrimSpace(line)
-			// The SHA-256 of nothing is everybody's: an empty body's
-			// digest field is the same line in any fixture set.
-			if bytes.Contains(line, []byte(emptySHA256)) {
-				continue
-			}
-			if len(line) >= 40 && !plain.Match(line) && bytes.Contains(all, line) {
+			if len(bytes.TrimSpace(digests.ReplaceAll(line, nil))) >= 40 && !plain.Match(line) && bytes.Contains(all, line) {
 				t.Errorf("%s repeats a line of the shared data: %.80q", p, line)
 			}
 		}

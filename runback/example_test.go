@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/runback"
 )
 
@@ -93,4 +95,24 @@ func ExampleHMACSigner() {
 	// unverified no-key
 	// valid valid
 	// HMAC-SHA256 matches a key you supplied: this proves custody
+}
+
+// The same run as a logbook record: one step per cassette event, sealed,
+// verified by the logbook verifier.
+func ExampleRecorder_WriteLogbook() {
+	rec := runback.NewRecorder(runback.Config{RunID: "run_lb", Name: "agent", Clock: fixedClock, Rand: seeded("b")})
+	_ = rec.Start("task")
+	rec.Now()
+	_ = rec.End("done", nil)
+	dir, _ := os.MkdirTemp("", "logbook")
+	defer os.RemoveAll(dir)
+	record, err := rec.WriteLogbook(dir, ed25519.NewKeyFromSeed(make([]byte, 32)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, err := logbook.Verify(record, logbook.VerifyOptions{})
+	fmt.Println(err == nil, v.StepCount)
+	// Output:
+	// true 3
 }

@@ -26,8 +26,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# MariaDB for the transparency log's MySQL driver (internal/translog
+# TestMySQL): installed from Debian if missing, started privately on
+# 127.0.0.1, stopped on exit.
+eval "$(./scripts/mariadb.sh start)"
 report=$(mktemp)
-trap 'rm -f "$report"' EXIT
+trap 'rm -f "$report"; ./scripts/mariadb.sh stop "$MARIADB_DIR"' EXIT
 # A new report path each run also keeps go test from answering the browser
 # tests from its cache.
 LOGBOOK_TEST_REPORT="$report" go test "$@" ./...

@@ -24,8 +24,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
 )
@@ -58,9 +61,9 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.Var(&o.pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
 	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
 	fs.Var(&o.checkpoints, "checkpoint", "with --export: a signed checkpoint `FILE` to include (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
-	fs.Var(&o.attestations, "attestation", "with --export: an attestation `FILE` to include (repeatable)")
-	fs.Var(&o.attestorKeys, "attestor-key", "with --export: an attestor's public key `FILE` to include (repeatable; the receiver still pins its own)")
-	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "with --export: time-stamping roots PEM `FILE` to include")
+	fs.Var(&o.attestations, "attestation", "DSSE attestation `FILE` about the record: checked under --attestor-key (ATTEST_*), and included by --export (repeatable)")
+	fs.Var(&o.attestorKeys, "attestor-key", "pinned attestor public key `FILE`: attestations are checked under it, and --export includes it (repeatable; the receiver still pins its own)")
+	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "time-stamping roots PEM `FILE`: the record's token must verify against them (TIMESTAMP_*), and --export includes them")
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
@@ -119,7 +122,22 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}
+	// A hand-over bundle is reviewed as its record (docs/bundle.md); with
+	// no --pubkey, the bundle's own key is not trusted for being there.
+	var fromBundle bool
+	if head := data[:min(len(data), 64)]; !inProgress && (bytes.Contains(head, []byte(`"format": "`+bundle.Format+`"`)) || bytes.Contains(head, []byte(`"format":"`+bundle.Format+`"`))) {
+		b, err := bundle.Read(data)
+		if err != nil {
+			fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
+			return 1
+		}
+		data, fromBundle = b.Record, true
+	}
 	if o.export != "" {
+		if fromBundle {
+			fmt.Fprintln(stderr, "logbook-review: --export takes a record, and this is already a bundle")
+			return 2
+		}
 		if inProgress {
 			fmt.Fprintln(stderr, "logbook-review: --export needs a sealed record; seal the session first")
 			return 2
@@ -130,11 +148,23 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if inProgress {
 		r, err = review.FromInProgress(data)
 	} else {
-		r, err = review.FromRecord(data, record.Verify(data, opt), len(opt.Pinned) > 0)
+		pol, perr := policyOf(o)
+		if perr != nil {
+			fmt.Fprintln(stderr, "logbook-review:", perr)
+			return 2
+		}
+		res, _ := policy.Check(record.Verify(data, opt), pol)
+		r, err = review.FromRecord(data, res, len(opt.Pinned) > 0)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
 		return 2
+	}
+	if !inProgress && !fromBundle {
+		r.Notes = append(r.Notes, afterSeal(path, r.Summary.Steps)...)
+	}
+	if fromBundle {
+		r.Notes = append(r.Notes, "the record of the bundle "+filepath.Base(path)+"; its attestations and checkpoints are checked by logbook-verify --bundle")
 	}
 	status := 0
 	if !r.Verdict.OK {
@@ -261,4 +291,65 @@ func parseInterleaved(fs *flag.FlagSet, args []string) error {
 		args = rest[1:]
 	}
 	return fs.Parse(append([]string{"--"}, pos...))
+}
+
+// policyOf reads the policy flags (spec §7 step 8) as logbook-verify
+// does: the verdict at the head of a review is the one logbook-verify
+// gives with the same flags.
+func policyOf(o options) (policy.Options, error) {
+	var pol policy.Options
+	if o.tsaRoots != "" {
+		text, err := os.ReadFile(o.tsaRoots)
+		if err != nil {
+			return pol, err
+		}
+		pool, err := identity.ParseRoots(text)
+		if err != nil {
+			return pol, fmt.Errorf("--tsa-roots %s: %v", o.tsaRoots, err)
+		}
+		pol.TSARoots = pool
+	}
+	if len(o.attestations) > 0 && len(o.attestorKeys) == 0 {
+		return pol, fmt.Errorf("--attestation needs at least one --attestor-key to verify it under")
+	}
+	for _, f := range o.attestorKeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return pol, err
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			return pol, fmt.Errorf("--attestor-key %s: %v", f, err)
+		}
+		if d := record.WeakKey(pub); d != "" {
+			return pol, fmt.Errorf("--attestor-key %s: %s", f, d)
+		}
+		pol.AttestorKeys = append(pol.AttestorKeys, pub)
+	}
+	for _, f := range o.attestations {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return pol, err
+		}
+		pol.Attestations = append(pol.Attestations, text)
+	}
+	return pol, nil
+}
+
+// afterSeal notes steps recorded after the seal: a session that went on
+// (resumed) has more steps in ID.steps.jsonl than its record.
+func afterSeal(recordPath string, sealed int) []string {
+	steps := strings.TrimSuffix(recordPath, ".record.json") + ".steps.jsonl"
+	if steps == recordPath {
+		return nil
+	}
+	data, err := os.ReadFile(steps)
+	if err != nil {
+		return nil
+	}
+	n := bytes.Count(data, []byte("\n")) - 1 // the header line
+	if n > sealed {
+		return []string{fmt.Sprintf("%s holds %d step(s) recorded after this seal; seal again to cover them, or review the session in progress with %s", filepath.Base(steps), n-sealed, filepath.Base(steps))}
+	}
+	return nil
 }

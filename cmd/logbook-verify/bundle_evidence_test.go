@@ -3,18 +3,23 @@ package main
 import (
 	"bytes"
 	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review/reviewtest"
 	"github.com/logbook-project/logbook/internal/transcript"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 func runVerify(t *testing.T, args ...string) (int, string) {
@@ -97,9 +102,48 @@ func TestBundle(t *testing.T) {
 			}
 		}
 	}
+	// An attestation inside the bundle: checked under --attestor-key as
+	// --attestation is; damaged, it gives ATTEST_INVALID, as alone.
+	witness := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
+	_, witnessPEM, _ := keys.MarshalPair(witness, witness.Public().(ed25519.PublicKey))
+	wpub := writeTemp(t, dir, "witness.pub", witnessPEM)
+	res := record.Verify(rec, record.Options{})
+	env, err := attest.Sign(attest.Statement{Type: attest.Witness, RecordID: res.RecordID, KeyID: res.KeyID, ObservedAt: "2026-05-02T00:00:00Z"}, witness)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withAtt, err := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Attestations: [][]byte{env}, AttestorKeys: []string{string(witnessPEM)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	af := writeTemp(t, dir, "att.bundle.json", withAtt)
+	if code, out := runVerify(t, "--bundle", af, "--trust", pub, "--attestor-key", wpub); code != 0 || !strings.Contains(out, "attested=witness:") {
+		t.Fatalf("bundle with attestation: %d %s", code, out)
+	}
+	if code, out := runVerify(t, "--bundle", af, "--trust", pub); code != 0 || !strings.Contains(out, "1 bundled attestation(s) not checked") {
+		t.Fatalf("bundle with attestation, no attestor key: %d %s", code, out)
+	}
+	var sig struct {
+		Signatures []struct{ Sig string } `json:"signatures"`
+	}
+	json.Unmarshal(env, &sig)
+	s0 := sig.Signatures[0].Sig
+	flipped := string(rune(s0[0]^1)) + s0[1:]
+	if flipped[0] == '+' || flipped[0] == '/' {
+		flipped = "A" + s0[1:]
+	}
+	badAtt := bytes.Replace(withAtt, []byte(s0), []byte(flipped), 1)
+	bf2 := writeTemp(t, dir, "badatt.bundle.json", badAtt)
+	code, out := runVerify(t, "--bundle", bf2, "--trust", pub, "--attestor-key", wpub)
+	attFile := writeTemp(t, dir, "att.json", bytes.Replace(env, []byte(s0), []byte(flipped), 1))
+	_, alone := runVerify(t, "--pubkey", pub, "--attestation", attFile, "--attestor-key", wpub, recFile)
+	if code != 1 || !strings.HasPrefix(out, "REFUSED ATTEST_INVALID") || !strings.HasPrefix(alone, "REFUSED ATTEST_INVALID") {
+		t.Fatalf("damaged attestation: bundle %d %s; alone %s", code, out, alone)
+	}
+
 	// --json gives the same code.
 	bad := writeTemp(t, dir, "bad.json", bytes.Replace(good, []byte("make lint"), []byte("make fmt"), 1))
-	_, out := runVerify(t, "--json", "--bundle", bad, "--trust", pub)
+	_, out = runVerify(t, "--json", "--bundle", bad, "--trust", pub)
 	var v struct {
 		OK   bool
 		Code string
@@ -272,7 +316,111 @@ func TestGapsNamed(t *testing.T) {
 	if strings.Join(ids.Unfinished, ",") != "t-lost" || strings.Join(ids.DuplicatePre, ",") != "t-edit" || len(ids.DuplicatePost) != 0 || strings.Join(ids.PostWithoutPre, ",") != "t-orphan" {
 		t.Errorf("json ids %+v", ids)
 	}
-	if printable("a\nb") != `"a\nb"` || printable("toolu_1") != "toolu_1" {
+	if verdict.Printable("a\nb") != `"a\nb"` || verdict.Printable("toolu_1") != "toolu_1" {
 		t.Error("printable")
 	}
+}
+
+// TestBundleFixtures: every record fixture (policy ones too), bundled with its
+// attestations, attestor keys and time-stamping roots, gets from --bundle
+// the verdict its parts get from logbook-verify with the same flags.
+func TestBundleFixtures(t *testing.T) {
+	td := "../../testdata/"
+	files, _ := filepath.Glob(td + "records/policy/*.json")
+	if len(files) < 20 {
+		t.Fatalf("%d policy fixtures", len(files))
+	}
+	plain, _ := filepath.Glob(td + "records/*.json")
+	files = append(files, plain...)
+	dir := t.TempDir()
+	n := 0
+	for _, f := range files {
+		name := filepath.Base(f)
+		var opt struct {
+			Pubkey            []string
+			TsaRoots          string
+			IdentityRoots     string
+			TrustedIdentities string
+			Attestation       []string
+			AttestorKey       []string
+		}
+		if data, err := os.ReadFile(td + "records/policy/options/" + name); err == nil {
+			if err := json.Unmarshal(data, &opt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(opt.Pubkey) == 0 {
+			opt.Pubkey = []string{"keys/fixture.key.pub"}
+		}
+		var common []string
+		if opt.TsaRoots != "" {
+			common = append(common, "--tsa-roots", td+opt.TsaRoots)
+		}
+		if opt.IdentityRoots != "" {
+			common = append(common, "--identity-roots", td+opt.IdentityRoots, "--trusted-identities", td+opt.TrustedIdentities)
+		}
+		for _, k := range opt.AttestorKey {
+			common = append(common, "--attestor-key", td+k)
+		}
+		parts := append([]string{}, common...)
+		bargs := append([]string{}, common...)
+		for _, k := range opt.Pubkey {
+			parts = append(parts, "--pubkey", td+k)
+			bargs = append(bargs, "--trust", td+k)
+		}
+		rec, _ := os.ReadFile(f)
+		b := &bundle.Bundle{Record: rec, SignerKey: signerPEM(t, rec)}
+		for _, a := range opt.Attestation {
+			parts = append(parts, "--attestation", td+a)
+			data, _ := os.ReadFile(td + a)
+			b.Attestations = append(b.Attestations, data)
+		}
+		if opt.TsaRoots != "" {
+			roots, _ := os.ReadFile(td + opt.TsaRoots)
+			b.TSARoots = string(roots)
+		}
+		out, err := bundle.Write(b)
+		if err != nil {
+			// A part that is not strict JSON (an attestation with a
+			// duplicate key) cannot be carried: logbook-review --export
+			// refuses it.
+			t.Logf("%s: not bundled: %v", name, err)
+			continue
+		}
+		bf := writeTemp(t, dir, name, out)
+		_, want := runVerify(t, append(parts, f)...)
+		_, got := runVerify(t, append(bargs, "--bundle", bf)...)
+		if first(want) != first(got) {
+			t.Errorf("%s: parts: %s\nbundle: %s", name, first(want), first(got))
+		}
+		n++
+	}
+	t.Logf("%d of %d fixtures: the same verdict bundled and as parts", n, len(files))
+}
+
+// first is the verdict word and code of a logbook-verify line.
+func first(out string) string {
+	f := strings.Fields(out)
+	if len(f) > 0 && f[0] == "OK" {
+		return "OK"
+	}
+	if len(f) > 1 {
+		return f[0] + " " + f[1]
+	}
+	return out
+}
+
+// signerPEM is the record's own signature.publicKey as PEM, else the
+// fixture key's (a record too broken to name its key).
+func signerPEM(t *testing.T, rec []byte) string {
+	var v struct{ Signature struct{ PublicKey string } }
+	der, err := hex.DecodeString(v.Signature.PublicKey)
+	if json.Unmarshal(rec, &v) == nil {
+		der, err = hex.DecodeString(v.Signature.PublicKey)
+	}
+	if err != nil || len(der) != 44 {
+		text, _ := os.ReadFile("../../testdata/keys/fixture.key.pub")
+		return string(text)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 }

@@ -64,7 +64,12 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
 		return 2
 	}
-	rep, err := evidence.Check(steps, events)
+	raw, err := evidence.RawBodies(evidence.Files(ex.evidence))
+	if err != nil {
+		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
+		return 2
+	}
+	rep, err := evidence.Check(steps, events, raw...)
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
 		return 2

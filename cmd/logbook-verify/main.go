@@ -12,16 +12,16 @@ package main
 import (
 	"bytes"
 	"crypto/ed25519"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/unsealed"
+	"github.com/logbook-project/logbook/internal/verdict"
 	"io"
 	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -40,24 +40,12 @@ type pubkeyFlag []string
 func (p *pubkeyFlag) String() string     { return fmt.Sprint(*p) }
 func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
 
-// jsonResult is the --json output: exactly these keys, nulls where unknown.
-type jsonResult struct {
-	File      string  `json:"file,omitempty"` // with several records
-	OK        bool    `json:"ok"`
-	Code      *string `json:"code"`
-	Detail    string  `json:"detail"`
-	RecordID  *string `json:"recordId"`
-	KeyID     *string `json:"keyId"`
-	StepCount *int64  `json:"stepCount"`
-	jsonPolicy
-	// Gaps counts missing and repeated events in an accepted record (or
-	// one refused only by policy): facts about the session, not refusals.
-	Gaps *gaps.Counts `json:"gaps"`
-}
-
 const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
-               [--attestation FILE]... [--attestor-key FILE]... RECORD...
+               [--attestation FILE]... [--attestor-key FILE]...
+               [--checkpoint FILE --checkpoint-key PUB]...
+               [--log-policy FILE [--log-proof FILE]] RECORD...
+logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--tsa-roots PEM]
@@ -68,13 +56,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, timestamp, identity, attestations, gaps (and file, with several records)")
+	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps (and file, with several records)")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
 	pf.register(fs)
 	var ex extraFlags
 	ex.register(fs)
+	var cf checkpointFlags
+	cf.register(fs)
+	var lf logFlags
+	lf.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -86,6 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
+	}
+	if lf.consistency {
+		return runConsistency(lf, fs.Args(), *asJSON, stdout, stderr)
 	}
 	if ex.bundle != "" {
 		if fs.NArg() != 0 {
@@ -110,11 +105,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ioError := func(file string, err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			printJSON(stdout, file, record.Result{Detail: err.Error()}, false, policy.Report{})
+			verdict.IOError(stdout, file, err)
 		}
 		return 2
 	}
-	var opt record.Options
+	var in verdict.Inputs
 	for _, f := range pubkeys {
 		text, err := os.ReadFile(f)
 		if err != nil {
@@ -124,10 +119,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return ioError("", fmt.Errorf("--pubkey %s: %v", f, err))
 		}
-		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+		in.Pinned = append(in.Pinned, ed25519.PublicKey(pub))
 	}
-	pol, err := pf.load()
-	if err != nil {
+	var err error
+	if in.Policy, err = pf.load(); err != nil {
+		return ioError("", err)
+	}
+	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
 		return ioError("", err)
 	}
 	// Several records: one line each, named, and the worst status.
@@ -137,7 +135,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if fs.NArg() > 1 {
 			name = file
 		}
-		code := verifyFile(file, name, opt, pol, *asJSON, stdout, ioError)
+		rin := in
+		if rin.Log, err = lf.load(file); err != nil {
+			status = max(status, ioError(name, err))
+			continue
+		}
+		code := verifyFile(file, name, rin, *asJSON, stdout, ioError)
 		status = max(status, code)
 	}
 	return status
@@ -145,7 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // verifyFile verifies one record file and prints its verdict, prefixed
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
-func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
+func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
 	data, err := bigbuf.ReadFile(file)
 	if n, ok := unsealed.ForRecord(file); ok && err != nil {
 		// No record, but the session's end left word that it could not
@@ -162,14 +165,17 @@ func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSO
 	if err := notARecord(file, data); err != nil {
 		return ioError(name, err)
 	}
-	res, rep := policy.Check(record.Verify(data, opt), pol)
+	in.Record = data
+	out := verdict.Run(in)
+	out.File = name
+	res := out.Result
 	if asJSON {
-		printJSON(stdout, name, res, len(opt.Pinned) > 0, rep)
+		verdict.WriteJSON(stdout, out)
 	} else {
 		if name != "" {
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
-		printHuman(stdout, res, len(opt.Pinned) > 0, rep)
+		verdict.WriteHuman(stdout, out)
 		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
 			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
 		}
@@ -180,42 +186,22 @@ func verifyFile(file, name string, opt record.Options, pol policy.Options, asJSO
 	return 1
 }
 
-// printJSON writes the verdict; for an accepted record, detail says
-// whether the signer was pinned (the key set is fixed, so it goes there).
+// printJSON writes the --json object of a verdict reached without
+// checkpoints (a bundle's record, --evidence): internal/verdict prints it,
+// as for any record, at level local when accepted.
 func printJSON(w io.Writer, file string, r record.Result, pinned bool, rep policy.Report) {
-	out := jsonResult{OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(rep), File: file}
-	if r.OK && pinned {
-		out.Detail += "; signer pinned"
-	} else if r.OK {
-		out.Detail += "; signer not pinned: integrity only, not authorship"
-	}
-	if r.Code != "" {
-		code := string(r.Code)
-		out.Code = &code
-	}
-	if r.RecordID != "" {
-		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount
-		out.Gaps = &r.Gaps
-	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(out)
+	verdict.WriteJSON(w, outcome(file, r, pinned, rep))
 }
 
+// printHuman is printJSON's one-line form.
 func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
-	if !r.OK {
-		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, r.Detail)
-		return
+	verdict.WriteHuman(w, outcome("", r, pinned, rep))
+}
+
+func outcome(file string, r record.Result, pinned bool, rep policy.Report) verdict.Outcome {
+	o := verdict.Outcome{Result: r, Pinned: pinned, Report: rep, File: file}
+	if r.OK {
+		o.Level = checkpoint.LevelLocal
 	}
-	signer := "unpinned"
-	note := " (integrity only: the record is unchanged since it was signed, but nothing says who signed it; pass --pubkey to check the signer)"
-	if pinned {
-		signer, note = "pinned", ""
-	}
-	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, policyHuman(rep), note)
-	if g := r.Gaps; g.Total() > 0 {
-		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
-			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
-		printGapIDs(w, g.ToolUseIDs)
-	}
+	return o
 }

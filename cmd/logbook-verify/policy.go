@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/identity"
@@ -103,62 +101,4 @@ func readRoots(flagName, file string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("%s %s: %v", flagName, file, err)
 	}
 	return pool, nil
-}
-
-// jsonPolicy are the --json keys the policy checks add.
-type jsonPolicy struct {
-	Timestamp    *jsonTimestamp    `json:"timestamp"`
-	Identity     *string           `json:"identity"`
-	Attestations []jsonAttestation `json:"attestations"`
-}
-
-type jsonTimestamp struct {
-	Time      *string `json:"time"`
-	Authority *string `json:"authority"`
-	Trusted   bool    `json:"trusted"`
-}
-
-type jsonAttestation struct {
-	Type  string `json:"type"`
-	KeyID string `json:"keyId"`
-}
-
-func policyJSON(rep policy.Report) jsonPolicy {
-	out := jsonPolicy{Attestations: []jsonAttestation{}}
-	if t := rep.Timestamp; t != nil {
-		out.Timestamp = &jsonTimestamp{Trusted: t.Trusted}
-		if t.Problem == "" {
-			when := t.Time.UTC().Format(time.RFC3339Nano)
-			out.Timestamp.Time, out.Timestamp.Authority = &when, &t.Authority
-		}
-	}
-	if rep.Identity != "" {
-		out.Identity = &rep.Identity
-	}
-	for _, a := range rep.Attestations {
-		out.Attestations = append(out.Attestations, jsonAttestation{Type: a.Type, KeyID: a.AttestorKeyID})
-	}
-	return out
-}
-
-// policyHuman is what the one-line verdict adds for an accepted record.
-func policyHuman(rep policy.Report) string {
-	var b strings.Builder
-	if t := rep.Timestamp; t != nil {
-		switch {
-		case t.Problem != "":
-			fmt.Fprintf(&b, " timestamp=unreadable (not checked: %s)", t.Problem)
-		case t.Trusted:
-			fmt.Fprintf(&b, " timestamp=%s tsa=%q (trusted)", t.Time.UTC().Format(time.RFC3339Nano), t.Authority)
-		default:
-			fmt.Fprintf(&b, " timestamp=%s tsa=%q (not checked: pass --tsa-roots)", t.Time.UTC().Format(time.RFC3339Nano), t.Authority)
-		}
-	}
-	if rep.Identity != "" {
-		fmt.Fprintf(&b, " identity=%s", rep.Identity)
-	}
-	for _, a := range rep.Attestations {
-		fmt.Fprintf(&b, " attested=%s:%s", a.Type, a.AttestorKeyID)
-	}
-	return b.String()
 }

@@ -11,7 +11,7 @@
 // unless the payload says it is another event. An unknown flag is reported
 // on stderr and exits 0 inside a hook, 2 when typed at a terminal.
 //
-//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [PAYLOAD] < payload
+//	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [--server URL] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
 //	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
 package main
@@ -29,6 +29,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/journal"
 )
@@ -76,6 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	var opt journal.EventOptions
 	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses, ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
+	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		// A broken hook command line must not break the agent: exit 0,
 		// the error already on stderr. Typed at a terminal, it is 2.
@@ -121,6 +123,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	limitMemory(len(payload))
+	if *server != "" {
+		cwd, _ := os.Getwd()
+		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
+		if err := forward(*server, cli.StripBOM(payload), hint, cwd, getenv); err != nil {
+			return fail(unknownEvent, err)
+		}
+		return 0
+	}
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
 	opt.Recorder, opt.Warn = "record-step", report

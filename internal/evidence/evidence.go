@@ -153,11 +153,21 @@ func build(events []transcript.Event) (*index, error) {
 	return ix, nil
 }
 
-// Check compares the record's steps with the transcript's events.
-func Check(steps []review.Step, events []transcript.Event) (*Report, error) {
+// Check compares the record's steps with the transcript's events; raw
+// are further bodies of the transcript (RawBodies), matched only by
+// digest, for steps no event of the conversion stands for.
+func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Report, error) {
 	ix, err := build(events)
 	if err != nil {
 		return nil, err
+	}
+	for _, b := range raw {
+		if v, err := strictjson.Shallow(b, strictjson.Options{Lenient: true, MaxDepth: hookevent.MaxPayloadDepth}, nil); err == nil {
+			sum, _ := digest.Body(v, b)
+			if _, ok := ix.all[sum]; !ok {
+				ix.all[sum] = b
+			}
+		}
 	}
 	r := &Report{Summary: map[string]int{}, NotRecorded: []string{}}
 	calls := map[string]int{} // toolUseId -> index in r.Items

@@ -1,10 +1,14 @@
 package evidence
 
 import (
+	"bytes"
+
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/digest"
+	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/transcript"
 )
 
 func sum(t *testing.T, text string) string {
@@ -36,4 +40,28 @@ func TestHarnessAdded(t *testing.T) {
 	if _, ok := harnessAdded("Edit", []byte(`{}`), sum(t, `{"replace_all":false}`)); !ok {
 		t.Fatal("empty input")
 	}
+}
+
+// FuzzCheck: any transcript text gives a report or an error, never a
+// panic, against a fixed set of recorded steps.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte(`{"type":"user","sessionId":"s","timestamp":"2026-05-01T10:00:00Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"assistant","sessionId":"s","timestamp":"2026-05-01T10:00:01Z","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/a"}}]}}` + "\n" +
+		`{"type":"user","sessionId":"s","timestamp":"2026-05-01T10:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`))
+	steps := []review.Step{
+		{Seq: 0, Event: "UserPromptSubmit", Inputs: []string{digest.Bytes([]byte("hi"))}},
+		{Seq: 1, Event: "PreToolUse", Tool: "Edit", ToolUseID: "t1", Inputs: []string{digest.Bytes([]byte("x"))}},
+		{Seq: 2, Event: "PostToolUse", Tool: "Edit", ToolUseID: "t1", Inputs: []string{digest.Bytes([]byte("x"))}, Outputs: []string{digest.Bytes([]byte("ok"))}},
+		{Seq: 3, Event: "PostToolBatch", Inputs: []string{digest.Bytes([]byte("y"))}},
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		events, _, err := transcript.Convert(bytes.NewReader(text), nil)
+		if err != nil {
+			return
+		}
+		r, err := Check(steps, events, bodiesOf(text)...)
+		if err == nil {
+			_ = r.OK()
+		}
+	})
 }

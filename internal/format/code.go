@@ -24,12 +24,23 @@ const (
 	AttestKeyIDMismatch    Code = "ATTEST_KEYID_MISMATCH"    // an attestation cites another key
 	RecorderDigestMismatch Code = "RECORDER_DIGEST_MISMATCH" // an attestation describes another recorder
 	AttestInvalid          Code = "ATTEST_INVALID"           // an attestation's signature or shape fails
+	// Checkpoints (step 9, docs/checkpoint.md), only when the caller gives
+	// them; internal/checkpoint decides them.
+	CheckpointInvalid  Code = "CHECKPOINT_INVALID"  // not signed by a pinned server key, or malformed
+	CheckpointMismatch Code = "CHECKPOINT_MISMATCH" // another session, or the tip is not steps[size-1].hash
+	Truncated          Code = "TRUNCATED"           // fewer steps than the checkpoint counted
+	// The proof of logging (step 10, docs/log.md), only with a log policy;
+	// internal/logproof decides them.
+	LogProofInvalid Code = "LOG_PROOF_INVALID" // malformed, or the leaf is not in the tree its checkpoint states
+	LogUntrusted    Code = "LOG_UNTRUSTED"     // no log key of the policy signed the log checkpoint
+	WitnessQuorum   Code = "WITNESS_QUORUM"    // the witnesses' cosignatures do not meet the quorum
 )
 
 // Codes lists every refusal code in the order of spec §7.
 var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
 	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
-	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid}
+	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
+	LogProofInvalid, LogUntrusted, WitnessQuorum}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 type RefusalError struct {

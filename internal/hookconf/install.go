@@ -24,6 +24,9 @@ type Target struct {
 	Bin string
 	// DirFlag is appended to every command (" --dir …"), "" for none.
 	DirFlag string
+	// Server, when not "", is a logbook server's base URL (http://IP:PORT):
+	// events go there (server.go) instead of to a local journal.
+	Server string
 }
 
 // Command is the hook command line for event e. It first checks that the
@@ -35,6 +38,9 @@ type Target struct {
 func (t Target) Command(e Event) string {
 	if t.Spec.Fixed != "" {
 		return t.Spec.Fixed
+	}
+	if t.Server != "" {
+		return t.serverCommand(e)
 	}
 	prog := "record-step"
 	if e.Seal {
@@ -60,6 +66,9 @@ func (t Target) Command(e Event) string {
 // entry is what install adds to one event's list.
 func (t Target) entry(e Event) node {
 	h := t.Spec.Handler(t.Command(e), e.Seal)
+	if t.httpHook(e) {
+		h = t.Spec.HTTPHandler(t.Command(e), e.Seal)
+	}
 	if t.Spec.Flat {
 		return h
 	}
@@ -156,6 +165,8 @@ func (t Target) logbookCommand(list *strictjson.Value) (cmd string, found bool) 
 		c, _ := h.GetString(t.Spec.CommandKey)
 		if strings.Contains(c, "record-step") || strings.Contains(c, "logbook-seal") {
 			cmd, found = c, true
+		} else if u, ok := serverURL(h); ok {
+			cmd, found = u, true
 		}
 		return found
 	})
@@ -165,6 +176,9 @@ func (t Target) logbookCommand(list *strictjson.Value) (cmd string, found bool) 
 // ours reports a handler install added: it runs record-step or
 // logbook-seal with this harness's --harness flag.
 func (t Target) ours(h *strictjson.Value) bool {
+	if u, ok := serverURL(h); ok {
+		return strings.HasSuffix(u, hookRoute+t.Spec.Harness)
+	}
 	c, _ := h.GetString(t.Spec.CommandKey)
 	if !strings.Contains(c, "record-step") && !strings.Contains(c, "logbook-seal") {
 		return false

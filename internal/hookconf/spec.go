@@ -24,6 +24,11 @@ type Spec struct {
 	Handler func(cmd string, seal bool) node
 	// CommandKey names the handler field holding the command.
 	CommandKey string
+	// HTTPHandler, when not nil, writes a "type": "http" handler posting
+	// to url, for install --server (Claude Code); NoHTTP names the events
+	// that take no HTTP hook, which get a record-step --server command.
+	HTTPHandler func(url string, seal bool) node
+	NoHTTP      map[string]bool
 	// Notes are printed after an install: what the harness still needs.
 	Notes []string
 	// Fixed, when set, is every event's whole command (the start-directory
@@ -97,6 +102,21 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 			// more); sealing 10,000 steps takes well under a second.
 			Handler:    seconds(10, 5),
 			CommandKey: "command",
+			// Claude Code 2.1.63+ posts the payload itself; it takes no
+			// HTTP hook for SessionStart and Setup.
+			HTTPHandler: func(url string, seal bool) node {
+				t := 10
+				if seal {
+					t = 5
+				}
+				// The server's bearer token, when it has one, comes from
+				// the agent's environment (Claude Code interpolates only
+				// the variables allowedEnvVars names).
+				return obj(kv("type", str("http")), kv("url", str(url)), kv("timeout", num(t)),
+					kv("headers", obj(kv("Authorization", str("Bearer $LOGBOOK_SERVER_TOKEN")))),
+					kv("allowedEnvVars", arr(str("LOGBOOK_SERVER_TOKEN"))))
+			},
+			NoHTTP: map[string]bool{"SessionStart": true, "Setup": true},
 		},
 		// The user-level guard a Claude Code project install adds: Claude
 		// Code reads hooks only from the directory it starts in, so a

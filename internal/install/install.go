@@ -37,6 +37,10 @@ type Options struct {
 	NoKey   bool   // install without a signing key, knowingly
 	NoGuard bool   // Claude Code: no user-level guard against starts below the project
 	Self    string // this program's path, for the default Bin
+	// Server, when not "", is a logbook server's base URL: the events go
+	// there (hookconf's server hooks) and the server seals with its own
+	// key, so no signing key is made here.
+	Server string
 }
 
 // Exit statuses.
@@ -67,6 +71,12 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	path, t, err := resolve(spec, o, getenv)
 	if err != nil {
 		return usage("%v", err)
+	}
+	if o.Server != "" {
+		if err := hookconf.CheckServer(o.Server); err != nil {
+			return usage("%v", err)
+		}
+		t.Server = o.Server
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "record-step %s: %s: %v; nothing was changed\n", o.Verb, path, err)
@@ -165,6 +175,11 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	notes = append(notes, spec.Notes...)
 	if spec.Harness == "claude-code" && project && !o.Local {
 		notes = append(notes, startGuard(o, stdout, stderr, getenv, now))
+	}
+	if o.Server != "" {
+		notes = append(notes, "events go to the logbook server at "+o.Server+", which seals each session with its own key at its end; nothing is recorded in this project (docs/server.md)")
+		printNotes(stdout, notes)
+		return Done
 	}
 	printNotes(stdout, notes)
 	return signingKey(o, stdout, stderr, getenv)

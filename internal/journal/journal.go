@@ -59,6 +59,7 @@ var FS = struct {
 type Journal struct {
 	Dir, Session string
 	lock, f      *os.File
+	tip          *tip // the last step this Journal wrote (tip.go)
 }
 
 // ErrSessionID is wrapped by the errors ValidSessionID returns.
@@ -243,6 +244,7 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() st
 		}
 		return 0, 0, err
 	}
+	j.tip = &tip{seq, prev}
 	if listed {
 		// The notes are on disk: the cuts they describe are no longer
 		// pending. Should this fail, a later write notes them again.

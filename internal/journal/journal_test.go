@@ -257,3 +257,24 @@ func TestCutNotedOnce(t *testing.T) {
 		t.Fatalf("note already on disk: %d notes", n)
 	}
 }
+
+// TestTip: after an append, Tip gives what Tail reads from the file.
+func TestTip(t *testing.T) {
+	dir := t.TempDir()
+	j, err := Open(dir, "tip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	for i := 0; i < 3; i++ {
+		st := chain.Step{At: "2026-01-01T00:00:00Z", Kind: "note", Summary: "x", Data: strictjson.Obj()}
+		if _, err := j.Append(Header{Session: "tip"}, []chain.Step{st}); err != nil {
+			t.Fatal(err)
+		}
+		s1, h1, err1 := j.Tip()
+		s2, h2, err2 := j.Tail()
+		if err1 != nil || err2 != nil || s1 != s2 || h1 != h2 || s1 != int64(i) {
+			t.Fatalf("Tip %d %s %v, Tail %d %s %v", s1, h1, err1, s2, h2, err2)
+		}
+	}
+}

@@ -17,13 +17,16 @@ import (
 	"filippo.io/edwards25519"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/records from the generator")
@@ -385,12 +388,18 @@ func generated() map[string][]byte {
 	for path, b := range policyFixtures() {
 		out[path] = b
 	}
+	for path, b := range checkpointFixtures() {
+		out[path] = b
+	}
+	for path, b := range logFixtures() {
+		out[path] = b
+	}
 	return out
 }
 
 // fixtureDirs hold record fixtures; a fixture's verify options, if any,
 // are in DIR/options/ under the same name.
-var fixtureDirs = []string{"records", policyDir}
+var fixtureDirs = []string{"records", policyDir, checkpointDir, logDir}
 
 // TestFixtures checks every committed fixture against the code its name
 // gives, verified with its options (by default, testdata/keys/fixture.key.pub
@@ -399,7 +408,8 @@ var fixtureDirs = []string{"records", policyDir}
 func TestFixtures(t *testing.T) {
 	gen := generated()
 	if *update {
-		for _, pattern := range []string{"records/*.json", policyDir + "/*.json", policyDir + "/*/*.json", "pki/*"} {
+		for _, pattern := range []string{"records/*.json", policyDir + "/*.json", policyDir + "/*/*.json", "pki/*",
+			checkpointDir + "/*.json", checkpointDir + "/*/*", logDir + "/*.json", logDir + "/*/*"} {
 			old, _ := filepath.Glob(filepath.Join(testdataDir, pattern))
 			for _, f := range old {
 				os.Remove(f)
@@ -441,9 +451,17 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt, pol := fixtureOptions(t, dir, name)
+			in := fixtureOptions(t, dir, name)
+			in.Record = data
 			want := wantCode(name)
-			res, _ := policy.Check(record.Verify(data, opt), pol)
+			out := verdict.Run(in)
+			res := out.Result
+			if (dir == checkpointDir || dir == logDir) && res.OK {
+				level := strings.Split(strings.TrimPrefix(name, "good_"), "_")[0]
+				if out.Level != level {
+					t.Errorf("%s/%s: level %q, want %q", dir, name, out.Level, level)
+				}
+			}
 			if testing.Verbose() && dir == policyDir {
 				t.Logf("%s: %s %s", name, res.Code, res.Detail)
 			}
@@ -471,9 +489,9 @@ func TestFixtures(t *testing.T) {
 // "attestorKey" (arrays of paths), "tsaRoots", "identityRoots",
 // "trustedIdentities" (paths); paths are relative to testdata/. Without a
 // file, or without "pubkey", the fixture key is pinned.
-func fixtureOptions(t *testing.T, dir, name string) (record.Options, policy.Options) {
+func fixtureOptions(t *testing.T, dir, name string) verdict.Inputs {
 	t.Helper()
-	var opt record.Options
+	var in verdict.Inputs
 	var pol policy.Options
 	text, err := os.ReadFile(filepath.Join(testdataDir, dir, "options", name))
 	if os.IsNotExist(err) {
@@ -529,6 +547,31 @@ func fixtureOptions(t *testing.T, dir, name string) (record.Options, policy.Opti
 			} else {
 				idRoots = pool
 			}
+		case "checkpoint":
+			for _, p := range list {
+				in.Checkpoints = append(in.Checkpoints, read(p))
+			}
+		case "checkpointKey":
+			for _, p := range list {
+				b := read(p)
+				if strings.HasSuffix(p, ".vkey") {
+					k, err := checkpoint.ParseVerifierKey(b)
+					if err != nil {
+						t.Fatalf("%s options: %v", name, err)
+					}
+					in.CheckpointKeys = append(in.CheckpointKeys, k)
+				} else {
+					in.CheckpointKeys = append(in.CheckpointKeys, checkpoint.Key{Pub: pub(p)})
+				}
+			}
+		case "logPolicy":
+			pol, err := logproof.ParsePolicy(read(m.Value.Str))
+			if err != nil {
+				t.Fatalf("%s options: %v", name, err)
+			}
+			in.Log.Policy = pol
+		case "logProof":
+			in.Log.Proof = read(m.Value.Str)
 		case "trustedIdentities":
 			if trusted, err = identity.ParseTrusted(read(m.Value.Str)); err != nil {
 				t.Fatalf("%s options: %v", name, err)
@@ -538,12 +581,13 @@ func fixtureOptions(t *testing.T, dir, name string) (record.Options, policy.Opti
 		}
 	}
 	for _, p := range pinned {
-		opt.Pinned = append(opt.Pinned, pub(p))
+		in.Pinned = append(in.Pinned, pub(p))
 	}
 	if idRoots != nil || trusted != nil {
 		pol.Identity = &identity.Policy{Roots: idRoots, Trusted: trusted}
 	}
-	return opt, pol
+	in.Policy = pol
+	return in
 }
 
 func wantCode(name string) string {

@@ -157,6 +157,8 @@ type options struct {
 	pubkey                                     []string
 	tsaRoots, identityRoots, trustedIdentities string
 	attestation, attestorKey                   []string
+	checkpoint, checkpointKey                  []string // checkpointfixtures_test.go
+	logPolicy, logProof                        string   // logfixtures_test.go
 }
 
 func (o options) json() []byte {
@@ -170,8 +172,20 @@ func (o options) json() []byte {
 	if o.attestorKey != nil {
 		add("attestorKey", strictjson.StrArr(o.attestorKey))
 	}
+	if o.checkpoint != nil {
+		add("checkpoint", strictjson.StrArr(o.checkpoint))
+	}
+	if o.checkpointKey != nil {
+		add("checkpointKey", strictjson.StrArr(o.checkpointKey))
+	}
 	if o.identityRoots != "" {
 		add("identityRoots", strictjson.Str(o.identityRoots))
+	}
+	if o.logPolicy != "" {
+		add("logPolicy", strictjson.Str(o.logPolicy))
+	}
+	if o.logProof != "" {
+		add("logProof", strictjson.Str(o.logProof))
 	}
 	if o.pubkey != nil {
 		add("pubkey", strictjson.StrArr(o.pubkey))

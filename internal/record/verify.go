@@ -29,6 +29,9 @@ type Options struct {
 	// Pinned holds trusted Ed25519 public keys (32 bytes each). When not
 	// empty, a sound signature by any other key is SIGNER_NOT_TRUSTED.
 	Pinned []ed25519.PublicKey
+	// HashesAt lists step indices whose stated hash the caller wants
+	// (Result.Hashes): a checkpoint's tip is compared with one of them.
+	HashesAt []int64
 }
 
 // Result is the verdict. RecordID, KeyID, StepCount and Facts are set once
@@ -46,6 +49,9 @@ type Result struct {
 	// set with RecordID: the steps' data is only worth counting once the
 	// signature covers it.
 	Gaps gaps.Counts
+	// Hashes holds steps[i].hash for each i of Options.HashesAt that the
+	// record has; set with RecordID, once the chain has been checked.
+	Hashes map[int64]string
 }
 
 // Facts are the parts of a verified record that the policy checks beyond
@@ -57,6 +63,7 @@ type Facts struct {
 	RFC3161      []byte            // signature.rfc3161, a DER TimeStampToken; nil when absent
 	Certificates [][]byte          // signerIdentity.certificates, DER, leaf first; nil when absent
 	EndedAt      string            // session.endedAt (RFC 3339 UTC)
+	SessionID    string            // session.id
 	Recorder     *format.Recorder  // session.recorder; nil when absent
 }
 
@@ -75,7 +82,7 @@ func Verify(data []byte, opt Options) Result {
 	// prefix is never longer than the file (canonical text is never longer
 	// than the text it came from), and pages not touched cost nothing.
 	room := len(data) + 4096
-	w := stepWalker{hasher: newChainHasher(), data: data}
+	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt}
 	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
 	w.signed.B = append(w.signed.B, '[')
 	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps", Stream: w.step,
@@ -123,6 +130,7 @@ func Verify(data []byte, opt Options) Result {
 	}
 	res := checkSignature(parts, signed, w.n, opt)
 	if res.RecordID != "" {
+		res.Hashes = w.hashes
 		res.Gaps = w.gaps.Counts()
 	}
 	return res
@@ -138,6 +146,8 @@ type stepWalker struct {
 	shape, order Result
 	hasher       *chainHasher
 	gaps         gaps.Tracker
+	want         []int64          // Options.HashesAt
+	hashes       map[int64]string // the stated hashes at want
 }
 
 func (w *stepWalker) step(i int, st *strictjson.Value) error {
@@ -182,6 +192,14 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	// The hash and the links are checked on another core. The strings
 	// point into the record file or the heap, and the step's bytes are
 	// never written again: nothing here is reused.
+	for _, k := range w.want {
+		if k == int64(i) {
+			if w.hashes == nil {
+				w.hashes = map[int64]string{}
+			}
+			w.hashes[k] = st.Get("hash").Str
+		}
+	}
 	prev := st.Get("prev")
 	w.hasher.add(chainJob{
 		step: w.signed.B[start:len(w.signed.B):len(w.signed.B)],
@@ -312,6 +330,7 @@ func factsOf(p Parts, pub ed25519.PublicKey, sig []byte) *Facts {
 		}
 	}
 	f.EndedAt, _ = p.Session.GetString("endedAt")
+	f.SessionID, _ = p.Session.GetString("id")
 	if r := p.Session.Get("recorder"); r != nil {
 		f.Recorder = &format.Recorder{}
 		f.Recorder.Name, _ = r.GetString("name")

@@ -95,7 +95,7 @@ func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderS
 // the hook's command line says about it (--harness, --event). The session
 // header names the harness that sent the first event.
 func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	return recordOne(dir, payload, hint, at, nil, cwd, self)
+	return RecordOpts(dir, payload, at, cwd, Options{Hint: hint, Self: self})
 }
 
 // RecordNow is RecordWith with the time taken under the session's lock
@@ -103,12 +103,37 @@ func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string,
 // seq even when parallel hooks take the lock in another order than they
 // started in, and never goes back within a session.
 func RecordNow(dir string, payload []byte, hint hookevent.Hint, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	return recordOne(dir, payload, hint, "", now, cwd, self)
+	return RecordOpts(dir, payload, "", cwd, Options{Hint: hint, Self: self, Now: now})
 }
 
-func recordOne(dir string, payload []byte, hint hookevent.Hint, at string, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	r, cfgErr := redact.LoadConfig(dir)
-	ev, err := hookevent.ParseRedacted(payload, hint, r)
+// Options are what a long-running recorder (logbook-server) adds to
+// RecordWith's arguments.
+type Options struct {
+	Hint hookevent.Hint
+	Self journal.RecorderSource
+	// Now, when not nil, stamps the step under the lock (RecordNow); at
+	// is then unused.
+	Now func() string
+	// Rules, when RulesSet, are the redaction rules the caller loaded
+	// once from dir/redact.json (nil: the built-in ones): the file is not
+	// read again per event.
+	Rules    *redact.Redactor
+	RulesSet bool
+	// Then, when not nil, runs after the append while the session is
+	// still locked, so that what it does (sign a checkpoint of the new
+	// tip, seal) happens in the order of the appends. Its error is
+	// returned as a WRITE_FAILED refusal.
+	Then func(j *journal.Journal, ev hookevent.Event) error
+}
+
+// RecordOpts is RecordWith with Options: the one path by which every
+// recorder, in a hook's process or in a server, appends an event.
+func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookevent.Event, error) {
+	r, cfgErr := o.Rules, error(nil)
+	if !o.RulesSet {
+		r, cfgErr = redact.LoadConfig(dir)
+	}
+	ev, err := hookevent.ParseRedacted(payload, o.Hint, r)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
@@ -128,17 +153,22 @@ func recordOne(dir string, payload []byte, hint hookevent.Hint, at string, now f
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
 	cwd = r.String(cwd)
-	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: self}
+	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}
 	ev.Step.At = at
 	steps := []chain.Step{ev.Step}
-	if now != nil {
-		_, err = j.AppendNow(hdr, steps, now)
+	if o.Now != nil {
+		_, err = j.AppendNow(hdr, steps, o.Now)
 		ev.Step.At = steps[0].At
 	} else {
 		_, err = j.Append(hdr, steps)
 	}
 	if err != nil {
 		return ev, refusal(payload, err)
+	}
+	if o.Then != nil {
+		if err := o.Then(j, ev); err != nil {
+			return ev, &Refusal{Reason: WriteFailed, Err: err}
+		}
 	}
 	if cfgErr != nil {
 		return ev, &Warning{fmt.Errorf("recorded with clear text withheld: %w", cfgErr)}

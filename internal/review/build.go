@@ -14,6 +14,9 @@ const (
 	GapDuplicatePre  = "duplicated pre" // the pre-event came more than once
 	GapDuplicatePost = "duplicated post"
 	GapOrphaned      = "orphaned: no pre-event" // the post-event's start is missing
+	GapMissingStart  = "missing start"          // the session's: no SessionStart
+	// NoteBatchOnly marks a call no hook ran for (see Call.Note).
+	NoteBatchOnly = "not run: no hook events, named only by PostToolBatch"
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
@@ -31,7 +34,11 @@ type Call struct {
 	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
 	Post      []int64  `json:"postSeqs"` // seqs of the post-events
 	Gaps      []string `json:"gaps"`
-	pos       int64    // seq of its first step, for ordering
+	// Note says why a call has no pre- or post-event at all: a call the
+	// model made that Claude Code refused before running any hook (an
+	// unknown tool, a bad input), named only by its PostToolBatch.
+	Note string `json:"note,omitempty"`
+	pos  int64  // seq of its first step, for ordering
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -91,10 +98,11 @@ type File struct {
 
 // Review is everything the command prints.
 type Review struct {
-	Verdict Verdict `json:"verdict"`
-	Session Session `json:"session"`
-	Summary Summary `json:"summary"`
-	Turns   []Turn  `json:"turns"`
+	Verdict Verdict  `json:"verdict"`
+	Notes   []string `json:"notes,omitempty"` // said right after the verdict
+	Session Session  `json:"session"`
+	Summary Summary  `json:"summary"`
+	Turns   []Turn   `json:"turns"`
 }
 
 // Verdict is the verification result, shown first. For a sealed record it
@@ -118,6 +126,7 @@ type Verdict struct {
 func Build(steps []Step) (turns []Turn, sum Summary) {
 	var tr gaps.Tracker
 	calls := map[string]*Call{}
+	waiting := map[string][]*Call{} // id-less pre-events waiting for their post-event, by tool
 	var order []*Call
 	for i := range steps {
 		st := &steps[i]
@@ -126,11 +135,20 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 		if ph != gaps.Pre && ph != gaps.Post {
 			continue
 		}
-		c := calls[st.ToolUseID]
-		if c == nil || st.ToolUseID == "" {
+		var c *Call
+		if st.ToolUseID != "" {
+			c = calls[st.ToolUseID]
+		} else if ph == gaps.Post && len(waiting[st.Tool]) > 0 {
+			// No id (Gemini CLI, Copilot CLI): a post-event joins the
+			// oldest open pre-event of the same tool.
+			c, waiting[st.Tool] = waiting[st.Tool][0], waiting[st.Tool][1:]
+		}
+		if c == nil {
 			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
 			if st.ToolUseID != "" {
 				calls[st.ToolUseID] = c
+			} else if ph == gaps.Pre {
+				waiting[st.Tool] = append(waiting[st.Tool], c)
 			}
 			order = append(order, c)
 		}
@@ -138,6 +156,24 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 	}
 	for _, c := range order {
 		c.finish()
+	}
+	// Calls that only a PostToolBatch names: the model asked for them,
+	// and no hook ever ran for them.
+	for i := range steps {
+		st := &steps[i]
+		for k, id := range st.BatchIDs {
+			if id == "" || calls[id] != nil {
+				continue
+			}
+			tool := ""
+			if k < len(st.BatchTools) {
+				tool = st.BatchTools[k]
+			}
+			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq,
+				Pre: []int64{}, Post: []int64{}, Gaps: []string{}, Note: NoteBatchOnly}
+			calls[id] = c
+			order = append(order, c)
+		}
 	}
 
 	// Sub-agents: a step names its agent (data.agentId, as recent records
@@ -173,6 +209,11 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 		}
 		switch {
 		case st.AgentID != "":
+			// A sub-agent whose SubagentStart was not recorded still
+			// gets its group, from its first step.
+			if agents[st.AgentID] == nil {
+				agents[st.AgentID] = &SubAgent{ID: st.AgentID, Type: st.AgentType, Start: st.At, Items: []Item{}}
+			}
 			agentOf[st.Seq] = st.AgentID
 		case len(open) == 1 && st.Event != "UserPromptSubmit":
 			agentOf[st.Seq] = open[0].ID
@@ -183,12 +224,23 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 	// its first step.
 	turnAt := make([]int, len(steps)) // index of the turn for step i
 	turns = []Turn{{Items: []Item{}}}
+	byTurnID := map[string]int{} // a prompt's turn id (Claude Code's prompt_id) -> its turn
 	for i := range steps {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
 			p := steps[i]
 			turns = append(turns, Turn{Prompt: &p, Items: []Item{}})
+			if p.TurnID != "" {
+				byTurnID[p.TurnID] = len(turns) - 1
+			}
 		}
 		turnAt[i] = len(turns) - 1
+	}
+	// A step that names its prompt's turn goes there, even when parallel
+	// hooks appended it after the next prompt.
+	for i := range steps {
+		if t, ok := byTurnID[steps[i].TurnID]; ok && steps[i].TurnID != "" {
+			turnAt[i] = t
+		}
 	}
 	bySeq := map[int64]int{}
 	for i := range steps {
@@ -284,6 +336,16 @@ func (c *Call) fill(st *Step, ph gaps.Phase) {
 }
 
 func (c *Call) finish() {
+	if c.ToolUseID == "" {
+		// Without an id nothing says which events belong together: no
+		// gap is claimed (package gaps counts none either).
+		if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
+			if d, ok := between(c.Start, c.End); ok {
+				c.Duration = &d
+			}
+		}
+		return
+	}
 	switch {
 	case len(c.Post) == 0:
 		c.Gaps = append(c.Gaps, GapUnfinished)

@@ -225,3 +225,92 @@ func BenchmarkReview100k(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestNoIDs: a harness that sends no tool call id (Gemini CLI) gets its
+// post-events joined to the oldest open pre-event of the same tool, and
+// no gap claimed.
+func TestNoIDs(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"g","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"read_file","tool_input":{"path":"/w/a"}}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"pwd"}}`,
+	})
+	if r.Summary.Calls != 3 || r.Summary.Gaps.Total() != 0 {
+		t.Fatalf("%+v", r.Summary)
+	}
+	var first *review.Call
+	for _, it := range r.Turns[0].Items {
+		if it.Call != nil && first == nil {
+			first = it.Call
+		}
+	}
+	if first == nil || first.Subject != "ls" || len(first.Pre) != 1 || len(first.Post) != 1 || first.Duration == nil || *first.Duration != 2000 || len(first.Gaps) != 0 {
+		t.Fatalf("%+v", first)
+	}
+}
+
+func TestMissingStart(t *testing.T) {
+	r := load(t, reviewtest.Session[1:])
+	var b bytes.Buffer
+	_ = review.WriteText(&b, r, review.TextOptions{})
+	if r.Summary.Gaps.MissingSessionStart != 1 || !strings.Contains(b.String(), "! missing start: no SessionStart event was recorded") {
+		t.Fatalf("%+v\n%s", r.Summary.Gaps, b.String())
+	}
+}
+
+// TestBatchOnly: a call Claude Code refused before any hook (an unknown
+// tool) is named only by PostToolBatch; it is a row, with a note.
+func TestBatchOnly(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"b","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"}}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"b","cwd":"/w","hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"ls"},"tool_response":"a"},{"tool_name":"Nope","tool_use_id":"t2","tool_input":{},"tool_response":"<tool_use_error>No such tool</tool_use_error>"}]}`,
+	})
+	if r.Summary.Calls != 2 || r.Summary.Gaps.Total() != 0 {
+		t.Fatalf("%+v", r.Summary)
+	}
+	var b bytes.Buffer
+	_ = review.WriteText(&b, r, review.TextOptions{})
+	if !strings.Contains(b.String(), "Nope  t2") || !strings.Contains(b.String(), "· "+review.NoteBatchOnly) {
+		t.Fatal(b.String())
+	}
+}
+
+// TestAgentWithoutStart: a sub-agent's calls nest under it even when its
+// SubagentStart was lost.
+func TestAgentWithoutStart(t *testing.T) {
+	var payloads []string
+	for _, p := range reviewtest.Session {
+		if !strings.Contains(p, `"SubagentStart"`) {
+			payloads = append(payloads, p)
+		}
+	}
+	r := load(t, payloads)
+	var sub *review.SubAgent
+	for _, it := range r.Turns[1].Items {
+		if it.SubAgent != nil {
+			sub = it.SubAgent
+		}
+	}
+	if sub == nil || sub.ID != "ag1" || sub.Calls != 2 {
+		t.Fatalf("%+v", sub)
+	}
+}
+
+// TestTurnByID: a call whose post-event landed after the next prompt
+// (parallel hooks) stays in the turn its prompt_id names.
+func TestTurnByID(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"p","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"one","prompt_id":"p1"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"two","prompt_id":"p2"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","prompt_id":"p1","tool_input":{"command":"ls"},"tool_response":"a"}`,
+		`{"session_id":"p","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t2","prompt_id":"p2","tool_input":{"command":"pwd"}}`,
+	})
+	if len(r.Turns) != 3 || len(r.Turns[1].Items) != 1 || r.Turns[1].Items[0].Call == nil || r.Turns[1].Items[0].Call.ToolUseID != "t1" {
+		t.Fatalf("%+v", r.Turns)
+	}
+}

@@ -19,24 +19,26 @@ import (
 // Step is the part of a record step a review reads: its position, time,
 // kind and summary, the clear-text fields of its data, and its digests.
 type Step struct {
-	Seq       int64    `json:"seq"`
-	At        string   `json:"at"`
-	Kind      string   `json:"kind"`
-	Summary   string   `json:"summary"`
-	Event     string   `json:"event,omitempty"`
-	Tool      string   `json:"tool,omitempty"`
-	ToolUseID string   `json:"toolUseId,omitempty"`
-	Command   string   `json:"command,omitempty"`
-	Path      string   `json:"path,omitempty"`
-	Paths     []string `json:"paths,omitempty"`
-	Detail    string   `json:"detail,omitempty"` // pattern, url or subagent type when there is no command or path
-	AgentID   string   `json:"agentId,omitempty"`
-	AgentType string   `json:"agentType,omitempty"`
-	TurnID    string   `json:"turnId,omitempty"`
-	ExitCode  *int64   `json:"exitCode,omitempty"`
-	Duration  *int64   `json:"durationMs,omitempty"`
-	Inputs    []string `json:"inputsSha256"`
-	Outputs   []string `json:"outputsSha256"`
+	Seq        int64    `json:"seq"`
+	At         string   `json:"at"`
+	Kind       string   `json:"kind"`
+	Summary    string   `json:"summary"`
+	Event      string   `json:"event,omitempty"`
+	Tool       string   `json:"tool,omitempty"`
+	ToolUseID  string   `json:"toolUseId,omitempty"`
+	Command    string   `json:"command,omitempty"`
+	Path       string   `json:"path,omitempty"`
+	Paths      []string `json:"paths,omitempty"`
+	Detail     string   `json:"detail,omitempty"` // pattern, url or subagent type when there is no command or path
+	AgentID    string   `json:"agentId,omitempty"`
+	AgentType  string   `json:"agentType,omitempty"`
+	TurnID     string   `json:"turnId,omitempty"`
+	ExitCode   *int64   `json:"exitCode,omitempty"`
+	Duration   *int64   `json:"durationMs,omitempty"`
+	BatchIDs   []string `json:"batchToolUseIds,omitempty"` // PostToolBatch: the calls of one model turn
+	BatchTools []string `json:"batchTools,omitempty"`
+	Inputs     []string `json:"inputsSha256"`
+	Outputs    []string `json:"outputsSha256"`
 }
 
 // Session is the record's session header (or the in-progress file's).
@@ -198,6 +200,8 @@ func stepOf(v *strictjson.Value) Step {
 	st.AgentType = str(d, "agentType")
 	st.TurnID = str(d, "turnId")
 	st.ExitCode = intp(d.Get("exitCode"))
+	st.BatchIDs = strs(d.Get("toolUseIds"))
+	st.BatchTools = strs(d.Get("tools"))
 	st.Duration = intp(d.Get("durationMs"))
 	return st
 }

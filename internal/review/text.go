@@ -58,6 +58,9 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 		col = red
 	}
 	p.line("%s", p.c(bold+col, Clean(v.Line)))
+	for _, n := range r.Notes {
+		p.line("%s", p.c(yellow, "note: "+Clean(n)))
+	}
 	s := r.Summary
 	p.line("session   %s  %s", Clean(r.Session.ID), p.c(dim, Clean(r.Session.Agent)))
 	if r.Session.Goal != "" {
@@ -89,6 +92,10 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 	}
 	if opt.Only != "" {
 		p.line("showing   only %s", opt.Only)
+	}
+	if r.Summary.Gaps.MissingSessionStart == 1 && opt.Only != "exec" && opt.Only != "edit" && opt.Only != "failed" {
+		p.line("")
+		p.line("%s", p.c(yellow, "! "+GapMissingStart+": no SessionStart event was recorded (lost, or the hooks were installed mid-session)"))
 	}
 	n := 0
 	for _, t := range r.Turns {
@@ -155,6 +162,9 @@ func (p *printer) call(c *Call, indent string) {
 	p.line("%s%s  %s", head, p.cut(subject, room), p.c(dim, id))
 	for _, g := range c.Gaps {
 		p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
+	}
+	if c.Note != "" {
+		p.line("%s%s", indent, p.c(dim, "  · "+c.Note))
 	}
 }
 

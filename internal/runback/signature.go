@@ -1,11 +1,11 @@
 package runback
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"crypto/x509"
 	"encoding/hex"
 	"encoding/pem"
 
@@ -118,9 +118,20 @@ func containsKey(list []ed25519.PublicKey, k ed25519.PublicKey) bool {
 	return false
 }
 
+// The one DER form each Ed25519 key has (RFC 8410): an SPKI public key
+// and a PKCS#8 private key, each a fixed prefix and 32 bytes.
+var (
+	spkiEd25519  = []byte{0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00}
+	pkcs8Ed25519 = []byte{0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20}
+)
+
 // parseKey reads the embedded key as Node's createPublicKey reads a PEM
-// string: an SPKI public key, or the public half of a PKCS#8 private key.
-// Key objects (JWK, DER with options) are not read: docs/runback.md §5.
+// string, for Ed25519: an SPKI public key, or the public half of a PKCS#8
+// private key, each in its one DER form. Another well-formed DER
+// structure under "PUBLIC KEY" is a key of another algorithm (or a
+// damaged one): NON_ED25519_KEY. Key objects (JWK, DER with options) are
+// not read: docs/runback.md §5. The page (web/js/cassette.js) applies the
+// same rules, so both name the same finding.
 func parseKey(v *js.Value, notes *sigNotes) (ed25519.PublicKey, bool) {
 	if v.Kind != js.String {
 		return nil, false
@@ -129,29 +140,44 @@ func parseKey(v *js.Value, notes *sigNotes) (ed25519.PublicKey, bool) {
 	if block == nil {
 		return nil, false
 	}
+	der := block.Bytes
 	switch block.Type {
 	case "PUBLIC KEY":
-		k, err := x509.ParsePKIXPublicKey(block.Bytes)
-		if err != nil {
-			return nil, false
+		if len(der) == len(spkiEd25519)+ed25519.PublicKeySize && bytes.HasPrefix(der, spkiEd25519) {
+			return ed25519.PublicKey(der[len(spkiEd25519):]), true
 		}
-		pub, ok := k.(ed25519.PublicKey)
-		notes.nonEd25519 = !ok
-		return pub, ok
+		notes.nonEd25519 = derSequence(der)
 	case "PRIVATE KEY":
-		k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-		if err != nil {
-			return nil, false
+		if len(der) == len(pkcs8Ed25519)+ed25519.SeedSize && bytes.HasPrefix(der, pkcs8Ed25519) {
+			notes.privateKeyPEM = true
+			return ed25519.NewKeyFromSeed(der[len(pkcs8Ed25519):]).Public().(ed25519.PublicKey), true
 		}
-		priv, ok := k.(ed25519.PrivateKey)
-		if !ok {
-			notes.nonEd25519 = true
-			return nil, false
-		}
-		notes.privateKeyPEM = true
-		return priv.Public().(ed25519.PublicKey), true
 	}
 	return nil, false
+}
+
+// derSequence reports DER that is one SEQUENCE whose minimal length
+// covers exactly the rest.
+func derSequence(der []byte) bool {
+	if len(der) < 2 || der[0] != 0x30 {
+		return false
+	}
+	n, i := int(der[1]), 2
+	if n >= 0x80 {
+		k := n - 0x80
+		if k == 0 || k > 3 || len(der) < 2+k || der[2] == 0 {
+			return false
+		}
+		n = 0
+		for _, b := range der[2 : 2+k] {
+			n = n<<8 | int(b)
+		}
+		if n < 0x80 {
+			return false
+		}
+		i += k
+	}
+	return len(der)-i == n
 }
 
 // nodeHex decodes as Buffer.from(s, "hex"): pairs of hex digits up to the

@@ -82,13 +82,14 @@
     current = { name, bytes };
     if (lb.cassette && lb.cassette.detect(bytes)) { // a runback cassette: cassette.js
       ++run;
+      $('review').hidden = true; // a record's review, if one was on show
       return lb.cassette.show(name, bytes, splitPEM($('pubkeys').value), $('hmackey').value);
     }
     const mine = ++run;
     const keys = splitPEM($('pubkeys').value);
     document.body.dataset.state = 'checking';
     const started = performance.now();
-    const v = await lb.check(bytes, { pubkeys: keys }, true);
+    const v = await lb.check(bytes, checkOptions(keys), true);
     const ms = performance.now() - started;
     if (mine !== run) return;
     renderVerdict(name, bytes, v, keys.length > 0, ms);
@@ -96,6 +97,18 @@
     renderReview(v);
     renderTimeline(v);
     document.body.dataset.state = 'done';
+  }
+
+  // checkOptions adds the checkpoint fields (checkpoint.js) to the pinned
+  // keys: one signed note, and the server keys as verifier-key lines or
+  // PEM blocks.
+  function checkOptions(keys) {
+    const note = $('checkpoint').value.replace(/\r\n/g, '\n');
+    const text = $('checkpointkeys').value;
+    const cpKeys = splitPEM(text.replace(/^\s*[^\s+]+\+[0-9a-f]{8}\+\S+\s*$/gm, ''))
+      .concat(text.match(/^\s*[^\s+]+\+[0-9a-f]{8}\+\S+\s*$/gm) || []);
+    if (!note.trim()) return { pubkeys: keys, checkpointKeys: cpKeys.filter((k) => k.trim()) };
+    return { pubkeys: keys, checkpoints: [note.trim() + '\n'], checkpointKeys: cpKeys.filter((k) => k.trim()) };
   }
 
   // splitPEM cuts the key field into its PEM blocks (several keys may be
@@ -132,6 +145,11 @@
       row(dl, 'keyId', v.keyId, 'hex');
       row(dl, 'steps', v.stepCount.toLocaleString('en'));
       row(dl, 'signer', v.pinned ? 'pinned (one of the keys above)' : pinnedAny ? 'not one of the pinned keys' : 'not pinned: integrity only');
+      if (v.ok) {
+        row(dl, 'level', v.level === 'server'
+          ? 'server: every step was checkpointed by the pinned server key (' + v.checkpoints.map((c) => c.origin + ', ' + c.size + ' steps at ' + c.time).join('; ') + ')'
+          : 'local: sealed from a file the agent could write' + (v.checkpoints.length ? ' (the checkpoint agrees, but counts fewer steps than the record holds)' : ''));
+      }
     }
     row(dl, 'checked in', ms < 1000 ? ms.toFixed(0) + ' ms' : (ms / 1000).toFixed(2) + ' s');
     box.append(dl);
@@ -266,7 +284,7 @@
       });
     }
     let timer;
-    for (const id of ['pubkeys', 'hmackey']) {
+    for (const id of ['pubkeys', 'hmackey', 'checkpoint', 'checkpointkeys']) {
       $(id).addEventListener('input', () => {
         clearTimeout(timer);
         timer = setTimeout(() => { if (current) show(current.name, current.bytes); }, 250);

@@ -1,10 +1,9 @@
 // runback cassettes in the browser: the same six checks, signature states
 // and verdicts as runback's own verifier and as logbook-verify (docs/
-// runback.md), with the same named findings. The reader here is the
-// browser's own JSON.parse, which is exactly what runback hashes: duplicate
-// keys last-wins, lone surrogates kept, 1E400 as Infinity (written null),
-// own "__proto__" members. A second pass over the text only names what
-// JSON.parse tolerated. window.runbackVerify(bytes, options) returns what
+// runback.md), with the same named findings. The reader here gives what
+// Node's JSON.parse gives, which is what runback hashes: duplicate keys
+// last-wins, lone surrogates kept, 1E400 as Infinity (written null), own
+// "__proto__" members; it names what it tolerated. window.runbackVerify(bytes, options) returns what
 // `logbook-verify --json CASSETTE` prints; the page shows the events as a
 // timeline.
 (function (lb) {
@@ -71,52 +70,120 @@
     return -1;
   }
 
-  // notes scans JSON text that JSON.parse accepted and counts what it
-  // tolerated, by code, as jsvalue.Report does; too deep is an error.
-  function notes(text, invalidUTF8) {
+  // parse reads JSON text as JSON.parse does (duplicate keys last-wins,
+  // lone surrogates kept, 1E400 as Infinity, own "__proto__" members) and
+  // counts what it tolerated, by code, as internal/runback/jsvalue does.
+  // It is not the browser's JSON.parse: Chromium 148's drops or invents
+  // keys when an escaped one-character key repeats in an object
+  // ({"\/":0,"\u0000":1,"\/":2} gave a key "\\"), which Node, the
+  // runtime runback verifies in, does not. Deeper than MAX_DEPTH is an
+  // error, as in logbook-verify.
+  function parse(text, invalidUTF8) {
     const counts = {};
     const add = (c) => { counts[c] = (counts[c] || 0) + 1; };
     if (invalidUTF8) add('INVALID_UTF8');
-    const stack = []; // per open container: a Set of keys (objects) or null (arrays)
-    let expectKey = false;
-    for (let i = 0; i < text.length;) {
+    let i = 0;
+    const fail = (msg) => { throw new CassetteError('JSON_SYNTAX', 'JSON syntax error at ' + i + ': ' + msg); };
+    const skipWS = () => { for (let c = text.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = text.charCodeAt(++i)); };
+    const hex4 = () => {
+      const h = text.slice(i, i + 4);
+      if (!/^[0-9a-fA-F]{4}$/.test(h)) fail('invalid \\u escape');
+      i += 4;
+      return parseInt(h, 16);
+    };
+    function str() {
+      i++; // "
+      let out = '';
+      let from = i;
+      for (;;) {
+        if (i >= text.length) fail('unterminated string');
+        const c = text.charCodeAt(i);
+        if (c === 34) break;
+        if (c < 0x20) fail('control character in string');
+        if (c !== 92) { i++; continue; }
+        out += text.slice(from, i);
+        i++;
+        const e = text[i++];
+        const simple = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' }[e];
+        if (simple !== undefined) out += simple;
+        else if (e === 'u') out += String.fromCharCode(hex4());
+        else fail('invalid escape');
+        from = i;
+      }
+      out += text.slice(from, i);
+      i++; // "
+      const lone = out.match(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g);
+      if (lone) for (let n = 0; n < lone.length; n++) add('LONE_SURROGATE');
+      return out;
+    }
+    const NUMBER = /-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+    function num() {
+      NUMBER.lastIndex = i;
+      const r = NUMBER.exec(text);
+      if (!r) fail('invalid number');
+      return lit(r[0]);
+    }
+    function lit(l) {
+      i += l.length;
+      const n = Number(l);
+      if (!isFinite(n)) add('NUMBER_OVERFLOW');
+      else if (/^-?\d+$/.test(l) && l.replace('-', '').length > 15 && String(n) !== l) add('NUMBER_PRECISION');
+      return n;
+    }
+    function value(depth) {
       const c = text[i];
       if (c === '{' || c === '[') {
-        stack.push(c === '{' ? new Set() : null);
-        if (stack.length > MAX_DEPTH) throw new CassetteError('DEPTH_LIMIT', 'nested deeper than ' + MAX_DEPTH + ' levels');
-        expectKey = c === '{';
+        if (depth + 1 > MAX_DEPTH) throw new CassetteError('DEPTH_LIMIT', 'nested deeper than ' + MAX_DEPTH + ' levels');
         i++;
-      } else if (c === '}' || c === ']') {
-        stack.pop();
-        expectKey = false;
-        i++;
-      } else if (c === ',') {
-        expectKey = stack.length > 0 && stack[stack.length - 1] !== null;
-        i++;
-      } else if (c === '"') {
-        const e = str(text, i);
-        const lit = text.slice(i, e);
-        const v = JSON.parse(lit);
-        if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(v)) add('LONE_SURROGATE');
-        if (expectKey) {
-          const keys = stack[stack.length - 1];
-          if (keys.has(v)) add('DUPLICATE_KEY');
-          keys.add(v);
-          if (v === '__proto__') add('PROTO_KEY');
-          expectKey = false;
+        skipWS();
+        if (c === '[') {
+          const a = [];
+          if (text[i] === ']') { i++; return a; }
+          for (;;) {
+            skipWS();
+            if (i >= text.length) fail('unexpected end of input');
+            a.push(value(depth + 1));
+            skipWS();
+            if (text[i] === ',') { i++; continue; }
+            if (text[i] === ']') { i++; return a; }
+            fail('expected , or ] in array');
+          }
         }
-        i = e;
-      } else if (c === '-' || (c >= '0' && c <= '9')) {
-        let e = i + 1;
-        while (e < text.length && '0123456789.eE+-'.includes(text[e])) e++;
-        const lit = text.slice(i, e);
-        const n = Number(lit);
-        if (!isFinite(n)) add('NUMBER_OVERFLOW');
-        else if (/^-?\d+$/.test(lit) && String(n) !== lit && lit !== '-0') add('NUMBER_PRECISION');
-        i = e;
-      } else i++;
+        const o = {};
+        if (text[i] === '}') { i++; return o; }
+        for (;;) {
+          skipWS();
+          if (text[i] !== '"') fail('expected a string key');
+          const k = str();
+          skipWS();
+          if (text[i] !== ':') fail('expected : after key');
+          i++;
+          skipWS();
+          if (k === '__proto__') add('PROTO_KEY');
+          if (i >= text.length) fail('unexpected end of input');
+          const v = value(depth + 1);
+          if (Object.prototype.hasOwnProperty.call(o, k)) add('DUPLICATE_KEY');
+          // An own data property, as JSON.parse makes it (even "__proto__").
+          Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+          skipWS();
+          if (text[i] === ',') { i++; continue; }
+          if (text[i] === '}') { i++; return o; }
+          fail('expected , or } in object');
+        }
+      }
+      if (c === '"') return str();
+      if (c === '-' || (c >= '0' && c <= '9')) return num();
+      for (const [w, v] of [['true', true], ['false', false], ['null', null]]) {
+        if (text.startsWith(w, i)) { i += w.length; return v; }
+      }
+      if (i >= text.length) fail('unexpected end of input');
+      return fail('unexpected character');
     }
-    return counts;
+    skipWS();
+    const v = value(0);
+    skipWS();
+    if (i !== text.length) fail('unexpected data after the value');
+    return { value: v, counts };
   }
 
   // canonical is runback's canonical(), over what JSON.parse returned.
@@ -180,18 +247,24 @@
 
   const b64bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
-  // readKey is the embedded key as Node's createPublicKey reads a PEM
-  // string: SPKI, or a PKCS#8 private key's public half.
+  // readKey is the embedded key as logbook-verify reads it (the rules of
+  // internal/runback's parseKey): a PEM "PUBLIC KEY" in the one Ed25519
+  // SPKI form, or a "PRIVATE KEY" in the one Ed25519 PKCS#8 form (its public
+  // half); another well-formed DER SEQUENCE under "PUBLIC KEY" is a key of
+  // another algorithm. Base64 as Go's PEM decoder takes it: padded, with
+  // only spaces, tabs and line ends ignored.
   async function readKey(pem, notes) {
     if (typeof pem !== 'string') return null;
-    const m = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/.exec(pem);
+    const m = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)\n-----END \1-----[ \t]*(\r?\n|$)/.exec(pem);
     if (!m) return null;
+    const body = m[2].replace(/[ \t\r\n]/g, '');
+    if (body.length % 4 || !/^[A-Za-z0-9+/]*={0,2}$/.test(body)) return null;
     let der;
-    try { der = b64bytes(m[2].replace(/\s+/g, '')); } catch (e) { return null; }
+    try { der = b64bytes(body); } catch (e) { return null; }
     const hex = lb.hex(der);
     if (m[1] === 'PUBLIC KEY') {
       if (der.length === 44 && hex.startsWith(SPKI_ED25519)) return der.slice(12);
-      if (der[0] === 0x30) notes.nonEd25519 = true;
+      notes.nonEd25519 = derSequence(der);
       return null;
     }
     if (m[1] === 'PRIVATE KEY' && der.length === 48 && hex.startsWith(PKCS8_ED25519)) {
@@ -203,6 +276,20 @@
       } catch (e) { return null; }
     }
     return null;
+  }
+
+  function derSequence(der) {
+    if (der.length < 2 || der[0] !== 0x30) return false;
+    let n = der[1], i = 2;
+    if (n >= 0x80) {
+      const k = n - 0x80;
+      if (k === 0 || k > 3 || der.length < 2 + k || der[2] === 0) return false;
+      n = 0;
+      for (let j = 0; j < k; j++) n = n * 256 + der[2 + j];
+      if (n < 0x80) return false;
+      i += k;
+    }
+    return der.length - i === n;
   }
 
   function nodeHex(s) {
@@ -342,13 +429,18 @@
       text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
       invalidUTF8 = true;
     }
-    let rec;
-    try { rec = JSON.parse(text); } catch (e) { throw new CassetteError('JSON_SYNTAX', e.message); }
-    const counts = notes(text, invalidUTF8);
+    const { value: rec, counts } = parse(text, invalidUTF8);
     if (!rec?.manifest || !Array.isArray(rec.events)) throw new CassetteError('NOT_A_CASSETTE', 'Not a runback.cassette record — missing manifest or events array.');
+    const key = (p) => {
+      let k;
+      try { k = lb.readPublicKeyPEM(String(p)); } catch (e) { throw new CassetteError('USAGE', 'pinned or revoked key: ' + e.message); }
+      const weak = lb.ed25519.weakKey(k);
+      if (weak) throw new CassetteError('USAGE', 'pinned or revoked key: ' + weak + ' (SMALL_ORDER_KEY)');
+      return k;
+    };
     const opt = {
-      pinned: (options.pubkeys && options.pubkeys.length ? options.pubkeys.map((p) => lb.readPublicKeyPEM(p)) : options.pinNothing ? [] : [lb.unhex(PRODUCTION_KEY)]),
-      revoked: (options.revoked || []).map((p) => lb.readPublicKeyPEM(p)),
+      pinned: (options.pubkeys && options.pubkeys.length ? options.pubkeys.map(key) : options.pinNothing ? [] : [lb.unhex(PRODUCTION_KEY)]),
+      revoked: (options.revoked || []).map(key),
       hmacKeys: (options.hmacKeys || []).filter((k) => k),
     };
     const events = rec.events;
@@ -463,7 +555,16 @@
     return r;
   }
 
-  lb.cassette = { detect, verify, show, canonical };
+  // digests are the event hashes, content_digest and cassette digest of a
+  // parsed cassette (tests run them under Node, over Node's own JSON.parse).
+  function digests(rec) {
+    let prev = '';
+    const hashes = rec.events.map((e) => (prev = sha256(prev + canonical(e, e !== null && typeof e === 'object' && !Array.isArray(e) ? '_hash' : undefined))));
+    const cd = cassetteDigest(rec.events);
+    return { hashes, digest: prev || sha256(''), cassette: cd.digest, entries: cd.count };
+  }
+
+  lb.cassette = { detect, verify, show, canonical, digests, parse: (text) => parse(text, false).value };
   globalThis.runbackVerify = async (bytes, options) => {
     const r = await verify(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), options);
     delete r.events;

@@ -15,6 +15,9 @@
     const v = get(obj, key);
     return typeof v === 'string' ? v : '';
   }
+  function strs(v) {
+    return v && v.t === K.ARR ? v.items.map((x) => (typeof x === 'string' ? x : '')) : [];
+  }
   function num(obj, key) {
     const v = get(obj, key);
     return v && v.t === K.NUM ? Number(v.lit) : null;
@@ -29,8 +32,9 @@
       event: str(d, 'event'), tool: str(d, 'tool'), id: str(d, 'toolUseId'), command: str(d, 'command'),
       path: str(d, 'path'), paths: paths && paths.t === K.ARR ? paths.items.filter((x) => typeof x === 'string') : [],
       detail: str(d, 'pattern') || str(d, 'url') || str(d, 'subagentType'),
-      agent: str(d, 'agentId'), agentType: str(d, 'agentType'),
+      agent: str(d, 'agentId'), agentType: str(d, 'agentType'), turnId: str(d, 'turnId'),
       exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
+      batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
     };
   }
@@ -44,7 +48,7 @@
   // build joins the steps into calls, turns and sub-agents.
   function build(rawSteps) {
     const steps = rawSteps.map(stepOf);
-    const calls = new Map(), order = [];
+    const calls = new Map(), openCalls = new Map(), order = [];
     let started = false, harness = false;
     for (const s of steps) {
       if (s.event && !s.event.startsWith('logbook')) harness = true;
@@ -52,10 +56,14 @@
       const pre = PRE.has(s.event), post = POST.has(s.event);
       if (!pre && !post) continue;
       let c = s.id ? calls.get(s.id) : undefined;
+      // No id (Gemini CLI, Copilot CLI): a post-event joins the oldest
+      // open pre-event of the same tool.
+      if (!s.id && post && (openCalls.get(s.tool) || []).length) c = openCalls.get(s.tool).shift();
       if (!c) {
         c = { id: s.id, tool: s.tool, kind: s.kind, subject: subject(s), start: s.at, end: '', pre: [], post: [],
           duration: null, exit: null, failed: false, gaps: [], pos: s.seq, agent: '' };
         if (s.id) calls.set(s.id, c);
+        else if (pre) openCalls.set(s.tool, (openCalls.get(s.tool) || []).concat([c]));
         order.push(c);
       }
       if (!c.subject) c.subject = subject(s);
@@ -74,11 +82,27 @@
     }
     const gaps = { unfinished: [], dupPre: [], dupPost: [], orphaned: [], missingStart: harness && !started };
     for (const c of order) {
+      if (!c.id) {
+        // Without an id nothing says which events belong together: no gap is claimed.
+        if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
+        continue;
+      }
       if (!c.post.length) { c.gaps.push('unfinished'); if (c.id) gaps.unfinished.push(c.id); }
       else if (!c.pre.length) { c.gaps.push('orphaned: no pre-event'); if (c.id) gaps.orphaned.push(c.id); }
       if (c.pre.length > 1) { c.gaps.push('duplicated pre'); gaps.dupPre.push(c.id); }
       if (c.post.length > 1) { c.gaps.push('duplicated post'); gaps.dupPost.push(c.id); }
       if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
+    }
+    // Calls that only a PostToolBatch names: the model asked for them, and
+    // no hook ever ran for them.
+    for (const s of steps) {
+      s.batchIds.forEach((id, k) => {
+        if (!id || calls.has(id)) return;
+        const c = { id, tool: s.batchTools[k] || '', kind: 'tool_call', subject: '', start: s.at, end: '', pre: [], post: [],
+          duration: null, exit: null, failed: false, gaps: [], pos: s.seq, agent: '', note: 'not run: no hook events, named only by PostToolBatch' };
+        calls.set(id, c);
+        order.push(c);
+      });
     }
     // Sub-agents: the step names its agent, or lies between the agent's
     // start and stop while no other sub-agent runs.
@@ -93,15 +117,25 @@
         const a = agents.get(s.agent);
         if (a) { a.end = s.at; open = open.filter((o) => o !== a); }
         agentOf.set(s.seq, s.agent);
-      } else if (s.agent) agentOf.set(s.seq, s.agent);
+      } else if (s.agent) {
+        // A sub-agent whose SubagentStart was not recorded still gets its group.
+        if (!agents.has(s.agent)) agents.set(s.agent, { id: s.agent, type: s.agentType, start: s.at, end: '', items: [], calls: 0, placed: false });
+        agentOf.set(s.seq, s.agent);
+      }
       else if (open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
     }
     const turns = [{ prompt: null, items: [] }];
-    const turnOf = new Map();
+    const turnOf = new Map(), byTurnId = new Map();
     for (const s of steps) {
-      if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) turns.push({ prompt: s, items: [] });
+      if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) {
+        turns.push({ prompt: s, items: [] });
+        if (s.turnId) byTurnId.set(s.turnId, turns.length - 1);
+      }
       turnOf.set(s.seq, turns.length - 1);
     }
+    // A step that names its prompt's turn goes there, even when parallel
+    // hooks appended it after the next prompt.
+    for (const s of steps) if (s.turnId && byTurnId.has(s.turnId)) turnOf.set(s.seq, byTurnId.get(s.turnId));
     const all = order.map((c) => { c.agent = agentOf.get(c.pos) || ''; return { pos: c.pos, call: c }; });
     for (const s of steps) {
       if (PRE.has(s.event) || POST.has(s.event) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
@@ -193,7 +227,7 @@
     if (g.dupPre.length) gapText.push('duplicated pre: ' + g.dupPre.join(' '));
     if (g.dupPost.length) gapText.push('duplicated post: ' + g.dupPost.join(' '));
     if (g.orphaned.length) gapText.push('orphaned (no pre-event): ' + g.orphaned.join(' '));
-    if (g.missingStart) gapText.push('no SessionStart');
+    if (g.missingStart) gapText.push('missing start (no SessionStart)');
     const gd = row('gaps', gapText.length ? gapText.join('; ') : 'none', gapText.length ? 'warn-text clip' : null);
     gd.title = gapText.join('\n');
     box.append(dl);
@@ -229,6 +263,9 @@
         shown += k;
         total += k;
         list.append(sec);
+      }
+      if (r.gaps.missingStart && (current === 'all' || current === 'gaps')) {
+        list.prepend(el('p', 'session-gap', '⚠ missing start: no SessionStart event was recorded (lost, or the hooks were installed mid-session)'));
       }
       list.dataset.rows = String(shown);
       if (!list.children.length) list.append(el('p', 'empty', 'No call matches.'));
@@ -325,6 +362,7 @@
       gl.title = g;
       row.append(gl);
     }
+    if (c.note) row.append(el('span', 'callnote', c.note));
     return row;
   }
 

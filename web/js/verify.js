@@ -73,7 +73,9 @@
   // of the signed bytes, and takes the step's hash over those bytes without
   // its "hash" member.
   class StepWalker {
-    constructor(size) {
+    constructor(size, want) {
+      this.want = want; // step indices whose stated hash step 9 needs
+      this.hashes = new Map();
       this.w = new Writer(size);
       this.w.byte(0x5b);
       this.h = new lb.Sha256();
@@ -89,6 +91,7 @@
       if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
       const d = lb.shape.checkStep(st, i);
       if (d) { this.shape = refuse('SHAPE', d); return; }
+      if (this.want.has(i)) this.hashes.set(i, get(st, 'hash'));
       const seq = get(st, 'seq');
       if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
       const w = this.w;
@@ -140,7 +143,7 @@
   // 32-byte keys; with keep, the parsed record keeps its steps (for
   // display). It resolves to the verdict.
   async function verifyRecord(bytes, opt, keep) {
-    const walk = new StepWalker(bytes.length + 64);
+    const walk = new StepWalker(bytes.length + 64, lb.checkpoint.wanted(opt.checkpoints));
     let rec;
     try {
       rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i) => walk.step(st, i), keep });
@@ -223,20 +226,31 @@
       const r = check(v, opt);
       if (r) { v.ok = false; v.code = r.code; v.detail = r.detail; break; }
     }
+    // Step 9 (docs/checkpoint.md): the server's checkpoints, and the level.
+    if (v.ok) {
+      const r = await lb.checkpoint.checkpoints(v, opt, get(session, 'id'), walk.hashes);
+      if (r) { v.ok = false; v.code = r.code; v.detail = r.detail; }
+    }
     // Kept for the page's own display; not part of the verdict's fields.
     v.record = rec;
     return v;
   }
 
-  // logbookVerify(bytes, {pubkeys}) is the page's stable entry point: the
-  // verdict with exactly the fields of `logbook-verify --json` — ok, code
-  // (null when accepted), detail, and recordId, keyId, stepCount (null
-  // unless the signature verified). pubkeys are SPKI PEM texts; one that
-  // cannot be read gives ok false and code null, as the command's usage
-  // error does.
+  // logbookVerify(bytes, {pubkeys, checkpoints, checkpointKeys}) is the
+  // page's stable entry point: the verdict with the fields of
+  // `logbook-verify --json` — ok, code (null when accepted), detail, and
+  // recordId, keyId, stepCount (null unless the signature verified), level
+  // (local or server for an accepted record, else null) and checkpoints
+  // (those that agreed). pubkeys are SPKI PEM texts; checkpoints are
+  // signed notes (text or bytes); checkpointKeys SPKI PEM texts or note
+  // verifier keys. One that cannot be read gives ok false and code null,
+  // as the command's usage error does.
   async function logbookVerify(bytes, options) {
     const full = await check(bytes, options);
-    return { ok: full.ok, code: full.code, detail: full.detail, recordId: full.recordId, keyId: full.keyId, stepCount: full.stepCount };
+    return {
+      ok: full.ok, code: full.code, detail: full.detail, recordId: full.recordId, keyId: full.keyId, stepCount: full.stepCount,
+      level: full.ok ? full.level : null, checkpoints: full.ok ? full.checkpoints : [],
+    };
   }
 
   // check is logbookVerify with the parsed record and signer kept, for the
@@ -244,8 +258,22 @@
   async function check(bytes, options, keep = false) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) return usage('bytes must be a Uint8Array');
-    const opt = { pinned: [] };
+    const opt = { pinned: [], checkpoints: [], cpKeys: [] };
     const pubkeys = (options && options.pubkeys) || [];
+    const notes = (options && options.checkpoints) || [];
+    const cpKeys = (options && options.checkpointKeys) || [];
+    if (notes.length && !cpKeys.length) return usage('checkpoints need at least one checkpoint key to verify them under');
+    for (let i = 0; i < cpKeys.length; i++) {
+      try {
+        const k = lb.checkpoint.readKey(cpKeys[i]);
+        const weak = lb.ed25519.weakKey(k.pub);
+        if (weak) throw new Error(weak + '; under it any checkpoint would verify');
+        opt.cpKeys.push(k);
+      } catch (e) {
+        return usage('checkpointKeys[' + i + ']: ' + e.message);
+      }
+    }
+    for (const n of notes) opt.checkpoints.push(typeof n === 'string' ? new TextEncoder().encode(n) : new Uint8Array(n));
     for (let i = 0; i < pubkeys.length; i++) {
       try {
         opt.pinned.push(readPublicKeyPEM(String(pubkeys[i])));
@@ -265,7 +293,7 @@
   }
 
   function usage(detail) {
-    return { ok: false, code: null, detail, recordId: null, keyId: null, stepCount: null };
+    return { ok: false, code: null, detail, recordId: null, keyId: null, stepCount: null, level: null, checkpoints: [] };
   }
 
   lb.CODES = CODES;

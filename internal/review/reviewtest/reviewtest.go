@@ -80,7 +80,10 @@ func StepsAt(payloads []string, at func(i int) time.Time) ([]byte, int, string, 
 var Start = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 
 // Record seals payloads into a record signed by Key.
-func Record(payloads []string) ([]byte, error) {
+func Record(payloads []string) ([]byte, error) { return RecordWith(payloads, Key) }
+
+// RecordWith seals payloads into a record signed by priv.
+func RecordWith(payloads []string, priv ed25519.PrivateKey) ([]byte, error) {
 	start := Start
 	steps, n, tip, err := Steps(payloads, start)
 	if err != nil {
@@ -88,7 +91,7 @@ func Record(payloads []string) ([]byte, error) {
 	}
 	end := start.Add(time.Duration(n-1) * time.Second).Format(time.RFC3339Nano)
 	return record.Assemble(record.Session{ID: "s1", Agent: "claude-code (m)", Goal: "test", Cwd: "/w",
-		StartedAt: start.Format(time.RFC3339Nano), EndedAt: end}, steps, n, tip, Key)
+		StartedAt: start.Format(time.RFC3339Nano), EndedAt: end}, steps, n, tip, priv)
 }
 
 // RecordAt seals payloads recorded at the given times (one per payload,

@@ -1,4 +1,4 @@
-package main
+package verdict
 
 import (
 	"fmt"
@@ -26,7 +26,7 @@ func printGapIDs(w io.Writer, n *gaps.Named) {
 		}
 		ids := make([]string, len(l.ids))
 		for i, id := range l.ids {
-			ids[i] = printable(id)
+			ids[i] = Printable(id)
 		}
 		more := ""
 		if len(ids) > 20 {
@@ -37,9 +37,9 @@ func printGapIDs(w io.Writer, n *gaps.Named) {
 	}
 }
 
-// printable quotes an id that holds a character that would hide or move
+// Printable quotes an id that holds a character that would hide or move
 // text on a terminal (Cursor's ids can hold a newline).
-func printable(s string) string {
+func Printable(s string) string {
 	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
 		return strconv.QuoteToASCII(s)
 	}

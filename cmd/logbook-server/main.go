@@ -1,0 +1,358 @@
+// Command logbook-server records agent sessions off the agent's reach: it
+// takes harness hook payloads over HTTP, appends them into its own data
+// directory with the same code as record-step, signs a checkpoint after
+// every append, and seals each session with its own key at SessionEnd
+// (docs/server.md, docs/checkpoint.md).
+//
+//	logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR]
+//	               [--token-file FILE] [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
+//	logbook-server --new-key FILE [--name ORIGIN]
+//	logbook-server --new-token FILE
+//	logbook-server --verifier-key --key FILE [--name ORIGIN]
+//
+// It listens on 127.0.0.1:8421 by default. Any other address needs a
+// bearer token (--token-file, or $LOGBOOK_SERVER_TOKEN) or client
+// certificates (--client-ca). SIGTERM and SIGINT stop it after the
+// requests in progress are answered. Exit status: 0 stopped cleanly, 1 it
+// failed, 2 usage.
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/translog"
+	"github.com/logbook-project/logbook/web"
+)
+
+func main() {
+	// Each event makes some 30 KB of garbage over a live heap of a few
+	// MB: collecting at 5x the live heap rather than 2x saves a fifth of
+	// the CPU at thousands of events a second (BenchmarkServerThroughput),
+	// and the soft limit brings the collector back long before memory
+	// runs short (request bodies are bounded: see internal/server).
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(768 << 20)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
+               [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
+logbook-server --new-key FILE [--name ORIGIN]
+logbook-server --new-token FILE
+logbook-server --verifier-key --key FILE [--name ORIGIN]`
+
+type config struct {
+	listen, data, keyFile, name, tokenFile string
+	tlsCert, tlsKey, clientCA, logLevel    string
+	newKey, newToken                       string
+	verifierKey                            bool
+	maxHook, maxVerify                     int64
+	log                                    logFlags
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	var c config
+	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8421", "`ADDR` to listen on; a non-loopback address needs --token-file or --client-ca")
+	fs.StringVar(&c.data, "data", "", "data `DIR` for journals, checkpoints and records (default $STATE_DIRECTORY, as systemd sets it, else ./logbook-server-data)")
+	fs.StringVar(&c.keyFile, "key", "", "the server's PKCS#8 PEM Ed25519 key `FILE`: signs checkpoints and seals (default $LOGBOOK_SERVER_KEY_FILE)")
+	fs.StringVar(&c.name, "name", "", "the server's `ORIGIN` name in checkpoints (default logbook-server/HOSTNAME)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "`FILE` holding the bearer token every request but /healthz and the page must send (default $LOGBOOK_SERVER_TOKEN)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS with this certificate chain `PEM`")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the TLS certificate's private key `PEM`")
+	fs.StringVar(&c.clientCA, "client-ca", "", "require client certificates that chain to these roots `PEM` (mTLS; needs --tls-cert)")
+	fs.StringVar(&c.logLevel, "log-level", "info", "debug (one line per event), info, warn or error")
+	fs.Int64Var(&c.maxHook, "max-hook-body", server.DefaultMaxHookBody, "largest hook payload in `BYTES`")
+	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
+	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
+	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
+	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
+	c.log.register(fs)
+	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q (run 'logbook-server --help' for usage)\n", fs.Arg(0))
+		return 2
+	}
+	if c.name == "" {
+		host, _ := os.Hostname()
+		c.name = "logbook-server/" + host
+	}
+	if !checkpoint.ValidOrigin(c.name) {
+		fmt.Fprintf(stderr, "logbook-server: --name %q: want printable ASCII without spaces or '+'\n", c.name)
+		return 2
+	}
+	if c.newToken != "" {
+		return newToken(c.newToken, stdout, stderr)
+	}
+	if c.newKey != "" {
+		return newKey(c.newKey, c.name, stdout, stderr)
+	}
+	if c.keyFile == "" {
+		c.keyFile = getenv("LOGBOOK_SERVER_KEY_FILE")
+	}
+	if c.keyFile == "" {
+		fmt.Fprintln(stderr, "logbook-server: --key FILE is required (make one with --new-key FILE)")
+		return 2
+	}
+	text, err := os.ReadFile(c.keyFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 2
+	}
+	priv, err := keys.ParsePrivateKeyPEM(text)
+	if err != nil {
+		fmt.Fprintf(stderr, "logbook-server: --key %s: %v\n", c.keyFile, err)
+		return 2
+	}
+	if c.verifierKey {
+		vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))
+		fmt.Fprintln(stdout, vkey)
+		return 0
+	}
+	return serve(ctx, c, priv, stderr, getenv)
+}
+
+func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Writer, getenv func(string) string) int {
+	fail := func(code int, err error) int {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return code
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return fail(2, fmt.Errorf("--log-level: %v", err))
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	if c.data == "" {
+		c.data = getenv("STATE_DIRECTORY")
+	}
+	if c.data == "" {
+		c.data = "logbook-server-data"
+	}
+	data, err := filepath.Abs(c.data)
+	if err != nil {
+		return fail(2, err)
+	}
+	token := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN"))
+	if c.tokenFile != "" {
+		b, err := os.ReadFile(c.tokenFile)
+		if err != nil {
+			return fail(2, err)
+		}
+		token = strings.TrimSpace(string(b))
+		if token == "" {
+			return fail(2, fmt.Errorf("--token-file %s is empty", c.tokenFile))
+		}
+	}
+	tlsConf, err := tlsConfig(c)
+	if err != nil {
+		return fail(2, err)
+	}
+	if !loopback(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
+		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
+	}
+	raiseFileLimit()
+	var self *recorderDesc
+	if exe, err := os.Executable(); err == nil {
+		if r, err := recorder.Describe("logbook-server", exe); err == nil {
+			self = (*recorderDesc)(r)
+		}
+	}
+	translog.SetLogger(log.With("component", "tessera"))
+	tl, err := c.log.open(ctx, data, c.name, priv, getenv)
+	if err != nil {
+		return fail(1, err)
+	}
+	if tl != nil {
+		defer closeLog(tl, log)
+		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
+	}
+	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
+		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl})
+	if err != nil {
+		return fail(1, err)
+	}
+	defer srv.Close()
+	if n, err := srv.Resume(); err != nil {
+		return fail(1, err)
+	} else if n > 0 {
+		log.Info("resumed", "checkpointed", n)
+	}
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return fail(1, err)
+	}
+	hs := &http.Server{
+		Handler: srv.Handler(),
+		// A client that does not send its headers in 5 s, or its body in
+		// 30 s, is cut off; it cannot hold a slot for long.
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		TLSConfig:         tlsConf,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))
+	log.Info("listening", "addr", ln.Addr().String(), "data", data, "origin", c.name, "verifierKey", vkey,
+		"token", token != "", "tls", tlsConf != nil, "mtls", tlsConf != nil && tlsConf.ClientCAs != nil)
+	done := make(chan error, 1)
+	go func() {
+		if tlsConf != nil {
+			done <- hs.ServeTLS(ln, "", "")
+		} else {
+			done <- hs.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-done:
+		return fail(1, err)
+	case <-ctx.Done():
+	}
+	// Stop taking connections; answer every request in progress (each
+	// acknowledged append is on disk before its answer) and then exit.
+	log.Info("stopping")
+	sctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fail(1, err)
+	}
+	if err := srv.Close(); err != nil {
+		return fail(1, err)
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func tlsConfig(c config) (*tls.Config, error) {
+	if c.tlsCert == "" && c.tlsKey == "" {
+		if c.clientCA != "" {
+			return nil, errors.New("--client-ca needs --tls-cert and --tls-key")
+		}
+		return nil, nil
+	}
+	cert, err := tls.LoadX509KeyPair(c.tlsCert, c.tlsKey)
+	if err != nil {
+		return nil, err
+	}
+	conf := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	if c.clientCA != "" {
+		pem, err := os.ReadFile(c.clientCA)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--client-ca %s: no certificate", c.clientCA)
+		}
+		conf.ClientCAs, conf.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return conf, nil
+}
+
+// loopback reports whether addr's host is a loopback IP or "localhost".
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// raiseFileLimit lifts the soft limit on open files to the hard one: each
+// connection and each active session holds descriptors.
+func raiseFileLimit() {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
+		l.Cur = l.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
+}
+
+func newKey(file, name string, stdout, stderr io.Writer) int {
+	for _, f := range []string{file, file + ".pub", file + ".vkey"} {
+		if _, err := os.Stat(f); err == nil {
+			fmt.Fprintf(stderr, "logbook-server: %s exists; refusing to overwrite a key\n", f)
+			return 1
+		}
+	}
+	privPEM, pubPEM, err := keys.Generate()
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
+	}
+	priv, _ := keys.ParsePrivateKeyPEM(privPEM)
+	vkey, _ := checkpoint.VerifierKey(name, priv.Public().(ed25519.PublicKey))
+	if err = os.MkdirAll(filepath.Dir(file), 0o700); err == nil {
+		err = durable.WriteFileMode(file, privPEM, 0o600)
+	}
+	if err == nil {
+		err = durable.WriteFileMode(file+".pub", pubPEM, 0o644)
+	}
+	if err == nil {
+		err = durable.WriteFileMode(file+".vkey", []byte(vkey+"\n"), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s (private, PKCS#8, mode 0600), %s.pub (SPKI: logbook-verify --pubkey) and %s.vkey (%s: logbook-verify --checkpoint-key)\n", file, file, file, vkey)
+	return 0
+}
+
+func newToken(file string, stdout, stderr io.Writer) int {
+	if _, err := os.Stat(file); err == nil {
+		fmt.Fprintf(stderr, "logbook-server: %s exists; refusing to overwrite a token\n", file)
+		return 1
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
+	}
+	if err := durable.WriteFileMode(file, []byte(hex.EncodeToString(b)+"\n"), 0o600); err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s (mode 0600): give it to the harnesses' hooks as $LOGBOOK_SERVER_TOKEN\n", file)
+	return 0
+}

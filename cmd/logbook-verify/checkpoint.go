@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/record"
+)
+
+// checkpointFlags are a server's signed checkpoints and the keys pinned
+// for them (docs/checkpoint.md).
+type checkpointFlags struct {
+	files, keys pubkeyFlag
+}
+
+func (c *checkpointFlags) register(fs *flag.FlagSet) {
+	fs.Var(&c.files, "checkpoint", "signed checkpoint `FILE` from a logbook server (repeatable; needs --checkpoint-key): CHECKPOINT_INVALID, CHECKPOINT_MISMATCH, TRUNCATED; level server when one counts every step")
+	fs.Var(&c.keys, "checkpoint-key", "pinned server key `PUB` for checkpoints: an SPKI PEM file or a file holding a note verifier key NAME+HASH+KEY (repeatable)")
+}
+
+// load reads the files; every problem is a usage or I/O error (exit 2).
+func (c *checkpointFlags) load() ([][]byte, []checkpoint.Key, error) {
+	if len(c.files) > 0 && len(c.keys) == 0 {
+		return nil, nil, errors.New("--checkpoint needs at least one --checkpoint-key to verify it under")
+	}
+	var ks []checkpoint.Key
+	for _, f := range c.keys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		var k checkpoint.Key
+		if bytes.Contains(text, []byte("-----BEGIN")) {
+			k.Pub, err = keys.ParsePublicKeyPEM(text)
+		} else {
+			k, err = checkpoint.ParseVerifierKey(text)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("--checkpoint-key %s: %v", f, err)
+		}
+		if d := record.WeakKey(k.Pub); d != "" {
+			return nil, nil, fmt.Errorf("--checkpoint-key %s: %s; under it any checkpoint would verify", f, d)
+		}
+		ks = append(ks, k)
+	}
+	var notes [][]byte
+	for _, f := range c.files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		if st.Size() > checkpoint.MaxNote {
+			// Still a verdict, not an I/O error: the file is no checkpoint.
+			notes = append(notes, make([]byte, checkpoint.MaxNote+1))
+			continue
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, text)
+	}
+	return notes, ks, nil
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/transparency-dev/tessera/client"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/translog"
+	"github.com/logbook-project/logbook/internal/verdict"
+)
+
+// logFlags are the transparency-log checks (docs/log.md).
+type logFlags struct {
+	policy, proof, tiles string
+	consistency          bool
+}
+
+func (l *logFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&l.policy, "log-policy", "", "C2SP tlog-policy `FILE` (trusted log keys, witness keys, quorum): check the record's tlog-proof offline; LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds")
+	fs.StringVar(&l.proof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default: RECORD with .json replaced by .tlog-proof)")
+	fs.BoolVar(&l.consistency, "log-consistency", false, "logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW: show that log checkpoint NEW extends OLD (the log never rewrote its past)")
+	fs.StringVar(&l.tiles, "log-tiles", "", "where --log-consistency reads the log's tiles: a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/)")
+}
+
+func (l *logFlags) load(record string) (verdict.LogInputs, error) {
+	var in verdict.LogInputs
+	if l.policy == "" {
+		if l.proof != "" || l.tiles != "" {
+			return in, errors.New("--log-proof and --log-tiles need --log-policy to judge under")
+		}
+		return in, nil
+	}
+	pol, err := readPolicy(l.policy)
+	if err != nil {
+		return in, err
+	}
+	in.Policy = pol
+	p := l.proof
+	if p == "" {
+		p = strings.TrimSuffix(record, ".json") + ".tlog-proof"
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return in, fmt.Errorf("--log-policy: no proof of logging: %v", err)
+	}
+	if st.Size() > logproof.MaxProof {
+		in.Proof = make([]byte, logproof.MaxProof+1) // a verdict: no proof is that large
+		return in, nil
+	}
+	in.Proof, err = os.ReadFile(p)
+	return in, err
+}
+
+func readPolicy(file string) (*logproof.Policy, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := logproof.ParsePolicy(b)
+	if err != nil {
+		return nil, fmt.Errorf("--log-policy %s: %v", file, err)
+	}
+	return pol, nil
+}
+
+// runConsistency checks that checkpoint NEW extends OLD, with a proof built
+// from the tiles at --log-tiles. Exit 0 consistent, 1 refused, 2 usage/IO.
+func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Writer) int {
+	fail := func(err error) int { fmt.Fprintln(stderr, "logbook-verify:", err); return 2 }
+	if len(args) != 2 || l.policy == "" || l.tiles == "" {
+		return fail(errors.New("usage: logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW"))
+	}
+	pol, err := readPolicy(l.policy)
+	if err != nil {
+		return fail(err)
+	}
+	var cps [2][]byte
+	for i, f := range args {
+		if cps[i], err = os.ReadFile(f); err != nil {
+			return fail(err)
+		}
+	}
+	a, errA := logproof.ParseTree(cps[0])
+	b, errB := logproof.ParseTree(cps[1])
+	code, detail := "", ""
+	if err := errors.Join(errA, errB); err != nil {
+		code, detail = logproof.ProofInvalid, err.Error()
+	} else {
+		var fetch client.TileFetcherFunc
+		if u, err := url.Parse(l.tiles); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			f, err := client.NewHTTPFetcher(u, nil)
+			if err != nil {
+				return fail(err)
+			}
+			fetch = f.ReadTile
+		} else {
+			fetch = client.FileFetcher{Root: l.tiles}.ReadTile
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		hashes, err := func() ([]tlog.Hash, error) {
+			if a.Size > b.Size {
+				return nil, nil
+			}
+			return translog.ConsistencyProof(ctx, fetch, uint64(a.Size), uint64(b.Size))
+		}()
+		if err != nil {
+			return fail(fmt.Errorf("--log-tiles %s: %v", l.tiles, err))
+		}
+		code, detail = logproof.Consistent(cps[0], cps[1], hashes, pol)
+	}
+	if asJSON {
+		ok := code == ""
+		var c *string
+		if code != "" {
+			c = &code
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.Encode(struct {
+			OK     bool    `json:"ok"`
+			Code   *string `json:"code"`
+			Detail string  `json:"detail"`
+			Old    int64   `json:"old"`
+			New    int64   `json:"new"`
+		}{ok, c, detail, a.Size, b.Size})
+	} else if code == "" {
+		fmt.Fprintf(stdout, "OK consistent origin=%s old=%d new=%d: %s\n", b.Origin, a.Size, b.Size, detail)
+	} else {
+		fmt.Fprintf(stdout, "REFUSED %s: %s\n", code, detail)
+	}
+	if code != "" {
+		return 1
+	}
+	return 0
+}

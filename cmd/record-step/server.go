@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookpost"
+)
+
+// forwardTimeout bounds each step of a forward: the hook has seconds.
+const forwardTimeout = 5 * time.Second
+
+// forward sends the payload to a logbook server (--server URL) instead of
+// recording it here: the server appends it to a journal the agent cannot
+// reach. $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token. A
+// refusal's code comes back in the server's JSON error; an empty 200 is
+// recorded.
+func forward(server string, payload []byte, hint hookevent.Hint, cwd string, getenv func(string) string) error {
+	t, err := hookpost.Parse(server)
+	if err != nil {
+		return err
+	}
+	route := "/v1/hooks"
+	if hint.Harness != "" {
+		route += "/" + hint.Harness
+	}
+	if hint.Event != "" {
+		route += "?event=" + hint.Event
+	}
+	var headers [][2]string
+	if cwd != "" && !strings.ContainsAny(cwd, "\r\n") {
+		headers = append(headers, [2]string{"X-Logbook-Cwd", cwd})
+	}
+	if tok := getenv("LOGBOOK_SERVER_TOKEN"); tok != "" {
+		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
+	}
+	resp, err := hookpost.Post(t, route, headers, payload, forwardTimeout)
+	if err != nil {
+		return fmt.Errorf("server %s: %w", server, err)
+	}
+	if resp.Status != 200 {
+		return fmt.Errorf("server %s answered %d: %s", server, resp.Status, strings.TrimSpace(string(resp.Body)))
+	}
+	return nil
+}

@@ -1,0 +1,5 @@
+package checkpoint
+
+import "encoding/base64"
+
+func decodeB64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }

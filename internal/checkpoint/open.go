@@ -1,0 +1,93 @@
+package checkpoint
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/mod/sumdb/note"
+)
+
+// Key is a pinned server key. Name is the origin it must sign for; "" (a
+// key read from an SPKI PEM file) accepts any origin: the key is what is
+// trusted, the name only labels it.
+type Key struct {
+	Name string
+	Pub  ed25519.PublicKey
+}
+
+// ParseVerifierKey reads a note verifier key, "name+hash+keydata" (one
+// line; surrounding white space is ignored).
+func ParseVerifierKey(text []byte) (Key, error) {
+	s := strings.TrimSpace(string(text))
+	v, err := note.NewVerifier(s)
+	if err != nil {
+		return Key{}, fmt.Errorf("not a note verifier key: %v", err)
+	}
+	// name and hash hold no '+'; the base64 keydata may.
+	parts := strings.SplitN(s, "+", 3)
+	// keydata is base64(1, then the 32 key bytes); NewVerifier checked it.
+	raw, _ := decodeB64(parts[2])
+	return Key{Name: v.Name(), Pub: ed25519.PublicKey(raw[1:])}, nil
+}
+
+// Errors Open wraps: all of them are CHECKPOINT_INVALID to a verifier.
+var (
+	ErrNotSigned = errors.New("not signed by a pinned server key")
+	ErrKeyID     = errors.New("the key line does not name the key that signed")
+	ErrTooLarge  = fmt.Errorf("over %d bytes", MaxNote)
+)
+
+// Open verifies a signed checkpoint under the pinned keys and parses its
+// text. weak, when not nil, says why a key must not be trusted (spec §7
+// step 7's weak-key rule); such a key verifies nothing.
+func Open(msg []byte, keys []Key, weak func([]byte) string) (Checkpoint, error) {
+	var c Checkpoint
+	if len(msg) > MaxNote {
+		return c, ErrTooLarge
+	}
+	// The origin is the text's first line; only keys for it can verify.
+	origin, _, _ := bytes.Cut(msg, []byte("\n"))
+	var vs []note.Verifier
+	byHash := map[uint32]ed25519.PublicKey{}
+	for _, k := range keys {
+		if k.Name != "" && k.Name != string(origin) {
+			continue
+		}
+		if weak != nil && weak(k.Pub) != "" {
+			continue
+		}
+		vkey, err := VerifierKey(string(origin), k.Pub)
+		if err != nil {
+			return c, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		v, err := note.NewVerifier(vkey)
+		if err != nil {
+			return c, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		if _, dup := byHash[v.KeyHash()]; dup {
+			continue
+		}
+		byHash[v.KeyHash()] = k.Pub
+		vs = append(vs, v)
+	}
+	n, err := note.Open(msg, note.VerifierList(vs...))
+	var unv *note.UnverifiedNoteError
+	switch {
+	case errors.As(err, &unv):
+		return c, fmt.Errorf("%w (origin %q)", ErrNotSigned, origin)
+	case err != nil:
+		return c, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if c, err = Parse([]byte(n.Text)); err != nil {
+		return c, err
+	}
+	for _, s := range n.Sigs {
+		if pub, ok := byHash[s.Hash]; ok && s.Name == c.Origin && KeyID(pub) == c.KeyID {
+			return c, nil
+		}
+	}
+	return c, fmt.Errorf("%w (key %s)", ErrKeyID, c.KeyID)
+}

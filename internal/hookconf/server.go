@@ -1,0 +1,58 @@
+package hookconf
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// hookRoute is the server's hook route; the harness's name follows it.
+const hookRoute = "/v1/hooks/"
+
+// CheckServer accepts a server base URL for --server: http:// or
+// https://, a host, no query, no fragment, no white space or quotes.
+func CheckServer(u string) error {
+	rest, ok := strings.CutPrefix(u, "http://")
+	if !ok {
+		rest, ok = strings.CutPrefix(u, "https://")
+	}
+	if !ok || rest == "" || strings.HasPrefix(rest, "/") || strings.ContainsAny(u, " \t\r\n\"'`$\\?#") {
+		return fmt.Errorf("--server %q: want http://HOST:PORT (no query, quotes or spaces)", u)
+	}
+	return nil
+}
+
+// httpHook reports whether event e is written as an HTTP hook.
+func (t Target) httpHook(e Event) bool {
+	return t.Server != "" && t.Spec.HTTPHandler != nil && !t.Spec.NoHTTP[e.Name]
+}
+
+// serverCommand is what an event sends to the server: the hook URL for an
+// HTTP hook, else a record-step --server command (which forwards; the
+// server seals at SessionEnd, so no event runs logbook-seal).
+func (t Target) serverCommand(e Event) string {
+	base := strings.TrimSuffix(t.Server, "/")
+	if t.httpHook(e) {
+		return base + hookRoute + t.Spec.Harness
+	}
+	path := t.Bin + "/record-step"
+	c := path + " --harness " + t.Spec.Harness
+	if e.Named {
+		c += " --event " + e.Name
+	}
+	// As Command: a missing binary is said in one line, and the agent
+	// goes on.
+	msg := "logbook: record-step is missing, so this event is not sent to the logbook server: run record-step install --harness " + t.Spec.Harness + " --server URL"
+	return "test -x " + path + " || { echo '" + msg + "' >&2; exit 0; }; " + c + " --server " + base + t.DirFlag
+}
+
+// serverURL returns the URL of an HTTP hook handler that posts to a
+// logbook server's hook route.
+func serverURL(h *strictjson.Value) (string, bool) {
+	if typ, _ := h.GetString("type"); typ != "http" {
+		return "", false
+	}
+	u, _ := h.GetString("url")
+	return u, strings.Contains(u, hookRoute)
+}

@@ -1,0 +1,199 @@
+// Package hookpost sends one hook payload to a logbook server, for
+// `record-step --server URL`: one HTTP/1.1 POST over a socket opened with
+// system calls. It links neither net nor net/http: record-step runs on
+// every tool call, and those packages would cost every hook start-up time
+// (docs/server.md gives the measurement). It speaks plain HTTP to an IP
+// address or localhost only; a remote server is reached through a local
+// forwarder (an SSH tunnel, a TLS proxy).
+package hookpost
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Target is a parsed server URL.
+type Target struct {
+	Host string // as written, for the Host header
+	Path string // the path prefix, without a trailing slash
+	sa   syscall.Sockaddr
+	fam  int
+}
+
+// Parse reads http://HOST[:PORT][/PATH], HOST an IPv4 address, [::1] or
+// another bracketed IPv6 address, or localhost. The port defaults to 80.
+func Parse(url string) (Target, error) {
+	var t Target
+	rest, ok := strings.CutPrefix(url, "http://")
+	if !ok {
+		return t, fmt.Errorf("server URL %q: want http://HOST:PORT (https: reach it through a local forwarder)", url)
+	}
+	hostport, path, _ := strings.Cut(rest, "/")
+	t.Host, t.Path = hostport, "/"+strings.TrimSuffix(path, "/")
+	if t.Path == "/" {
+		t.Path = ""
+	}
+	if strings.ContainsAny(t.Path, " \r\n?#") {
+		return t, fmt.Errorf("server URL %q: the path holds a space, '?' or '#'", url)
+	}
+	host, port := hostport, "80"
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.HasSuffix(hostport, "]") {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || p == 0 {
+		return t, fmt.Errorf("server URL %q: bad port %q", url, port)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	if ip4, ok := parseIPv4(host); ok {
+		t.sa, t.fam = &syscall.SockaddrInet4{Port: int(p), Addr: ip4}, syscall.AF_INET
+		return t, nil
+	}
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		if ip6, ok := parseIPv6(host[1 : len(host)-1]); ok {
+			t.sa, t.fam = &syscall.SockaddrInet6{Port: int(p), Addr: ip6}, syscall.AF_INET6
+			return t, nil
+		}
+	}
+	return t, fmt.Errorf("server URL %q: the host must be an IP address or localhost (no name lookup in a hook)", url)
+}
+
+func parseIPv4(s string) ([4]byte, bool) {
+	var ip [4]byte
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return ip, false
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 10, 8)
+		if err != nil || (len(p) > 1 && p[0] == '0') {
+			return ip, false
+		}
+		ip[i] = byte(n)
+	}
+	return ip, true
+}
+
+func parseIPv6(s string) ([16]byte, bool) {
+	var ip [16]byte
+	head, tail, double := strings.Cut(s, "::")
+	groups := func(x string) ([]uint16, bool) {
+		if x == "" {
+			return nil, true
+		}
+		var out []uint16
+		for _, g := range strings.Split(x, ":") {
+			n, err := strconv.ParseUint(g, 16, 16)
+			if err != nil || len(g) > 4 {
+				return nil, false
+			}
+			out = append(out, uint16(n))
+		}
+		return out, true
+	}
+	h, ok1 := groups(head)
+	tl, ok2 := groups(tail)
+	if !ok1 || !ok2 || (!double && len(h) != 8) || len(h)+len(tl) > 8 || (double && len(h)+len(tl) == 8) {
+		return ip, false
+	}
+	for i, g := range h {
+		ip[2*i], ip[2*i+1] = byte(g>>8), byte(g)
+	}
+	for i, g := range tl {
+		j := 16 - 2*len(tl) + 2*i
+		ip[j], ip[j+1] = byte(g>>8), byte(g)
+	}
+	return ip, true
+}
+
+// Response is the server's answer.
+type Response struct {
+	Status int
+	Body   []byte // at most the first 64 KiB
+}
+
+// Post sends body to the target's path+route with the given extra
+// headers, waiting at most timeout for each step.
+func Post(t Target, route string, headers [][2]string, body []byte, timeout time.Duration) (Response, error) {
+	var r Response
+	fd, err := syscall.Socket(t.fam, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return r, fmt.Errorf("socket: %w", err)
+	}
+	defer syscall.Close(fd)
+	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
+	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	if err := retry(func() error { return syscall.Connect(fd, t.sa) }); err != nil {
+		return r, fmt.Errorf("connect to %s: %w", t.Host, err)
+	}
+	var req bytes.Buffer
+	req.Grow(256 + len(body))
+	fmt.Fprintf(&req, "POST %s%s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n", t.Path, route, t.Host, len(body))
+	for _, h := range headers {
+		if strings.ContainsAny(h[0]+h[1], "\r\n") {
+			return r, fmt.Errorf("header %s holds a line break", h[0])
+		}
+		fmt.Fprintf(&req, "%s: %s\r\n", h[0], h[1])
+	}
+	req.WriteString("\r\n")
+	req.Write(body)
+	for b := req.Bytes(); len(b) > 0; {
+		var n int
+		err := retry(func() (err error) { n, err = syscall.Write(fd, b); return })
+		if err != nil {
+			return r, fmt.Errorf("send: %w", err)
+		}
+		b = b[n:]
+	}
+	resp := make([]byte, 0, 4096)
+	for len(resp) < 64<<10 {
+		if len(resp) == cap(resp) {
+			resp = append(resp, 0)[:len(resp)]
+		}
+		var n int
+		err := retry(func() (err error) { n, err = syscall.Read(fd, resp[len(resp):cap(resp)]); return })
+		if err != nil {
+			return r, fmt.Errorf("read the answer: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+		resp = resp[:len(resp)+n]
+	}
+	return parseResponse(resp)
+}
+
+func retry(f func() error) error {
+	for {
+		if err := f(); err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
+func parseResponse(b []byte) (Response, error) {
+	var r Response
+	line, rest, ok := bytes.Cut(b, []byte("\r\n"))
+	f := strings.Fields(string(line))
+	if !ok || len(f) < 2 || !strings.HasPrefix(f[0], "HTTP/1.") {
+		return r, errors.New("the answer is not HTTP")
+	}
+	st, err := strconv.Atoi(f[1])
+	if err != nil {
+		return r, errors.New("the answer has no status")
+	}
+	r.Status = st
+	if _, body, ok := bytes.Cut(rest, []byte("\r\n\r\n")); ok {
+		r.Body = body
+	}
+	return r, nil
+}

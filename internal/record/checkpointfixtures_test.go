@@ -1,0 +1,119 @@
+package record_test
+
+import (
+	"crypto/ed25519"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/tamper"
+)
+
+// Checkpoint fixtures (docs/checkpoint.md) live in
+// testdata/records/checkpoint/: records, their options ("checkpoint" and
+// "checkpointKey" besides the policy keys), and the signed notes under
+// notes/. The server key is fixtureKey("server"), pinned as
+// keys/server.key.pub or as the note verifier key keys/server.vkey.
+
+const (
+	checkpointDir = "records/checkpoint" // relative to testdata/
+	serverOrigin  = "logbook-fixture-server"
+	serverPub     = "keys/server.key.pub"
+	serverVkey    = "keys/server.vkey"
+	checkpointAt  = "2026-03-01T10:00:10.5Z"
+)
+
+// stepHash returns steps[i].hash of a record.
+func stepHash(rec []byte, i int) string {
+	v := must1(strictjson.Parse(rec, strictjson.Options{}))
+	h, _ := v.Get("steps").Items[i].GetString("hash")
+	return h
+}
+
+func must1[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func checkpointFixtures() map[string][]byte {
+	pk, server, other := fixtureKey("fixture"), fixtureKey("server"), fixtureKey("other")
+	serverKey := server.Public().(ed25519.PublicKey)
+	privPEM, pubPEM := must2(keys.MarshalPair(server, serverKey))
+	vkey := must1(checkpoint.VerifierKey(serverOrigin, serverKey))
+	files := map[string][]byte{
+		"keys/server.key": privPEM, serverPub: pubPEM, serverVkey: []byte(vkey + "\n"),
+	}
+	good := assemble(baseSteps(), pk)
+	n := len(baseSteps())
+	sign := func(s ed25519.PrivateKey, c checkpoint.Checkpoint) []byte {
+		c.Time, c.Redact = checkpointAt, sum("")
+		if c.Session == "" {
+			c.Session = "fixture-session"
+		}
+		return must1(must1(checkpoint.NewSigner(serverOrigin, s)).Sign(c))
+	}
+	notes := map[string][]byte{
+		"full.checkpoint":          sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(good, n-1)}),
+		"early.checkpoint":         sign(server, checkpoint.Checkpoint{Size: 3, Tip: stepHash(good, 2)}),
+		"other-key.checkpoint":     sign(other, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(good, n-1)}),
+		"other-session.checkpoint": sign(server, checkpoint.Checkpoint{Session: "another-session", Size: int64(n), Tip: stepHash(good, n-1)}),
+	}
+	full := string(notes["full.checkpoint"])
+	// Edited after signing: the signature no longer covers the text.
+	notes["edited.checkpoint"] = []byte(strings.Replace(full, "size 5\n", "size 4\n", 1))
+	// Signed by the server, but its key line names another key.
+	kl := checkpoint.Checkpoint{Origin: serverOrigin, Session: "fixture-session", Size: int64(n), Tip: stepHash(good, n-1),
+		Time: checkpointAt, Redact: sum(""), KeyID: checkpoint.KeyID(other.Public().(ed25519.PublicKey))}
+	notes["key-line.checkpoint"] = signRaw(server, string(kl.Text()))
+	for name, b := range notes {
+		files[checkpointDir+"/notes/"+name] = b
+	}
+	// The agent's forgeries: its own key, a cut tail or a re-chained step.
+	cut := must(tamper.Apply(good, tamper.CutTail(2), tamper.FixCountAndTip, tamper.Resign(pk)))
+	rechained := must(tamper.Apply(good, tamper.EditSummary(3, "nothing happened here"), tamper.Relink, tamper.FixCountAndTip, tamper.Resign(pk)))
+	opt := func(key string, names ...string) options {
+		var paths []string
+		for _, n := range names {
+			paths = append(paths, checkpointDir+"/notes/"+n)
+		}
+		return options{checkpoint: paths, checkpointKey: []string{key}}
+	}
+	type fixture struct {
+		rec []byte
+		opt options
+	}
+	fx := map[string]fixture{
+		"good_server_full.json":         {good, opt(serverPub, "full.checkpoint")},
+		"good_server_vkey.json":         {good, opt(serverVkey, "early.checkpoint", "full.checkpoint")},
+		"good_local_early_only.json":    {good, opt(serverPub, "early.checkpoint")},
+		"good_server_cut_to_early.json": {cut, opt(serverPub, "early.checkpoint")}, // every step it holds was checkpointed
+
+		"fail_CHECKPOINT_INVALID_other_key.json":      {good, opt(serverPub, "other-key.checkpoint")},
+		"fail_CHECKPOINT_INVALID_edited.json":         {good, opt(serverPub, "edited.checkpoint")},
+		"fail_CHECKPOINT_INVALID_key_line.json":       {good, opt(serverVkey, "key-line.checkpoint")},
+		"fail_CHECKPOINT_INVALID_second_of_two.json":  {good, opt(serverPub, "full.checkpoint", "other-key.checkpoint")},
+		"fail_CHECKPOINT_MISMATCH_other_session.json": {good, opt(serverPub, "other-session.checkpoint")},
+		"fail_CHECKPOINT_MISMATCH_rechained.json":     {rechained, opt(serverPub, "full.checkpoint")},
+		"fail_TRUNCATED_cut_tail.json":                {cut, opt(serverPub, "full.checkpoint")},
+		"fail_TRUNCATED_after_early_passes.json":      {cut, opt(serverVkey, "early.checkpoint", "full.checkpoint")},
+	}
+	for name, f := range fx {
+		files[checkpointDir+"/"+name] = f.rec
+		files[checkpointDir+"/options/"+name] = f.opt.json()
+	}
+	return files
+}
+
+func must2(a, b []byte, err error) ([]byte, []byte) {
+	if err != nil {
+		panic(err)
+	}
+	return a, b
+}
+
+func signRaw(priv ed25519.PrivateKey, text string) []byte {
+	return must1(must1(checkpoint.NewSigner(serverOrigin, priv)).SignText(text))
+}

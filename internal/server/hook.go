@@ -1,0 +1,334 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/internal/seal"
+)
+
+// slotWait is how long a hook request waits for a free slot before 503
+// BUSY: well under the server's write timeout (60 s).
+const slotWait = 30 * time.Second
+
+// hook records one payload. The answer to a recorded event is 200 with an
+// empty body: Claude Code reads an HTTP hook's 2xx body as the hook's
+// output, and text there would reach the model. Headers say what was
+// recorded (X-Logbook-Session, X-Logbook-Size).
+func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
+	var hint hookevent.Hint
+	if h := r.PathValue("harness"); h != "" {
+		if !slices.Contains(hookevent.Harnesses, h) {
+			s.fail(w, r, errUnknownHarnes, fmt.Sprintf("%q: want one of %s", h, strings.Join(hookevent.Harnesses, ", ")))
+			return
+		}
+		hint.Harness = h
+	}
+	if e := r.URL.Query().Get("event"); e != "" {
+		if !plainName(e) {
+			s.fail(w, r, errBadEvent, "event must be 1-64 letters, digits, '_' or '-'")
+			return
+		}
+		hint.Event = e
+	}
+	cwd := r.Header.Get("X-Logbook-Cwd")
+	if strings.ContainsAny(cwd, "\r\n\x00") || len(cwd) > 4096 {
+		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
+		return
+	}
+	if !s.acquire(w, r, s.slots) {
+		return
+	}
+	defer func() { <-s.slots }()
+	// A large body (or one of unknown length) also takes one of a few
+	// big slots: memory stays bounded however many large payloads come
+	// at once (bigSlots × MaxHookBody, plus Appends × 1 MiB).
+	if r.ContentLength < 0 || r.ContentLength > smallBody {
+		if !s.acquire(w, r, s.bigSlots) {
+			return
+		}
+		defer func() { <-s.bigSlots }()
+	}
+	body, code, detail := readBody(w, r, s.cfg.MaxHookBody)
+	if code != "" {
+		s.fail(w, r, code, detail)
+		return
+	}
+	start := time.Now()
+	var size int64
+	var sealErr error
+	// The time is taken under the session's lock, so at follows seq.
+	now := func() string { return instant.Format(s.cfg.Now()) }
+	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
+		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
+		Then: func(j *journal.Journal, ev hookevent.Event) error {
+			var err error
+			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
+			return err
+		},
+	})
+	if err != nil {
+		var ref *recorder.Refusal
+		if errors.As(err, &ref) {
+			s.fail(w, r, ref.Reason, ref.Err.Error())
+			return
+		}
+		s.fail(w, r, recorder.WriteFailed, err.Error())
+		return
+	}
+	w.Header().Set("X-Logbook-Session", ev.Session)
+	w.Header().Set("X-Logbook-Size", strconv.FormatInt(size, 10))
+	if sealErr != nil {
+		s.fail(w, r, errSealFailed, fmt.Sprintf("event recorded and checkpointed (size %d); seal failed: %v", size, sealErr))
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start))
+}
+
+// smallBody is the largest body that needs no big slot.
+const smallBody = 1 << 20
+
+// acquire takes a slot of sem, waiting at most slotWait; it answers 503
+// BUSY (or nothing, to a client that went away) when it cannot.
+func (s *Server) acquire(w http.ResponseWriter, r *http.Request, sem chan struct{}) bool {
+	t := time.NewTimer(slotWait)
+	defer t.Stop()
+	select {
+	case sem <- struct{}{}:
+		return true
+	case <-t.C:
+		s.fail(w, r, errBusy, "too many hook requests in progress")
+	case <-r.Context().Done():
+	}
+	return false
+}
+
+// recorderSource names the server as session.recorder.
+type recorderSource struct{ r *format.Recorder }
+
+func (s recorderSource) Recorder() *format.Recorder { return s.r }
+
+func plainName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// readBody reads the whole body within limit and the server's read
+// deadline, naming what went wrong.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, string, string) {
+	if r.ContentLength > limit {
+		return nil, errBodyTooLarge, fmt.Sprintf("%d bytes, the limit is %d", r.ContentLength, limit)
+	}
+	rd := http.MaxBytesReader(w, r.Body, limit)
+	n := r.ContentLength
+	if n < 0 || n > 1<<20 {
+		n = 64 << 10
+	}
+	buf := make([]byte, 0, n+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := rd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, "", ""
+		}
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooLarge):
+				return nil, errBodyTooLarge, fmt.Sprintf("over the limit of %d bytes", limit)
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				return nil, errBodyTimeout, "the body did not arrive in time"
+			default:
+				return nil, errBodyCut, fmt.Sprintf("the body ended after %d bytes: %v", len(buf), err)
+			}
+		}
+	}
+}
+
+// afterAppend runs under the session's lock, right after the append: it
+// signs a checkpoint of the new tip and appends it to the session's
+// checkpoint log, and at SessionEnd seals. It returns the step count, the
+// seal's error (the event is recorded either way), and an error that
+// means the checkpoint was not written.
+func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (int64, error, error) {
+	st, err := s.locked(ev.Session)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer st.mu.Unlock()
+	size, err := s.checkpoint(j, st)
+	if err != nil || ev.Name != "SessionEnd" {
+		return size, nil, err
+	}
+	size, err = s.seal(j, st, at)
+	if err == nil {
+		s.evict(j.Session, st)
+	}
+	return size, err, nil
+}
+
+// locked returns the session's state with its mutex held and its log
+// open (a session evicted at its seal and resumed since is opened again).
+func (s *Server) locked(id string) (*session, error) {
+	for {
+		st, err := s.session(id)
+		if err != nil {
+			return nil, err
+		}
+		st.mu.Lock()
+		if st.log != nil {
+			return st, nil
+		}
+		st.mu.Unlock() // evicted meanwhile: take the new one
+	}
+}
+
+// evict closes a sealed session's log and forgets it, so that a server
+// that has recorded many sessions holds no file open for the finished
+// ones. st.mu is held.
+func (s *Server) evict(id string, st *session) {
+	s.mu.Lock()
+	if s.sessions[id] == st {
+		delete(s.sessions, id)
+	}
+	s.mu.Unlock()
+	st.log.Close()
+	st.log = nil
+}
+
+// session returns the session's state, opening its checkpoint log the
+// first time. id has passed journal.ValidSessionID.
+func (s *Server) session(id string) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.sessions[id]; st != nil {
+		return st, nil
+	}
+	l, err := checkpoint.OpenLog(s.cfg.Dir, id)
+	if err != nil {
+		return nil, err
+	}
+	st := &session{log: l}
+	s.sessions[id] = st
+	return st, nil
+}
+
+// checkpoint signs the journal's current tip and appends it to the log.
+func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
+	seq, hash, err := j.Tip()
+	if err != nil {
+		return 0, err
+	}
+	if seq < 0 {
+		return 0, nil // a header and no step: nothing to sign
+	}
+	if seq+1 == st.signed {
+		return st.signed, nil // signed already (a seal that added no step)
+	}
+	note, err := s.signer.Sign(checkpoint.Checkpoint{Session: j.Session, Size: seq + 1, Tip: hash,
+		Time: instant.Format(s.cfg.Now()), Redact: s.redactDigest})
+	if err != nil {
+		return 0, err
+	}
+	if err := st.log.Append(note); err != nil {
+		return 0, fmt.Errorf("checkpoint log: %w", err)
+	}
+	st.signed = seq + 1
+	s.logLeaf(note)
+	return seq + 1, nil
+}
+
+// seal signs the session's record with the server's key, checkpoints the
+// final tip (the seal may add a note naming unfinished tool calls), and
+// writes DIR/ID.record.json and beside it DIR/ID.record.checkpoint, the
+// final checkpoint, which a verifier checks the record against.
+func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error) {
+	res, err := seal.Seal(j, s.cfg.Key, seal.Options{Now: at, Redactor: s.rules})
+	if err != nil {
+		return 0, err
+	}
+	size, err := s.checkpoint(j, st)
+	if err != nil {
+		return 0, err
+	}
+	base := filepath.Join(s.cfg.Dir, j.Session)
+	if err := durable.WriteFileMode(base+".record.json", res.Record, 0o600); err != nil {
+		return size, err
+	}
+	if err := durable.WriteFileMode(base+".record.checkpoint", st.log.Latest(), 0o600); err != nil {
+		return size, err
+	}
+	if err := s.sealLeaf(j.Session, st.log.Latest()); err != nil {
+		return size, fmt.Errorf("transparency log: %w", err)
+	}
+	s.cfg.Log.Info("sealed", "session", j.Session, "steps", res.Steps, "unfinished", len(res.Unfinished))
+	return size, nil
+}
+
+func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := journal.ValidSessionID(id); err != nil {
+		s.fail(w, r, recorder.SessionInvalid, err.Error())
+		return
+	}
+	if _, err := os.Stat(checkpoint.LogPath(s.cfg.Dir, id)); err != nil {
+		s.fail(w, r, errNoCheckpoint, "no checkpoint for session "+id)
+		return
+	}
+	st, err := s.locked(id)
+	if err != nil {
+		s.fail(w, r, errInternal, err.Error())
+		return
+	}
+	note := st.log.Latest()
+	st.mu.Unlock()
+	if note == nil {
+		s.fail(w, r, errNoCheckpoint, "no checkpoint for session "+id)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(note)
+}
+
+func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := journal.ValidSessionID(id); err != nil {
+		s.fail(w, r, recorder.SessionInvalid, err.Error())
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.json"))
+	if err != nil {
+		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(b)
+}

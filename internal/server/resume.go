@@ -1,0 +1,69 @@
+package server
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/journal"
+)
+
+// Resume runs once at start, before the server takes requests: for every
+// session in the data directory it cuts a torn tail (noted in the chain,
+// as the recorder does) and, when the latest checkpoint does not cover the
+// journal's tip (the server died between an append and its checkpoint),
+// signs one that does. Every session then goes on where it stopped. It
+// returns how many sessions it checkpointed anew.
+func (s *Server) Resume() (int, error) {
+	files, err := filepath.Glob(filepath.Join(s.cfg.Dir, "*.steps.jsonl"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".steps.jsonl")
+		if journal.ValidSessionID(id) != nil {
+			continue
+		}
+		signed, err := s.resume(id)
+		if err != nil {
+			s.cfg.Log.Error("resume", "session", id, "error", err.Error())
+			continue
+		}
+		if signed {
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *Server) resume(id string) (bool, error) {
+	j, err := journal.Open(s.cfg.Dir, id)
+	if err != nil {
+		return false, err
+	}
+	defer j.Close()
+	if _, err := j.Repair(instant.Format(s.cfg.Now())); err != nil {
+		return false, err
+	}
+	seq, hash, err := j.Tail()
+	if err != nil || seq < 0 {
+		return false, err
+	}
+	st, err := s.locked(id)
+	if err != nil {
+		return false, err
+	}
+	defer st.mu.Unlock()
+	defer func() { s.resumeLog(id, st.log.Latest()) }()
+	if latest := st.log.Latest(); latest != nil {
+		text, _, _ := bytes.Cut(latest, []byte("\n\n"))
+		if c, err := checkpoint.Parse(append(text, '\n')); err == nil && c.Size == seq+1 && c.Tip == hash {
+			return false, nil
+		}
+	}
+	_, err = s.checkpoint(j, st)
+	return err == nil, err
+}

@@ -1,0 +1,263 @@
+// Package server is logbook-server's HTTP side: it takes harness hook
+// payloads over HTTP (Claude Code's "type": "http" hooks, or record-step
+// --server forwarding for the others), appends them with the recorder's
+// own code path into its data directory, signs a checkpoint after every
+// append, and seals a session with its own key at SessionEnd. The agent
+// never holds the files or the key (docs/server.md).
+//
+// Routes:
+//
+//	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded
+//	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain)
+//	GET  /v1/sessions/{id}/record            the sealed record (404 until SessionEnd)
+//	GET  /v1/key                             the server's name, key id and public keys
+//	POST /v1/verify                          a record in, the logbook-verify --json object out
+//	GET  /healthz                            liveness
+//	GET  /                                   the in-browser checker
+//
+// Every error is a JSON object {"error": CODE, "detail": TEXT} with the
+// status its code implies (errors.go).
+package server
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/translog"
+)
+
+// Config is everything a Server needs; the command fills it from flags.
+type Config struct {
+	Dir    string             // data directory (created 0700)
+	Origin string             // the server's name in its checkpoints
+	Key    ed25519.PrivateKey // signs checkpoints and seals
+	// Token, when not empty, is required as "Authorization: Bearer TOKEN"
+	// on every route but /healthz and the page.
+	Token string
+	Log   *slog.Logger
+	Now   func() time.Time
+	// Recorder names this program as session.recorder of the sessions it
+	// creates; nil names none.
+	Recorder *format.Recorder
+	Version  string
+	Web      fs.FS // the in-browser checker; nil serves no page
+	// MaxHookBody and MaxVerifyBody bound request bodies (413 above).
+	MaxHookBody, MaxVerifyBody int64
+	// Appends bounds the hook requests handled at once; more wait.
+	Appends int
+	// TLog, when not nil, is the transparency log every checkpoint is
+	// appended to (tlog.go, docs/log.md).
+	TLog *translog.Log
+}
+
+// Defaults for the zero values of Config.
+const (
+	DefaultMaxHookBody   = 32 << 20 // record-step digests payloads of tens of MB
+	DefaultMaxVerifyBody = 8 << 20
+	DefaultAppends       = 64
+)
+
+// Server handles the routes above. It is safe for concurrent use.
+type Server struct {
+	cfg          Config
+	signer       *checkpoint.Signer
+	rules        *redact.Redactor // DIR/redact.json as loaded at start; nil: the built-in rules
+	redactDigest string
+	slots        chan struct{} // hook requests in progress
+	bigSlots     chan struct{} // those of them with a body over smallBody
+	verifySlots  chan struct{}
+	mu           sync.Mutex
+	sessions     map[string]*session
+	tl           tlogState
+}
+
+// session is what the server keeps for a session it has seen.
+type session struct {
+	mu     sync.Mutex
+	log    *checkpoint.Log
+	signed int64 // the size this process last signed for (0: none yet)
+}
+
+// New checks cfg, creates the data directory, and loads the redaction
+// configuration in force (DIR/redact.json): a file that cannot be used
+// stops the server rather than letting a secret it was meant to catch
+// through. The rules then apply to every session the server records.
+func New(cfg Config) (*Server, error) {
+	if cfg.MaxHookBody == 0 {
+		cfg.MaxHookBody = DefaultMaxHookBody
+	}
+	if cfg.MaxVerifyBody == 0 {
+		cfg.MaxVerifyBody = DefaultMaxVerifyBody
+	}
+	if cfg.Appends == 0 {
+		cfg.Appends = DefaultAppends
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	signer, err := checkpoint.NewSigner(cfg.Origin, cfg.Key)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(cfg.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	r, err := redact.LoadConfig(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
+		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
+		sessions: map[string]*session{}}
+	s.tlogInit()
+	return s, nil
+}
+
+// redactDigest is the SHA-256 of DIR/redact.json as it was loaded, or of
+// no bytes when there is none (the built-in rules of this build only).
+func redactDigest(dir string) string {
+	b, _ := os.ReadFile(dir + string(os.PathSeparator) + redact.ConfigFile)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Handler returns the routes.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/hooks", s.auth(s.method("POST", s.hook)))
+	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
+	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.auth(s.method("GET", s.getCheckpoint)))
+	mux.HandleFunc("/v1/sessions/{id}/record", s.auth(s.method("GET", s.getRecord)))
+	mux.HandleFunc("/v1/key", s.auth(s.method("GET", s.getKey)))
+	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
+	mux.HandleFunc("/healthz", s.method("GET", s.health))
+	s.logRoutes(mux)
+	mux.HandleFunc("/", s.page)
+	return s.recover(mux)
+}
+
+// method answers 405 with a JSON error for any other method.
+func (s *Server) method(m string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != m && !(m == "GET" && r.Method == "HEAD") {
+			w.Header().Set("Allow", m)
+			s.fail(w, r, errMethod, fmt.Sprintf("%s %s: only %s", r.Method, r.URL.Path, m))
+			return
+		}
+		h(w, r)
+	}
+}
+
+// auth requires the bearer token when one is configured; the comparison
+// takes the same time whatever the guess.
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.Token == "" {
+		return h
+	}
+	want := sha256.Sum256([]byte(s.cfg.Token))
+	return func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(got))
+		if !ok || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			s.fail(w, r, errUnauthorized, "send Authorization: Bearer TOKEN")
+			return
+		}
+		h(w, r)
+	}
+}
+
+// recover turns a panic in a handler into a logged 500 with a JSON error:
+// the server never goes down over one request.
+func (s *Server) recover(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.cfg.Log.Error("panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.fail(w, r, errInternal, "internal error")
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "version": s.cfg.Version, "origin": s.cfg.Origin})
+}
+
+func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
+	pub := s.cfg.Key.Public().(ed25519.PublicKey)
+	vkey, _ := checkpoint.VerifierKey(s.cfg.Origin, pub)
+	out := map[string]any{"origin": s.cfg.Origin, "keyId": s.signer.KeyID(), "verifierKey": vkey,
+		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest}
+	if s.cfg.TLog != nil {
+		out["logOrigin"], out["logVerifierKey"] = s.cfg.TLog.Origin(), s.cfg.TLog.VerifierKey()
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// page serves the in-browser checker at / and its files; anything else
+// is a JSON 404.
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.Web == nil || r.Method != "GET" && r.Method != "HEAD" {
+		if r.URL.Path == "/" && s.cfg.Web != nil {
+			w.Header().Set("Allow", "GET")
+			s.fail(w, r, errMethod, r.Method+" /: only GET")
+			return
+		}
+		s.fail(w, r, errNotFound, "no route "+r.Method+" "+r.URL.Path)
+		return
+	}
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if name == "" {
+		name = "index.html"
+	}
+	if st, err := fs.Stat(s.cfg.Web, name); err != nil || st.IsDir() {
+		s.fail(w, r, errNotFound, "no route "+r.Method+" "+r.URL.Path)
+		return
+	}
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; form-action 'none'; base-uri 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	http.ServeFileFS(w, r, s.cfg.Web, name)
+}
+
+// Close closes the checkpoint logs. Call it after the HTTP server has
+// finished its requests.
+func (s *Server) Close() error {
+	s.closeLog()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var errs []error
+	for id, st := range s.sessions {
+		st.mu.Lock()
+		if st.log != nil {
+			errs = append(errs, st.log.Close())
+			st.log = nil
+		}
+		st.mu.Unlock()
+		delete(s.sessions, id)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,176 @@
+package verdict
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/gaps"
+	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/record"
+)
+
+// jsonResult is the --json output: exactly these keys, nulls where unknown.
+type jsonResult struct {
+	File      string  `json:"file,omitempty"` // with several records
+	OK        bool    `json:"ok"`
+	Code      *string `json:"code"`
+	Detail    string  `json:"detail"`
+	RecordID  *string `json:"recordId"`
+	KeyID     *string `json:"keyId"`
+	StepCount *int64  `json:"stepCount"`
+	// Level is the assurance level of an accepted record (local,
+	// server); null when refused.
+	Level *string `json:"level"`
+	jsonPolicy
+	Checkpoints []jsonCheckpoint `json:"checkpoints"`
+	// Log is the proof of logging that held (level logged), else null.
+	Log *jsonLog `json:"log"`
+	// Gaps counts missing and repeated events in an accepted record (or
+	// one refused only by policy): facts about the session, not refusals.
+	Gaps *gaps.Counts `json:"gaps"`
+}
+
+type jsonLog struct {
+	Origin   string   `json:"origin"`
+	Index    int64    `json:"index"`
+	Size     int64    `json:"size"`
+	Cosigned []string `json:"cosigned"`
+}
+
+type jsonCheckpoint struct {
+	Origin string `json:"origin"`
+	Size   int64  `json:"size"`
+	Time   string `json:"time"`
+	KeyID  string `json:"keyId"`
+}
+
+// IOError is the --json object for a file that could not be read or a
+// bad flag: ok false, code null, the error as detail.
+func IOError(w io.Writer, file string, err error) {
+	WriteJSON(w, Outcome{File: file, Result: record.Result{Detail: err.Error()}})
+}
+
+// WriteJSON writes the --json object and a newline. For an accepted
+// record, detail says whether the signer was pinned.
+func WriteJSON(w io.Writer, o Outcome) {
+	r := o.Result
+	out := jsonResult{File: o.File, OK: r.OK, Detail: r.Detail, jsonPolicy: policyJSON(o.Report), Checkpoints: []jsonCheckpoint{}}
+	if r.OK && o.Pinned {
+		out.Detail += "; signer pinned"
+	} else if r.OK {
+		out.Detail += "; signer not pinned: integrity only, not authorship"
+	}
+	if r.Code != "" {
+		code := string(r.Code)
+		out.Code = &code
+	}
+	if r.RecordID != "" {
+		out.RecordID, out.KeyID, out.StepCount = &r.RecordID, &r.KeyID, &r.StepCount
+		out.Gaps = &r.Gaps
+	}
+	if o.Level != "" {
+		out.Level = &o.Level
+		if l := o.Logged; l != nil {
+			out.Log = &jsonLog{Origin: l.Origin, Index: l.Index, Size: l.Size, Cosigned: append([]string{}, l.Cosigned...)}
+		}
+		for _, c := range o.Checkpoint.Covered {
+			out.Checkpoints = append(out.Checkpoints, jsonCheckpoint{Origin: c.Origin, Size: c.Size, Time: c.Time, KeyID: c.KeyID})
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(out)
+}
+
+// WriteHuman writes the one-line verdict (and a line of gaps, if any).
+func WriteHuman(w io.Writer, o Outcome) {
+	r := o.Result
+	if !r.OK {
+		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, r.Detail)
+		return
+	}
+	signer := "unpinned"
+	note := " (integrity only: the record is unchanged since it was signed, but nothing says who signed it; pass --pubkey to check the signer)"
+	if o.Pinned {
+		signer, note = "pinned", ""
+	}
+	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s level=%s%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, o.Level,
+		checkpointHuman(o), policyHuman(o.Report), note)
+	if g := r.Gaps; g.Total() > 0 {
+		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
+			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+		printGapIDs(w, g.ToolUseIDs)
+	}
+}
+
+func checkpointHuman(o Outcome) string {
+	var b strings.Builder
+	for _, c := range o.Checkpoint.Covered {
+		fmt.Fprintf(&b, " checkpoint=%s:%d@%s", c.Origin, c.Size, c.Time)
+	}
+	if l := o.Logged; l != nil {
+		fmt.Fprintf(&b, " log=%s:%d/%d cosigned=%d", l.Origin, l.Index, l.Size, len(l.Cosigned))
+	}
+	return b.String()
+}
+
+// jsonPolicy are the --json keys the policy checks add.
+type jsonPolicy struct {
+	Timestamp    *jsonTimestamp    `json:"timestamp"`
+	Identity     *string           `json:"identity"`
+	Attestations []jsonAttestation `json:"attestations"`
+}
+
+type jsonTimestamp struct {
+	Time      *string `json:"time"`
+	Authority *string `json:"authority"`
+	Trusted   bool    `json:"trusted"`
+}
+
+type jsonAttestation struct {
+	Type  string `json:"type"`
+	KeyID string `json:"keyId"`
+}
+
+func policyJSON(rep policy.Report) jsonPolicy {
+	out := jsonPolicy{Attestations: []jsonAttestation{}}
+	if t := rep.Timestamp; t != nil {
+		out.Timestamp = &jsonTimestamp{Trusted: t.Trusted}
+		if t.Problem == "" {
+			when := t.Time.UTC().Format(time.RFC3339Nano)
+			out.Timestamp.Time, out.Timestamp.Authority = &when, &t.Authority
+		}
+	}
+	if rep.Identity != "" {
+		out.Identity = &rep.Identity
+	}
+	for _, a := range rep.Attestations {
+		out.Attestations = append(out.Attestations, jsonAttestation{Type: a.Type, KeyID: a.AttestorKeyID})
+	}
+	return out
+}
+
+// policyHuman is what the one-line verdict adds for an accepted record.
+func policyHuman(rep policy.Report) string {
+	var b strings.Builder
+	if t := rep.Timestamp; t != nil {
+		switch {
+		case t.Problem != "":
+			fmt.Fprintf(&b, " timestamp=unreadable (not checked: %s)", t.Problem)
+		case t.Trusted:
+			fmt.Fprintf(&b, " timestamp=%s tsa=%q (trusted)", t.Time.UTC().Format(time.RFC3339Nano), t.Authority)
+		default:
+			fmt.Fprintf(&b, " timestamp=%s tsa=%q (not checked: pass --tsa-roots)", t.Time.UTC().Format(time.RFC3339Nano), t.Authority)
+		}
+	}
+	if rep.Identity != "" {
+		fmt.Fprintf(&b, " identity=%s", rep.Identity)
+	}
+	for _, a := range rep.Attestations {
+		fmt.Fprintf(&b, " attested=%s:%s", a.Type, a.AttestorKeyID)
+	}
+	return b.String()
+}

@@ -1,0 +1,72 @@
+// Package verdict runs every check logbook-verify makes on one record (spec
+// §7 steps 1-8, then the checkpoints of docs/checkpoint.md) and prints the
+// outcome, as one line or as the --json object. logbook-verify and the
+// server's POST /v1/verify both print through it, so their JSON is the
+// same object byte for byte.
+package verdict
+
+import (
+	"crypto/ed25519"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/record"
+)
+
+// Inputs are a record and what the caller pins.
+type Inputs struct {
+	Record         []byte
+	Pinned         []ed25519.PublicKey // --pubkey
+	Policy         policy.Options      // spec §7 step 8 beyond --pubkey
+	Checkpoints    [][]byte            // --checkpoint: signed notes
+	CheckpointKeys []checkpoint.Key    // --checkpoint-key
+	Log            LogInputs           // --log-proof, --log-policy
+}
+
+// Outcome is the verdict with what each stage found.
+type Outcome struct {
+	Result     record.Result // OK and Code are the final verdict
+	Pinned     bool          // --pubkey was given
+	Report     policy.Report
+	Checkpoint checkpoint.Verdict
+	// Level is the assurance level of an accepted record: local,
+	// server or logged; "" when refused.
+	Level string
+	File  string // the record's name in --json, with several records
+	// Logged is the proof of logging that held (level logged).
+	Logged *logproof.Result
+}
+
+// Run verifies in the fixed order: the record (spec §7 steps 1-7 and
+// SIGNER_NOT_TRUSTED), the policy checks of step 8, then each checkpoint.
+func Run(in Inputs) Outcome {
+	cps := checkpoint.OpenAll(in.Checkpoints, in.CheckpointKeys, record.WeakKey)
+	lc := openLog(in)
+	if lc != nil && lc.leafOK {
+		cps = append(cps, lc.leaf) // judged in step 9 like the others
+	}
+	opt := record.Options{Pinned: in.Pinned, HashesAt: checkpoint.Indices(cps)}
+	res, rep := policy.Check(record.Verify(in.Record, opt), in.Policy)
+	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0, Report: rep}
+	if !res.OK {
+		return out
+	}
+	out.Checkpoint = checkpoint.Judge(cps, res.Facts.SessionID, res.StepCount, res.Hashes)
+	if c := out.Checkpoint.Code; c != "" {
+		out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), out.Checkpoint.Detail
+		out.Report = policy.Report{}
+		return out
+	}
+	out.Level = out.Checkpoint.Level
+	if lc != nil {
+		if c, d := lc.judge(res.StepCount); c != "" {
+			out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
+			out.Report, out.Level = policy.Report{}, ""
+			return out
+		}
+		out.Level, out.Logged = logproof.LevelLogged, &lc.res
+	}
+	return out
+}
