@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/witness"
 )
 
