@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/hookevent"
@@ -26,8 +27,8 @@ import (
 	"github.com/logbook-project/logbook/internal/recorder"
 )
 
-// Harnesses are the harness names EventOptions.Harness takes.
-var Harnesses = hookevent.Harnesses
+// Harnesses returns the harness names EventOptions.Harness takes.
+func Harnesses() []string { return slices.Clone(hookevent.Harnesses) }
 
 // EventOptions say what the payload's shape cannot, and how to report.
 // The zero value records a payload whose dialect is recognised from its

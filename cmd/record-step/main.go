@@ -75,7 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
 	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
 	var opt journal.EventOptions
-	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses, ", "))
+	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
