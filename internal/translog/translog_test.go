@@ -2,7 +2,6 @@ package translog_test
 
 import (
 	"context"
-	"database/sql"
 	"crypto/ed25519"
 	"fmt"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/transparency-dev/tessera/client"
 
 	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/testmysql"
 	"github.com/logbook-project/logbook/internal/testreport"
 	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/witness"
@@ -290,22 +290,7 @@ func TestPOSIX(t *testing.T) { testEndToEnd(t, translog.POSIX, "") }
 // TestMySQL runs the same test against MariaDB/MySQL: scripts/mariadb.sh
 // starts one and exports LOGBOOK_TEST_MYSQL_DSN (CI does).
 func TestMySQL(t *testing.T) {
-	dsn := os.Getenv("LOGBOOK_TEST_MYSQL_DSN")
-	if dsn == "" {
-		t.Skip("LOGBOOK_TEST_MYSQL_DSN is not set: run scripts/mariadb.sh (CI does)")
-	}
-	// A fresh set of tables: an earlier run's log is another log.
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tbl := range []string{"Tessera", "Checkpoint", "TreeState", "Subtree", "TiledLeaves"} {
-		if _, err := db.Exec("DROP TABLE IF EXISTS `" + tbl + "`"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	testEndToEnd(t, translog.MySQL, dsn)
+	testEndToEnd(t, translog.MySQL, testmysql.DSN(t))
 }
 
 // report keeps a figure for scripts/test.sh's summary.
