@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/transparency-dev/tessera"
+
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -38,26 +40,72 @@ type tlogState struct {
 	provers sync.WaitGroup
 	ctx     context.Context
 	stop    context.CancelFunc
+
+	// Leaves go from the hook to the log through a queue and one
+	// forwarder goroutine: Tessera's Add blocks while its sequencer is
+	// busy with the previous batch (fsyncs), and that must not happen
+	// under a session's lock, in the hook's answer. One forwarder keeps
+	// the order in which the sessions' locks queued them; one resolver
+	// waits for their indexes in that order (not a goroutine per leaf).
+	mu        sync.RWMutex // closed, and the sends on leaves
+	closed    bool
+	leaves    chan []byte
+	forwarded sync.WaitGroup
+}
+
+// leafQueue bounds the leaves waiting for Tessera's Add (about 40 MB of
+// notes): past it, hooks wait, so memory stays bounded when the log's
+// storage is slower than the appends for a long while.
+const leafQueue = 1 << 16
+
+// pendingLeaf is a leaf whose index Tessera has not given yet.
+type pendingLeaf struct {
+	leaf []byte
+	fut  tessera.IndexFuture
 }
 
 func (s *Server) tlogInit() {
 	s.tl.ctx, s.tl.stop = context.WithCancel(context.Background())
+	if s.cfg.TLog == nil {
+		return
+	}
+	s.tl.leaves = make(chan []byte, leafQueue)
+	futs := make(chan pendingLeaf, leafQueue)
+	s.tl.forwarded.Add(1)
+	go func() {
+		defer s.tl.forwarded.Done()
+		defer close(futs)
+		for leaf := range s.tl.leaves {
+			futs <- pendingLeaf{leaf, s.cfg.TLog.Add(s.tl.ctx, leaf)}
+		}
+	}()
+	go func() {
+		for p := range futs {
+			if _, err := p.fut(); err != nil {
+				// Pushback (the log is behind): add it again, waiting.
+				if _, err := s.cfg.TLog.AddWait(s.tl.ctx, p.leaf); err != nil && s.tl.ctx.Err() == nil {
+					s.cfg.Log.Error("log append", "error", err.Error())
+				}
+			}
+		}
+	}()
 }
 
-// logLeaf queues a checkpoint as a leaf; a pushback is retried in the
-// background, a failure logged.
+// logLeaf queues a checkpoint as a leaf without waiting for the log (it
+// waits only when leafQueue leaves are queued already). The session's
+// checkpoint file holds the note already; a leaf lost to a kill before
+// it was sequenced is made good at start (resumeLog).
 func (s *Server) logLeaf(note []byte) {
 	if s.cfg.TLog == nil {
 		return
 	}
-	fut := s.cfg.TLog.Add(s.tl.ctx, note)
-	go func() {
-		if _, err := fut(); err != nil {
-			if _, err := s.cfg.TLog.AddWait(s.tl.ctx, note); err != nil && s.tl.ctx.Err() == nil {
-				s.cfg.Log.Error("log append", "error", err.Error())
-			}
-		}
-	}()
+	s.tl.mu.RLock()
+	defer s.tl.mu.RUnlock()
+	if s.tl.closed {
+		s.cfg.Log.Error("log append", "error", "the server is closing: leaf not queued (queued again at the next start)")
+		return
+	}
+	s.tl.leaves <- note
 }
 
 // sealLeaf sequences the final checkpoint's leaf, notes its index, and
@@ -173,5 +221,17 @@ func (s *Server) logRoutes(mux *http.ServeMux) {
 	}
 }
 
-// closeLog stops the provers.
-func (s *Server) closeLog() { s.tl.stop() }
+// closeLog hands every queued leaf to Tessera (whose own Close then
+// integrates them), and stops the provers.
+func (s *Server) closeLog() {
+	if s.cfg.TLog != nil {
+		s.tl.mu.Lock()
+		if !s.tl.closed {
+			s.tl.closed = true
+			close(s.tl.leaves)
+		}
+		s.tl.mu.Unlock()
+		s.tl.forwarded.Wait()
+	}
+	s.tl.stop()
+}
