@@ -182,6 +182,11 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		return Done
 	}
 	printNotes(stdout, notes)
+	if spec.Harness == "claude-code-guard" {
+		// The guard records nothing, so it needs no key; and the
+		// project's install, which runs it, names the key itself.
+		return Done
+	}
 	return signingKey(o, stdout, stderr, getenv)
 }
 
