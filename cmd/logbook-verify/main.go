@@ -67,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cf.register(fs)
 	var lf logFlags
 	lf.register(fs)
+	var cx cassetteFlags
+	cx.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -74,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
 	if err := parseInterleaved(fs, fs.Args()); err != nil {
 		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
+		return 2
+	}
+	if err := cx.check(fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
 	if *followArg != "" && fs.NArg() == 0 {
