@@ -64,9 +64,9 @@ func installer(args []string) int {
 	return 1
 }
 
-const synopsis = `record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+const synopsis = `record-step [--dir DIR | --server URL] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
-record-step install|uninstall --harness NAME [--project DIR | --user] [--dry-run]`
+record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
 // run records one event. stdout is only for --help and --version: a
 // hook's stdout can reach the model.
