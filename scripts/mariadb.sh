@@ -7,8 +7,7 @@
 # Installs mariadb-server from Debian when missing (as root), runs mariadbd
 # as the invoking user (mysql when root) in a temporary data directory,
 # listening on a private socket and on 127.0.0.1 at a free port, and
-# creates the database logbook_test; its user may make others named
-# logbook_test*. Nothing else on the machine is used.
+# creates the database logbook_test. Nothing else on the machine is used.
 set -eu
 
 cmd=${1:-start}
@@ -47,8 +46,6 @@ until mariadb --no-defaults --socket="$dir/sock" -uroot -e 'select 1' >/dev/null
 	fi
 	sleep 0.2
 done
-# Each test makes its own database logbook_test_NAME (internal/mysqltest):
-# packages run in parallel, and two logs in one database mix their leaves.
-mariadb --no-defaults --socket="$dir/sock" -uroot -e "CREATE DATABASE logbook_test; CREATE USER 'logbook'@'127.0.0.1' IDENTIFIED BY 'logbook'; GRANT ALL ON \`logbook\\_test%\`.* TO 'logbook'@'127.0.0.1';"
+mariadb --no-defaults --socket="$dir/sock" -uroot -e "CREATE DATABASE logbook_test; CREATE USER 'logbook'@'127.0.0.1' IDENTIFIED BY 'logbook'; GRANT ALL ON logbook_test.* TO 'logbook'@'127.0.0.1';"
 echo "export LOGBOOK_TEST_MYSQL_DSN='logbook:logbook@tcp(127.0.0.1:$port)/logbook_test'"
 echo "export MARIADB_DIR='$dir'"
