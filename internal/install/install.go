@@ -119,7 +119,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			if line, ok := gitignoreNeeds(o.Project); ok {
 				fmt.Fprintf(stdout, "would add %q to %s\n", line, filepath.Join(o.Project, ".gitignore"))
 			}
-			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(hookBinaries, ", "), filepath.Join(o.Project, ".logbook", "bin"))
+			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(binariesIn(o.Bin), ", "), filepath.Join(o.Project, ".logbook", "bin"))
 		}
 		printNotes(stdout, notes)
 		return Done
