@@ -101,7 +101,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := durable.WriteFileMode(o.export, out, 0o644); err != nil {
-		fmt.Fprintln(stderr, "logbook-review:", err)
+		fmt.Fprintf(stderr, "logbook-review: --export %s: %v\n", o.export, err)
 		return 2
 	}
 	fmt.Fprintf(stdout, "exported %s: record %s (%d steps), signer key %s, %d attestation(s), %d checkpoint(s)\n",
