@@ -5,7 +5,7 @@
 //
 //	logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... RECORD|SESSION-ID
 //	logbook-review --list [--dir DIR]
-//	logbook-review --export BUNDLE [--pubkey FILE] [--checkpoints FILE] [--attestation FILE]... [--tsa-roots PEM] RECORD
+//	logbook-review --export BUNDLE [--pubkey FILE] [--checkpoint FILE]... [--attestation FILE]... [--tsa-roots PEM] RECORD
 //	logbook-review --jsonl FILE|- RECORD
 //	logbook-review --otlp URL RECORD
 //
