@@ -1,12 +1,13 @@
 // Command logbook-verify checks a record offline and names every refusal
-// with a code (spec §7).
+// with a code (spec §7); it also checks bundles, runback cassettes, log
+// consistency and transcripts as evidence, and follows a live session.
+// Every mode is in the synopsis below (logbook-verify --help).
 //
-//	logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
-//	               [--identity-roots PEM --trusted-identities JSON]
-//	               [--attestation FILE]... [--attestor-key FILE]... RECORD
+//	logbook-verify [--json] [--pubkey FILE]... [--checkpoint FILE --checkpoint-key PUB]... RECORD...
 //	logbook-verify --follow DIR|FILE|SESSION
 //
-// Exit status: 0 accepted, 1 refused, 2 usage or I/O error.
+// Exit status: 0 accepted, 1 refused, 2 usage or I/O error (a cassette:
+// 0 valid, 1 invalid, 2 unverified).
 package main
 
 import (
