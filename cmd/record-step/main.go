@@ -100,7 +100,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 	}
 	fail := func(event string, err error) int {
-		report(fmt.Sprintf("not recorded (%s): %v", event, err))
+		if event == unknownEvent {
+			// Not read yet (or not readable): naming no event reads
+			// better than "(unknown event)", which sounds like the cause.
+			report(fmt.Sprintf("not recorded: %v", err))
+		} else {
+			report(fmt.Sprintf("not recorded (%s): %v", event, err))
+		}
 		// An unreadable payload may be a cut-off PreToolUse: fail closed
 		// unless the event is known to be another one.
 		if *failClosed && (event == "PreToolUse" || event == unknownEvent) {
