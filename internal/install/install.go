@@ -65,6 +65,13 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		o.Project = "."
 	}
 	project := !o.User && o.Config == ""
+	if project {
+		// A mistyped --project must not become a new directory tree
+		// holding hooks no harness will ever read.
+		if st, err := os.Stat(o.Project); err != nil || !st.IsDir() {
+			return usage("--project %s: no such directory (give the project's directory; install creates only .logbook and the harness's own folder in it)", o.Project)
+		}
+	}
 	if o.Bin == "" && o.Self != "" {
 		o.Bin = filepath.Dir(o.Self)
 	}
