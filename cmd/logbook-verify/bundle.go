@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -75,7 +76,7 @@ func readTrust(files []string) ([]ed25519.PublicKey, error) {
 // TRUNCATED, and the assurance level). The bundle's container gets
 // BUNDLE_INVALID, and a signerKey that did not sign the record
 // BUNDLE_KEY_MISMATCH.
-func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, asJSON bool, stdout, stderr io.Writer) int {
+func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, lf logFlags, asJSON bool, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if asJSON {
@@ -129,6 +130,27 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		in.Checkpoints = append(in.Checkpoints, b.Checkpoints...)
 	} else if len(b.Checkpoints) > 0 {
 		notes = append(notes, fmt.Sprintf("%d bundled checkpoint(s) not checked: pass --checkpoint-key", len(b.Checkpoints)))
+		notes = append(notes, keyHints(b.CheckpointKeys)...)
+	}
+	// The proof of logging is judged under the receiver's --log-policy
+	// only, as `--log-policy P --log-proof F RECORD` judges it.
+	if lf.proof != "" || lf.tiles != "" {
+		return ioError(fmt.Errorf("--bundle takes its proof of logging from the bundle: --log-proof and --log-tiles do not apply"))
+	}
+	if lf.policy != "" {
+		if in.Log.Policy, err = readPolicy(lf.policy); err != nil {
+			return ioError(err)
+		}
+		if len(b.LogProofs) == 0 {
+			return ioError(fmt.Errorf("--log-policy: no proof of logging: the bundle holds none"))
+		}
+		in.Log.Proof = b.LogProofs[0]
+	} else if len(b.LogProofs) > 0 {
+		notes = append(notes, fmt.Sprintf("%d bundled proof(s) of logging not checked: pass --log-policy", len(b.LogProofs)))
+		if b.LogPolicy != "" {
+			sum := sha256.Sum256([]byte(b.LogPolicy))
+			notes = append(notes, "the bundled log policy (sha256 "+hex.EncodeToString(sum[:8])+"…) is not trusted: compare it out of band, then pass it as --log-policy")
+		}
 	}
 	// The key part first: a record whose signature verifies under another
 	// key than the bundle names is a damaged bundle, whatever else holds.
@@ -160,6 +182,31 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		return 0
 	}
 	return 1
+}
+
+// keyHints reports the bundle's checkpoint keys by fingerprint: the keyId
+// a checkpoint's key line holds (SHA-256 of the SPKI, docs/checkpoint.md).
+// A key that cannot be read is reported as such, never refused: a hint is
+// not a part that is checked.
+func keyHints(ks []string) []string {
+	var out []string
+	for i, k := range ks {
+		var pub []byte
+		var err error
+		if bytes.Contains([]byte(k), []byte("-----BEGIN")) {
+			pub, err = keys.ParsePublicKeyPEM([]byte(k))
+		} else {
+			var ck checkpoint.Key
+			ck, err = checkpoint.ParseVerifierKey([]byte(k))
+			pub = ck.Pub
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("bundled checkpoint key %d is unreadable (%v); it is a hint only", i+1, err))
+			continue
+		}
+		out = append(out, "bundled checkpoint key keyId "+checkpoint.KeyID(pub)+" is not trusted: compare it out of band, then pass it as --checkpoint-key")
+	}
+	return out
 }
 
 func join(ss []string) string {
