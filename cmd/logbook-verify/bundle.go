@@ -29,7 +29,7 @@ type extraFlags struct {
 }
 
 func (e *extraFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.bundle, "bundle", "", "check a hand-over bundle `FILE` (docs/bundle.md) offline: its record, signer key, attestations and checkpoints")
+	fs.StringVar(&e.bundle, "bundle", "", "check a hand-over bundle `FILE` (docs/bundle.md) offline: its record, signer key, attestations, checkpoints (under --checkpoint-key) and proof of logging (under --log-policy)")
 	fs.Var(&e.trust, "trust", "with --bundle: PEM `FILE` of trusted signer public keys (repeatable; a file may hold several); without it the bundle's own key is used, which proves integrity only")
 	fs.StringVar(&e.evidence, "evidence", "", "check a Claude Code transcript `FILE` (.jsonl; sub-agent transcripts beside it are read too) against the record's body digests")
 	fs.StringVar(&e.showBodies, "show-bodies", "", "with --evidence: print the transcript's bodies for `differs|all` calls (nothing of them is printed otherwise)")
@@ -73,7 +73,10 @@ func readTrust(files []string) ([]ed25519.PublicKey, error) {
 // keys (spec §7, same codes), the policy checks over the bundle's
 // attestations (ATTEST_*) and the record's timestamp under --tsa-roots,
 // then the bundle's checkpoints under --checkpoint-key (CHECKPOINT_*,
-// TRUNCATED, and the assurance level). The bundle's container gets
+// TRUNCATED, and the assurance level) and its proof of logging under
+// --log-policy (LOG_*, WITNESS_QUORUM, level logged): with the keys for
+// every part, the same line and --json bytes as the parts checked
+// without a bundle (TestBundleLogged). The bundle's container gets
 // BUNDLE_INVALID, and a signerKey that did not sign the record
 // BUNDLE_KEY_MISMATCH.
 func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, lf logFlags, asJSON bool, stdout, stderr io.Writer) int {
@@ -152,13 +155,13 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 			notes = append(notes, "the bundled log policy (sha256 "+hex.EncodeToString(sum[:8])+"…) is not trusted: compare it out of band, then pass it as --log-policy")
 		}
 	}
-	// The key part first: a record whose signature verifies under another
-	// key than the bundle names is a damaged bundle, whatever else holds.
-	first := record.Verify(b.Record, record.Options{Pinned: in.Pinned})
-	if first.Facts != nil && !bytes.Equal(first.Facts.PublicKey, bundled) && (first.OK || first.Code == format.SignerNotTrusted) {
+	out := verdict.Run(in)
+	// The key part before any other verdict: a record whose signature
+	// verifies (Facts are set once it does, whatever a later step says)
+	// under another key than the bundle names is a damaged bundle.
+	if f := out.Result.Facts; f != nil && !bytes.Equal(f.PublicKey, bundled) {
 		return refused(BundleKeyMismatch, "the bundle's signerKey is not the key that signed its record")
 	}
-	out := verdict.Run(in)
 	res := out.Result
 	if b.TSARoots != "" {
 		sum := sha256.Sum256([]byte(b.TSARoots))
