@@ -38,3 +38,35 @@ func TestDemoScript(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoScriptUsage: --help prints the usage on stdout, exit 0; an
+// unknown option or session is refused with exit 2 before the build
+// (which takes a while), naming the sessions there are.
+func TestDemoScriptUsage(t *testing.T) {
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command("bash", append([]string{"../scripts/demo.sh"}, args...)...)
+		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+	if out, _, code := run("--help"); code != 0 || !strings.Contains(out, "./scripts/demo.sh [--synthesized] [SESSION]") {
+		t.Errorf("--help: exit %d, stdout %q", code, out)
+	}
+	for _, args := range [][]string{{"--bogus"}, {"--synthesized", "nosuch"}, {"short", "long"}} {
+		out, errText, code := run(args...)
+		if code != 2 || strings.Contains(out, "== build") || !strings.Contains(errText, "demo.sh: ") {
+			t.Errorf("demo.sh %v: exit %d, stdout %q, stderr %q; want exit 2 before the build", args, code, out, errText)
+		}
+	}
+	if _, errText, _ := run("--synthesized", "nosuch"); !strings.Contains(errText, "short, tool_heavy, subagent, long") {
+		t.Errorf("an unknown session does not name the known ones: %q", errText)
+	}
+}

@@ -14,9 +14,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+usage() { sed -n '2,13s/^# \{0,1\}//p' scripts/demo.sh; } # the header above; we are at the root now
 synth=0
-if [ "${1:-}" = --synthesized ]; then synth=1; shift; fi
+case "${1:-}" in
+  -h|--help) usage; exit 0 ;;
+  --synthesized) synth=1; shift ;;
+  -*) echo "demo.sh: unknown option ${1} (usage: ./scripts/demo.sh [--synthesized] [SESSION])" >&2; exit 2 ;;
+esac
 session=${1:-}
+[ $# -le 1 ] || { echo "demo.sh: one SESSION at most (usage: ./scripts/demo.sh [--synthesized] [SESSION])" >&2; exit 2; }
 
 corpora=${LOGBOOK_CORPORA:-../shared}
 transcripts=$corpora/corpora/agent-sessions
@@ -24,6 +30,12 @@ if [ -n "${LOGBOOK_CORPORA:-}" ] && [ ! -d "$LOGBOOK_CORPORA" ]; then
   echo "demo.sh: LOGBOOK_CORPORA=$LOGBOOK_CORPORA is not a folder" >&2; exit 2
 fi
 [ -d "$transcripts" ] || synth=1
+# A session name is checked before the build, which takes a while.
+if [ $synth = 0 ]; then known="short tool_heavy subagent 258c7280"; else known="short tool_heavy subagent long"; fi
+if [ -n "$session" ] && [[ " $known " != *" $session "* ]]; then
+  kind=synthesized; [ $synth = 0 ] && kind=real
+  echo "demo.sh: no $kind session '$session' (${known// /, })" >&2; exit 2
+fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/logbook-demo.XXXXXX")
 bin=$work/bin

@@ -57,7 +57,7 @@ logbook-attest --type recorder --key FILE --record RECORD --out FILE
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-attest", flag.ContinueOnError)
-	fs.StringVar(&c.typ, "type", "", "`witness` or recorder")
+	fs.StringVar(&c.typ, "type", "", "`TYPE` of attestation: witness (the record existed, unchanged, when you saw it) or recorder (the binary that recorded it is the one you vouch for)")
 	fs.StringVar(&c.keyFile, "key", "", "the attestor's PKCS#8 PEM Ed25519 private key `FILE` (logbook-seal --new-key makes one)")
 	fs.StringVar(&c.recordFile, "record", "", "the sealed `RECORD` to attest")
 	fs.StringVar(&c.out, "out", "", "attestation `FILE` to write (DSSE JSON)")

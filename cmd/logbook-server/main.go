@@ -191,6 +191,13 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
 	}
 	raiseFileLimit()
+	// Listen first: an address in use is the commonest start-up error,
+	// and it must not come after the log store was created.
+	ln, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return fail(1, fmt.Errorf("%v (another server there? choose another --listen; 127.0.0.1:0 takes a free port)", err))
+	}
+	defer ln.Close()
 	var self *recorderDesc
 	if exe, err := os.Executable(); err == nil {
 		if r, err := recorder.Describe("logbook-server", exe); err == nil {
@@ -217,10 +224,6 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		return fail(1, err)
 	} else if n > 0 {
 		log.Info("resumed", "checkpointed", n)
-	}
-	ln, err := net.Listen("tcp", c.listen)
-	if err != nil {
-		return fail(1, err)
 	}
 	hs := &http.Server{
 		Handler: srv.Handler(),

@@ -1,12 +1,13 @@
 // Command logbook-verify checks a record offline and names every refusal
-// with a code (spec §7).
+// with a code (spec §7); it also checks bundles, runback cassettes, log
+// consistency and transcripts as evidence, and follows a live session.
+// Every mode is in the synopsis below (logbook-verify --help).
 //
-//	logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
-//	               [--identity-roots PEM --trusted-identities JSON]
-//	               [--attestation FILE]... [--attestor-key FILE]... RECORD
+//	logbook-verify [--json] [--pubkey FILE]... [--checkpoint FILE --checkpoint-key PUB]... RECORD...
 //	logbook-verify --follow DIR|FILE|SESSION
 //
-// Exit status: 0 accepted, 1 refused, 2 usage or I/O error.
+// Exit status: 0 accepted, 1 refused, 2 usage or I/O error (a cassette:
+// 0 valid, 1 invalid, 2 unverified).
 package main
 
 import (
@@ -48,7 +49,7 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
 logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
-logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--tsa-roots PEM]
+logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
 logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -67,6 +68,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cf.register(fs)
 	var lf logFlags
 	lf.register(fs)
+	var cx cassetteFlags
+	cx.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -74,6 +77,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
 	if err := parseInterleaved(fs, fs.Args()); err != nil {
 		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
+		return 2
+	}
+	if err := cx.check(fs.Args()); err != nil {
+		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
 	if *followArg != "" && fs.NArg() == 0 {
@@ -87,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
 			return 2
 		}
-		return runBundle(ex, pubkeys, pf, cf, *asJSON, stdout, stderr)
+		return runBundle(ex, pubkeys, pf, cf, lf, *asJSON, stdout, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "logbook-verify: no RECORD given (run 'logbook-verify --help' for usage)")

@@ -64,9 +64,9 @@ func installer(args []string) int {
 	return 1
 }
 
-const synopsis = `record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+const synopsis = `record-step [--dir DIR | --server URL] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
-record-step install|uninstall --harness NAME [--project DIR | --user] [--dry-run]`
+record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
 // run records one event. stdout is only for --help and --version: a
 // hook's stdout can reach the model.
@@ -100,7 +100,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 	}
 	fail := func(event string, err error) int {
-		report(fmt.Sprintf("not recorded (%s): %v", event, err))
+		if event == unknownEvent {
+			// Not read yet (or not readable): naming no event reads
+			// better than "(unknown event)", which sounds like the cause.
+			report(fmt.Sprintf("not recorded: %v", err))
+		} else {
+			report(fmt.Sprintf("not recorded (%s): %v", event, err))
+		}
 		// An unreadable payload may be a cut-off PreToolUse: fail closed
 		// unless the event is known to be another one.
 		if *failClosed && (event == "PreToolUse" || event == unknownEvent) {

@@ -5,14 +5,16 @@
 // replayed against the cassette, with the model and the tool unplugged,
 // and the two cassette digests are printed: they match.
 //
-//	go run ./examples/runback-agent [-o cassette.json]
+//	go run ./examples/runback-agent [-o cassette.json]   # and cassette.json.pub, to pin with logbook-verify --pubkey
 package main
 
 import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,7 +68,7 @@ func agent(ctx context.Context, s runback.Session, question string) (string, err
 }
 
 func main() {
-	out := flag.String("o", "", "also write the sealed cassette to `FILE`")
+	out := flag.String("o", "", "also write the sealed cassette to `FILE`, and its signer's public key to FILE.pub")
 	flag.Parse()
 	ctx := context.Background()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -80,6 +82,10 @@ func main() {
 	check(err)
 	if *out != "" {
 		check(os.WriteFile(*out, cassette, 0o644))
+		spki, err := x509.MarshalPKIXPublicKey(priv.Public())
+		check(err)
+		check(os.WriteFile(*out+".pub", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: spki}), 0o644))
+		fmt.Printf("wrote %s and %s.pub: logbook-verify --pubkey %s.pub %s\n", *out, *out, *out, *out)
 	}
 	res, err := runback.Verify(cassette, runback.VerifyOptions{Pinned: []ed25519.PublicKey{priv.Public().(ed25519.PublicKey)}})
 	check(err)

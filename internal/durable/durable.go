@@ -4,6 +4,9 @@ package durable
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -22,6 +25,13 @@ func WriteFile(path string, data []byte) error {
 // the rename. A reader sees the old file or the new one, never a mix.
 func WriteFileMode(path string, data []byte, mode os.FileMode) error {
 	if err := atomic.WriteFile(path, bytes.NewReader(data)); err != nil {
+		// For a missing directory atomic names its temporary file
+		// ("cannot create temp file: open DIR/NAME123…") and does not
+		// wrap the cause: say what is wrong and the fix instead.
+		dir := filepath.Dir(path)
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("the directory %s does not exist (create it first: mkdir -p %s)", dir, dir)
+		}
 		return err
 	}
 	if err := os.Chmod(path, mode); err != nil {

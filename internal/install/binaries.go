@@ -19,6 +19,18 @@ var (
 	alsoCopied   = []string{"logbook-install", "logbook-verify"}
 )
 
+// binariesIn names what copyBinaries would copy from src: the hook
+// binaries, and those of alsoCopied that src holds.
+func binariesIn(src string) []string {
+	names := append([]string{}, hookBinaries...)
+	for _, name := range alsoCopied {
+		if _, err := os.Stat(filepath.Join(src, name)); err == nil {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
 // copyBinaries copies the binaries from src into dst (PROJECT/.logbook/bin),
 // each through a temporary file and a rename, so a hook running meanwhile
 // sees the old file or the new one, never half of one. A file already the

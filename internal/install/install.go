@@ -65,6 +65,13 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		o.Project = "."
 	}
 	project := !o.User && o.Config == ""
+	if project {
+		// A mistyped --project must not become a new directory tree
+		// holding hooks no harness will ever read.
+		if st, err := os.Stat(o.Project); err != nil || !st.IsDir() {
+			return usage("--project %s: no such directory (give the project's directory; install creates only .logbook and the harness's own folder in it)", o.Project)
+		}
+	}
 	if o.Bin == "" && o.Self != "" {
 		o.Bin = filepath.Dir(o.Self)
 	}
@@ -119,7 +126,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			if line, ok := gitignoreNeeds(o.Project); ok {
 				fmt.Fprintf(stdout, "would add %q to %s\n", line, filepath.Join(o.Project, ".gitignore"))
 			}
-			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(hookBinaries, ", "), filepath.Join(o.Project, ".logbook", "bin"))
+			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(binariesIn(o.Bin), ", "), filepath.Join(o.Project, ".logbook", "bin"))
 		}
 		printNotes(stdout, notes)
 		return Done
@@ -182,6 +189,11 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		return Done
 	}
 	printNotes(stdout, notes)
+	if spec.Harness == "claude-code-guard" {
+		// The guard records nothing, so it needs no key; and the
+		// project's install, which runs it, names the key itself.
+		return Done
+	}
 	return signingKey(o, stdout, stderr, getenv)
 }
 

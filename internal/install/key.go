@@ -49,6 +49,6 @@ func signingKey(o Options, stdout, stderr io.Writer, getenv func(string) string)
 		warn(fmt.Sprintf("no signing key, and making %s failed (%v)", path, err))
 		return Refused
 	}
-	fmt.Fprintf(stdout, "signing key: made %s (private, mode 0600) and %s.pub: give the .pub to whoever verifies your records; keep the key out of the agent's reach (README, trust)\n", path, path)
+	fmt.Fprintf(stdout, "signing key: made %s (private, mode 0600) and %s.pub: give the .pub to whoever verifies your records; keep the key out of the agent's reach (docs/trust-model.md)\n", path, path)
 	return Done
 }

@@ -120,9 +120,9 @@ func List(dir string, opt record.Options) ([]Listed, error) {
 // WriteList prints the sessions as a table.
 func WriteList(w io.Writer, ls []Listed) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%-38s %-32s %7s  %-24s %-24s %s\n", "SESSION", "STATE", "STEPS", "FIRST", "LAST", "CHECK")
+	fmt.Fprintf(&b, "%-38s %-32s %7s  %-30s %-30s %s\n", "SESSION", "STATE", "STEPS", "FIRST", "LAST", "CHECK")
 	for _, l := range ls {
-		fmt.Fprintf(&b, "%-38s %-32s %7d  %-24s %-24s %s\n", Clean(l.ID), l.State, l.Steps, l.Start, l.End, Clean(l.Verdict))
+		fmt.Fprintf(&b, "%-38s %-32s %7d  %-30s %-30s %s\n", Clean(l.ID), l.State, l.Steps, l.Start, l.End, Clean(l.Verdict))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
