@@ -51,6 +51,7 @@ type tlogState struct {
 	closed    bool
 	leaves    chan []byte
 	forwarded sync.WaitGroup
+	resolved  sync.WaitGroup
 }
 
 // leafQueue bounds the leaves waiting for Tessera's Add (about 40 MB of
@@ -79,7 +80,9 @@ func (s *Server) tlogInit() {
 			futs <- pendingLeaf{leaf, s.cfg.TLog.Add(s.tl.ctx, leaf)}
 		}
 	}()
+	s.tl.resolved.Add(1)
 	go func() {
+		defer s.tl.resolved.Done()
 		for p := range futs {
 			if _, err := p.fut(); err != nil {
 				// Pushback (the log is behind): add it again, waiting.
@@ -221,8 +224,10 @@ func (s *Server) logRoutes(mux *http.ServeMux) {
 	}
 }
 
-// closeLog hands every queued leaf to Tessera (whose own Close then
-// integrates them), and stops the provers.
+// closeLog hands every queued leaf to Tessera and waits (at most
+// closeWait) until each has its index: Tessera's own Close integrates and
+// publishes only the leaves whose index was asked for. Then it stops the
+// provers.
 func (s *Server) closeLog() {
 	if s.cfg.TLog != nil {
 		s.tl.mu.Lock()
@@ -231,7 +236,18 @@ func (s *Server) closeLog() {
 			close(s.tl.leaves)
 		}
 		s.tl.mu.Unlock()
-		s.tl.forwarded.Wait()
+		done := make(chan struct{})
+		go func() { s.tl.forwarded.Wait(); s.tl.resolved.Wait(); close(done) }()
+		t := time.NewTimer(closeWait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+			s.cfg.Log.Error("log append", "error", "leaves still unsequenced at close (queued again at the next start)")
+		}
 	}
 	s.tl.stop()
 }
+
+// closeWait bounds how long Close waits for the queued leaves' indexes.
+const closeWait = 30 * time.Second
