@@ -114,7 +114,7 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, sem chan struct
 	case sem <- struct{}{}:
 		return true
 	case <-t.C:
-		s.fail(w, r, errBusy, "too many hook requests in progress")
+		s.fail(w, r, errBusy, "too many requests of this kind in progress")
 	case <-r.Context().Done():
 	}
 	return false
