@@ -23,6 +23,8 @@ func TestHostileInputIsLinear(t *testing.T) {
 		// gitleaks' rules: keywords, assignments, escapes, headers.
 		"api_key=", "api_key = '", "secret: ", "%2B", "%0A-----BEGIN PRIVATE KEY-----", "curl -H 'Authorization: ",
 		"curl -u a:", "hvs.", "ops_eyJ", "sk_live_", "<apiToken>", `setProperty("token", "`, "token := ",
+		// Many real findings: each one once made every later lookup longer.
+		"api_key=AAAAAAAAAAAAAAAAAAAA ",
 	}
 	for _, unit := range units {
 		s := strings.Repeat(unit, 400_000/len(unit))
@@ -30,6 +32,49 @@ func TestHostileInputIsLinear(t *testing.T) {
 		String(s)
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%q repeated to %d bytes: %v", unit, len(s), d)
+		}
+	}
+}
+
+// TestManySecretsIsLinear: a text of many secrets, each a finding, costs
+// no more per byte than one of few. Each lookup once walked every finding
+// so far: 2 MB of "api_key=AAAA… " took 10 s, and record-step would have
+// held the agent past its hook timeout.
+func TestManySecretsIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large inputs")
+	}
+	s := strings.Repeat("api_key=AAAAAAAAAAAAAAAAAAAA ", 2_000_000/29)
+	start := time.Now()
+	out := String(s)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("%d bytes of api_key=…: %v", len(s), d)
+	}
+	if strings.Contains(out, "AAAAAAAAAAAAAAAAAAAA") {
+		t.Error("a secret survived")
+	}
+}
+
+// TestCoverIndexAgrees: the Fenwick tree coveredTo keeps past
+// linearSpans answers as the walk of every span does.
+func TestCoverIndexAgrees(t *testing.T) {
+	units := []string{"api_key=AAAAAAAAAAAAAAAAAAAA ", "token: ghp_R7xK2mQ9vLp4TnW8yZ3bC6dF1gH5jA0sE2uI\n", "x ", "password=\"hunter2hunter2\" ",
+		"AKIAQYLPMN5HHHFPZAM2 ", "Authorization: Bearer abcdefghijklmnop1234\n", "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+		"https://u:p4ssw0rd@example.com/ ", "[REDACTED]", "secret: '", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghij ", "sk_live_0123456789abcdefghijklmn "}
+	seed := uint32(1)
+	next := func() int { seed = seed*1664525 + 1013904223; return int(seed >> 8) }
+	defer func(n int) { linearSpans = n }(linearSpans)
+	for round := 0; round < 200; round++ {
+		var b strings.Builder
+		for n := next()%300 + 1; n > 0; n-- {
+			b.WriteString(units[next()%len(units)])
+		}
+		s := b.String()
+		linearSpans = 1 << 30
+		want := String(s)
+		linearSpans = 0
+		if got := String(s); got != want {
+			t.Fatalf("round %d: the index and the walk disagree on\n%q\nwalk:  %q\nindex: %q", round, s, want, got)
 		}
 	}
 }

@@ -18,6 +18,9 @@ type scanner struct {
 
 	memo     [4]runMemo // see run
 	memoNext int
+
+	cover   []int32 // see coveredTo
+	indexed int     // spans already in cover
 }
 
 func (sc *scanner) add(start, end int) {
@@ -145,10 +148,41 @@ func (sc *scanner) coveredTo(i int) int {
 			end = k + len(Mask)
 		}
 	}
-	for _, sp := range sc.spans {
-		if sp.start <= i && i < sp.end {
-			end = max(end, sp.end)
+	if len(sc.spans) <= linearSpans {
+		for _, sp := range sc.spans {
+			if sp.start <= i && i < sp.end {
+				end = max(end, sp.end)
+			}
 		}
+		return end
+	}
+	// Many spans: gitleaks.Find asks about every candidate, and a walk of
+	// every span for each made a text of many secrets quadratic (2 MB of
+	// "api_key=AAAA… " took 10 s). The furthest end of the spans that start
+	// at or before i holds i exactly when it lies beyond i.
+	if i < 0 || i >= len(sc.s) {
+		return end
+	}
+	if sc.cover == nil {
+		sc.cover = make([]int32, len(sc.s)+1)
+	}
+	for ; sc.indexed < len(sc.spans); sc.indexed++ {
+		sp := sc.spans[sc.indexed]
+		for k := sp.start + 1; k < len(sc.cover); k += k & -k {
+			sc.cover[k] = max(sc.cover[k], int32(sp.end))
+		}
+	}
+	m := int32(0)
+	for k := i + 1; k > 0; k -= k & -k {
+		m = max(m, sc.cover[k])
+	}
+	if int(m) > i {
+		end = max(end, int(m))
 	}
 	return end
 }
+
+// linearSpans is how many spans coveredTo walks one by one; past it, it
+// keeps a Fenwick tree of the furthest span end by start (4 bytes per
+// input byte, only for inputs that hold that many secrets).
+var linearSpans = 64
