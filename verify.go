@@ -9,7 +9,7 @@ import (
 	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/policy"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 // VerifyOptions are the caller's policy. Each check runs only when its
@@ -82,7 +82,9 @@ func Verify(data []byte, opt VerifyOptions) (*Verified, error) {
 	if opt.IdentityRoots != nil || opt.TrustedIdentities != nil {
 		pol.Identity = &identity.Policy{Roots: opt.IdentityRoots, Trusted: opt.TrustedIdentities}
 	}
-	res, rep := policy.Check(record.Verify(data, record.Options{Pinned: opt.Pinned}), pol)
+	// The verdict the command prints: one home for the order of checks.
+	out := verdict.Run(verdict.Inputs{Record: data, Pinned: opt.Pinned, Policy: pol})
+	res, rep := out.Result, out.Report
 	if !res.OK {
 		return nil, format.Refuse(res.Code, res.Detail)
 	}

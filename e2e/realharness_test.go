@@ -32,6 +32,9 @@ const (
 // command. Without npm the test says so in one line and skips.
 func npmTool(t *testing.T, pkg, command string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real harnesses: not under -short (the quick run .ci/run makes in a clone with nothing beside it)")
+	}
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm not found: the real-harness tests install " + pkg + " with it")
 	}

@@ -363,3 +363,38 @@ func TestServerRefusesOpenListener(t *testing.T) {
 		t.Fatalf("with a token: %v\n%s", err, stderr.String())
 	}
 }
+
+// TestServerVerifyAPI: POST /v1/verify (and runback's path,
+// /api/audit/verify) answers each file, record or runback cassette, with
+// the very bytes logbook-verify --json prints for it.
+func TestServerVerifyAPI(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil)
+	files, _ := filepath.Glob("../testdata/runback/*.json")
+	recs, _ := filepath.Glob("../testdata/records/*.json")
+	files = append(files, recs...)
+	n := 0
+	for _, f := range files {
+		if filepath.Base(f) == "EXPECTED.json" {
+			continue
+		}
+		body, _ := os.ReadFile(f)
+		want, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--json", f).Output()
+		for _, route := range []string{"/v1/verify", "/api/audit/verify"} {
+			resp, err := http.Post(s.url+route, "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || !bytes.Equal(got, want) {
+				t.Errorf("%s %s: %d\n got %s\nwant %s", route, f, resp.StatusCode, got, want)
+			}
+		}
+		n++
+	}
+	if n < 50 {
+		t.Fatalf("only %d files", n)
+	}
+	report(t, fmt.Sprintf("server verify API: %d records and cassettes, the same bytes as logbook-verify --json at both routes", n))
+}

@@ -332,7 +332,7 @@ func TestWrapSession(t *testing.T) {
 
 // TestWrapRecorderAndRedaction: a one-shot record names logbook-wrap as
 // its recorder, with the SHA-256 of the binary; the project's redact.json
-// hides its own secret shape in the command line; an unusable redact.json
+// hides its own secret shape in the command line and the goal; an unusable redact.json
 // stops the wrapper before the command runs.
 func TestWrapRecorderAndRedaction(t *testing.T) {
 	work := t.TempDir()
@@ -343,7 +343,8 @@ func TestWrapRecorderAndRedaction(t *testing.T) {
 	env := []string{"LOGBOOK_DIR=" + proj, "LOGBOOK_NOW=2026-05-01T00:00:00Z"}
 	out := filepath.Join(work, "one.json")
 	secret := "acme_0123456789abcdef0123456789abcdef"
-	if r := wrap(t, env, "--out", out, "--key", key, "--", "echo", secret); r.code != 0 {
+	// The goal too: the seal reads the project's patterns beside the steps.
+	if r := wrap(t, env, "--out", out, "--key", key, "--goal", "ship "+secret, "--", "echo", secret); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if v := verify(t, out, pub); !v.OK {

@@ -46,6 +46,6 @@ until mariadb --no-defaults --socket="$dir/sock" -uroot -e 'select 1' >/dev/null
 	fi
 	sleep 0.2
 done
-mariadb --no-defaults --socket="$dir/sock" -uroot -e "CREATE DATABASE logbook_test; CREATE USER 'logbook'@'127.0.0.1' IDENTIFIED BY 'logbook'; GRANT ALL ON logbook_test.* TO 'logbook'@'127.0.0.1';"
+mariadb --no-defaults --socket="$dir/sock" -uroot -e "CREATE DATABASE logbook_test; CREATE USER 'logbook'@'127.0.0.1' IDENTIFIED BY 'logbook'; GRANT ALL ON \`logbook_test%\`.* TO 'logbook'@'127.0.0.1';"
 echo "export LOGBOOK_TEST_MYSQL_DSN='logbook:logbook@tcp(127.0.0.1:$port)/logbook_test'"
 echo "export MARIADB_DIR='$dir'"

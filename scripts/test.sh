@@ -5,8 +5,8 @@
 # the tests measured and which conformance tests did not run for want of
 # the public corpora (go test hides the logs of passing tests). Arguments
 # go to go test: `./scripts/test.sh -short` is the quick run (no browser,
-# shorter stress trials). The corpora are read from $LOGBOOK_CORPORA, else
-# ../shared (docs/testing.md).
+# no real harnesses, shorter stress trials). The corpora are read from
+# $LOGBOOK_CORPORA, else ../shared (docs/testing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +34,10 @@ report=$(mktemp)
 trap 'rm -f "$report"; ./scripts/mariadb.sh stop "$MARIADB_DIR"' EXIT
 # A new report path each run also keeps go test from answering the browser
 # tests from its cache.
-LOGBOOK_TEST_REPORT="$report" go test "$@" ./...
+# The report is printed whatever go test says: on a failure too, the lines
+# naming what did not run belong with it.
+status=0
+LOGBOOK_TEST_REPORT="$report" go test "$@" ./... || status=$?
 echo
 cat "$report"
+exit $status

@@ -25,12 +25,14 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 func main() {
@@ -43,9 +45,9 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 type options struct {
-	dir, only, colour, export, jsonl, otlp, tsaRoots string
-	asJSON, list, noPager, version                   bool
-	pubkeys, attestations, attestorKeys, checkpoints multi
+	dir, only, colour, export, jsonl, otlp, tsaRoots                 string
+	asJSON, list, noPager, version                                   bool
+	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys multi
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -60,7 +62,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
 	fs.Var(&o.pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
 	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
-	fs.Var(&o.checkpoints, "checkpoint", "with --export: a signed checkpoint `FILE` to include (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
+	fs.Var(&o.checkpoints, "checkpoint", "a server's signed checkpoint `FILE`: checked under --checkpoint-key (the level in the verdict), and included by --export (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
+	fs.Var(&o.checkpointKeys, "checkpoint-key", "pinned server key `PUB` for checkpoints: an SPKI PEM file or a note verifier key file (repeatable)")
 	fs.Var(&o.attestations, "attestation", "DSSE attestation `FILE` about the record: checked under --attestor-key (ATTEST_*), and included by --export (repeatable)")
 	fs.Var(&o.attestorKeys, "attestor-key", "pinned attestor public key `FILE`: attestations are checked under it, and --export includes it (repeatable; the receiver still pins its own)")
 	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "time-stamping roots PEM `FILE`: the record's token must verify against them (TIMESTAMP_*), and --export includes them")
@@ -148,13 +151,20 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if inProgress {
 		r, err = review.FromInProgress(data)
 	} else {
-		pol, perr := policyOf(o)
+		in := verdict.Inputs{Record: data, Pinned: opt.Pinned}
+		var perr error
+		if in.Policy, perr = policyOf(o); perr == nil {
+			in.Checkpoints, in.CheckpointKeys, perr = checkpointsOf(o, path, fromBundle)
+		}
 		if perr != nil {
 			fmt.Fprintln(stderr, "logbook-review:", perr)
 			return 2
 		}
-		res, _ := policy.Check(record.Verify(data, opt), pol)
-		r, err = review.FromRecord(data, res, len(opt.Pinned) > 0)
+		out := verdict.Run(in)
+		r, err = review.FromRecord(data, out.Result, len(opt.Pinned) > 0)
+		if err == nil {
+			r.SetAssurance(out.Level)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
@@ -265,7 +275,8 @@ func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) i
 	return 0
 }
 
-const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager] RECORD|SESSION-ID
+const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager]
+               [--tsa-roots PEM] [--attestation FILE --attestor-key PUB]... [--checkpoint FILE]... [--checkpoint-key PUB]... RECORD|SESSION-ID|BUNDLE
 logbook-review --list [--dir DIR] [--json]
 logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoint FILE]... RECORD
 logbook-review --jsonl FILE|- RECORD|SESSION-ID
@@ -352,4 +363,54 @@ func afterSeal(recordPath string, sealed int) []string {
 		return []string{fmt.Sprintf("%s holds %d step(s) recorded after this seal; seal again to cover them, or review the session in progress with %s", filepath.Base(steps), n-sealed, filepath.Base(steps))}
 	}
 	return nil
+}
+
+// checkpointsOf reads the checkpoint flags as logbook-verify does; with a
+// --checkpoint-key and no --checkpoint, the server's sidecar beside the
+// record (ID.record.checkpoint) is used when there is one, and a bundle's
+// own checkpoints are checked by logbook-verify --bundle.
+func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpoint.Key, error) {
+	files := []string(o.checkpoints)
+	if len(files) == 0 && len(o.checkpointKeys) > 0 && !fromBundle {
+		if side := strings.TrimSuffix(path, ".json") + ".checkpoint"; side != path {
+			if _, err := os.Stat(side); err == nil {
+				files = []string{side}
+			}
+		}
+	}
+	if len(files) > 0 && len(o.checkpointKeys) == 0 {
+		if len(o.checkpoints) == 0 {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("--checkpoint needs at least one --checkpoint-key to verify it under")
+	}
+	var ks []checkpoint.Key
+	for _, f := range o.checkpointKeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		var k checkpoint.Key
+		if bytes.Contains(text, []byte("-----BEGIN")) {
+			k.Pub, err = keys.ParsePublicKeyPEM(text)
+		} else {
+			k, err = checkpoint.ParseVerifierKey(text)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("--checkpoint-key %s: %v", f, err)
+		}
+		if d := record.WeakKey(k.Pub); d != "" {
+			return nil, nil, fmt.Errorf("--checkpoint-key %s: %s", f, d)
+		}
+		ks = append(ks, k)
+	}
+	var notes [][]byte
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		notes = append(notes, text)
+	}
+	return notes, ks, nil
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/review/reviewtest"
 )
@@ -21,6 +24,9 @@ func TestMain(m *testing.M) {
 		"mkrecord": func() { os.Exit(mkrecord(os.Args[1:])) },
 		// mkprogress FILE: the same session as an in-progress file.
 		"mkprogress": func() { os.Exit(mkprogress(os.Args[1:])) },
+		// mkcheckpoint NOTE PUB: a server's signed checkpoint counting
+		// every step of the mkrecord session, and the server's key.
+		"mkcheckpoint": func() { os.Exit(mkcheckpoint(os.Args[1:])) },
 	})
 }
 
@@ -57,6 +63,35 @@ func mkprogress(args []string) int {
 	body := strings.ReplaceAll(string(steps[1:len(steps)-1]), "},{\"at\"", "}\n{\"at\"")
 	file := `{"format":"logbook/in-progress@0","session":"s1","cwd":"/w","harness":"claude-code"}` + "\n" + body + "\n"
 	if err := os.WriteFile(args[0], []byte(file), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func mkcheckpoint(args []string) int {
+	server := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{5}, 32))
+	signer, err := checkpoint.NewSigner("logbook.example", server)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	rec, _ := reviewtest.Record(reviewtest.Session)
+	var v struct{ ChainTip string }
+	json.Unmarshal(rec, &v)
+	note, err := signer.Sign(checkpoint.Checkpoint{Session: "s1", Size: int64(len(reviewtest.Session)), Tip: v.ChainTip,
+		Time: "2026-05-01T10:00:23Z", Redact: strings.Repeat("0", 64)})
+	if err == nil {
+		err = os.WriteFile(args[0], note, 0o644)
+	}
+	if err == nil {
+		var pub []byte
+		_, pub, err = keys.MarshalPair(server, server.Public().(ed25519.PublicKey))
+		if err == nil {
+			err = os.WriteFile(args[1], pub, 0o644)
+		}
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

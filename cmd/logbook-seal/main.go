@@ -19,7 +19,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,10 +32,10 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/journal"
-	"github.com/logbook-project/logbook/internal/recorder"
+	ijournal "github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/unsealed"
+	"github.com/logbook-project/logbook/journal"
 )
 
 func main() {
@@ -121,10 +120,9 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 				return 1, fmt.Errorf("read stdin: %w", err)
 			}
 		}
-		cwd, _ := os.Getwd()
-		ev, err := recorder.RecordWith(dir, cli.StripBOM(payload), c.hint, now, cwd, &recorder.Self{Name: "logbook-seal"})
-		var warn *recorder.Warning
-		if err != nil && !errors.As(err, &warn) {
+		ev, err := journal.Record(dir, payload, journal.EventOptions{Harness: c.hint.Harness, Event: c.hint.Event,
+			Now: func() string { return now }, Recorder: "logbook-seal"})
+		if err != nil {
 			return 1, fmt.Errorf("session end not recorded: %w", err)
 		}
 		c.session = ev.Session
@@ -158,10 +156,10 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 2, err
 	}
-	if err := journal.ValidSessionID(c.session); err != nil {
+	if err := ijournal.ValidSessionID(c.session); err != nil {
 		return 2, err
 	}
-	if _, err := os.Stat(journal.Path(dir, c.session)); err != nil {
+	if _, err := os.Stat(ijournal.Path(dir, c.session)); err != nil {
 		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
 	}
 	opt := logbook.SealOptions{Goal: c.goal, Certificates: certs, Timestamp: stamp}

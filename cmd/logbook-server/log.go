@@ -14,13 +14,14 @@ import (
 
 // logFlags choose the transparency log (docs/log.md).
 type logFlags struct {
-	driver, dsn, witnesses string
-	batch                  uint
-	batchAge, interval     time.Duration
+	driver, dsn, witnesses, dir string
+	batch                       uint
+	batchAge, interval          time.Duration
 }
 
 func (l *logFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.driver, "log", translog.POSIX, "transparency log storage: posix (tiles in DATA/log), mysql (--log-dsn), or none")
+	fs.StringVar(&l.dir, "log-dir", "", "`DIR` of the posix log's tiles (default DATA/log; another disk spares the journal the log's fsyncs)")
 	fs.StringVar(&l.dsn, "log-dsn", "", "MySQL/MariaDB `DSN` for --log mysql, user:pass@tcp(host:port)/db (default $LOGBOOK_LOG_DSN)")
 	fs.StringVar(&l.witnesses, "log-witnesses", "", "C2SP tlog-policy `FILE` naming the witnesses (with URLs) that cosign each log checkpoint before it is published")
 	fs.UintVar(&l.batch, "log-batch", translog.DefaultBatchSize, "most leaves per sequencing batch")
@@ -36,7 +37,11 @@ func (l *logFlags) open(ctx context.Context, data, name string, key ed25519.Priv
 	if l.driver == "none" {
 		return nil, nil
 	}
-	cfg := translog.Config{Driver: l.driver, Dir: filepath.Join(data, "log"), DSN: l.dsn, Origin: logOrigin(name), Key: key,
+	dir := l.dir
+	if dir == "" {
+		dir = filepath.Join(data, "log")
+	}
+	cfg := translog.Config{Driver: l.driver, Dir: dir, DSN: l.dsn, Origin: logOrigin(name), Key: key,
 		BatchSize: l.batch, BatchAge: l.batchAge, CheckpointInterval: l.interval}
 	if cfg.DSN == "" {
 		cfg.DSN = getenv("LOGBOOK_LOG_DSN")

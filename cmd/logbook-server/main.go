@@ -133,6 +133,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 2
 	}
+	// A key others can read proves nothing: whoever reads it signs
+	// checkpoints and records as this server.
+	if st, err := os.Stat(c.keyFile); err == nil && st.Mode().Perm()&0o077 != 0 && !c.verifierKey {
+		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (mode %v): chmod 600 it\n", c.keyFile, st.Mode().Perm())
+		return 2
+	}
 	priv, err := keys.ParsePrivateKeyPEM(text)
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-server: --key %s: %v\n", c.keyFile, err)

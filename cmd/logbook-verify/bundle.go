@@ -16,6 +16,7 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 // extraFlags are the bundle and evidence options (issue 17).
@@ -66,12 +67,15 @@ func readTrust(files []string) ([]ed25519.PublicKey, error) {
 	return out, nil
 }
 
-// runBundle checks a bundle as its parts would be checked one by one:
-// the record under the trusted keys (spec §7, same codes), then the
-// policy checks over the bundle's attestations (ATTEST_*), the record's
-// timestamp under --tsa-roots; the bundle's container gets BUNDLE_INVALID
-// and a signerKey that did not sign the record BUNDLE_KEY_MISMATCH.
-func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, asJSON bool, stdout, stderr io.Writer) int {
+// runBundle checks a bundle as its parts would be checked one by one,
+// through internal/verdict as any record: the record under the trusted
+// keys (spec §7, same codes), the policy checks over the bundle's
+// attestations (ATTEST_*) and the record's timestamp under --tsa-roots,
+// then the bundle's checkpoints under --checkpoint-key (CHECKPOINT_*,
+// TRUNCATED, and the assurance level). The bundle's container gets
+// BUNDLE_INVALID, and a signerKey that did not sign the record
+// BUNDLE_KEY_MISMATCH.
+func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, asJSON bool, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if asJSON {
@@ -104,43 +108,50 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, asJSON bool, s
 	if err != nil {
 		return ioError(err)
 	}
-	var opt record.Options
 	pinned := len(trusted) > 0
+	in := verdict.Inputs{Record: b.Record}
 	if pinned {
-		opt.Pinned = trusted
+		in.Pinned = trusted
 	}
-	pol, err := pf.load()
-	if err != nil {
+	if in.Policy, err = pf.load(); err != nil {
+		return ioError(err)
+	}
+	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
 		return ioError(err)
 	}
 	var notes []string
-	if len(pol.AttestorKeys) > 0 {
-		pol.Attestations = append(pol.Attestations, b.Attestations...)
+	if len(in.Policy.AttestorKeys) > 0 {
+		in.Policy.Attestations = append(in.Policy.Attestations, b.Attestations...)
 	} else if len(b.Attestations) > 0 {
 		notes = append(notes, fmt.Sprintf("%d bundled attestation(s) not checked: pass --attestor-key", len(b.Attestations)))
 	}
-	res := record.Verify(b.Record, opt)
-	if res.Facts != nil && !bytes.Equal(res.Facts.PublicKey, bundled) && (res.OK || res.Code == format.SignerNotTrusted) {
+	if len(in.CheckpointKeys) > 0 {
+		in.Checkpoints = append(in.Checkpoints, b.Checkpoints...)
+	} else if len(b.Checkpoints) > 0 {
+		notes = append(notes, fmt.Sprintf("%d bundled checkpoint(s) not checked: pass --checkpoint-key", len(b.Checkpoints)))
+	}
+	// The key part first: a record whose signature verifies under another
+	// key than the bundle names is a damaged bundle, whatever else holds.
+	first := record.Verify(b.Record, record.Options{Pinned: in.Pinned})
+	if first.Facts != nil && !bytes.Equal(first.Facts.PublicKey, bundled) && (first.OK || first.Code == format.SignerNotTrusted) {
 		return refused(BundleKeyMismatch, "the bundle's signerKey is not the key that signed its record")
 	}
-	res, rep := policy.Check(res, pol)
+	out := verdict.Run(in)
+	res := out.Result
 	if b.TSARoots != "" {
 		sum := sha256.Sum256([]byte(b.TSARoots))
 		notes = append(notes, "bundled time-stamping roots (sha256 "+hex.EncodeToString(sum[:8])+"…) are not trusted: compare them out of band, then pass them as --tsa-roots")
-	}
-	if b.Checkpoints != nil {
-		notes = append(notes, "bundled checkpoints present, not checked by this build")
 	}
 	if !pinned && res.OK {
 		notes = append(notes, "no --trust: checked under the bundle's own key, which proves integrity only")
 	}
 	if asJSON {
 		if res.OK && len(notes) > 0 {
-			res.Detail += "; " + join(notes)
+			out.Result.Detail += "; " + join(notes)
 		}
-		printJSON(stdout, "", res, pinned, rep)
+		verdict.WriteJSON(stdout, out)
 	} else {
-		printHuman(stdout, res, pinned, rep)
+		verdict.WriteHuman(stdout, out)
 		for _, n := range notes {
 			fmt.Fprintln(stdout, "note:", n)
 		}

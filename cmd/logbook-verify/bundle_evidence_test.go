@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
@@ -64,7 +65,7 @@ func TestBundle(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 	bf := writeTemp(t, dir, "good.bundle.json", good)
-	if code, out := runVerify(t, "--bundle", bf, "--trust", pub); code != 0 || !strings.Contains(out, "signer=pinned") || !strings.Contains(out, "checkpoints present") {
+	if code, out := runVerify(t, "--bundle", bf, "--trust", pub); code != 0 || !strings.Contains(out, "signer=pinned") || !strings.Contains(out, "1 bundled checkpoint(s) not checked") {
 		t.Fatalf("good bundle: %d %s", code, out)
 	}
 	if code, out := runVerify(t, "--bundle", bf); code != 0 || !strings.Contains(out, "integrity only") {
@@ -139,6 +140,39 @@ func TestBundle(t *testing.T) {
 	_, alone := runVerify(t, "--pubkey", pub, "--attestation", attFile, "--attestor-key", wpub, recFile)
 	if code != 1 || !strings.HasPrefix(out, "REFUSED ATTEST_INVALID") || !strings.HasPrefix(alone, "REFUSED ATTEST_INVALID") {
 		t.Fatalf("damaged attestation: bundle %d %s; alone %s", code, out, alone)
+	}
+
+	// A server's signed checkpoint inside the bundle: checked under
+	// --checkpoint-key as --checkpoint is (level server); damaged, it gives
+	// the code the same note gives alone.
+	server := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{5}, 32))
+	_, serverPEM, _ := keys.MarshalPair(server, server.Public().(ed25519.PublicKey))
+	spub := writeTemp(t, dir, "server.pub", serverPEM)
+	signer, err := checkpoint.NewSigner("logbook.example", server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tip struct{ ChainTip string }
+	json.Unmarshal(rec, &tip)
+	note, err := signer.Sign(checkpoint.Checkpoint{Session: "s1", Size: 24, Tip: tip.ChainTip, Time: "2026-05-01T10:00:23Z",
+		Redact: strings.Repeat("0", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCP, _ := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Checkpoints: [][]byte{note}})
+	cf := writeTemp(t, dir, "cp.bundle.json", withCP)
+	if code, out := runVerify(t, "--bundle", cf, "--trust", pub, "--checkpoint-key", spub); code != 0 || !strings.Contains(out, "level=server") {
+		t.Fatalf("bundle with a checkpoint: %d %s", code, out)
+	}
+	badNote := bytes.Replace(note, []byte("size 24\n"), []byte("size 23\n"), 1)
+	if bytes.Equal(badNote, note) {
+		t.Fatalf("no size line in %q", note)
+	}
+	badCP, _ := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Checkpoints: [][]byte{badNote}})
+	code, out = runVerify(t, "--bundle", writeTemp(t, dir, "badcp.bundle.json", badCP), "--trust", pub, "--checkpoint-key", spub)
+	_, alone = runVerify(t, "--pubkey", pub, "--checkpoint", writeTemp(t, dir, "bad.checkpoint", badNote), "--checkpoint-key", spub, recFile)
+	if code != 1 || first(out) != first(alone) || !strings.HasPrefix(out, "REFUSED CHECKPOINT_INVALID") {
+		t.Fatalf("damaged checkpoint: bundle %d %s; alone %s", code, out, alone)
 	}
 
 	// --json gives the same code.

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wrap/files"
 )
 
 // checkMaterials refuses, before the command runs, a --materials glob that
@@ -16,7 +16,7 @@ import (
 // nothing. (--products may match nothing yet: the command makes them.)
 func checkMaterials(globs []string, cwd string) error {
 	for _, g := range globs {
-		ok, err := wrap.Matches(g, cwd)
+		ok, err := files.Matches(g, cwd)
 		if err != nil {
 			return fmt.Errorf("--materials %q: %v", g, err)
 		}

@@ -1,6 +1,6 @@
 // Command logbook-wrap runs a command on the record: stdin, stdout and
 // stderr pass straight through, it exits with the command's status, and an
-// exec step before and after the command (internal/wrap) goes either into a
+// exec step before and after the command (package wrap) goes either into a
 // session's in-progress file, for logbook-seal to seal later, or into a
 // one-shot record sealed at once.
 //
@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -28,18 +29,18 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/journal"
-	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
-	"github.com/logbook-project/logbook/internal/wrap"
+	iwrap "github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wrap/files"
+	"github.com/logbook-project/logbook/wrap"
 )
 
 func main() {
 	// Subscribe first, so no signal meant for the command is lost.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, wrap.Forwarded...)
+	signal.Notify(sigs, iwrap.Forwarded...)
 	// With SIGPIPE subscribed, a write to a closed stdout fails with EPIPE
 	// instead of killing the wrapper before it records; the command still
 	// gets its own SIGPIPE (the pipe to it is closed).
@@ -75,7 +76,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	fs.StringVar(&c.goal, "goal", "", "what the command is for (clear text, redacted)")
 	fs.Var(&c.materials, "materials", "`GLOB` of files the command reads: digested before it starts (repeatable; ** allowed)")
 	fs.Var(&c.products, "products", "`GLOB` of files the command makes: digested before and after, new, changed and removed ones named (repeatable)")
-	fs.IntVar(&c.maxFiles, "max-files", wrap.DefaultMaxFiles, "cap on the files the --materials globs, or the --products globs, may match")
+	fs.IntVar(&c.maxFiles, "max-files", iwrap.DefaultMaxFiles, "cap on the files the --materials globs, or the --products globs, may match")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -88,7 +89,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 		return usage("no command given: logbook-wrap [flags] -- CMD [ARGS...]")
 	}
 	for _, g := range append(append([]string{}, c.materials...), c.products...) {
-		if !wrap.ValidGlob(g) {
+		if !files.ValidGlob(g) {
 			return usage("bad glob %q", g)
 		}
 	}
@@ -110,15 +111,19 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 			return usage("not run: %v", err)
 		}
 	}
-	opt := wrap.Options{
-		Argv: argv, Cwd: cwd, Env: childEnv(os.Environ()),
+	cmd := wrap.Command{Args: argv, Dir: cwd, Env: childEnv(os.Environ()),
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
-		Agent: c.agent, Goal: c.goal, Materials: c.materials, Products: c.products, MaxFiles: c.maxFiles,
-		ID:       "wrap_" + rand.Text(),
+		Materials: c.materials, Products: c.products, MaxFiles: c.maxFiles}
+	log := func(msg string) { fmt.Fprintln(stderr, "logbook-wrap:", msg) }
+	// session.recorder names this program, hashed once per session: only
+	// when the session's in-progress file is created.
+	opt := wrap.Options{
 		Now:      func() string { at, _ := cli.Now(getenv); return at },
+		Agent:    c.agent,
+		Goal:     c.goal,
+		Recorder: "logbook-wrap",
 		Signals:  sigs,
-		Keyboard: wrap.FromTerminal,
-		Log:      func(msg string) { fmt.Fprintln(stderr, "logbook-wrap:", msg) },
+		Log:      log,
 	}
 	// The project's redaction patterns (DIR/redact.json) apply to the
 	// command line and the other clear text; a config that cannot be used
@@ -128,23 +133,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	if err != nil {
 		return usage("%v", err)
 	}
-	red, err := redact.LoadConfig(cfgDir)
-	if err != nil {
+	if _, err := redact.LoadConfig(cfgDir); err != nil {
 		return usage("%v", err)
-	}
-	opt.Redactor = red
-	// session.recorder names this program, hashed once per session: only
-	// when the session's in-progress file is created.
-	hdr := journal.Header{Cwd: red.String(cwd), Harness: harness,
-		Describe: &recorder.Self{Name: "logbook-wrap", Warn: func(msg string) { fmt.Fprintln(stderr, "logbook-wrap:", msg) }}}
-	if c.agent != "" {
-		hdr.Harness = red.String(c.agent)
 	}
 	if c.out != "" {
 		if c.dir != "" {
 			return usage("--dir appends to a session, --out seals a one-shot record: give one of them")
 		}
-		return oneShot(c, opt, hdr, getenv, stderr)
+		return oneShot(c, cmd, opt, cfgDir, getenv, stderr)
 	}
 	if c.key != "" {
 		return usage("--key signs a one-shot record: it needs --out RECORD (a session is sealed by logbook-seal)")
@@ -162,13 +158,11 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	if err != nil {
 		return usage("%v", err)
 	}
-	hdr.Session = c.session
-	opt.Record = appendTo(dir, hdr)
-	res := wrap.Run(opt)
-	if res.Err != nil {
-		_ = cli.LogError(dir, opt.Now(), "logbook-wrap", res.Err.Error())
+	code, err := wrap.Run(dir, c.session, cmd, opt)
+	if err != nil {
+		_ = cli.LogError(dir, opt.Now(), "logbook-wrap", err.Error())
 	}
-	return res.ExitCode
+	return code
 }
 
 // oneShot records the command in a private in-progress file beside the
@@ -178,7 +172,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 // Sealing runs in logbook-seal (beside this program, else on $PATH) rather
 // than in process: the sealer links crypto/x509 and the schema validator,
 // whose start-up would be paid by every wrapped command.
-func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string) string, stderr io.Writer) int {
+func oneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, getenv func(string) string, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "logbook-wrap: "+format+"\n", a...)
 		return wrap.ExitFailure
@@ -209,16 +203,18 @@ func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string)
 	if err != nil {
 		return fail("not run: %v", err)
 	}
-	hdr.Session = c.session
-	opt.Record = appendTo(tmp, hdr)
-	res := wrap.Run(opt)
-	if res.Steps == 0 {
+	// The project's redaction patterns go with the steps, for the run and
+	// for the seal (the goal, the agent, the cwd).
+	if err := copyConfig(cfgDir, tmp); err != nil {
 		os.RemoveAll(tmp)
-		return res.ExitCode
+		return fail("not run: %v", err)
 	}
-	// The sealer reads no redact.json in tmp: the goal goes to it already
-	// redacted with the project's rules.
-	args := []string{"--dir", tmp, "--session", c.session, "--out", out, "--goal", opt.Redactor.String(c.goal)}
+	code, runErr := wrap.Run(tmp, c.session, cmd, opt)
+	if st, err := os.Stat(journal.Path(tmp, c.session)); err != nil || st.Size() == 0 {
+		os.RemoveAll(tmp) // not run: nothing to seal
+		return code
+	}
+	args := []string{"--dir", tmp, "--session", c.session, "--out", out, "--goal", c.goal}
 	if c.key != "" {
 		args = append(args, "--key", c.key)
 	}
@@ -226,13 +222,25 @@ func oneShot(c config, opt wrap.Options, hdr journal.Header, getenv func(string)
 	seal.Stderr = stderr // its stdout ("sealed …") is not the command's output: dropped
 	if err := seal.Run(); err != nil {
 		return fail("the command exited %d but its record was not sealed (%v); its steps are in %s: logbook-seal --dir %s --session %s",
-			res.ExitCode, err, tmp, tmp, c.session)
+			code, err, tmp, tmp, c.session)
 	}
 	os.RemoveAll(tmp)
-	if res.Err != nil {
+	if runErr != nil {
 		return wrap.ExitFailure
 	}
-	return res.ExitCode
+	return code
+}
+
+// copyConfig copies from's redaction patterns, if it has any, into dir.
+func copyConfig(from, dir string) error {
+	b, err := os.ReadFile(filepath.Join(from, redact.ConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, redact.ConfigFile), b, 0o600)
 }
 
 // findSealer returns logbook-seal's path: beside this program (they are
@@ -245,19 +253,6 @@ func findSealer() (string, error) {
 		}
 	}
 	return exec.LookPath("logbook-seal")
-}
-
-// appendTo appends each step to the session under its lock, taken for the
-// append only: wrapped commands of one job may run side by side.
-func appendTo(dir string, hdr journal.Header) func(chain.Step) error {
-	return func(s chain.Step) error {
-		j, err := journal.Open(dir, hdr.Session)
-		if err != nil {
-			return err
-		}
-		_, err = j.Append(hdr, []chain.Step{s})
-		return errors.Join(err, j.Close())
-	}
 }
 
 // childEnv is the wrapper's environment without the signing key: a

@@ -2,7 +2,7 @@
 // JSON payload on stdin (or, for Codex's notify program, as the last
 // command-line argument) and appends one digest-only, hash-chained step to
 // the session's in-progress file. Every supported harness's dialect is read
-// (internal/hookevent); --harness NAME and --event NAME say what the
+// (package journal); --harness NAME and --event NAME say what the
 // payload's shape cannot. It never writes to stdout (a hook's stdout can
 // reach the model). Exit status follows the hook contract the harnesses
 // share: 0, even when recording fails (the failure goes to stderr and
@@ -31,7 +31,7 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/recorder"
+	"github.com/logbook-project/logbook/journal"
 )
 
 const unknownEvent = "unknown event"
@@ -74,9 +74,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
 	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
-	var hint hookevent.Hint
-	fs.StringVar(&hint.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(hookevent.Harnesses, ", "))
-	fs.StringVar(&hint.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
+	var opt journal.EventOptions
+	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
+	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		// A broken hook command line must not break the agent: exit 0,
@@ -123,8 +123,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	limitMemory(len(payload))
-	cwd, _ := os.Getwd()
 	if *server != "" {
+		cwd, _ := os.Getwd()
+		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
 		if err := forward(*server, cli.StripBOM(payload), hint, cwd, getenv); err != nil {
 			return fail(unknownEvent, err)
 		}
@@ -132,22 +133,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
-	self := &recorder.Self{Name: "record-step", Warn: report}
+	opt.Recorder, opt.Warn = "record-step", report
 	// The step's time is taken under the session's lock (at the start,
 	// at is only for error lines), so at follows seq.
-	now := func() string {
+	opt.Now = func() string {
 		if clockErr != nil {
 			return instant.Format(time.Now())
 		}
 		t, _ := cli.Now(getenv)
 		return t
 	}
-	ev, err := recorder.RecordNow(dir, cli.StripBOM(payload), hint, now, cwd, self)
-	var warn *recorder.Warning
-	if errors.As(err, &warn) {
-		report(fmt.Sprintf("%s: %v", ev.Name, warn))
-		err = nil
-	}
+	ev, err := journal.Record(dir, payload, opt)
 	if err != nil {
 		name := ev.Name
 		if name == "" {

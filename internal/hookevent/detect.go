@@ -3,6 +3,7 @@ package hookevent
 import (
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -17,18 +18,11 @@ type Hint struct {
 	Event   string
 }
 
-// Harnesses are the names a Hint and session.agent use.
-var Harnesses = []string{"claude-code", "codex", "gemini", "cursor", "copilot-cli", "vscode", "grok"}
+// Harnesses are the names a Hint and session.agent use (kinds.Harnesses).
+var Harnesses = kinds.Harnesses
 
 // KnownHarness reports whether name is one of Harnesses.
-func KnownHarness(name string) bool {
-	for _, h := range Harnesses {
-		if h == name {
-			return true
-		}
-	}
-	return false
-}
+func KnownHarness(name string) bool { return kinds.KnownHarness(name) }
 
 // eventName returns the event name as the harness gave it: the payload's
 // own field, else the hint, else what the shape of a payload without one
@@ -114,7 +108,7 @@ func harnessOf(b *builder, raw string, hint Hint) string {
 	case b.has("sessionId"):
 		return "copilot-cli"
 	}
-	if h := eventOf(raw).harness; h != "" {
+	if h := kinds.Harness(raw); h != "" {
 		return h
 	}
 	// Codex: a turn id, a transcript under ~/.codex, or a null transcript

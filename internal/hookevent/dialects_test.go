@@ -16,6 +16,7 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/digest"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/synth"
@@ -145,7 +146,7 @@ func checkDialect(t *testing.T, harness string, fx fixture) {
 	if strings.ContainsAny(ev.Step.Summary, "\r\n") {
 		t.Errorf("%s: summary spans lines", fx.name)
 	}
-	if toolEvents[ev.Name] && len(ev.Step.Inputs) == 0 {
+	if kinds.ToolEvent(ev.Name) && len(ev.Step.Inputs) == 0 {
 		t.Errorf("%s: a tool call without an input digest", fx.name)
 	}
 	if (ev.Name == "PostToolUse" || ev.Name == "PostToolUseFailure") && len(ev.Step.Outputs) == 0 && !bytes.Contains(fx.payload, []byte(`"afterFileEdit"`)) {
@@ -419,33 +420,6 @@ func TestHarnessOf(t *testing.T) {
 		ev, err := ParseWith([]byte(c.payload), Hint{Harness: c.hint})
 		if err != nil || ev.Harness != c.want {
 			t.Errorf("%s (hint %q): %q, want %q (%v)", c.payload, c.hint, ev.Harness, c.want, err)
-		}
-	}
-}
-
-// TestOneTable: every tool the table names maps to a step kind of the
-// format, and every harness event maps to a Claude Code event.
-func TestOneTable(t *testing.T) {
-	kinds := map[string]bool{"exec": true, "edit": true, "read": true, "write": true, "tool_call": true}
-	seen := map[string]bool{}
-	for _, tk := range toolKinds {
-		if !kinds[tk.kind] || seen[tk.tool] {
-			t.Errorf("tool %s: kind %q (or listed twice)", tk.tool, tk.kind)
-		}
-		seen[tk.tool] = true
-	}
-	seen = map[string]bool{}
-	for _, e := range eventNames {
-		name, info := e.name, e.eventInfo
-		if seen[name] {
-			t.Errorf("event %s listed twice", name)
-		}
-		seen[name] = true
-		if info.canonical == "" || (info.kind != "" && !kinds[info.kind]) {
-			t.Errorf("event %s: %+v", name, info)
-		}
-		if info.harness != "" && !KnownHarness(info.harness) {
-			t.Errorf("event %s: harness %q", name, info.harness)
 		}
 	}
 }

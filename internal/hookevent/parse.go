@@ -16,6 +16,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/digest"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -73,7 +74,7 @@ func ParseRedacted(payload []byte, hint Hint, red *redact.Redactor) (Event, erro
 	}
 	b := builder{src: payload, root: v, red: red}
 	raw := b.eventName(hint)
-	event, implied := Canonical(raw)
+	event, implied := kinds.Canonical(raw)
 	if event == "PostToolUse" && b.responseFailed(raw) {
 		event = "PostToolUseFailure"
 	}
@@ -241,10 +242,10 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	tool := b.str("tool_name", "toolName")
 	var detail string
 	switch {
-	case toolEvents[event]:
+	case kinds.ToolEvent(event):
 		st.Kind = implied
 		if st.Kind == "" {
-			st.Kind = ToolKind(tool)
+			st.Kind = kinds.ToolKind(tool)
 		}
 		var view objView
 		st.Inputs, view = b.toolInput(implied)
@@ -278,11 +279,11 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 		b.set("permissionMode", b.str("permission_mode", "permissionMode"))
 		b.set("reason", b.str("reason"))
 	case event == "UserPromptSubmit":
-		st.Kind = eventKinds[event]
+		st.Kind = kinds.EventKind(event)
 		st.Inputs = b.body("prompt")
 		b.set("model", b.str("model"))
 		detail = "prompt" + sizeNote(b.get("prompt"))
-	case eventKinds[event] == "claim":
+	case kinds.EventKind(event) == "claim":
 		st.Kind = "claim"
 		finals := []string{"last_assistant_message", "lastAssistantMessage", "prompt_response", "last-assistant-message", "summary"}
 		if event == "AgentResponse" {

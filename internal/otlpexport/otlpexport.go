@@ -105,6 +105,9 @@ func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
 	if r.Verdict.Code != "" {
 		root.SetAttributes(attribute.String("logbook.code", r.Verdict.Code))
 	}
+	if r.Verdict.Assurance != "" {
+		root.SetAttributes(attribute.String("logbook.assurance", r.Verdict.Assurance))
+	}
 	if !r.Verdict.OK {
 		root.SetStatus(codes.Error, r.Verdict.Line)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/record/shape"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -90,16 +91,16 @@ func Verify(data []byte, opt Options) Result {
 	if err != nil {
 		return refuse(format.NotJSON, err.Error())
 	}
-	if d := checkValues(rec); d != "" {
+	if d := shape.Values(rec); d != "" {
 		return refuse(format.Shape, d)
 	}
-	if d := checkTopSchema(rec); d != "" {
+	if d := shape.Top(rec); d != "" {
 		return refuse(format.Shape, d)
 	}
-	if d := checkSessionInstants(rec); d != "" {
+	if d := shape.SessionInstants(rec); d != "" {
 		return refuse(format.Shape, d)
 	}
-	if d := checkDER(rec); d != "" {
+	if d := shape.DER(rec); d != "" {
 		return refuse(format.Shape, d)
 	}
 	for _, r := range []Result{w.shape, w.order, chainResult} {
@@ -154,7 +155,7 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	if w.shape.Code != "" {
 		return nil // a shape failure outranks anything a later step shows; read on for NOT_JSON
 	}
-	if d := checkValues(st); d != "" {
+	if d := shape.Values(st); d != "" {
 		w.shape = refuse(format.Shape, fmt.Sprintf("/steps/%d%s", i, d))
 		return nil
 	}
@@ -165,7 +166,7 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		}
 		return v
 	}
-	if d := checkStepShape(st, i, full); d != "" {
+	if d := shape.Step(st, i, full); d != "" {
 		w.shape = refuse(format.Shape, d)
 		return nil
 	}
@@ -239,7 +240,7 @@ func (w *stepWalker) appendStep(st *strictjson.Value) (from, to int, detail stri
 		var err error
 		if v.Kind == strictjson.Object && len(v.Members) == 0 && (key == "data" || key == "dossier") {
 			err = b.AppendText(w.data[v.Start:v.End], strictjson.Options{MaxDepth: format.MaxDepth, Depth: 3}, func(lit string) error {
-				if p := numberProblem(lit); p != "" {
+				if p := shape.NumberProblem(lit); p != "" {
 					return errors.New(p)
 				}
 				return nil

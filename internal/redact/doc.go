@@ -25,7 +25,7 @@
 //   - private key blocks, from BEGIN to END or, if truncated, to the end;
 //   - well-known token shapes (AWS, GitHub, GitLab, Slack, npm, PyPI,
 //     Anthropic, OpenAI, Stripe, Twilio, SendGrid, JWT, DigitalOcean,
-//     Shopify, Discord, Google OAuth and more; see shapes), wherever they
+//     Shopify, Discord, Google OAuth and more; see package shapes), wherever they
 //     occur, even inside a path such as /tmp/ghp_xxx.txt;
 //   - every rule of gitleaks' default configuration (gitleaks/rules.go,
 //     generated from github.com/zricethezav/gitleaks/v8 by gitleaks/gen:
@@ -56,6 +56,15 @@
 // *Redactor that LoadConfig returns, which callers pass along
 // (hookevent.ParseRedacted, wrap.Options, seal.Options); the package-level
 // String and SecretKey apply the built-in rules only.
+//
+// The work is split by job into packages under this one: scan (the single
+// pass: names followed by values, flags, private keys, AWS secret keys),
+// names (whether a name says its value is a secret), values (reading a
+// value and whether it holds one), shapes (well-known token shapes), web
+// (URL passwords, auth headers, Bearer and Basic), gitleaks (gitleaks'
+// rules and their runner) and ascii (byte classes). This package joins
+// them: the prefilter, the passes, the project's patterns (New,
+// LoadConfig) and the replacement.
 //
 // Known limits, chosen to keep false positives down: one-letter flags
 // (mysql -pSECRET, sshpass -p x) and secrets in free prose ("the password

@@ -3,6 +3,7 @@ package redact
 import (
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/redact/names"
 	"github.com/logbook-project/logbook/internal/secretcorpus"
 )
 
@@ -51,7 +52,7 @@ func TestGitleaksFalsePositives(t *testing.T) {
 	plain, changed, placeholders, phChanged := 0, 0, 0, 0
 	for _, r := range c.Rules {
 		for _, fp := range r.FPs {
-			if hasRoot(fp.Text) {
+			if names.HasRoot(fp.Text) {
 				continue
 			}
 			out := String(fp.Text)

@@ -2,13 +2,27 @@ package redact
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/redact/scan"
 )
+
+// cpuTime is the user and system time this process has used so far.
+func cpuTime(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // TestHostileInputIsLinear guards record-step against a command built to
 // make the scanner rescan: each input repeats one unit to 400 kB. A linear
-// scan takes milliseconds; a quadratic one would take minutes.
+// scan takes milliseconds; a quadratic one would take minutes. It counts
+// the process's CPU time, not the wall clock: on a loaded machine (CI, two
+// cores shared) the wall clock measures the neighbours.
 func TestHostileInputIsLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large inputs")
@@ -29,9 +43,9 @@ func TestHostileInputIsLinear(t *testing.T) {
 	}
 	for _, unit := range units {
 		s := strings.Repeat(unit, 400_000/len(unit))
-		start := time.Now()
+		start := cpuTime(t)
 		String(s)
-		if d := time.Since(start); d > 2*time.Second {
+		if d := cpuTime(t) - start; d > 2*time.Second {
 			t.Errorf("%q repeated to %d bytes: %v", unit, len(s), d)
 		}
 	}
@@ -62,12 +76,12 @@ func TestManySecretsIsLinear(t *testing.T) {
 func TestReplaceManySpans(t *testing.T) {
 	const n = 100_000
 	s := strings.Repeat("ab", n)
-	var spans []span
+	var spans []scan.Span
 	for i := 0; i < n; i++ {
-		spans = append(spans, span{2 * i, 2*i + 1})
+		spans = append(spans, scan.Span{Start: 2 * i, End: 2*i + 1})
 	}
 	for i := 0; i < n; i++ {
-		spans = append(spans, span{2*i + 1, 2*i + 2})
+		spans = append(spans, scan.Span{Start: 2*i + 1, End: 2*i + 2})
 	}
 	start := time.Now()
 	out := replace(s, spans)
@@ -76,29 +90,5 @@ func TestReplaceManySpans(t *testing.T) {
 	}
 	if out != Mask {
 		t.Errorf("touching spans over the whole text: %.40q…", out)
-	}
-}
-
-// TestCoverIndexAgrees: the Fenwick tree coveredTo keeps past
-// linearSpans answers as the walk of every span does.
-func TestCoverIndexAgrees(t *testing.T) {
-	units := []string{"api_key=AAAAAAAAAAAAAAAAAAAA ", "token: ghp_R7xK2mQ9vLp4TnW8yZ3bC6dF1gH5jA0sE2uI\n", "x ", "password=\"hunter2hunter2\" ",
-		"AKIAQYLPMN5HHHFPZAM2 ", "Authorization: Bearer abcdefghijklmnop1234\n", "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
-		"https://u:p4ssw0rd@example.com/ ", "[REDACTED]", "secret: '", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghij ", "sk_live_0123456789abcdefghijklmn "}
-	seed := uint32(1)
-	next := func() int { seed = seed*1664525 + 1013904223; return int(seed >> 8) }
-	defer func(n int) { linearSpans = n }(linearSpans)
-	for round := 0; round < 200; round++ {
-		var b strings.Builder
-		for n := next()%300 + 1; n > 0; n-- {
-			b.WriteString(units[next()%len(units)])
-		}
-		s := b.String()
-		linearSpans = 1 << 30
-		want := String(s)
-		linearSpans = 0
-		if got := String(s); got != want {
-			t.Fatalf("round %d: the index and the walk disagree on\n%q\nwalk:  %q\nindex: %q", round, s, want, got)
-		}
 	}
 }

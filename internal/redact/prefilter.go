@@ -1,6 +1,10 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/redact/ascii"
+)
 
 // rootAt reports whether one of the words a rule needs to see before it
 // can fire without a '=', ':' or '@' starts at s[i], ignoring case: secret
@@ -10,27 +14,27 @@ import "strings"
 // byte keeps this to one comparison for most letters.
 func rootAt(s string, i int) bool {
 	rest := s[i+1:]
-	switch lower(s[i]) {
+	switch ascii.Lower(s[i]) {
 	case 'p':
-		return hasPrefixFold(rest, "ass") || hasPrefixFold(rest, "wd")
+		return ascii.HasPrefixFold(rest, "ass") || ascii.HasPrefixFold(rest, "wd")
 	case 's':
-		return hasPrefixFold(rest, "ecret")
+		return ascii.HasPrefixFold(rest, "ecret")
 	case 't':
-		return hasPrefixFold(rest, "oken")
+		return ascii.HasPrefixFold(rest, "oken")
 	case 'k':
-		return hasPrefixFold(rest, "ey")
+		return ascii.HasPrefixFold(rest, "ey")
 	case 'c':
-		return hasPrefixFold(rest, "red") || hasPrefixFold(rest, "ookie")
+		return ascii.HasPrefixFold(rest, "red") || ascii.HasPrefixFold(rest, "ookie")
 	case 'a':
-		return hasPrefixFold(rest, "uth") || hasPrefixFold(rest, "ws") || hasPrefixFold(rest, "tatt")
+		return ascii.HasPrefixFold(rest, "uth") || ascii.HasPrefixFold(rest, "ws") || ascii.HasPrefixFold(rest, "tatt")
 	case 'b':
-		return hasPrefixFold(rest, "earer") || hasPrefixFold(rest, "asic")
+		return ascii.HasPrefixFold(rest, "earer") || ascii.HasPrefixFold(rest, "asic")
 	case 'e':
-		return hasPrefixFold(rest, "yj")
+		return ascii.HasPrefixFold(rest, "yj")
 	case 'h':
-		return hasPrefixFold(rest, "ooks")
+		return ascii.HasPrefixFold(rest, "ooks")
 	case 'w':
-		return hasPrefixFold(rest, "hsec")
+		return ascii.HasPrefixFold(rest, "hsec")
 	}
 	return false
 }
@@ -54,7 +58,7 @@ func mayHoldSecret(s string) bool {
 					return true
 				}
 			}
-		} else if !isDigit(c) && c != '_' {
+		} else if !ascii.IsDigit(c) && c != '_' {
 			switch c {
 			case '=', ':', '@':
 				return true

@@ -8,11 +8,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/redact/ascii"
 	"github.com/logbook-project/logbook/internal/redact/gitleaks"
+	"github.com/logbook-project/logbook/internal/redact/names"
+	"github.com/logbook-project/logbook/internal/redact/scan"
+	"github.com/logbook-project/logbook/internal/redact/values"
 )
 
 // Mask replaces every secret.
-const Mask = "[REDACTED]"
+const Mask = values.Mask
 
 // ErrBadPattern is wrapped by the errors New returns.
 var ErrBadPattern = errors.New("redact: bad pattern")
@@ -126,26 +130,26 @@ func (r *Redactor) String(s string) string {
 
 // SecretKey is the package-level SecretKey with r's extra keys.
 func (r *Redactor) SecretKey(name string) bool {
-	return r.classify(name, ctxKey) == strongSecret
+	return names.Classify(name, names.InKey, r.extraKeys()) == names.StrongSecret
 }
 
 // pass applies every rule once.
 func (r *Redactor) pass(s string) string {
-	sc := scanner{s: s, r: r}
-	if r.hasRegexps() || mayHoldSecret(s) || r.mentionsExtraKey(s) {
-		sc.scan()
+	sc := scan.New(s, r.extraKeys())
+	if r.hasRegexps() || mayHoldSecret(s) || names.ContainsAny(s, r.extraKeys()) {
+		sc.Scan()
 	}
-	gitleaks.Find(s, sc.coveredTo, sc.add)
+	gitleaks.Find(s, sc.CoveredTo, sc.Add)
 	if r != nil {
 		for _, re := range r.res {
 			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
 				if a, b := matchSpan(re, m); a >= 0 {
-					sc.add(a, b)
+					sc.Add(a, b)
 				}
 			}
 		}
 	}
-	return replace(s, sc.spans)
+	return replace(s, sc.Spans())
 }
 
 // matchSpan picks the first capturing group of a match, or the whole match.
@@ -156,11 +160,11 @@ func matchSpan(re *regexp.Regexp, m []int) (int, int) {
 	return m[0], m[1]
 }
 
-func byStart(a, b span) int { return cmp.Compare(a.start, b.start) }
+func byStart(a, b scan.Span) int { return cmp.Compare(a.Start, b.Start) }
 
 // replace writes s with each span replaced by Mask; overlapping and
 // touching spans become one, so "[REDACTED][REDACTED]" never appears.
-func replace(s string, spans []span) string {
+func replace(s string, spans []scan.Span) string {
 	if len(spans) == 0 {
 		return s
 	}
@@ -175,17 +179,17 @@ func replace(s string, spans []span) string {
 	last := 0
 	cur := spans[0]
 	for _, sp := range spans[1:] {
-		if sp.start <= cur.end {
-			cur.end = max(cur.end, sp.end)
+		if sp.Start <= cur.End {
+			cur.End = max(cur.End, sp.End)
 			continue
 		}
-		b.WriteString(s[last:cur.start])
+		b.WriteString(s[last:cur.Start])
 		b.WriteString(Mask)
-		last, cur = cur.end, sp
+		last, cur = cur.End, sp
 	}
-	b.WriteString(s[last:cur.start])
+	b.WriteString(s[last:cur.Start])
 	b.WriteString(Mask)
-	b.WriteString(s[cur.end:])
+	b.WriteString(s[cur.End:])
 	return b.String()
 }
 
@@ -198,20 +202,9 @@ func (r *Redactor) extraKeys() []string {
 	return r.keys
 }
 
-func (r *Redactor) hasExtraRoot(name string) bool {
-	for _, k := range r.extraKeys() {
-		if containsFold(name, k) {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *Redactor) mentionsExtraKey(s string) bool { return r.hasExtraRoot(s) }
-
 func isWord(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isAlnum(s[i]) {
+		if !ascii.IsAlnum(s[i]) {
 			return false
 		}
 	}

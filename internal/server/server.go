@@ -11,7 +11,8 @@
 //	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain)
 //	GET  /v1/sessions/{id}/record            the sealed record (404 until SessionEnd)
 //	GET  /v1/key                             the server's name, key id and public keys
-//	POST /v1/verify                          a record in, the logbook-verify --json object out
+//	POST /v1/verify                          a record (or a runback cassette) in, the logbook-verify --json object out
+//	POST /api/audit/verify                   the same, at runback's path
 //	GET  /healthz                            liveness
 //	GET  /                                   the in-browser checker
 //
@@ -152,6 +153,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/sessions/{id}/record", s.auth(s.method("GET", s.getRecord)))
 	mux.HandleFunc("/v1/key", s.auth(s.method("GET", s.getKey)))
 	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
+	mux.HandleFunc("/api/audit/verify", s.auth(s.method("POST", s.verify))) // runback's path for the same API
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
 	s.logRoutes(mux)
 	mux.HandleFunc("/", s.page)

@@ -19,6 +19,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/testmysql"
 	"github.com/logbook-project/logbook/internal/testreport"
 	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/verdict"
@@ -190,12 +191,7 @@ func TestServerLoggedPOSIX(t *testing.T) { testServerLogged(t, translog.POSIX, "
 // TestServerLoggedMySQL is the same end-to-end test on MariaDB/MySQL
 // (scripts/mariadb.sh sets LOGBOOK_TEST_MYSQL_DSN; CI runs it).
 func TestServerLoggedMySQL(t *testing.T) {
-	dsn := os.Getenv("LOGBOOK_TEST_MYSQL_DSN")
-	if dsn == "" {
-		t.Skip("LOGBOOK_TEST_MYSQL_DSN is not set: run scripts/mariadb.sh (CI does)")
-	}
-	// A fresh database per run: the log of an earlier run is another log.
-	testServerLogged(t, translog.MySQL, freshDB(t, dsn))
+	testServerLogged(t, translog.MySQL, testmysql.DSN(t))
 }
 
 // treeHashAt is the root of the log's first n leaves, computed by tlog

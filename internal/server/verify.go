@@ -16,8 +16,9 @@ import (
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
-// verify answers POST /v1/verify with the exact object logbook-verify
-// --json prints, status 200 whatever the verdict. The body is the record
+// verify answers POST /v1/verify (and runback's path, POST
+// /api/audit/verify) with the exact object logbook-verify --json prints,
+// status 200 whatever the verdict. The body is the record
 // itself, or multipart/form-data with a part "record" and optional parts
 // "pubkey", "checkpoint" and "checkpointKey" (each repeatable; the same
 // files as logbook-verify's flags). The whole body is at most

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/transcript/lines"
 )
 
 // Stats describes one conversion.
@@ -71,13 +73,13 @@ func ConvertFile(path string) ([]Event, Stats, error) {
 // Claude Code fires them. It fails on a line that is not JSON, a bad
 // timestamp, or a transcript without a session id.
 func Convert(main io.Reader, agents map[string]io.Reader) ([]Event, Stats, error) {
-	recs, err := readRecords(main)
+	recs, err := lines.Read(main)
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	c := &converter{main: recs, agents: map[string][]*record{}}
+	c := &converter{main: recs, agents: map[string][]*lines.Record{}}
 	for id, r := range agents {
-		ar, err := readRecords(r)
+		ar, err := lines.Read(r)
 		if err != nil {
 			return nil, Stats{}, fmt.Errorf("agent %s: %w", id, err)
 		}
@@ -112,8 +114,8 @@ type keyed struct {
 }
 
 type converter struct {
-	main   []*record
-	agents map[string][]*record
+	main   []*lines.Record
+	agents map[string][]*lines.Record
 
 	sessionID, cwd, transcriptPath, projectDir string
 	first, last                                time.Time
@@ -134,12 +136,12 @@ func (c *converter) session() error {
 		if c.cwd == "" && r.Cwd != "" {
 			c.cwd = r.Cwd
 		}
-		if !r.time.IsZero() {
-			if c.first.IsZero() || r.time.Before(c.first) {
-				c.first = r.time
+		if !r.Time.IsZero() {
+			if c.first.IsZero() || r.Time.Before(c.first) {
+				c.first = r.Time
 			}
-			if r.time.After(c.last) {
-				c.last = r.time
+			if r.Time.After(c.last) {
+				c.last = r.Time
 			}
 		}
 		if r.Type == "user" && r.PermissionMode != "" {
@@ -172,11 +174,11 @@ func homeOf(cwd string) string {
 	return "/home/dev"
 }
 
-func isMainAssistant(r *record) bool {
+func isMainAssistant(r *lines.Record) bool {
 	return r.Type == "assistant" && !r.IsSidechain && r.Message != nil
 }
 
-func modelOf(r *record) string {
+func modelOf(r *lines.Record) string {
 	if r.Message == nil || r.Message.Model == "<synthetic>" {
 		return ""
 	}
@@ -185,7 +187,7 @@ func modelOf(r *record) string {
 
 // base returns an event with the common keys: cwd from r when it has one,
 // permission_mode as in force at main record i (none when i < 0).
-func (c *converter) base(name string, i int, r *record) Event {
+func (c *converter) base(name string, i int, r *lines.Record) Event {
 	ev := Event{SessionID: c.sessionID, TranscriptPath: c.transcriptPath, Cwd: c.cwd, HookEventName: name}
 	if r != nil && r.Cwd != "" {
 		ev.Cwd = r.Cwd
@@ -209,19 +211,19 @@ func (c *converter) walk() {
 	start.Source, start.Model = "startup", c.firstModel
 	c.emit(start, c.first, -1)
 
-	var last, lastText *record // last turn-relevant record, last assistant record with text
+	var last, lastText *lines.Record // last turn-relevant record, last assistant record with text
 	lastI, model := -1, c.firstModel
 	closeTurn := func() {
 		// Stop fires when the model ends its turn by itself. A turn that ends
 		// in a tool call or a user interrupt gets none: the transcripts
 		// record no Stop hook there.
-		if last != nil && last.Type == "assistant" && !last.hasToolUse() {
+		if last != nil && last.Type == "assistant" && !last.HasToolUse() {
 			ev := c.base(Stop, lastI, last)
 			ev.StopHookActive = ptr(false)
 			if lastText != nil {
-				ev.LastAssistantMessage = textOf(lastText.blocks())
+				ev.LastAssistantMessage = lines.TextOf(lastText.Blocks())
 			}
-			c.emit(ev, last.time, last.line, math.MaxInt32)
+			c.emit(ev, last.Time, last.Line, math.MaxInt32)
 		}
 		last, lastText = nil, nil
 	}
@@ -233,13 +235,13 @@ func (c *converter) walk() {
 				closeTurn()
 				ev := c.base(UserPromptSubmit, i, r)
 				ev.Prompt = p
-				c.emit(ev, r.time, r.line)
+				c.emit(ev, r.Time, r.Line)
 			} else if isInterrupt(r) || hasToolResult(r) {
 				last, lastI = r, i
 			}
 		case isMainAssistant(r):
 			last, lastI = r, i
-			if textOf(r.blocks()) != nil {
+			if lines.TextOf(r.Blocks()) != nil {
 				lastText = r
 			}
 			if m := modelOf(r); m != "" {
@@ -267,8 +269,8 @@ func (c *converter) prompt(i int) json.RawMessage {
 	if r.IsMeta || r.IsCompactSummary || r.Message == nil {
 		return nil
 	}
-	if raw := r.contentString(); raw != nil {
-		s := unquote(raw)
+	if raw := r.ContentString(); raw != nil {
+		s := lines.Unquote(raw)
 		switch {
 		case strings.HasPrefix(s, "<command-name>") || strings.HasPrefix(s, "<command-message>"):
 			if !c.answered(i) {
@@ -278,7 +280,7 @@ func (c *converter) prompt(i int) json.RawMessage {
 			if args := tag(s, "command-args"); args != "" {
 				line += " " + args
 			}
-			return rawString(line)
+			return lines.RawString(line)
 		case strings.HasPrefix(s, "<local-command-"), strings.HasPrefix(s, "<bash-"):
 			return nil
 		}
@@ -287,7 +289,7 @@ func (c *converter) prompt(i int) json.RawMessage {
 	if hasToolResult(r) || isInterrupt(r) {
 		return nil
 	}
-	return textOf(r.blocks())
+	return lines.TextOf(r.Blocks())
 }
 
 // answered reports whether the model replied to main record i before the
@@ -314,19 +316,19 @@ func tag(s, name string) string {
 	return strings.TrimSpace(s[a+len(open) : b])
 }
 
-func isInterrupt(r *record) bool {
+func isInterrupt(r *lines.Record) bool {
 	if r.Type != "user" {
 		return false
 	}
-	s := unquote(r.contentString())
+	s := lines.Unquote(r.ContentString())
 	if s == "" {
-		s = unquote(textOf(r.blocks()))
+		s = lines.Unquote(lines.TextOf(r.Blocks()))
 	}
 	return strings.HasPrefix(s, "[Request interrupted by user")
 }
 
-func hasToolResult(r *record) bool {
-	for _, b := range r.blocks() {
+func hasToolResult(r *lines.Record) bool {
+	for _, b := range r.Blocks() {
 		if b.Type == "tool_result" {
 			return true
 		}
@@ -337,7 +339,7 @@ func hasToolResult(r *record) bool {
 // compaction emits PreCompact, the SessionStart with source "compact" that
 // Claude Code runs after compacting (the transcripts record its hooks), and
 // PostCompact.
-func (c *converter) compaction(i int, r *record, model string) {
+func (c *converter) compaction(i int, r *lines.Record, model string) {
 	trigger := "auto"
 	if r.CompactMetadata != nil && r.CompactMetadata.Trigger != "" {
 		trigger = r.CompactMetadata.Trigger
@@ -345,33 +347,33 @@ func (c *converter) compaction(i int, r *record, model string) {
 	pre := c.base(PreCompact, i, r)
 	pre.PermissionMode = ""
 	pre.Trigger, pre.CustomInstructions = trigger, json.RawMessage("null")
-	c.emit(pre, c.compactStart(i, r), r.line, 0)
+	c.emit(pre, c.compactStart(i, r), r.Line, 0)
 
 	start := c.base(SessionStart, i, r)
 	start.PermissionMode = ""
 	start.Source, start.Model = "compact", model
-	c.emit(start, r.time, r.line, 1)
+	c.emit(start, r.Time, r.Line, 1)
 
 	post := c.base(PostCompact, i, r)
 	post.PermissionMode = ""
 	post.Trigger = trigger
 	for _, s := range c.main[i+1:] {
 		if s.IsCompactSummary {
-			post.CompactSummary = s.contentString()
+			post.CompactSummary = s.ContentString()
 			break
 		}
 	}
-	c.emit(post, r.time, r.line, 2)
+	c.emit(post, r.Time, r.Line, 2)
 }
 
 // compactStart is when compaction began: the summary request in the
 // compaction agent's transcript (agent-acompact-*.jsonl) that finished by
 // this boundary, else the last record before the boundary.
-func (c *converter) compactStart(i int, boundary *record) time.Time {
+func (c *converter) compactStart(i int, boundary *lines.Record) time.Time {
 	var prev time.Time
 	for _, r := range c.main[:i] {
-		if !r.time.IsZero() && !r.IsSidechain {
-			prev = r.time
+		if !r.Time.IsZero() && !r.IsSidechain {
+			prev = r.Time
 		}
 	}
 	best := prev
@@ -379,13 +381,13 @@ func (c *converter) compactStart(i int, boundary *record) time.Time {
 		if !strings.HasPrefix(id, "acompact") || len(recs) == 0 {
 			continue
 		}
-		end := recs[len(recs)-1].time
-		if end.After(boundary.time) || end.Before(prev) {
+		end := recs[len(recs)-1].Time
+		if end.After(boundary.Time) || end.Before(prev) {
 			continue
 		}
 		for _, r := range recs {
-			if r.Type == "user" && !r.IsMeta && !r.time.IsZero() && r.time.After(best) {
-				best = r.time
+			if r.Type == "user" && !r.IsMeta && !r.Time.IsZero() && r.Time.After(best) {
+				best = r.Time
 				break
 			}
 		}

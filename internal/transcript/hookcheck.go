@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/transcript/lines"
 )
 
 // HookCheck compares the emitted events with the transcript's hook_progress
@@ -29,7 +31,7 @@ type firing struct {
 
 // hookRecords returns the main transcript's records followed by every
 // sub-agent transcript's, in a fixed order.
-func (c *converter) hookRecords() []*record {
+func (c *converter) hookRecords() []*lines.Record {
 	recs := slices.Clone(c.main)
 	ids := make([]string, 0, len(c.agents))
 	for id := range c.agents {
@@ -42,7 +44,7 @@ func (c *converter) hookRecords() []*record {
 	return recs
 }
 
-func checkHooks(recs []*record, events []Event) HookCheck {
+func checkHooks(recs []*lines.Record, events []Event) HookCheck {
 	var firings []firing
 	seen := map[string]bool{}
 	for i, r := range recs {
@@ -54,7 +56,7 @@ func checkHooks(recs []*record, events []Event) HookCheck {
 			continue // another command of the same firing
 		}
 		seen[key] = true
-		firings = append(firings, firing{event: r.Data.HookEvent, name: r.Data.HookName, toolUseID: r.ToolUseID, at: r.time, seq: i})
+		firings = append(firings, firing{event: r.Data.HookEvent, name: r.Data.HookName, toolUseID: r.ToolUseID, at: r.Time, seq: i})
 	}
 	slices.SortStableFunc(firings, func(a, b firing) int {
 		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.seq, b.seq))

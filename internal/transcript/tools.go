@@ -6,12 +6,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/transcript/concurrency"
+
+	"github.com/logbook-project/logbook/internal/transcript/lines"
 )
 
 // thread is one tool-calling conversation: the main session, or a sub-agent
 // whose events nest inside the Task call that started it.
 type thread struct {
-	recs      []*record
+	recs      []*lines.Record
 	agentID   string
 	agentType string
 	mode      string // permission mode in force, for sub-agents
@@ -19,25 +23,25 @@ type thread struct {
 }
 
 type toolCall struct {
-	use     block
-	rec     *record // assistant record holding the tool_use block
-	idx     int     // block index in rec
-	i       int     // index of rec in the thread
-	order   int     // position among the calls of the same assistant message
+	use     lines.Block
+	rec     *lines.Record // assistant record holding the tool_use block
+	idx     int           // block index in rec
+	i       int           // index of rec in the thread
+	order   int           // position among the calls of the same assistant message
 	res     *toolResult
 	start   time.Time   // when Claude Code began running it (PreToolUse)
 	blocker *toolResult // the earlier call it had to wait for, if any
 }
 
 type toolResult struct {
-	b   block
-	rec *record
+	b   lines.Block
+	rec *lines.Record
 	idx int
 	i   int
 }
 
-func (th *thread) pos(r *record, idx, sub int) []int {
-	return append(slices.Clone(th.anchor), r.line, idx, sub)
+func (th *thread) pos(r *lines.Record, idx, sub int) []int {
+	return append(slices.Clone(th.anchor), r.Line, idx, sub)
 }
 
 // toolEvents emits PreToolUse and PostToolUse/PostToolUseFailure for every
@@ -50,7 +54,7 @@ func (c *converter) toolEvents(th *thread) {
 		if r.Type != "assistant" || r.Message == nil || (th.agentID == "" && r.IsSidechain) {
 			continue
 		}
-		for idx, b := range r.blocks() {
+		for idx, b := range r.Blocks() {
 			if b.Type != "tool_use" {
 				continue
 			}
@@ -64,7 +68,7 @@ func (c *converter) toolEvents(th *thread) {
 		if r.Type != "user" {
 			continue
 		}
-		for idx, b := range r.blocks() {
+		for idx, b := range r.Blocks() {
 			if tc := byID[b.ToolUseID]; b.Type == "tool_result" && tc != nil && tc.res == nil {
 				tc.res = &toolResult{b: b, rec: r, idx: idx, i: i}
 			}
@@ -83,16 +87,16 @@ func (c *converter) toolEvents(th *thread) {
 // tool_result record.
 func schedule(calls []*toolCall) {
 	for k, tc := range calls {
-		tc.start = tc.rec.time
-		safe := concurrencySafe(tc.use.Name, tc.use.Input)
+		tc.start = tc.rec.Time
+		safe := concurrency.Safe(tc.use.Name, tc.use.Input)
 		for _, prev := range calls[:k] {
 			if prev.rec.Message.ID != tc.rec.Message.ID || prev.res == nil {
 				continue
 			}
-			if safe && concurrencySafe(prev.use.Name, prev.use.Input) {
+			if safe && concurrency.Safe(prev.use.Name, prev.use.Input) {
 				continue
 			}
-			if done := prev.res.rec.time; !done.Before(tc.start) {
+			if done := prev.res.rec.Time; !done.Before(tc.start) {
 				tc.start, tc.blocker = done, prev.res
 			}
 		}
@@ -108,9 +112,9 @@ func (c *converter) toolCallEvents(th *thread, tc *toolCall) {
 	res := tc.res
 	var content string
 	if res != nil {
-		content = unquote(res.b.Content)
+		content = lines.Unquote(res.b.Content)
 		if content == "" {
-			content = unquote(textOf(contentBlocks(res.b.Content)))
+			content = lines.Unquote(lines.TextOf(contentBlocks(res.b.Content)))
 		}
 	}
 	switch {
@@ -119,7 +123,7 @@ func (c *converter) toolCallEvents(th *thread, tc *toolCall) {
 		// one: Claude Code returns the error before running any hook.
 		note(&c.stats.Silent, "tool_use_error: "+strings.TrimSuffix(strings.TrimPrefix(content, "<tool_use_error>"), "</tool_use_error>"))
 		return
-	case res != nil && strings.HasPrefix(content, rejected) && !tc.start.Before(res.rec.time):
+	case res != nil && strings.HasPrefix(content, rejected) && !tc.start.Before(res.rec.Time):
 		// Interrupted while still queued behind another call: it never ran.
 		note(&c.stats.Silent, "interrupted by the user before it started")
 		return
@@ -161,11 +165,11 @@ func (c *converter) toolCallEvents(th *thread, tc *toolCall) {
 		post.DurationMs = durationOf(res.rec.ToolUseResult)
 	}
 	post.ResultContent = res.b.Content
-	c.emit(post, res.rec.time, th.pos(res.rec, res.idx, 0)...)
+	c.emit(post, res.rec.Time, th.pos(res.rec, res.idx, 0)...)
 }
 
 // toolBase fills the keys shared by the tool events of one call.
-func (c *converter) toolBase(th *thread, name string, i int, r *record, tc *toolCall) Event {
+func (c *converter) toolBase(th *thread, name string, i int, r *lines.Record, tc *toolCall) Event {
 	var ev Event
 	if th.agentID == "" {
 		ev = c.base(name, i, r)
@@ -180,8 +184,8 @@ func (c *converter) toolBase(th *thread, name string, i int, r *record, tc *tool
 	return ev
 }
 
-func contentBlocks(raw json.RawMessage) []block {
-	var bs []block
+func contentBlocks(raw json.RawMessage) []lines.Block {
+	var bs []lines.Block
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &bs) != nil {
 		return nil
 	}
@@ -194,10 +198,10 @@ func errorText(raw json.RawMessage) json.RawMessage {
 	if len(raw) > 0 && raw[0] == '"' {
 		return raw
 	}
-	if t := textOf(contentBlocks(raw)); t != nil {
+	if t := lines.TextOf(contentBlocks(raw)); t != nil {
 		return t
 	}
-	return rawString("")
+	return lines.RawString("")
 }
 
 // durationOf reads the duration a tool recorded about itself (Glob and
@@ -236,7 +240,7 @@ func (c *converter) subagent(th *thread, tc *toolCall, prePos []int) {
 		Content json.RawMessage `json:"content"`
 	}
 	_ = json.Unmarshal(tc.res.rec.ToolUseResult, &tr) // absent or not an object: no id from here
-	var progress []*record
+	var progress []*lines.Record
 	for _, r := range c.main {
 		if r.Data != nil && r.Data.Type == "agent_progress" && r.ParentToolUseID == tc.use.ID && r.Data.Message != nil {
 			if tr.AgentID == "" {
@@ -262,20 +266,20 @@ func (c *converter) subagent(th *thread, tc *toolCall, prePos []int) {
 	sub := &thread{recs: recs, agentID: tr.AgentID, agentType: input.SubagentType,
 		mode: c.modes[tc.i], anchor: append(slices.Clone(prePos), 1)}
 
-	startAt, stopAt := tc.start, tc.res.rec.time
-	if len(recs) > 0 && !recs[0].time.IsZero() {
-		startAt = recs[0].time
+	startAt, stopAt := tc.start, tc.res.rec.Time
+	if len(recs) > 0 && !recs[0].Time.IsZero() {
+		startAt = recs[0].Time
 	}
 	var lastText json.RawMessage
 	for _, r := range recs {
-		if r.Type == "assistant" && fromFile && r.time.Before(stopAt) {
-			if t := textOf(r.blocks()); t != nil {
+		if r.Type == "assistant" && fromFile && r.Time.Before(stopAt) {
+			if t := lines.TextOf(r.Blocks()); t != nil {
 				lastText = t
 			}
 		}
 	}
-	if fromFile && len(recs) > 0 && recs[len(recs)-1].Type == "assistant" && recs[len(recs)-1].time.Before(stopAt) {
-		stopAt = recs[len(recs)-1].time
+	if fromFile && len(recs) > 0 && recs[len(recs)-1].Type == "assistant" && recs[len(recs)-1].Time.Before(stopAt) {
+		stopAt = recs[len(recs)-1].Time
 	}
 
 	start := c.base(SubagentStart, -1, tc.rec)
@@ -290,7 +294,7 @@ func (c *converter) subagent(th *thread, tc *toolCall, prePos []int) {
 	stop.AgentTranscriptPath = c.projectDir + "/" + c.sessionID + "/subagents/agent-" + tr.AgentID + ".jsonl"
 	stop.LastAssistantMessage = lastText
 	if lastText == nil {
-		stop.LastAssistantMessage = textOf(contentBlocks(tr.Content)) // the Task result is the agent's final text
+		stop.LastAssistantMessage = lines.TextOf(contentBlocks(tr.Content)) // the Task result is the agent's final text
 	}
 	c.emit(stop, stopAt, th.pos(tc.res.rec, tc.res.idx, -1)...)
 }

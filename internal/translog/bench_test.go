@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/testmysql"
 	"github.com/logbook-project/logbook/internal/translog"
 )
 
@@ -18,11 +18,7 @@ import (
 func BenchmarkAppend(b *testing.B) {
 	b.Run("posix", func(b *testing.B) { benchAppend(b, translog.Config{Dir: filepath.Join(b.TempDir(), "log")}) })
 	b.Run("mysql", func(b *testing.B) {
-		dsn := os.Getenv("LOGBOOK_TEST_MYSQL_DSN")
-		if dsn == "" {
-			b.Skip("LOGBOOK_TEST_MYSQL_DSN is not set: run scripts/mariadb.sh")
-		}
-		benchAppend(b, translog.Config{Driver: translog.MySQL, DSN: dsn})
+		benchAppend(b, translog.Config{Driver: translog.MySQL, DSN: testmysql.DSN(b)})
 	})
 }
 

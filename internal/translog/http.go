@@ -20,55 +20,59 @@ func (l *Log) Handler() http.Handler {
 			http.Error(w, "read-only: GET only", http.StatusMethodNotAllowed)
 			return
 		}
-		p := strings.TrimPrefix(r.URL.Path, "/")
-		var body []byte
-		var err error
-		immutable := false
-		switch {
-		case p == "checkpoint":
-			body, err = l.reader.ReadCheckpoint(r.Context())
-			w.Header().Set("Cache-Control", "no-cache")
-		case strings.HasPrefix(p, "tile/entries/"):
-			var idx uint64
-			var part uint8
-			idx, part, err = layout.ParseTileIndexPartial(strings.TrimPrefix(p, "tile/entries/"))
-			if err == nil {
-				body, err = l.reader.ReadEntryBundle(r.Context(), idx, part)
-				immutable = part == 0
-			}
-		case strings.HasPrefix(p, "tile/"):
-			level, rest, _ := strings.Cut(strings.TrimPrefix(p, "tile/"), "/")
-			var lv, idx uint64
-			var part uint8
-			lv, idx, part, err = layout.ParseTileLevelIndexPartial(level, rest)
-			if err == nil {
-				body, err = l.reader.ReadTile(r.Context(), lv, idx, part)
-				immutable = part == 0
-			}
-		default:
+		read, partial, err := l.resource(strings.TrimPrefix(r.URL.Path, "/"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		if read == nil {
 			http.NotFound(w, r)
 			return
 		}
+		body, err := read(r)
 		switch {
 		case errors.Is(err, os.ErrNotExist) || errors.Is(err, fs.ErrNotExist) || err == nil && body == nil:
 			http.NotFound(w, r)
-			return
-		case err != nil && strings.Contains(err.Error(), "parse"):
-			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		case err != nil:
 			http.Error(w, "log storage error", http.StatusInternalServerError)
 			return
 		}
-		if immutable {
-			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		if p == "checkpoint" {
+		switch {
+		case r.URL.Path == "/checkpoint":
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-cache")
+		case partial == 0:
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		default:
+			w.Header().Set("Content-Type", "application/octet-stream")
 		}
 		w.Write(body)
 	})
+}
+
+// resource maps a tlog-tiles path to its reader: nil for no such route,
+// an error for a tile path that does not parse.
+func (l *Log) resource(p string) (func(*http.Request) ([]byte, error), uint8, error) {
+	switch {
+	case p == "checkpoint":
+		return func(r *http.Request) ([]byte, error) { return l.reader.ReadCheckpoint(r.Context()) }, 1, nil
+	case strings.HasPrefix(p, "tile/entries/"):
+		idx, part, err := layout.ParseTileIndexPartial(strings.TrimPrefix(p, "tile/entries/"))
+		if err != nil {
+			return nil, 0, err
+		}
+		return func(r *http.Request) ([]byte, error) { return l.reader.ReadEntryBundle(r.Context(), idx, part) }, part, nil
+	case strings.HasPrefix(p, "tile/"):
+		level, rest, _ := strings.Cut(strings.TrimPrefix(p, "tile/"), "/")
+		lv, idx, part, err := layout.ParseTileLevelIndexPartial(level, rest)
+		if err != nil {
+			return nil, 0, err
+		}
+		return func(r *http.Request) ([]byte, error) { return l.reader.ReadTile(r.Context(), lv, idx, part) }, part, nil
+	}
+	return nil, 0, nil
 }
 
 func ignoreMissing(err error) error {

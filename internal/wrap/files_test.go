@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/wrap/files"
 )
 
 // tree writes files (path → contents) under a new directory.
@@ -25,74 +25,23 @@ func tree(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func paths(fs []File) string {
-	var out []string
-	for _, f := range fs {
-		s := f.Path
-		if f.Err != "" {
-			s += "(" + f.Err + ")"
-		}
-		out = append(out, s)
-	}
-	return strings.Join(out, " ")
-}
-
-func TestTake(t *testing.T) {
-	dir := tree(t, map[string]string{
-		"go.mod": "module x\n", "src/a.go": "package a\n", "src/b.go": "package b\n",
-		"src/sub/c.go": "package c\n", "src/sub/c.txt": "text", "docs/x.md": "# x", ".hidden/h": "h",
-	})
-	os.Symlink("src/a.go", filepath.Join(dir, "link.go"))
-	os.Symlink("/nonexistent", filepath.Join(dir, "dangling.go"))
-	os.Symlink(filepath.Join(dir, "src"), filepath.Join(dir, "docs", "srclink"))
-	syscall.Mkfifo(filepath.Join(dir, "docs", "fifo"), 0o644)
-	for _, c := range []struct {
-		globs []string
-		want  string
-	}{
-		{[]string{"go.mod"}, "go.mod"},
-		{[]string{"src/*.go"}, "src/a.go src/b.go"},
-		{[]string{"src/**/*.go"}, "src/a.go src/b.go src/sub/c.go"},
-		{[]string{"**/*.go"}, "dangling.go(no such file or directory) link.go src/a.go src/b.go src/sub/c.go"},
-		{[]string{"src"}, "src/a.go src/b.go src/sub/c.go src/sub/c.txt"},                              // a directory stands for its files
-		{[]string{"src/sub", "src/sub/*"}, "src/sub/c.go src/sub/c.txt"},                               // each file once
-		{[]string{"docs"}, "docs/fifo(not a regular file) docs/srclink(not a regular file) docs/x.md"}, // the link to a directory is not entered
-		{[]string{"nothing/*"}, ""},
-		{[]string{"*.{mod,sum}"}, "go.mod"},
-		{[]string{filepath.Join(dir, "src", "*.go")}, filepath.Join(dir, "src", "a.go") + " " + filepath.Join(dir, "src", "b.go")},
-	} {
-		snap, err := Take("--materials", c.globs, dir, 100, false)
-		if err != nil {
-			t.Errorf("%v: %v", c.globs, err)
-			continue
-		}
-		if got := paths(snap.Files); got != c.want {
-			t.Errorf("%v:\n got %s\nwant %s", c.globs, got, c.want)
-		}
-	}
-	snap, _ := Take("--materials", []string{"go.mod"}, dir, 100, false)
-	if f := snap.Files[0]; f.Sha256 != sum([]byte("module x\n")) || f.Bytes != 9 {
-		t.Errorf("go.mod digest %+v", f)
-	}
-}
-
 // TestCap: past --max-files the wrapper refuses to start (before) or
 // records the first files and says so (after).
 func TestCap(t *testing.T) {
-	files := map[string]string{}
+	tr := map[string]string{}
 	for i := 0; i < 30; i++ {
-		files[fmt.Sprintf("gen/f%02d", i)] = fmt.Sprint(i)
+		tr[fmt.Sprintf("gen/f%02d", i)] = fmt.Sprint(i)
 	}
-	dir := tree(t, files)
-	_, err := Take("--products", []string{"go.mod", "gen/**"}, dir, 10, false)
-	var tm *TooManyFilesError
+	dir := tree(t, tr)
+	_, err := files.Take("--products", []string{"go.mod", "gen/**"}, dir, 10, false)
+	var tm *files.TooManyFilesError
 	if !errors.As(err, &tm) || tm.Glob != "gen/**" || tm.Max != 10 {
 		t.Fatalf("got %v", err)
 	}
 	if msg := err.Error(); !strings.Contains(msg, `--products "gen/**": the globs match more than 10 files`) || !strings.Contains(msg, "--max-files") {
 		t.Errorf("message %q", msg)
 	}
-	snap, err := Take("--products", []string{"gen/**"}, dir, 10, true)
+	snap, err := files.Take("--products", []string{"gen/**"}, dir, 10, true)
 	if err != nil || !snap.Truncated || len(snap.Files) != 10 {
 		t.Fatalf("truncate: %v %+v", err, snap)
 	}
@@ -163,7 +112,7 @@ func TestMaterialsAndProducts(t *testing.T) {
 }
 
 func TestBadGlob(t *testing.T) {
-	if ValidGlob("src/[a") || !ValidGlob("src/**/*.{go,mod}") {
+	if files.ValidGlob("src/[a") || !files.ValidGlob("src/**/*.{go,mod}") {
 		t.Fatal("ValidGlob")
 	}
 	h := newHarness(t, "true")

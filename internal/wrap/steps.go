@@ -7,6 +7,7 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/wrap/files"
 )
 
 // The data.event values of the two steps of one wrapped command. They
@@ -36,7 +37,7 @@ type stream struct {
 type facts struct {
 	red                           *redact.Redactor // the project's rules; nil: the built-in ones
 	id, command, cwd, agent, goal string
-	materials                     Snapshot
+	materials                     files.Snapshot
 
 	// Known once the command ended (or failed to start).
 	exitCode       int
@@ -45,7 +46,7 @@ type facts struct {
 	startErr       string   // why the command could not start
 	durationMs     int64
 	stdout, stderr stream
-	products       []Change
+	products       []files.Change
 	productsCut    bool // more products than the cap: see Diff
 	heldOpen       bool // output was still open after the command exited
 }
@@ -149,7 +150,7 @@ func (d *data) str(k, v string) {
 
 func (d *data) int(k string, n int64) { d.add(k, strictjson.Int(n)) }
 
-func filesValue(red *redact.Redactor, fs []File) strictjson.Value {
+func filesValue(red *redact.Redactor, fs []files.File) strictjson.Value {
 	items := make([]strictjson.Value, len(fs))
 	for i, f := range fs {
 		d := data{red: red}
@@ -160,7 +161,7 @@ func filesValue(red *redact.Redactor, fs []File) strictjson.Value {
 	return strictjson.Arr(items...)
 }
 
-func fileMembers(d *data, f File) {
+func fileMembers(d *data, f files.File) {
 	if f.Err != "" {
 		d.str("error", f.Err)
 		return
@@ -171,7 +172,7 @@ func fileMembers(d *data, f File) {
 	}
 }
 
-func changesValue(red *redact.Redactor, cs []Change) strictjson.Value {
+func changesValue(red *redact.Redactor, cs []files.Change) strictjson.Value {
 	items := make([]strictjson.Value, len(cs))
 	for i, c := range cs {
 		d := data{red: red}
@@ -187,7 +188,7 @@ func changesValue(red *redact.Redactor, cs []Change) strictjson.Value {
 }
 
 // digests lists the digests of the files that could be read, in order.
-func digests(fs []File) []string {
+func digests(fs []files.File) []string {
 	var out []string
 	for _, f := range fs {
 		if f.Sha256 != "" {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/wrap/files"
 )
 
 // Exit statuses of the wrapper besides the command's own (POSIX shell
@@ -90,10 +91,10 @@ func Run(opt Options) Result {
 	}
 	f := facts{red: opt.Redactor, id: opt.ID, command: CommandLine(opt.Argv), cwd: opt.Cwd, agent: opt.Agent, goal: opt.Goal}
 	var err error
-	if f.materials, err = Take("--materials", opt.Materials, opt.Cwd, opt.MaxFiles, false); err != nil {
+	if f.materials, err = files.Take("--materials", opt.Materials, opt.Cwd, opt.MaxFiles, false); err != nil {
 		return fail(fmt.Errorf("not run: %w", err))
 	}
-	before, err := Take("--products", opt.Products, opt.Cwd, opt.MaxFiles, false)
+	before, err := files.Take("--products", opt.Products, opt.Cwd, opt.MaxFiles, false)
 	if err != nil {
 		return fail(fmt.Errorf("not run: %w", err))
 	}
@@ -105,14 +106,14 @@ func Run(opt Options) Result {
 	exitCode, ran := execute(opt, &f)
 	f.exitCode = exitCode
 	if ran && len(opt.Products) > 0 {
-		after, err := Take("--products", opt.Products, opt.Cwd, opt.MaxFiles, true)
+		after, err := files.Take("--products", opt.Products, opt.Cwd, opt.MaxFiles, true)
 		if err != nil {
 			logf(opt, "%v", err) // unreachable in practice: the globs were read before
 		}
 		if after.Truncated {
 			logf(opt, "--products: the globs now match more than %d files (the cap); the first %d found are recorded and removed files are not; narrow the glob or raise --max-files", opt.MaxFiles, opt.MaxFiles)
 		}
-		f.products, f.productsCut = Diff(before, after), after.Truncated
+		f.products, f.productsCut = files.Diff(before, after), after.Truncated
 	}
 	if err := opt.Record(endStep(opt.Now(), &f)); err != nil {
 		return fail(fmt.Errorf("the command exited %d but its end could not be recorded (the record will show it started and never ended): %w", exitCode, err))
@@ -320,4 +321,14 @@ func closeAll(fs ...*os.File) {
 			f.Close()
 		}
 	}
+}
+
+// reason is an error's last part ("permission denied"), without the path,
+// which the step already names.
+func reason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }

@@ -1,6 +1,19 @@
-package redact
+// Package shapes finds credentials by their well-known shapes (AWS,
+// GitHub, GitLab, Slack, npm, PyPI, Anthropic, OpenAI, Stripe, Twilio,
+// SendGrid, JWT, DigitalOcean, Shopify, Discord, Google OAuth and more):
+// a vendor's fixed prefix and a body of given bytes and length, wherever
+// it occurs, even inside a path such as /tmp/ghp_xxx.txt.
+//
+// The tables are static data (no code runs at package init), and a finder
+// remembers the long runs it has read, so that a scan stays linear on
+// hostile input.
+package shapes
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/redact/ascii"
+)
 
 // charset selects the bytes a token body may hold.
 type charset uint8
@@ -21,14 +34,14 @@ const (
 
 func (cs charset) has(c byte) bool {
 	if cs&csHex != 0 {
-		return isHex(c)
+		return ascii.IsHex(c)
 	}
 	switch {
-	case isUpper(c):
+	case ascii.IsUpper(c):
 		return cs&csUpper != 0
-	case isLower(c):
+	case ascii.IsLower(c):
 		return cs&csLower != 0
-	case isDigit(c):
+	case ascii.IsDigit(c):
 		return cs&csDigit != 0
 	case c == '_':
 		return cs&csUnder != 0
@@ -219,8 +232,8 @@ var shapeSeconds = [256]string{
 	'e': "y", 'M': "DTjz", 'O': "DTjz",
 }
 
-// mayStartToken reports whether a well-known token can start at s[i].
-func mayStartToken(s string, i int) bool {
+// MayStart reports whether a well-known token can start at s[i].
+func MayStart(s string, i int) bool {
 	sec := shapeSeconds[s[i]]
 	if sec == "" || i+1 >= len(s) {
 		return false
@@ -233,9 +246,28 @@ func mayStartToken(s string, i int) bool {
 	return false
 }
 
-// token returns the end of a well-known credential starting at i, or -1.
-// The caller guarantees that i starts a word (s[i-1] is not alphanumeric).
-func (sc *scanner) token(i int) int {
+// Memo remembers the last long runs End read in one string. Its zero
+// value is ready; use one per string.
+type Memo struct {
+	runs [4]runMemo
+	next int
+}
+
+// End returns the end of a well-known credential starting at s[i], or -1.
+// The caller guarantees that i starts a word (s[i-1] is not alphanumeric)
+// and passes the same m for every call on s.
+func End(s string, i int, m *Memo) int {
+	f := finder{s, m}
+	return f.token(i)
+}
+
+// finder is one call of End.
+type finder struct {
+	s string
+	m *Memo
+}
+
+func (sc *finder) token(i int) int {
 	s := sc.s
 	c := s[i]
 	if c == 'e' {
@@ -265,11 +297,11 @@ func (sc *scanner) token(i int) int {
 			j, digit = end, lastDigit >= b
 		} else {
 			for j = b; j < len(s) && sh.body.has(s[j]) && j-b < sh.max; j++ {
-				digit = digit || isDigit(s[j])
+				digit = digit || ascii.IsDigit(s[j])
 			}
 		}
 		// A long body of digits alone is a number (ntn_1234...), not a key.
-		if j-b < sh.min || (sh.digit && !digit) || (j < len(s) && isAlnum(s[j])) || (j-b >= 30 && isDigits(s[b:j])) || placeholderBody(s[b:j]) {
+		if j-b < sh.min || (sh.digit && !digit) || (j < len(s) && ascii.IsAlnum(s[j])) || (j-b >= 30 && ascii.IsDigits(s[b:j])) || placeholderBody(s[b:j]) {
 			continue
 		}
 		return j
@@ -288,36 +320,36 @@ type runMemo struct {
 
 // run returns the end of the run of bytes in cs starting at i, and the
 // index of its last digit (-1 if none).
-func (sc *scanner) run(i int, cs charset) (end, lastDigit int) {
-	for k := range sc.memo {
-		if m := &sc.memo[k]; m.end > 0 && m.cs == cs && m.start <= i && i < m.end {
+func (sc *finder) run(i int, cs charset) (end, lastDigit int) {
+	for k := range sc.m.runs {
+		if m := &sc.m.runs[k]; m.end > 0 && m.cs == cs && m.start <= i && i < m.end {
 			return m.end, m.lastDigit
 		}
 	}
 	s := sc.s
 	end, lastDigit = i, -1
 	for end < len(s) && cs.has(s[end]) {
-		if isDigit(s[end]) {
+		if ascii.IsDigit(s[end]) {
 			lastDigit = end
 		}
 		end++
 	}
 	if end-i >= 16 { // only long runs are worth remembering
-		sc.memo[sc.memoNext%len(sc.memo)] = runMemo{cs, i, end, lastDigit}
-		sc.memoNext++
+		sc.m.runs[sc.m.next%len(sc.m.runs)] = runMemo{cs, i, end, lastDigit}
+		sc.m.next++
 	}
 	return end, lastDigit
 }
 
 // runEnd is run without the digit.
-func (sc *scanner) runEnd(i int, cs charset) int {
+func (sc *finder) runEnd(i int, cs charset) int {
 	end, _ := sc.run(i, cs)
 	return end
 }
 
 // jwt matches header.payload[.signature...]: base64url JSON objects start
 // with "eyJ". JWE tokens have five parts, so any number of further parts is taken.
-func (sc *scanner) jwt(i int) int {
+func (sc *finder) jwt(i int) int {
 	s := sc.s
 	if !strings.HasPrefix(s[i:], "eyJ") {
 		return -1
@@ -337,7 +369,7 @@ func (sc *scanner) jwt(i int) int {
 }
 
 // sendgrid matches SG.<22>.<43>.
-func (sc *scanner) sendgrid(i int) int {
+func (sc *finder) sendgrid(i int) int {
 	s := sc.s
 	j := sc.runEnd(i+3, csURLB64)
 	if n := j - i - 3; n < 16 || n > 32 || j >= len(s) || s[j] != '.' {
@@ -351,7 +383,7 @@ func (sc *scanner) sendgrid(i int) int {
 }
 
 // discordBot matches <user id, base64: 23-28>.<timestamp: 6-7>.<hmac: 27-40>.
-func (sc *scanner) discordBot(i int) int {
+func (sc *finder) discordBot(i int) int {
 	s := sc.s
 	j := sc.runEnd(i, csURLB64)
 	if n := j - i; n < 23 || n > 28 || j >= len(s) || s[j] != '.' {
@@ -365,7 +397,7 @@ func (sc *scanner) discordBot(i int) int {
 	if n := m - k - 1; n < 27 || n > 40 {
 		return -1
 	}
-	if m < len(s) && isAlnum(s[m]) {
+	if m < len(s) && ascii.IsAlnum(s[m]) {
 		return -1
 	}
 	return m

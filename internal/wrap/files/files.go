@@ -1,4 +1,8 @@
-package wrap
+// Package files takes the files a wrapped command reads and makes: the
+// --materials and --products globs (doublestar syntax, ** allowed) expanded
+// under the working directory, each file's SHA-256 and size, a cap on how
+// many, and how the products changed across the run.
+package files
 
 import (
 	"crypto/sha256"

@@ -1,6 +1,13 @@
-package redact
+package scan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/redact/ascii"
+	"github.com/logbook-project/logbook/internal/redact/names"
+	"github.com/logbook-project/logbook/internal/redact/values"
+	"github.com/logbook-project/logbook/internal/redact/web"
+)
 
 // Names followed by their values: NAME=value, name: value, headers.
 
@@ -10,7 +17,7 @@ import "strings"
 // NAME ::= v, NAME ?= v (Make), 'name' => v (PHP, Ruby), and a declared
 // type between name and value (var token string = "v", const token:
 // string = "v").
-func (sc *scanner) assign(e int) {
+func (sc *Scanner) assign(e int) {
 	s := sc.s
 	if e == 0 || (e+1 < len(s) && s[e+1] == '=') {
 		return
@@ -29,7 +36,7 @@ func (sc *scanner) assign(e int) {
 		return
 	}
 	op := ne < e || arrow // an operator other than a plain '='
-	for ne > 0 && isBlank(s[ne-1]) {
+	for ne > 0 && ascii.IsBlank(s[ne-1]) {
 		ne--
 	}
 	spaced := ne < e || op
@@ -41,17 +48,17 @@ func (sc *scanner) assign(e int) {
 	if !ok {
 		return
 	}
-	if spaced && inFold(s[ns:ne], typeWords[:]) { // var token string = "v"
+	if spaced && ascii.InFold(s[ns:ne], typeWords[:]) { // var token string = "v"
 		if ns, ne, ok = declaredName(s, ns); !ok {
 			return
 		}
 	}
-	ctx := ctxKey
+	ctx := names.InKey
 	if ns > 0 && (s[ns-1] == '?' || s[ns-1] == '&') {
-		ctx = ctxQuery
+		ctx = names.InQuery
 	}
 	name := s[ns:ne]
-	cls := sc.r.classify(name, ctx)
+	cls := names.Classify(name, ctx, sc.extra)
 	vs := e + 1
 	if arrow {
 		vs++
@@ -59,42 +66,42 @@ func (sc *scanner) assign(e int) {
 	// In shell, "TOKEN= cmd" sets TOKEN to nothing; only "key = value"
 	// (spaces on both sides, as in INI files) has its value after blanks.
 	if spaced {
-		for vs < len(s) && isBlank(s[vs]) {
+		for vs < len(s) && ascii.IsBlank(s[vs]) {
 			vs++
 		}
 	}
-	if cls == notSecret {
+	if cls == names.NotSecret {
 		// A credential pair (CURL_AUTH_USER=user:pw, Sidekiq's
 		// hex:hex) or an opaque value under a name that holds a secret
 		// word anywhere (KUBERNETES_SECRET_YAML=<base64>). The value is
 		// read only then: reading it for every '=' of "a=a=a=..." would
 		// make the scan quadratic.
-		if mentionsSecret(name) {
-			start, end, q := valueAt(s, vs)
-			if v := s[start:end]; (q == '\'' || !isShellRef(v)) && (opaque(v) || isUserPass(v)) {
+		if names.MentionsSecret(name) {
+			start, end, q := values.At(s, vs)
+			if v := s[start:end]; (q == '\'' || !values.IsShellRef(v)) && (values.Opaque(v) || isUserPass(v)) {
 				sc.add(start, end)
 			}
-		} else if vs+17 <= len(s) && isSidekiqCreds(s[vs:vs+17]) && (vs+17 == len(s) || isTerminator(s[vs+17])) {
+		} else if vs+17 <= len(s) && isSidekiqCreds(s[vs:vs+17]) && (vs+17 == len(s) || ascii.IsTerminator(s[vs+17])) {
 			sc.add(vs, vs+17)
 		}
 		return
 	}
-	start, end, q := valueAt(s, vs)
-	if ctx == ctxQuery && q == 0 {
+	start, end, q := values.At(s, vs)
+	if ctx == names.InQuery && q == 0 {
 		end = queryValueEnd(s, start)
 	}
 	v := s[start:end]
 	// A shell or URL value is literal text; only program text can name a
 	// variable (token = csrfToken).
-	literal := ctx == ctxQuery || (!spaced && isUpperName(name))
-	if worthRedacting(v, cls, q) && !sc.isCall(end, q) && (literal || !sc.isCode(start, end, q)) {
+	literal := ctx == names.InQuery || (!spaced && isUpperName(name))
+	if values.Worth(v, cls, q) && !sc.isCall(end, q) && (literal || !sc.isCode(start, end, q)) {
 		sc.add(start, end)
 	}
 }
 
 // isCall reports an unquoted value that is a call: token = mint(id),
 // TOKEN=$(gh auth token).
-func (sc *scanner) isCall(end int, quote byte) bool {
+func (sc *Scanner) isCall(end int, quote byte) bool {
 	return quote == 0 && end < len(sc.s) && sc.s[end] == '('
 }
 
@@ -102,12 +109,12 @@ func (sc *scanner) isCall(end int, quote byte) bool {
 // "token string" (Go) or "token: string" (TypeScript).
 func declaredName(s string, t int) (ns, ne int, ok bool) {
 	ne = t
-	for ne > 0 && isBlank(s[ne-1]) {
+	for ne > 0 && ascii.IsBlank(s[ne-1]) {
 		ne--
 	}
 	if ne > 0 && s[ne-1] == ':' {
 		ne--
-		for ne > 0 && isBlank(s[ne-1]) {
+		for ne > 0 && ascii.IsBlank(s[ne-1]) {
 			ne--
 		}
 	}
@@ -123,12 +130,12 @@ func declaredName(s string, t int) (ns, ne int, ok bool) {
 // (| < >) stay in it: the URL is quoted or it would not be one argument.
 func queryValueEnd(s string, i int) int {
 	for i < len(s) {
-		if s[i] == '[' && strings.HasPrefix(s[i:], Mask) {
-			i += len(Mask)
+		if s[i] == '[' && strings.HasPrefix(s[i:], values.Mask) {
+			i += len(values.Mask)
 			continue
 		}
 		switch c := s[i]; {
-		case c == '&', c == '#', c == '"', c == '\'', c == '`', c == '\\', isSpace(c):
+		case c == '&', c == '#', c == '"', c == '\'', c == '`', c == '\\', ascii.IsSpace(c):
 			return i
 		}
 		i++
@@ -139,28 +146,11 @@ func queryValueEnd(s string, i int) int {
 // isUpperName reports an environment-style name: upper case, digits, _.
 func isUpperName(name string) bool {
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; !isUpper(c) && !isDigit(c) && c != '_' {
+		if c := name[i]; !ascii.IsUpper(c) && !ascii.IsDigit(c) && c != '_' {
 			return false
 		}
 	}
 	return name != ""
-}
-
-// mentionsSecret reports whether a word of name other than the last is a
-// secret word: CURL_AUTH_USER, KUBERNETES_SECRET_YAML.
-func mentionsSecret(name string) bool {
-	if !hasRoot(name) {
-		return false
-	}
-	var segs [maxSegments]segment
-	n := split(name, &segs)
-	for k := 0; k < n; k++ {
-		w := name[segs[k].a:segs[k].b]
-		if equalFold(w, "token") || equalFold(w, "auth") || inFold(w, strongWords[:]) {
-			return true
-		}
-	}
-	return false
 }
 
 // isUserPass reports a user:password pair: one colon, something on both
@@ -170,7 +160,7 @@ func isUserPass(v string) bool {
 	if k < 0 || k == len(v)-1 || strings.IndexByte(v[k+1:], ':') >= 0 || strings.ContainsAny(v, " \t/") {
 		return false
 	}
-	return !isDigits(v[k+1:])
+	return !ascii.IsDigits(v[k+1:])
 }
 
 // isSidekiqCreds reports Sidekiq Enterprise's credential shape, eight hex
@@ -180,7 +170,7 @@ func isSidekiqCreds(v string) bool {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
-		if i != 8 && !isHex(v[i]) {
+		if i != 8 && !ascii.IsHex(v[i]) {
 			return false
 		}
 	}
@@ -191,7 +181,7 @@ func isSidekiqCreds(v string) bool {
 // literal: a call (token = mint(id)) or a variable whose own name is a
 // secret name (token: csrfToken, key = process.env.API_KEY). A literal
 // secret with digits (password: MyPassword1) still counts as a secret.
-func (sc *scanner) isCode(start, end int, quote byte) bool {
+func (sc *Scanner) isCode(start, end int, quote byte) bool {
 	s := sc.s
 	if quote != 0 {
 		return false
@@ -200,19 +190,16 @@ func (sc *scanner) isCode(start, end int, quote byte) bool {
 		return true
 	}
 	v := s[start:end]
-	if v == "" || !isLower(v[0]) {
+	if v == "" || !ascii.IsLower(v[0]) {
 		return false
 	}
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; !isLetter(c) && c != '_' && c != '.' {
+		if c := v[i]; !ascii.IsLetter(c) && c != '_' && c != '.' {
 			return false
 		}
 	}
-	return sc.r.classify(v, ctxKey) != notSecret
+	return names.Classify(v, names.InKey, sc.extra) != names.NotSecret
 }
-
-// headerNames have a whole header value as secret, spaces included.
-var headerNames = [...]string{"authorization", "proxy-authorization", "cookie", "set-cookie"}
 
 // typeWords after "name:" are type annotations (password: string), not values.
 var typeWords = [...]string{
@@ -233,7 +220,7 @@ func nameBefore(s string, ne int) (ns, end int, q byte, ok bool) {
 		}
 	}
 	ns = ne
-	for ns > 0 && isNameChar(s[ns-1]) {
+	for ns > 0 && ascii.IsNameChar(s[ns-1]) {
 		ns--
 	}
 	if ns == ne || (q != 0 && (ns == 0 || s[ns-1] != q)) {
@@ -244,17 +231,19 @@ func nameBefore(s string, ne int) (ns, end int, q byte, ok bool) {
 
 // colon handles "name": "value" (JSON), name: value (YAML, headers, Go
 // literals), Authorization:/Cookie: headers and scheme://user:pass@host.
-func (sc *scanner) colon(c int) {
+func (sc *Scanner) colon(c int) {
 	s := sc.s
 	if strings.HasPrefix(s[c:], "://") {
-		sc.url(c)
+		if a, b := web.URL(s, c); a >= 0 {
+			sc.add(a, b)
+		}
 		return
 	}
 	if c+1 < len(s) && (s[c+1] == ':' || s[c+1] == '=') {
 		return
 	}
 	ne := c
-	for ne > 0 && isBlank(s[ne-1]) {
+	for ne > 0 && ascii.IsBlank(s[ne-1]) {
 		ne--
 	}
 	ns, ne, q, ok := nameBefore(s, ne)
@@ -265,153 +254,46 @@ func (sc *scanner) colon(c int) {
 		return
 	}
 	name := s[ns:ne]
-	if inFold(name, headerNames[:]) {
-		sc.header(c + 1)
+	if web.IsHeader(name) {
+		if a, b := web.Header(s, c+1); a >= 0 {
+			sc.add(a, b)
+		}
 		return
 	}
-	cls := sc.r.classify(name, ctxKey)
-	if cls == notSecret {
+	cls := names.Classify(name, names.InKey, sc.extra)
+	if cls == names.NotSecret {
 		return
 	}
 	i := c + 1
 	// "rails credentials:edit" and "mix auth:login" are task names: an
 	// unquoted one-word name needs a space after the colon to be a key.
-	if q == 0 && blankAt(s, i) == 0 && !strings.ContainsAny(name, "-_") {
+	if q == 0 && values.BlankAt(s, i) == 0 && !strings.ContainsAny(name, "-_") {
 		return
 	}
-	i = skipBlanks(s, i)
-	if n := schemeLen(s[i:]); n > 0 { // token: Bearer xyz
-		i = skipBlanks(s, i+n)
+	i = values.SkipBlanks(s, i)
+	if n := web.SchemeLen(s[i:]); n > 0 { // token: Bearer xyz
+		i = values.SkipBlanks(s, i+n)
 	}
-	start, end, quote := valueAt(s, i)
+	start, end, quote := values.At(s, i)
 	if quote != 0 {
-		start = skipScheme(s, start, end)
+		start = web.SkipScheme(s, start, end)
 	}
 	v := s[start:end]
-	if quote == 0 && inFold(v, typeWords[:]) {
+	if quote == 0 && ascii.InFold(v, typeWords[:]) {
 		return
 	}
-	if worthRedacting(v, cls, quote) && !sc.isCode(start, end, quote) {
+	if values.Worth(v, cls, quote) && !sc.isCode(start, end, quote) {
 		sc.add(start, end)
 	}
-}
-
-// header replaces an Authorization or Cookie header value, from after the
-// colon to the end of the line or of the enclosing quotes, keeping the auth
-// scheme (Bearer, Basic, token...) so the record still says what was sent.
-// A header written as one shell word with escaped blanks
-// (-H Authorization:\ Bearer\ xyz) ends where that word ends.
-func (sc *scanner) header(i int) {
-	s := sc.s
-	// An escaped blank right after the colon, or one inside the value
-	// before any plain blank, makes the header a single shell word.
-	shell := false
-	for n := blankAt(s, i); n > 0; n = blankAt(s, i) {
-		shell = shell || n == 2
-		i += n
-	}
-	start, end := i, i
-	if i < len(s) && (s[i] == '"' || s[i] == '\'' || s[i] == '\\') {
-		start, end, _ = valueAt(s, i)
-	} else {
-		plain := false // a plain blank seen: prose, which runs to the end of the line
-		for end < len(s) {
-			ch := s[end]
-			if blankAt(s, end) == 2 {
-				shell = shell || !plain
-				end += 2
-				continue
-			}
-			if shell {
-				if ch == '[' && strings.HasPrefix(s[end:], Mask) {
-					end += len(Mask) // an earlier replacement is one unit
-					continue
-				}
-				if ch == '\\' && end+1 < len(s) && s[end+1] != '\n' && s[end+1] != '\r' {
-					end += 2 // \; \& ...: an escaped byte stays in the word
-					continue
-				}
-				if isTerminator(ch) {
-					break
-				}
-			} else if isHeaderEnd(ch) {
-				break
-			}
-			plain = plain || isBlank(ch)
-			end++
-		}
-	}
-	// Digest never sends the password, and its quoted parameters would
-	// be cut at the first quote; it is left as is.
-	if hasPrefixFold(s[start:end], "Digest ") {
-		return
-	}
-	start = skipScheme(s, start, end)
-	for end > start && isBlank(s[end-1]) && (end-2 < start || s[end-2] != '\\') {
-		end--
-	}
-	v := s[start:end]
-	if v == "" || v == Mask || (isShellRef(v) && strings.IndexByte(v, ' ') < 0) {
-		return
-	}
-	sc.add(start, end)
-}
-
-func isHeaderEnd(c byte) bool {
-	return c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '`' || c == '\\'
-}
-
-// authSchemes prefix Authorization values and are kept in clear.
-var authSchemes = [...]string{"Bearer", "Basic", "Digest", "Token", "Bot", "Negotiate", "NTLM", "ApiKey", "AWS4-HMAC-SHA256"}
-
-// schemeLen returns the length of an auth scheme word at the start of v
-// when a blank or a shell-escaped blank follows it, else 0.
-func schemeLen(v string) int {
-	for _, sch := range authSchemes {
-		if len(v) > len(sch) && hasPrefixFold(v, sch) && blankAt(v, len(sch)) > 0 {
-			return len(sch)
-		}
-	}
-	return 0
-}
-
-func skipScheme(s string, start, end int) int {
-	if n := schemeLen(s[start:end]); n > 0 {
-		start = min(skipBlanks(s[:end], start+n), end)
-	}
-	return start
-}
-
-// blankAt returns the width of the blank at s[i]: 1 for a space or a tab,
-// 2 for a shell-escaped one ("\ "), 0 for anything else.
-func blankAt(s string, i int) int {
-	switch {
-	case i >= len(s):
-		return 0
-	case isBlank(s[i]):
-		return 1
-	case s[i] == '\\' && i+1 < len(s) && isBlank(s[i+1]):
-		return 2
-	}
-	return 0
-}
-
-// skipBlanks returns the index of the first byte at or after i that is
-// not a blank or a shell-escaped blank.
-func skipBlanks(s string, i int) int {
-	for n := blankAt(s, i); n > 0; n = blankAt(s, i) {
-		i += n
-	}
-	return i
 }
 
 // comma handles a quoted name and a quoted value passed side by side:
 // setProperty("API_TOKEN", "v"), os.Setenv("PASSWORD", "v"),
 // put('secret', 'v').
-func (sc *scanner) comma(c int) {
+func (sc *Scanner) comma(c int) {
 	s := sc.s
 	ne := c
-	for ne > 0 && isBlank(s[ne-1]) {
+	for ne > 0 && ascii.IsBlank(s[ne-1]) {
 		ne--
 	}
 	if ne == 0 || (s[ne-1] != '"' && s[ne-1] != '\'') {
@@ -421,29 +303,29 @@ func (sc *scanner) comma(c int) {
 	if !ok {
 		return
 	}
-	cls := sc.r.classify(s[ns:ne], ctxKey)
-	if cls == notSecret {
+	cls := names.Classify(s[ns:ne], names.InKey, sc.extra)
+	if cls == names.NotSecret {
 		return
 	}
 	vs := c + 1
-	for vs < len(s) && isBlank(s[vs]) {
+	for vs < len(s) && ascii.IsBlank(s[vs]) {
 		vs++
 	}
 	if vs >= len(s) || (s[vs] != '"' && s[vs] != '\'') {
 		return
 	}
-	start, end, q := valueAt(s, vs)
-	if worthRedacting(s[start:end], cls, q) {
+	start, end, q := values.At(s, vs)
+	if values.Worth(s[start:end], cls, q) {
 		sc.add(start, end)
 	}
 }
 
 // xmlElement handles <apiToken>v</apiToken> and <password>v</password>:
 // an element named like a secret whose text is the value.
-func (sc *scanner) xmlElement(gt int) {
+func (sc *Scanner) xmlElement(gt int) {
 	s := sc.s
 	ns := gt
-	for ns > 0 && (isNameChar(s[ns-1]) || s[ns-1] == ':') {
+	for ns > 0 && (ascii.IsNameChar(s[ns-1]) || s[ns-1] == ':') {
 		ns--
 	}
 	if ns == gt || ns == 0 || s[ns-1] != '<' {
@@ -453,8 +335,8 @@ func (sc *scanner) xmlElement(gt int) {
 	if k := strings.LastIndexByte(name, ':'); k >= 0 { // a namespace prefix
 		name = name[k+1:]
 	}
-	cls := sc.r.classify(name, ctxKey)
-	if cls == notSecret {
+	cls := names.Classify(name, names.InKey, sc.extra)
+	if cls == names.NotSecret {
 		return
 	}
 	start := gt + 1
@@ -465,13 +347,13 @@ func (sc *scanner) xmlElement(gt int) {
 	if !strings.HasPrefix(s[end:], "</") {
 		return
 	}
-	for start < end && isSpace(s[start]) {
+	for start < end && ascii.IsSpace(s[start]) {
 		start++
 	}
-	for end > start && isSpace(s[end-1]) {
+	for end > start && ascii.IsSpace(s[end-1]) {
 		end--
 	}
-	if worthRedacting(s[start:end], cls, '\'') { // element text is literal: $X is not expanded
+	if values.Worth(s[start:end], cls, '\'') { // element text is literal: $X is not expanded
 		sc.add(start, end)
 	}
 }

@@ -1,4 +1,4 @@
-package record
+package shape
 
 import (
 	"github.com/logbook-project/logbook/internal/format"

@@ -1,17 +1,21 @@
-package transcript
+// Package concurrency says which tool calls of one assistant message Claude
+// Code runs side by side: read tools, and Bash commands that only read
+// (approximating Claude Code's own read-only check with a small shell word
+// splitter). The transcript converter orders hook events by it.
+package concurrency
 
 import (
 	"encoding/json"
 	"strings"
 )
 
-// concurrencySafe reports whether Claude Code would run this tool call in
+// Safe reports whether Claude Code would run this tool call in
 // parallel with its siblings of the same assistant message. It matters for
 // order: a call that is not safe waits until every earlier call of its message
 // has finished, so its PreToolUse comes after their PostToolUse, not when the
 // tool_use block was streamed. The hook_progress records of the corpus show
 // exactly this (see docs/transcripts.md).
-func concurrencySafe(tool string, input json.RawMessage) bool {
+func Safe(tool string, input json.RawMessage) bool {
 	switch tool {
 	case "Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead",
 		"Task", "Agent", "TaskOutput", "ToolSearch", "ListMcpResourcesTool", "ReadMcpResourceTool":
@@ -23,7 +27,7 @@ func concurrencySafe(tool string, input json.RawMessage) bool {
 		if json.Unmarshal(input, &in) != nil {
 			return false
 		}
-		return readOnlyCommand(in.Command)
+		return ReadOnly(in.Command)
 	}
 	return false
 }
@@ -44,11 +48,11 @@ var readOnlyGit = map[string]bool{
 	"ls-files": true, "blame": true, "describe": true, "branch": true,
 }
 
-// readOnlyCommand reports whether every part of a command line (split at
+// ReadOnly reports whether every part of a command line (split at
 // ;, &&, || and |) is a read-only command, with redirections only to
 // /dev/null or between descriptors. Command substitution, subshells and
 // find -exec/-delete make it not read-only.
-func readOnlyCommand(cmd string) bool {
+func ReadOnly(cmd string) bool {
 	if strings.TrimSpace(cmd) == "" || strings.ContainsAny(cmd, "`\n") || strings.Contains(cmd, "$(") {
 		return false
 	}

@@ -1,4 +1,9 @@
-package record
+// Package shape is the verifier's SHAPE check (spec §2 and §4): the
+// record's values (integers in the safe range, no fractions or exponents),
+// the JSON schema of the record and of each step (a code mirror of
+// $defs/step decides the common case, the schema library gives the
+// detail), the session's instants and the DER byte strings.
+package shape
 
 import (
 	"encoding/asn1"
@@ -20,21 +25,21 @@ import (
 // maxSafe is 2^53-1, the largest integer a record may hold (spec §2).
 const maxSafe = 1<<53 - 1
 
-// checkValues enforces spec §2 over the whole tree: numbers are integer
+// Values enforces spec §2 over the whole tree: numbers are integer
 // literals (no '.', no exponent) within ±(2^53-1). It returns a detail for
 // SHAPE, or "". The JSON Pointer of the offending value is built only on
 // failure, on the way back up.
-func checkValues(v *strictjson.Value) string {
+func Values(v *strictjson.Value) string {
 	path, bad := badNumber(v)
 	if bad == nil {
 		return ""
 	}
-	return path + ": " + numberProblem(bad.Str)
+	return path + ": " + NumberProblem(bad.Str)
 }
 
-// numberProblem says why a number literal may not stand in a record, or
+// NumberProblem says why a number literal may not stand in a record, or
 // returns "" (spec §2: an integer literal within ±(2^53-1)).
-func numberProblem(lit string) string {
+func NumberProblem(lit string) string {
 	if strings.ContainsAny(lit, ".eE") {
 		return lit + " is not an integer literal"
 	}
@@ -47,7 +52,7 @@ func numberProblem(lit string) string {
 func badNumber(v *strictjson.Value) (string, *strictjson.Value) {
 	switch v.Kind {
 	case strictjson.Number:
-		if numberProblem(v.Str) != "" {
+		if NumberProblem(v.Str) != "" {
 			return "", v
 		}
 	case strictjson.Array:
@@ -87,10 +92,10 @@ var compiled = sync.OnceValues(func() (*schemas, error) {
 
 type schemas struct{ record, step *jsonschema.Schema }
 
-// checkTopSchema validates the record against schema/record.schema.json
+// Top validates the record against schema/record.schema.json
 // with its steps array emptied (the steps are streamed and checked one by
 // one by checkStepShape). It returns a detail for SHAPE, or "".
-func checkTopSchema(v *strictjson.Value) string {
+func Top(v *strictjson.Value) string {
 	sch, err := compiled()
 	if err != nil {
 		// The schema is embedded and tested; failing here is a build defect,
@@ -109,11 +114,11 @@ func checkTopSchema(v *strictjson.Value) string {
 	return ""
 }
 
-// checkStepShape checks one step against $defs/step: stepShapeOK decides
+// Step checks one step against $defs/step: stepShapeOK decides
 // the common case, and a step it rejects goes to the schema library, which
 // gives the detail. i is the step's index; full returns the step with all
 // its children (st may hold "data" and "dossier" without theirs).
-func checkStepShape(st *strictjson.Value, i int, full func() *strictjson.Value) string {
+func Step(st *strictjson.Value, i int, full func() *strictjson.Value) string {
 	if stepShapeOK(st) {
 		return ""
 	}
@@ -204,12 +209,12 @@ func toAny(v *strictjson.Value) any {
 	}
 }
 
-// checkDER: the byte strings that §4 says are DER (signature.rfc3161, a
+// DER: the byte strings that §4 says are DER (signature.rfc3161, a
 // TimeStampToken; signerIdentity.certificates, X.509 certificates) must
 // each be one well-formed DER SEQUENCE with nothing after it. What they
 // say is judged only when the caller asks for timestamp or identity
 // checks; without this, any hex would pass as a token or a certificate.
-func checkDER(rec *strictjson.Value) string {
+func DER(rec *strictjson.Value) string {
 	if tok := rec.Get("signature").Get("rfc3161"); tok != nil && !derSequence(tok.Str) {
 		return "/signature/rfc3161: not a DER SEQUENCE (an RFC 3161 TimeStampToken)"
 	}
@@ -233,9 +238,9 @@ func derSequence(hexText string) bool {
 	return err == nil && len(rest) == 0 && raw.Class == asn1.ClassUniversal && raw.Tag == asn1.TagSequence && raw.IsCompound
 }
 
-// checkSessionInstants: the session's times are real calendar instants
+// SessionInstants: the session's times are real calendar instants
 // (the schema's pattern cannot say which days a month has).
-func checkSessionInstants(rec *strictjson.Value) string {
+func SessionInstants(rec *strictjson.Value) string {
 	sess := rec.Get("session")
 	for _, k := range []string{"startedAt", "endedAt"} {
 		if s, _ := sess.GetString(k); !instant.Valid(s) {
@@ -254,10 +259,10 @@ func CheckStep(text []byte) string {
 	if err != nil {
 		return "not JSON: " + err.Error()
 	}
-	if d := checkValues(v); d != "" {
+	if d := Values(v); d != "" {
 		return d
 	}
-	if d := checkStepShape(v, 0, func() *strictjson.Value { return v }); d != "" {
+	if d := Step(v, 0, func() *strictjson.Value { return v }); d != "" {
 		return d
 	}
 	if s, _ := v.GetString("at"); !instant.Valid(s) {

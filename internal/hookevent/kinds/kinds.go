@@ -1,10 +1,9 @@
-package hookevent
-
-// This file is the one table of the recorder: which harness event is which
-// Claude Code event, and which tool is which step kind (spec §8), for every
-// dialect the recorder reads. Sources for the names: each harness's hook
+// Package kinds is the one table of the recorder: which harness event is
+// which Claude Code event, and which tool is which step kind (spec §8), for
+// every dialect the recorder reads. Sources for the names: each harness's hook
 // documentation (docs/harnesses.md); internal/synth writes payloads in each
 // documented shape, and the real ones are in the shared samples (internal/corpora).
+package kinds
 
 // toolKinds maps a tool name, as the harness gives it, to a step kind:
 // shell → exec, file edit → edit, file creation/overwrite → write, file
@@ -211,4 +210,28 @@ func eventOf(name string) eventInfo {
 		}
 	}
 	return eventInfo{canonical: name}
+}
+
+// Harness returns the one harness that uses the event name, or "" when
+// several do or it is not a harness's own name.
+func Harness(name string) string { return eventOf(name).harness }
+
+// ToolEvent reports whether the (canonical) event describes one tool call.
+func ToolEvent(event string) bool { return toolEvents[event] }
+
+// EventKind returns the kind of a (canonical) event that is not a tool
+// call, "" for a note.
+func EventKind(event string) string { return eventKinds[event] }
+
+// Harnesses are the names a hook hint and session.agent use.
+var Harnesses = []string{"claude-code", "codex", "gemini", "cursor", "copilot-cli", "vscode", "grok"}
+
+// KnownHarness reports whether name is one of Harnesses.
+func KnownHarness(name string) bool {
+	for _, h := range Harnesses {
+		if h == name {
+			return true
+		}
+	}
+	return false
 }

@@ -1,4 +1,8 @@
-package transcript
+// Package lines reads a Claude Code transcript: one JSON object a line,
+// of which the converter needs a few members (the record's type, times,
+// message and content blocks, tool results, progress data). Strings that
+// go into payloads stay raw, so they keep the transcript's exact escaping.
+package lines
 
 import (
 	"bufio"
@@ -10,9 +14,9 @@ import (
 	"time"
 )
 
-// record is the part of one transcript line the converter reads. Claude Code
+// Record is the part of one transcript line the converter reads. Claude Code
 // writes many more keys; unknown ones are ignored.
-type record struct {
+type Record struct {
 	Type             string          `json:"type"`
 	Subtype          string          `json:"subtype"`
 	SessionID        string          `json:"sessionId"`
@@ -23,28 +27,28 @@ type record struct {
 	IsMeta           bool            `json:"isMeta"`
 	IsSidechain      bool            `json:"isSidechain"`
 	IsCompactSummary bool            `json:"isCompactSummary"`
-	Message          *message        `json:"message"`
+	Message          *Message        `json:"message"`
 	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	CompactMetadata  *struct {
 		Trigger string `json:"trigger"`
 	} `json:"compactMetadata"`
-	Data            *progressData `json:"data"`
+	Data            *ProgressData `json:"data"`
 	ToolUseID       string        `json:"toolUseID"`
 	ParentToolUseID string        `json:"parentToolUseID"`
 
-	line int       // 1-based line in its file; agent_progress copies get the progress line
-	time time.Time // parsed Timestamp; zero when absent
+	Line int       `json:"-"` // 1-based line in its file; agent_progress copies get the progress line
+	Time time.Time `json:"-"` // parsed Timestamp; zero when absent
 }
 
-type message struct {
+type Message struct {
 	ID      string          `json:"id"`
 	Model   string          `json:"model"`
 	Content json.RawMessage `json:"content"` // a JSON string or an array of blocks
 }
 
-// block is one content block of a message. Text and Content stay raw so that
+// Block is one content block of a message. Text and Content stay raw so that
 // strings copied into payloads keep the transcript's exact escaping.
-type block struct {
+type Block struct {
 	Type      string          `json:"type"`
 	Text      json.RawMessage `json:"text"`
 	ID        string          `json:"id"`
@@ -55,25 +59,25 @@ type block struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// progressData is the "data" of a progress record: hook_progress names a hook
+// ProgressData is the "data" of a progress record: hook_progress names a hook
 // that ran, agent_progress carries a copy of one sub-agent message.
-type progressData struct {
+type ProgressData struct {
 	Type      string  `json:"type"`
 	HookEvent string  `json:"hookEvent"`
 	HookName  string  `json:"hookName"`
 	AgentID   string  `json:"agentId"`
-	Message   *record `json:"message"`
+	Message   *Record `json:"message"`
 }
 
-// readRecords parses a JSONL transcript. Blank lines are skipped; a line that
+// Read parses a JSONL transcript. Blank lines are skipped; a line that
 // is not a JSON object is an error naming its line number.
-func readRecords(r io.Reader) ([]*record, error) {
+func Read(r io.Reader) ([]*Record, error) {
 	br := bufio.NewReader(r)
-	var recs []*record
+	var recs []*Record
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			rec := &record{}
+			rec := &Record{}
 			if uerr := json.Unmarshal(line, rec); uerr != nil {
 				return nil, fmt.Errorf("line %d: %w", n, uerr)
 			}
@@ -96,8 +100,8 @@ func readRecords(r io.Reader) ([]*record, error) {
 	}
 }
 
-func (r *record) setTime(line int) error {
-	r.line = line
+func (r *Record) setTime(line int) error {
+	r.Line = line
 	if r.Timestamp == "" {
 		return nil
 	}
@@ -105,34 +109,35 @@ func (r *record) setTime(line int) error {
 	if err != nil {
 		return fmt.Errorf("line %d: timestamp: %w", line, err)
 	}
-	r.time = t.UTC()
+	r.Time = t.UTC()
 	return nil
 }
 
-// blocks returns the message content as blocks; a plain string content gives
-// nil (callers read it with contentString).
-func (r *record) blocks() []block {
+// Blocks returns the message content as blocks; a plain string content gives
+// nil (callers read it with ContentString).
+func (r *Record) Blocks() []Block {
 	if r.Message == nil || len(r.Message.Content) == 0 || r.Message.Content[0] != '[' {
 		return nil
 	}
-	var bs []block
+	var bs []Block
 	if json.Unmarshal(r.Message.Content, &bs) != nil {
 		return nil
 	}
 	return bs
 }
 
-// contentString returns the raw JSON string token when the content is a
+// ContentString returns the raw JSON string token when the content is a
 // string, else nil.
-func (r *record) contentString() json.RawMessage {
+func (r *Record) ContentString() json.RawMessage {
 	if r.Message == nil || len(r.Message.Content) == 0 || r.Message.Content[0] != '"' {
 		return nil
 	}
 	return r.Message.Content
 }
 
-func (r *record) hasToolUse() bool {
-	for _, b := range r.blocks() {
+// HasToolUse reports whether the message holds a tool_use block.
+func (r *Record) HasToolUse() bool {
+	for _, b := range r.Blocks() {
 		if b.Type == "tool_use" {
 			return true
 		}
@@ -140,9 +145,9 @@ func (r *record) hasToolUse() bool {
 	return false
 }
 
-// textOf joins the text blocks of bs with "\n". With exactly one text block
+// TextOf joins the text blocks of bs with "\n". With exactly one text block
 // it returns that block's raw string token unchanged; with none it returns nil.
-func textOf(bs []block) json.RawMessage {
+func TextOf(bs []Block) json.RawMessage {
 	var texts []json.RawMessage
 	for _, b := range bs {
 		if b.Type == "text" && len(b.Text) > 0 {
@@ -166,12 +171,12 @@ func textOf(bs []block) json.RawMessage {
 		}
 		buf.WriteString(s)
 	}
-	return rawString(buf.String())
+	return RawString(buf.String())
 }
 
-// rawString encodes s as a JSON string the way JavaScript would (no HTML
+// RawString encodes s as a JSON string the way JavaScript would (no HTML
 // escaping).
-func rawString(s string) json.RawMessage {
+func RawString(s string) json.RawMessage {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -179,8 +184,8 @@ func rawString(s string) json.RawMessage {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// unquote decodes a raw JSON string token; anything else gives "".
-func unquote(raw json.RawMessage) string {
+// Unquote decodes a raw JSON string token; anything else gives "".
+func Unquote(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return ""

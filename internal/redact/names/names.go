@@ -1,27 +1,34 @@
-package redact
+// Package names decides whether a name (an object key, a variable, a
+// flag, a header) says that its value is a secret: GITHUB_TOKEN, X-Api-Key
+// and clientSecret do; KEYBOARD, author and input_tokens do not. Names are
+// split into words at punctuation, camelCase humps and digits, and judged
+// by their last meaningful word.
+package names
 
-// class is how strongly a name (an object key, a variable, a flag) says
+import "github.com/logbook-project/logbook/internal/redact/ascii"
+
+// Class is how strongly a name (an object key, a variable, a flag) says
 // that its value is a secret.
-type class uint8
+type Class uint8
 
 const (
-	notSecret class = iota
-	// weakSecret names are ambiguous ("key", "--key"): the value is only
-	// replaced when it looks like an opaque credential (see opaque).
-	weakSecret
-	// strongSecret names ("password", "GITHUB_TOKEN") have their value
+	NotSecret Class = iota
+	// WeakSecret names are ambiguous ("key", "--key"): the value is only
+	// replaced when it looks like an opaque credential (see values.Opaque).
+	WeakSecret
+	// StrongSecret names ("password", "GITHUB_TOKEN") have their value
 	// replaced whatever it looks like, apart from shell references and
-	// paths (see worthRedacting).
-	strongSecret
+	// paths (see values.Worth).
+	StrongSecret
 )
 
-// nameContext says where a name was found; some words only count in one place.
-type nameContext uint8
+// Context says where a name was found; some words only count in one place.
+type Context uint8
 
 const (
-	ctxKey   nameContext = iota // object key, NAME=value, name: value
-	ctxQuery                    // URL query parameter: sig= and signature= count too
-	ctxFlag                     // --name value: boolean-looking flags (--no-auth) do not count
+	InKey   Context = iota // object key, NAME=value, name: value
+	InQuery                // URL query parameter: sig= and signature= count too
+	InFlag                 // --name value: boolean-looking flags (--no-auth) do not count
 )
 
 // strongWords name a secret when they are the last segment of a name.
@@ -87,28 +94,29 @@ type segment struct{ a, b int }
 // since no real variable or header has that many parts.
 const maxSegments = 16
 
-// classify decides whether name names a secret. It splits the name into
+// Classify decides whether name names a secret; extra are a project's
+// own secret words (lower case), matched like the built-in ones. It splits the name into
 // lower-case words at punctuation, camelCase humps and letter/digit changes,
 // then looks at the last meaningful word: "GITHUB_TOKEN", "X-Api-Key" and
 // "clientSecret" are secret, "KEYBOARD", "author" and "input_tokens" are not.
 //
 // Every secret word contains one of the stems pass, pwd, secret, token,
-// key, cred, auth, cookie or sig; hasRoot checks for them first, which
+// key, cred, auth, cookie or sig; HasRoot checks for them first, which
 // keeps the split off the common path.
-func (r *Redactor) classify(name string, ctx nameContext) class {
-	if !hasRoot(name) && !r.hasExtraRoot(name) {
-		return notSecret
+func Classify(name string, ctx Context, extra []string) Class {
+	if !HasRoot(name) && !ContainsAny(name, extra) {
+		return NotSecret
 	}
 	var segs [maxSegments]segment
 	n := split(name, &segs)
 	if n == 0 {
-		return notSecret
+		return NotSecret
 	}
 	first := name[segs[0].a:segs[0].b]
 	// Drop trailing neutral segments and numbers (API_KEY_2, password_confirm).
 	for n > 1 {
 		w := name[segs[n-1].a:segs[n-1].b]
-		if !isDigits(w) && !inFold(w, neutralSuffixes[:]) {
+		if !ascii.IsDigits(w) && !ascii.InFold(w, neutralSuffixes[:]) {
 			break
 		}
 		n--
@@ -117,74 +125,74 @@ func (r *Redactor) classify(name string, ctx nameContext) class {
 	prev := ""
 	if n > 1 {
 		prev = name[segs[n-2].a:segs[n-2].b]
-		if ctx == ctxFlag && inFold(first, flagNegations[:]) {
-			return notSecret
+		if ctx == InFlag && ascii.InFold(first, flagNegations[:]) {
+			return NotSecret
 		}
 	}
-	for _, k := range r.extraKeys() {
-		if equalFold(last, k) {
-			return strongSecret
+	for _, k := range extra {
+		if ascii.EqualFold(last, k) {
+			return StrongSecret
 		}
 	}
 	switch {
-	case equalFold(last, "token"):
-		if inFold(prev, tokenQualifiers[:]) {
-			return notSecret
+	case ascii.EqualFold(last, "token"):
+		if ascii.InFold(prev, tokenQualifiers[:]) {
+			return NotSecret
 		}
-		return strongSecret
-	case equalFold(last, "key"), equalFold(last, "keys"):
+		return StrongSecret
+	case ascii.EqualFold(last, "key"), ascii.EqualFold(last, "keys"):
 		if prev == "" {
-			return weakSecret
+			return WeakSecret
 		}
-		if inFold(prev, keyQualifiers[:]) {
-			return notSecret
+		if ascii.InFold(prev, keyQualifiers[:]) {
+			return NotSecret
 		}
-		return strongSecret
-	case equalFold(last, "sig"), equalFold(last, "signature"):
+		return StrongSecret
+	case ascii.EqualFold(last, "sig"), ascii.EqualFold(last, "signature"):
 		// Signatures in presigned URLs (X-Amz-Signature, Azure SAS sig=)
 		// grant access; elsewhere a signature is public data.
-		if ctx == ctxQuery {
-			return strongSecret
+		if ctx == InQuery {
+			return StrongSecret
 		}
-		return notSecret
-	case inFold(last, strongWords[:]):
-		return strongSecret
+		return NotSecret
+	case ascii.InFold(last, strongWords[:]):
+		return StrongSecret
 	}
 	for _, suf := range compoundSuffixes {
-		if len(last) > len(suf) && equalFold(last[len(last)-len(suf):], suf) {
-			return strongSecret
+		if len(last) > len(suf) && ascii.EqualFold(last[len(last)-len(suf):], suf) {
+			return StrongSecret
 		}
 	}
-	return notSecret
+	return NotSecret
 }
 
-// hasRoot reports whether name contains one of roots, ignoring case.
-func hasRoot(name string) bool {
+// HasRoot reports whether name contains one of roots, ignoring case.
+func HasRoot(name string) bool {
 	for i := 0; i < len(name); i++ {
 		rest := name[i+1:]
-		switch lower(name[i]) {
+		switch ascii.Lower(name[i]) {
 		case 'p':
-			if hasPrefixFold(rest, "ass") || hasPrefixFold(rest, "wd") {
+			if ascii.HasPrefixFold(rest, "ass") || ascii.HasPrefixFold(rest, "wd") {
 				return true
 			}
 		case 's':
-			if hasPrefixFold(rest, "ecret") || hasPrefixFold(rest, "ig") {
+			if ascii.HasPrefixFold(rest, "ecret") || ascii.HasPrefixFold(rest, "ig") {
 				return true
 			}
 		case 't':
-			if hasPrefixFold(rest, "oken") {
+			if ascii.HasPrefixFold(rest, "oken") {
 				return true
 			}
 		case 'k':
-			if hasPrefixFold(rest, "ey") {
+			if ascii.HasPrefixFold(rest, "ey") {
 				return true
 			}
 		case 'c':
-			if hasPrefixFold(rest, "red") || hasPrefixFold(rest, "ookie") {
+			if ascii.HasPrefixFold(rest, "red") || ascii.HasPrefixFold(rest, "ookie") {
 				return true
 			}
 		case 'a':
-			if hasPrefixFold(rest, "uth") {
+			if ascii.HasPrefixFold(rest, "uth") {
 				return true
 			}
 		}
@@ -202,7 +210,7 @@ func split(name string, segs *[maxSegments]segment) int {
 		if i < len(name) {
 			c = name[i]
 		}
-		if i == len(name) || !isAlnum(c) {
+		if i == len(name) || !ascii.IsAlnum(c) {
 			if start >= 0 {
 				if n == maxSegments {
 					return 0
@@ -218,10 +226,10 @@ func split(name string, segs *[maxSegments]segment) int {
 			continue
 		}
 		p := name[i-1]
-		boundary := (isLower(p) && isUpper(c)) ||
-			(isDigit(p) != isDigit(c)) ||
+		boundary := (ascii.IsLower(p) && ascii.IsUpper(c)) ||
+			(ascii.IsDigit(p) != ascii.IsDigit(c)) ||
 			// "APIKey": the hump starts at K, the upper-case run before it is a word.
-			(isUpper(p) && isUpper(c) && i+1 < len(name) && isLower(name[i+1]))
+			(ascii.IsUpper(p) && ascii.IsUpper(c) && i+1 < len(name) && ascii.IsLower(name[i+1]))
 		if boundary {
 			if n == maxSegments {
 				return 0
@@ -234,49 +242,30 @@ func split(name string, segs *[maxSegments]segment) int {
 	return n
 }
 
-func inFold(w string, list []string) bool {
-	for _, x := range list {
-		if equalFold(w, x) {
-			return true
-		}
-	}
-	return false
-}
-
-// equalFold is strings.EqualFold for ASCII only: every word the rules
-// compare is ASCII, and Unicode folding (the Kelvin sign folds to k) would
-// only make matches harder to predict.
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
+// MentionsSecret reports whether a word of name other than the last is a
+// secret word: CURL_AUTH_USER, KUBERNETES_SECRET_YAML.
+func MentionsSecret(name string) bool {
+	if !HasRoot(name) {
 		return false
 	}
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && equalFold(s[:len(prefix)], prefix)
-}
-
-// containsFold reports whether sub (lower-case ASCII) occurs in s, ignoring case.
-func containsFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if lower(s[i]) == sub[0] && equalFold(s[i:i+len(sub)], sub) {
+	var segs [maxSegments]segment
+	n := split(name, &segs)
+	for k := 0; k < n; k++ {
+		w := name[segs[k].a:segs[k].b]
+		if ascii.EqualFold(w, "token") || ascii.EqualFold(w, "auth") || ascii.InFold(w, strongWords[:]) {
 			return true
 		}
 	}
 	return false
 }
 
-func isDigits(w string) bool {
-	for i := 0; i < len(w); i++ {
-		if !isDigit(w[i]) {
-			return false
+// ContainsAny reports whether s holds one of words (lower case), ignoring
+// case.
+func ContainsAny(s string, words []string) bool {
+	for _, w := range words {
+		if ascii.ContainsFold(s, w) {
+			return true
 		}
 	}
-	return w != ""
+	return false
 }

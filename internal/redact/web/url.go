@@ -1,31 +1,36 @@
-package redact
+package web
 
-import "strings"
+import (
+	"strings"
 
-// url replaces the password of scheme://user:password@host (any scheme:
-// https, postgres, mongodb+srv, redis, amqp...), or an opaque user name
-// used as a token (https://<token>@github.com).
+	"github.com/logbook-project/logbook/internal/redact/ascii"
+	"github.com/logbook-project/logbook/internal/redact/values"
+)
+
+// URL returns the bounds of the password of scheme://user:password@host
+// (any scheme: https, postgres, mongodb+srv, redis, amqp...), or of an
+// opaque user name used as a token (https://<token>@github.com), where
+// s[c:] starts with "://"; or -1, -1.
 //
 // The authority is first read as RFC 3986 has it, up to the first / ? #
 // (or a blank, quote, < > or \). People also paste passwords holding an
 // unescaped ? # ' or >, so when the authority was cut at one of those
 // right after "user:", the password is read on to the last @ before the
 // host (see userinfoEnd).
-func (sc *scanner) url(c int) {
-	s := sc.s
+func URL(s string, c int) (start, end int) {
 	ss := c
-	for ss > 0 && (isAlnum(s[ss-1]) || s[ss-1] == '+' || s[ss-1] == '-' || s[ss-1] == '.') {
+	for ss > 0 && (ascii.IsAlnum(s[ss-1]) || s[ss-1] == '+' || s[ss-1] == '-' || s[ss-1] == '.') {
 		ss--
 	}
 	if ss == c {
-		return
+		return -1, -1
 	}
 	a := c + 3
 	at, colon := -1, -1
 	j := a
 	for ; j < len(s); j++ {
 		ch := s[j]
-		if ch == '/' || ch == '?' || ch == '#' || isSpace(ch) || ch == '"' || ch == '\'' || ch == '`' || ch == '<' || ch == '>' || ch == '\\' {
+		if ch == '/' || ch == '?' || ch == '#' || ascii.IsSpace(ch) || ch == '"' || ch == '\'' || ch == '`' || ch == '<' || ch == '>' || ch == '\\' {
 			break
 		}
 		switch {
@@ -43,18 +48,19 @@ func (sc *scanner) url(c int) {
 		at = userinfoEnd(s, a, colon, at, j, open)
 	}
 	if at < 0 {
-		return
+		return -1, -1
 	}
 	ui := s[a:at]
 	if k := strings.IndexByte(ui, ':'); k >= 0 {
-		if v := ui[k+1:]; v != "" && v != Mask && !isShellRef(v) {
-			sc.add(a+k+1, at)
+		if v := ui[k+1:]; v != "" && v != values.Mask && !values.IsShellRef(v) {
+			return a + k + 1, at
 		}
-		return
+		return -1, -1
 	}
-	if len(ui) >= 16 && opaque(ui) {
-		sc.add(a, at)
+	if len(ui) >= 16 && values.Opaque(ui) {
+		return a, at
 	}
+	return -1, -1
 }
 
 // userinfoEnd decides where the userinfo of a URL ends when its strict
@@ -76,7 +82,7 @@ func userinfoEnd(s string, a, colon, at, stop int, open byte) int {
 	if strings.IndexByte(s[a:colon], '[') >= 0 { // http://[::1]:8080?q=a@b
 		return at
 	}
-	if at < 0 && (colon+1 == stop || isDigits(s[colon+1:stop])) { // host:port
+	if at < 0 && (colon+1 == stop || ascii.IsDigits(s[colon+1:stop])) { // host:port
 		return at
 	}
 	if at >= 0 && strings.ContainsAny(s[at+1:stop], ":=") {
@@ -84,7 +90,7 @@ func userinfoEnd(s string, a, colon, at, stop int, open byte) int {
 	}
 	for k := stop; k < len(s); k++ {
 		ch := s[k]
-		if isSpace(ch) || ch == '/' || ch == '"' || ch == '`' || ch == '<' || ch == '\\' || (ch == '\'' && open == '\'') || (ch == '>' && open == '<') {
+		if ascii.IsSpace(ch) || ch == '/' || ch == '"' || ch == '`' || ch == '<' || ch == '\\' || (ch == '\'' && open == '\'') || (ch == '>' && open == '<') {
 			break
 		}
 		switch {

@@ -1,42 +1,66 @@
-package redact
+// Package scan is the redactor's single pass over a string: it finds
+// names followed by their values (NAME=value, name: value, --name value,
+// "name", "value" and the assignment forms of other languages), private
+// key blocks, AWS secret keys, and, through packages shapes and web,
+// well-known token shapes, URL passwords, auth headers and schemes. It
+// collects the spans to replace and replaces nothing itself.
+package scan
 
-import "strings"
+import (
+	"strings"
 
-// span is a [start,end) byte range of the input to replace with Mask.
-type span struct{ start, end int }
+	"github.com/logbook-project/logbook/internal/redact/ascii"
+	"github.com/logbook-project/logbook/internal/redact/shapes"
+	"github.com/logbook-project/logbook/internal/redact/values"
+)
 
-// scanner makes one pass over a string and collects the spans to replace.
+// Span is a [Start,End) byte range of the input to replace with Mask.
+type Span struct{ Start, End int }
+
+// Scanner makes one pass over a string and collects the spans to replace.
 // It is a single left-to-right walk that reacts to a few bytes ('=', ':',
 // "-----", the start of a word or argument) instead of running many
 // regular expressions; it allocates only when it finds something.
-type scanner struct {
+type Scanner struct {
 	s       string
-	r       *Redactor
-	spans   []span
+	extra   []string // a project's own secret words, lower case
+	spans   []Span
 	covered int  // the largest span end so far
 	aws     int8 // whether s mentions AWS: 0 not yet known, 1 yes, -1 no
 
-	memo     [4]runMemo // see run
-	memoNext int
+	memo shapes.Memo
 
-	cover   []int32 // see coveredTo
+	cover   []int32 // see CoveredTo
 	indexed int     // spans already in cover
 }
 
-func (sc *scanner) add(start, end int) {
-	if start >= end || sc.s[start:end] == Mask {
+// New returns a Scanner of s; extra are a project's own secret words (lower
+// case), which make a name secret like the built-in ones.
+func New(s string, extra []string) Scanner { return Scanner{s: s, extra: extra} }
+
+// Spans returns the spans found so far, in no particular order; they may
+// overlap.
+func (sc *Scanner) Spans() []Span { return sc.spans }
+
+// Add records s[start:end] as a secret, unless it is empty or a Mask
+// already.
+func (sc *Scanner) Add(start, end int) { sc.add(start, end) }
+
+func (sc *Scanner) add(start, end int) {
+	if start >= end || sc.s[start:end] == values.Mask {
 		return
 	}
-	sc.spans = append(sc.spans, span{start, end})
+	sc.spans = append(sc.spans, Span{start, end})
 	sc.covered = max(sc.covered, end)
 }
 
-func (sc *scanner) scan() {
+// Scan makes the pass.
+func (sc *Scanner) Scan() {
 	s := sc.s
 	b64 := 0 // start of the current run of base64 bytes, for awsSecret
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !isB64(c) {
+		if !ascii.IsB64(c) {
 			if i-b64 == awsSecretLen {
 				sc.awsSecret(b64, i)
 			}
@@ -70,9 +94,9 @@ func (sc *scanner) scan() {
 			}
 		}
 		argStart := i == 0 || isArgBoundary(s[i-1])
-		if isAlnum(c) && (i == 0 || !isAlnum(s[i-1])) {
-			if mayStartToken(s, i) {
-				if end := sc.token(i); end > 0 {
+		if ascii.IsAlnum(c) && (i == 0 || !ascii.IsAlnum(s[i-1])) {
+			if shapes.MayStart(s, i) {
+				if end := shapes.End(s, i, &sc.memo); end > 0 {
 					sc.add(i, end)
 					i, b64 = end-1, end
 					continue
@@ -83,7 +107,7 @@ func (sc *scanner) scan() {
 			}
 			// Nothing can start inside a run of letters and digits: skip
 			// to its end in a tight loop (most of a command is such runs).
-			for i+1 < len(s) && isAlnum(s[i+1]) {
+			for i+1 < len(s) && ascii.IsAlnum(s[i+1]) {
 				i++
 			}
 			continue
@@ -103,16 +127,16 @@ const awsSecretLen = 40
 // awsSecret replaces s[start:end], a run of exactly 40 base64 bytes, when
 // it has the shape of an AWS secret access key (mixed case and a digit)
 // and the string mentions AWS: that shape alone is too generic.
-func (sc *scanner) awsSecret(start, end int) {
+func (sc *Scanner) awsSecret(start, end int) {
 	s := sc.s
 	if end < len(s) && s[end] == '=' { // padded base64 is something else
 		return
 	}
 	var upper, lowerSeen, digit bool
 	for _, c := range []byte(s[start:end]) {
-		upper = upper || isUpper(c)
-		lowerSeen = lowerSeen || isLower(c)
-		digit = digit || isDigit(c)
+		upper = upper || ascii.IsUpper(c)
+		lowerSeen = lowerSeen || ascii.IsLower(c)
+		digit = digit || ascii.IsDigit(c)
 	}
 	if upper && lowerSeen && digit && sc.mentionsAWS() {
 		sc.add(start, end)
@@ -125,33 +149,33 @@ func isArgBoundary(c byte) bool {
 	case '"', '\'', '`', '(', ';', '|', '&', ':':
 		return true
 	}
-	return isSpace(c)
+	return ascii.IsSpace(c)
 }
 
-func (sc *scanner) mentionsAWS() bool {
+func (sc *Scanner) mentionsAWS() bool {
 	if sc.aws == 0 {
 		sc.aws = -1
-		if containsFold(sc.s, "aws") || strings.Contains(sc.s, "AKIA") || strings.Contains(sc.s, "ASIA") {
+		if ascii.ContainsFold(sc.s, "aws") || strings.Contains(sc.s, "AKIA") || strings.Contains(sc.s, "ASIA") {
 			sc.aws = 1
 		}
 	}
 	return sc.aws > 0
 }
 
-// coveredTo is the furthest end of the spans found so far, or of a Mask
+// CoveredTo is the furthest end of the spans found so far, or of a Mask
 // an earlier pass wrote, that hold byte i, or -1 (gitleaks.Find's view of
 // what is already replaced).
-func (sc *scanner) coveredTo(i int) int {
+func (sc *Scanner) CoveredTo(i int) int {
 	end := -1
-	for k := max(0, i-len(Mask)+1); k <= i; k++ {
-		if sc.s[k] == '[' && strings.HasPrefix(sc.s[k:], Mask) {
-			end = k + len(Mask)
+	for k := max(0, i-len(values.Mask)+1); k <= i; k++ {
+		if sc.s[k] == '[' && strings.HasPrefix(sc.s[k:], values.Mask) {
+			end = k + len(values.Mask)
 		}
 	}
 	if len(sc.spans) <= linearSpans {
 		for _, sp := range sc.spans {
-			if sp.start <= i && i < sp.end {
-				end = max(end, sp.end)
+			if sp.Start <= i && i < sp.End {
+				end = max(end, sp.End)
 			}
 		}
 		return end
@@ -168,8 +192,8 @@ func (sc *scanner) coveredTo(i int) int {
 	}
 	for ; sc.indexed < len(sc.spans); sc.indexed++ {
 		sp := sc.spans[sc.indexed]
-		for k := sp.start + 1; k < len(sc.cover); k += k & -k {
-			sc.cover[k] = max(sc.cover[k], int32(sp.end))
+		for k := sp.Start + 1; k < len(sc.cover); k += k & -k {
+			sc.cover[k] = max(sc.cover[k], int32(sp.End))
 		}
 	}
 	m := int32(0)
@@ -182,7 +206,7 @@ func (sc *scanner) coveredTo(i int) int {
 	return end
 }
 
-// linearSpans is how many spans coveredTo walks one by one; past it, it
+// linearSpans is how many spans CoveredTo walks one by one; past it, it
 // keeps a Fenwick tree of the furthest span end by start (4 bytes per
 // input byte, only for inputs that hold that many secrets).
 var linearSpans = 64
