@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/server"
 )
 
@@ -61,5 +63,43 @@ func TestOpenLogsBounded(t *testing.T) {
 	}
 	if n := openLogs(t, f.opts.Dir); n > 300 {
 		t.Fatalf("resuming %d sessions left %d files open", sessions, n)
+	}
+}
+
+// TestShedConcurrent: sessions shed and opened again while others append
+// lose no checkpoint: each session's latest counts all its steps.
+func TestShedConcurrent(t *testing.T) {
+	f := newServer(t, nil)
+	const workers, sessions, events = 8, 80, 3
+	var wg sync.WaitGroup
+	errs := make(chan string, workers*sessions*events)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range events {
+				for s := range sessions {
+					id := fmt.Sprintf("shed-%d-%d", w, s)
+					if code, body := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks", event(id, "PreToolUse", e)); code != 200 {
+						errs <- fmt.Sprintf("%s event %d: %d %s", id, e, code, body)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+	for w := range workers {
+		for s := range sessions {
+			id := fmt.Sprintf("shed-%d-%d", w, s)
+			_, cp := get(t, f.ts.URL+"/v1/sessions/"+id+"/checkpoint")
+			c, err := checkpoint.Open(cp, []checkpoint.Key{{Pub: f.pub}}, nil)
+			if err != nil || c.Size != events {
+				t.Fatalf("%s: %+v %v", id, c, err)
+			}
+		}
 	}
 }
