@@ -13,8 +13,18 @@ set -eu
 cmd=${1:-start}
 if [ "$cmd" = stop ]; then
 	dir=${2:?usage: mariadb.sh stop DIR}
-	[ -f "$dir/mariadbd.pid" ] && kill "$(cat "$dir/mariadbd.pid")" 2>/dev/null || true
-	rm -rf "$dir"
+	if [ -f "$dir/mariadbd.pid" ]; then
+		pid=$(cat "$dir/mariadbd.pid")
+		kill "$pid" 2>/dev/null || true
+		# mariadbd writes its files until it has exited: wait (at most
+		# 30 s) before removing them, or rm races it.
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 150 ]; do
+			sleep 0.2
+			i=$((i + 1))
+		done
+	fi
+	rm -rf "$dir" 2>/dev/null || rm -rf "$dir" 2>/dev/null || true
 	exit 0
 fi
 

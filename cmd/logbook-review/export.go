@@ -12,6 +12,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -19,8 +20,11 @@ import (
 // export writes the bundle: the record as it is, the signer's public key
 // (the --pubkey given, which must be the signer's, else the record's own),
 // the attestations and attestor keys given, the time-stamping roots given,
-// and the signed checkpoints (--checkpoint FILE..., else the sidecar
-// ID.record.checkpoint beside ID.record.json when present). A record that does not verify is not exported.
+// the signed checkpoints (--checkpoint FILE..., else the sidecar
+// ID.record.checkpoint beside ID.record.json when present), the proof of
+// logging (--log-proof FILE, else the sidecar ID.record.tlog-proof), and as
+// hints only, the --checkpoint-key keys and the --log-policy. A record that
+// does not verify is not exported.
 func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 	var opt record.Options
 	var signerPEM string
@@ -102,6 +106,39 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.Checkpoints = append(b.Checkpoints, text)
 	}
+	for _, f := range o.checkpointKeys {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		b.CheckpointKeys = append(b.CheckpointKeys, string(text))
+	}
+	proof := o.logProof
+	if side := proofSidecar(path); proof == "" && side != "" {
+		if _, err := os.Stat(side); err == nil {
+			proof = side
+		}
+	}
+	if proof != "" {
+		text, err := os.ReadFile(proof)
+		if err == nil && len(text) > logproof.MaxProof {
+			err = fmt.Errorf("--log-proof %s: over %d bytes: no tlog-proof is that large", proof, logproof.MaxProof)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		b.LogProofs = [][]byte{text}
+	}
+	if o.logPolicy != "" {
+		text, err := os.ReadFile(o.logPolicy)
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		b.LogPolicy = string(text)
+	}
 	out, err := bundle.Write(b)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-review: --export:", err)
@@ -111,8 +148,8 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "exported %s: record %s (%d steps), signer key %s, %d attestation(s), %d checkpoint(s)\n",
-		o.export, res.RecordID, res.StepCount, res.KeyID, len(b.Attestations), len(b.Checkpoints))
+	fmt.Fprintf(stdout, "exported %s: record %s (%d steps), signer key %s, %d attestation(s), %d checkpoint(s), %d log proof(s)\n",
+		o.export, res.RecordID, res.StepCount, res.KeyID, len(b.Attestations), len(b.Checkpoints), len(b.LogProofs))
 	return 0
 }
 

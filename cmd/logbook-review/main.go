@@ -45,9 +45,9 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 type options struct {
-	dir, only, colour, export, jsonl, otlp, tsaRoots                 string
-	asJSON, list, noPager, version                                   bool
-	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys multi
+	dir, only, colour, export, jsonl, otlp, tsaRoots, logPolicy, logProof string
+	asJSON, list, noPager, version                                        bool
+	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys      multi
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -67,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.Var(&o.attestations, "attestation", "DSSE attestation `FILE` about the record: checked under --attestor-key (ATTEST_*), and included by --export (repeatable)")
 	fs.Var(&o.attestorKeys, "attestor-key", "pinned attestor public key `FILE`: attestations are checked under it, and --export includes it (repeatable; the receiver still pins its own)")
 	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "time-stamping roots PEM `FILE`: the record's token must verify against them (TIMESTAMP_*), and --export includes them")
+	fs.StringVar(&o.logPolicy, "log-policy", "", "C2SP tlog-policy `FILE`: judge the record's proof of logging offline (LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds); --export includes it as a hint only")
+	fs.StringVar(&o.logProof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default the sidecar ID.record.tlog-proof beside the record, or the bundle's); --export includes it")
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
@@ -128,13 +130,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	// A hand-over bundle is reviewed as its record (docs/bundle.md); with
 	// no --pubkey, the bundle's own key is not trusted for being there.
 	var fromBundle bool
+	var bun *bundle.Bundle
 	if head := data[:min(len(data), 64)]; !inProgress && (bytes.Contains(head, []byte(`"format": "`+bundle.Format+`"`)) || bytes.Contains(head, []byte(`"format":"`+bundle.Format+`"`))) {
 		b, err := bundle.Read(data)
 		if err != nil {
 			fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
 			return 1
 		}
-		data, fromBundle = b.Record, true
+		data, fromBundle, bun = b.Record, true, b
 	}
 	if o.export != "" {
 		if fromBundle {
@@ -156,6 +159,13 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		if in.Policy, perr = policyOf(o); perr == nil {
 			in.Checkpoints, in.CheckpointKeys, perr = checkpointsOf(o, path, fromBundle)
 		}
+		if perr == nil {
+			in.Log, perr = logOf(o, path, bun)
+		}
+		if bun != nil && len(in.CheckpointKeys) > 0 && len(o.checkpoints) == 0 {
+			// A bundle's checkpoints are judged under the reviewer's keys.
+			in.Checkpoints = bun.Checkpoints
+		}
 		if perr != nil {
 			fmt.Fprintln(stderr, "logbook-review:", perr)
 			return 2
@@ -174,7 +184,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		r.Notes = append(r.Notes, afterSeal(path, r.Summary.Steps)...)
 	}
 	if fromBundle {
-		r.Notes = append(r.Notes, "the record of the bundle "+filepath.Base(path)+"; its attestations and checkpoints are checked by logbook-verify --bundle")
+		r.Notes = append(r.Notes, "the record of the bundle "+filepath.Base(path)+"; its checkpoints and proof of logging are judged under --checkpoint-key and --log-policy, its attestations by logbook-verify --bundle")
 	}
 	status := 0
 	if !r.Verdict.OK {
@@ -276,9 +286,11 @@ func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) i
 }
 
 const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager]
-               [--tsa-roots PEM] [--attestation FILE --attestor-key PUB]... [--checkpoint FILE]... [--checkpoint-key PUB]... RECORD|SESSION-ID|BUNDLE
+               [--tsa-roots PEM] [--attestation FILE --attestor-key PUB]... [--checkpoint FILE]... [--checkpoint-key PUB]...
+               [--log-policy FILE [--log-proof FILE]] RECORD|SESSION-ID|BUNDLE
 logbook-review --list [--dir DIR] [--json]
-logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM] [--checkpoint FILE]... RECORD
+logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM]
+               [--checkpoint FILE]... [--checkpoint-key PUB]... [--log-proof FILE] [--log-policy FILE] RECORD
 logbook-review --jsonl FILE|- RECORD|SESSION-ID
 logbook-review --otlp URL RECORD|SESSION-ID`
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,7 +32,16 @@ func TestMain(m *testing.M) {
 }
 
 func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata/script"})
+	// $LOGGED: a server-sealed record with its checkpoint and tlog-proof
+	// (testdata/bundles/logged, made by cmd/logbook-verify's tests).
+	logged, err := filepath.Abs("../../testdata/bundles/logged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{Dir: "testdata/script", Setup: func(e *testscript.Env) error {
+		e.Setenv("LOGGED", logged)
+		return nil
+	}})
 }
 
 func mkrecord(args []string) int {

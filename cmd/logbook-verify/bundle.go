@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -28,7 +29,7 @@ type extraFlags struct {
 }
 
 func (e *extraFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&e.bundle, "bundle", "", "check a hand-over bundle `FILE` (docs/bundle.md) offline: its record, signer key, attestations and checkpoints")
+	fs.StringVar(&e.bundle, "bundle", "", "check a hand-over bundle `FILE` (docs/bundle.md) offline: its record, signer key, attestations, checkpoints (under --checkpoint-key) and proof of logging (under --log-policy)")
 	fs.Var(&e.trust, "trust", "with --bundle: PEM `FILE` of trusted signer public keys (repeatable; a file may hold several); without it the bundle's own key is used, which proves integrity only")
 	fs.StringVar(&e.evidence, "evidence", "", "check a Claude Code transcript `FILE` (.jsonl; sub-agent transcripts beside it are read too) against the record's body digests")
 	fs.StringVar(&e.showBodies, "show-bodies", "", "with --evidence: print the transcript's bodies for `differs|all` calls (nothing of them is printed otherwise)")
@@ -72,10 +73,13 @@ func readTrust(files []string) ([]ed25519.PublicKey, error) {
 // keys (spec §7, same codes), the policy checks over the bundle's
 // attestations (ATTEST_*) and the record's timestamp under --tsa-roots,
 // then the bundle's checkpoints under --checkpoint-key (CHECKPOINT_*,
-// TRUNCATED, and the assurance level). The bundle's container gets
+// TRUNCATED, and the assurance level) and its proof of logging under
+// --log-policy (LOG_*, WITNESS_QUORUM, level logged): with the keys for
+// every part, the same line and --json bytes as the parts checked
+// without a bundle (TestBundleLogged). The bundle's container gets
 // BUNDLE_INVALID, and a signerKey that did not sign the record
 // BUNDLE_KEY_MISMATCH.
-func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, asJSON bool, stdout, stderr io.Writer) int {
+func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, lf logFlags, asJSON bool, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if asJSON {
@@ -129,14 +133,35 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		in.Checkpoints = append(in.Checkpoints, b.Checkpoints...)
 	} else if len(b.Checkpoints) > 0 {
 		notes = append(notes, fmt.Sprintf("%d bundled checkpoint(s) not checked: pass --checkpoint-key", len(b.Checkpoints)))
+		notes = append(notes, keyHints(b.CheckpointKeys)...)
 	}
-	// The key part first: a record whose signature verifies under another
-	// key than the bundle names is a damaged bundle, whatever else holds.
-	first := record.Verify(b.Record, record.Options{Pinned: in.Pinned})
-	if first.Facts != nil && !bytes.Equal(first.Facts.PublicKey, bundled) && (first.OK || first.Code == format.SignerNotTrusted) {
-		return refused(BundleKeyMismatch, "the bundle's signerKey is not the key that signed its record")
+	// The proof of logging is judged under the receiver's --log-policy
+	// only, as `--log-policy P --log-proof F RECORD` judges it.
+	if lf.proof != "" || lf.tiles != "" {
+		return ioError(fmt.Errorf("--bundle takes its proof of logging from the bundle: --log-proof and --log-tiles do not apply"))
+	}
+	if lf.policy != "" {
+		if in.Log.Policy, err = readPolicy(lf.policy); err != nil {
+			return ioError(err)
+		}
+		if len(b.LogProofs) == 0 {
+			return ioError(fmt.Errorf("--log-policy: no proof of logging: the bundle holds none"))
+		}
+		in.Log.Proof = b.LogProofs[0]
+	} else if len(b.LogProofs) > 0 {
+		notes = append(notes, fmt.Sprintf("%d bundled proof(s) of logging not checked: pass --log-policy", len(b.LogProofs)))
+		if b.LogPolicy != "" {
+			sum := sha256.Sum256([]byte(b.LogPolicy))
+			notes = append(notes, "the bundled log policy (sha256 "+hex.EncodeToString(sum[:8])+"…) is not trusted: compare it out of band, then pass it as --log-policy")
+		}
 	}
 	out := verdict.Run(in)
+	// The key part before any other verdict: a record whose signature
+	// verifies (Facts are set once it does, whatever a later step says)
+	// under another key than the bundle names is a damaged bundle.
+	if f := out.Result.Facts; f != nil && !bytes.Equal(f.PublicKey, bundled) {
+		return refused(BundleKeyMismatch, "the bundle's signerKey is not the key that signed its record")
+	}
 	res := out.Result
 	if b.TSARoots != "" {
 		sum := sha256.Sum256([]byte(b.TSARoots))
@@ -160,6 +185,31 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		return 0
 	}
 	return 1
+}
+
+// keyHints reports the bundle's checkpoint keys by fingerprint: the keyId
+// a checkpoint's key line holds (SHA-256 of the SPKI, docs/checkpoint.md).
+// A key that cannot be read is reported as such, never refused: a hint is
+// not a part that is checked.
+func keyHints(ks []string) []string {
+	var out []string
+	for i, k := range ks {
+		var pub []byte
+		var err error
+		if bytes.Contains([]byte(k), []byte("-----BEGIN")) {
+			pub, err = keys.ParsePublicKeyPEM([]byte(k))
+		} else {
+			var ck checkpoint.Key
+			ck, err = checkpoint.ParseVerifierKey([]byte(k))
+			pub = ck.Pub
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("bundled checkpoint key %d is unreadable (%v); it is a hint only", i+1, err))
+			continue
+		}
+		out = append(out, "bundled checkpoint key keyId "+checkpoint.KeyID(pub)+" is not trusted: compare it out of band, then pass it as --checkpoint-key")
+	}
+	return out
 }
 
 func join(ss []string) string {

@@ -74,6 +74,7 @@ func writeBundleFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	withCP, _ := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), Checkpoints: [][]byte{[]byte("logbook.example/checkpoint\ns1\n24\n\n— logbook.example AAAA\n")}})
+	withProof, _ := bundle.Write(&bundle.Bundle{Record: rec, SignerKey: string(pubPEM), LogProofs: [][]byte{[]byte("c2sp.org/tlog-proof@v1\nindex 0\n\nlogbook.example/log\n")}})
 	esc := func(pem []byte) string { return strings.ReplaceAll(strings.TrimSpace(string(pem)), "\n", `\n`) }
 	swap := func(from, to string) []byte {
 		out := bytes.Replace(good, []byte(from), []byte(to), 1)
@@ -88,7 +89,8 @@ func writeBundleFixtures(t *testing.T) {
 		"fail_BUNDLE_INVALID_unknown_member.json":   swap(`"format"`, `"extra": 1, "format"`),
 		"fail_BUNDLE_INVALID_other_format.json":     swap(`logbook/bundle@0`, `logbook/bundle@1`),
 		"fail_BUNDLE_INVALID_duplicate_member.json": swap(`"format"`, `"signerKey": "x", "format"`),
-		"fail_BUNDLE_INVALID_log_proof.json":        swap(`"logProofs": []`, `"logProofs": [{}]`),
+		"fail_BUNDLE_INVALID_log_proof_object.json": bytes.Replace(withProof, []byte(`"logProofs": ["`), []byte(`"logProofs": [{}, "`), 1),
+		"fail_BUNDLE_INVALID_two_log_proofs.json":   bytes.Replace(withProof, []byte(`"logProofs": ["`), []byte(`"logProofs": ["x", "`), 1),
 		"fail_BUNDLE_KEY_MISMATCH_other_key.json":   swap(esc(pubPEM), esc(otherPEM)),
 		"fail_BUNDLE_KEY_MISMATCH_key_of_other.json": func() []byte {
 			// A record signed by the other key, bundled with the trusted

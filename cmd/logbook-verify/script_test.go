@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -16,6 +17,19 @@ func TestMain(m *testing.M) {
 
 // TestScript runs testdata/script/*.txtar: the command as a user or a
 // harness runs it, with exit codes, stdout, stderr and the files it leaves.
+//
+// $LOGGED is testdata/bundles/logged: a server-sealed record, its
+// checkpoint and tlog-proof, damaged copies and policies (bundlelog_test.go).
 func TestScript(t *testing.T) {
-	testscript.Run(t, clitest.Params())
+	p := clitest.Params()
+	logged, err := filepath.Abs(loggedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup := p.Setup
+	p.Setup = func(e *testscript.Env) error {
+		e.Setenv("LOGGED", logged)
+		return setup(e)
+	}
+	testscript.Run(t, p)
 }

@@ -1,8 +1,10 @@
 // Package bundle reads and writes a hand-over bundle (docs/bundle.md): one
 // strict JSON file holding a sealed record and what its checks need — the
 // signer's public key, attestations and their attestors' keys, the
-// time-stamping roots the sender used, a checkpoint sidecar, and room for
-// log proofs. Each part is kept as the exact text it had on its own, so
+// time-stamping roots the sender used, the server's signed checkpoints and
+// the C2SP tlog-proof of the record's logging, with the sender's checkpoint
+// keys and log policy as hints (never trusted: the receiver pins its own).
+// Each part is kept as the exact text it had on its own, so
 // checking a bundle gives the same verdicts, with the same codes, as
 // checking its parts.
 package bundle
@@ -39,8 +41,21 @@ type Bundle struct {
 	AttestorKeys []string // SPKI PEM
 	TSARoots     string   // PEM certificates; "" when none
 	Checkpoints  [][]byte // signed checkpoint notes (docs/checkpoint.md), each exactly as written
-	LogProofs    [][]byte // reserved: always empty in this version
+	// CheckpointKeys are hints: the sender's checkpoint verifier keys
+	// (note verifier key NAME+HASH+KEY, or SPKI PEM). Nothing is checked
+	// under them; a verifier reports their fingerprints.
+	CheckpointKeys []string
+	// LogProofs are C2SP tlog-proofs of the record's final checkpoint
+	// (docs/log.md), each exactly as written; at most MaxLogProofs.
+	LogProofs [][]byte
+	// LogPolicy is a hint: the sender's C2SP tlog-policy, "" when none.
+	// Nothing is judged under it; a verifier reports its SHA-256.
+	LogPolicy string
 }
+
+// MaxLogProofs: a record's final checkpoint is logged once, and a verifier
+// judges one proof of logging per record (docs/log.md, step 10).
+const MaxLogProofs = 1
 
 // Error is a bundle refusal: Code is Invalid.
 type Error struct{ Detail string }
@@ -50,7 +65,8 @@ func (e *Error) Error() string { return string(Invalid) + ": " + e.Detail }
 func invalid(format string, a ...any) error { return &Error{Detail: fmt.Sprintf(format, a...)} }
 
 var members = map[string]bool{"format": true, "record": true, "signerKey": true, "attestations": true,
-	"attestorKeys": true, "tsaRoots": true, "checkpoints": true, "logProofs": true}
+	"attestorKeys": true, "tsaRoots": true, "checkpoints": true, "checkpointKeys": true, "logProofs": true,
+	"logPolicy": true}
 
 // Read parses a bundle strictly. It judges only the container: the parts
 // are checked by whoever checks a record, an attestation, a checkpoint.
@@ -120,13 +136,36 @@ func Read(data []byte) (*Bundle, error) {
 			b.Checkpoints = append(b.Checkpoints, []byte(c.Items[i].Str))
 		}
 	}
+	if c := v.Get("checkpointKeys"); c != nil {
+		if c.Kind != strictjson.Array {
+			return nil, invalid("checkpointKeys is not an array")
+		}
+		for i := range c.Items {
+			if c.Items[i].Kind != strictjson.String || c.Items[i].Str == "" {
+				return nil, invalid("checkpointKeys[%d] is not a non-empty string", i)
+			}
+			b.CheckpointKeys = append(b.CheckpointKeys, c.Items[i].Str)
+		}
+	}
 	if l := v.Get("logProofs"); l != nil {
 		if l.Kind != strictjson.Array {
 			return nil, invalid("logProofs is not an array")
 		}
-		if len(l.Items) > 0 {
-			return nil, invalid("logProofs: this version knows no log proofs")
+		if len(l.Items) > MaxLogProofs {
+			return nil, invalid("logProofs holds %d proofs; at most %d", len(l.Items), MaxLogProofs)
 		}
+		for i := range l.Items {
+			if l.Items[i].Kind != strictjson.String || l.Items[i].Str == "" {
+				return nil, invalid("logProofs[%d] is not a non-empty string", i)
+			}
+			b.LogProofs = append(b.LogProofs, []byte(l.Items[i].Str))
+		}
+	}
+	if p := v.Get("logPolicy"); p != nil {
+		if p.Kind != strictjson.String {
+			return nil, invalid("logPolicy is not a string")
+		}
+		b.LogPolicy = p.Str
 	}
 	return b, nil
 }
@@ -201,11 +240,17 @@ func Write(b *Bundle) ([]byte, error) {
 		out.WriteString(",\n")
 		field("tsaRoots", str(b.TSARoots))
 	}
-	if len(b.Checkpoints) > 0 {
-		out.WriteString(",\n  \"checkpoints\": [")
-		for i, c := range b.Checkpoints {
-			if !utf8.Valid(c) {
-				return nil, fmt.Errorf("checkpoint %d is not UTF-8 text", i+1)
+	texts := func(name string, items [][]byte) error {
+		if len(items) == 0 && name != "logProofs" { // written even when empty, as it always was
+			return nil
+		}
+		out.WriteString(",\n  ")
+		k, _ := json.Marshal(name)
+		out.Write(k)
+		out.WriteString(": [")
+		for i, c := range items {
+			if len(c) == 0 || !utf8.Valid(c) {
+				return fmt.Errorf("%s %d is not UTF-8 text", name, i+1)
 			}
 			if i > 0 {
 				out.WriteString(", ")
@@ -213,8 +258,28 @@ func Write(b *Bundle) ([]byte, error) {
 			out.Write(str(string(c)))
 		}
 		out.WriteString("]")
+		return nil
 	}
-	out.WriteString(",\n  \"logProofs\": []\n}\n")
+	if len(b.LogProofs) > MaxLogProofs {
+		return nil, fmt.Errorf("%d log proofs: a bundle holds at most %d", len(b.LogProofs), MaxLogProofs)
+	}
+	var keyTexts [][]byte
+	for _, k := range b.CheckpointKeys {
+		keyTexts = append(keyTexts, []byte(k))
+	}
+	for _, p := range []struct {
+		name  string
+		items [][]byte
+	}{{"checkpoints", b.Checkpoints}, {"checkpointKeys", keyTexts}, {"logProofs", b.LogProofs}} {
+		if err := texts(p.name, p.items); err != nil {
+			return nil, err
+		}
+	}
+	if b.LogPolicy != "" {
+		out.WriteString(",\n")
+		field("logPolicy", str(b.LogPolicy))
+	}
+	out.WriteString("\n}\n")
 	if _, err := Read(out.Bytes()); err != nil {
 		return nil, err // unreachable: every part was checked
 	}
