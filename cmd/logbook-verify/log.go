@@ -99,7 +99,7 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 	} else {
 		var fetch client.TileFetcherFunc
 		if u, err := url.Parse(l.tiles); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			f, err := client.NewHTTPFetcher(u, nil)
+			f, err := client.NewHTTPFetcher(u, tileClient)
 			if err != nil {
 				return fail(err)
 			}
@@ -109,7 +109,7 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 			}
 			fetch = f.ReadTile
 		} else {
-			fetch = client.FileFetcher{Root: l.tiles}.ReadTile
+			fetch = fileTiles(l.tiles)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
