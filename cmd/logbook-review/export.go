@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/logproof"
@@ -92,9 +93,15 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, cp := range cps {
-		text, err := os.ReadFile(cp)
+		text, err := checkpoint.ReadFile(cp)
+		if err == nil {
+			// What a bundle carries must at least be a checkpoint: a
+			// damaged file is refused here, not shipped for the
+			// receiver to find.
+			err = checkpoint.CheckNote(text)
+		}
 		if err != nil {
-			fmt.Fprintln(stderr, "logbook-review:", err)
+			fmt.Fprintf(stderr, "logbook-review: --export: checkpoint %s: %v\n", cp, err)
 			return 2
 		}
 		b.Checkpoints = append(b.Checkpoints, text)

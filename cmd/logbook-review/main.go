@@ -398,7 +398,7 @@ func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpo
 	}
 	var ks []checkpoint.Key
 	for _, f := range o.checkpointKeys {
-		text, err := os.ReadFile(f)
+		text, err := checkpoint.ReadFile(f)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -418,7 +418,7 @@ func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpo
 	}
 	var notes [][]byte
 	for _, f := range files {
-		text, err := os.ReadFile(f)
+		text, err := checkpoint.ReadFile(f)
 		if err != nil {
 			return nil, nil, err
 		}

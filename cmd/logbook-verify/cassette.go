@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/runback"
 )
 
@@ -101,9 +102,9 @@ func readKeys(files []string) ([]ed25519.PublicKey, error) {
 
 func printCassette(w io.Writer, r runback.Result) {
 	schema := strings.Trim(string(r.Meta.Schema), `"`)
-	fmt.Fprintf(w, "%s %s\n", strings.ToUpper(r.Verdict), schema)
+	fmt.Fprintf(w, "%s %s\n", strings.ToUpper(r.Verdict), review.Clean(schema))
 	if r.Meta.RunID != nil {
-		fmt.Fprintf(w, "  run_id        %s\n", r.Meta.RunID)
+		fmt.Fprintf(w, "  run_id        %s\n", review.Clean(string(r.Meta.RunID)))
 	}
 	fmt.Fprintf(w, "  events        %d\n", r.Meta.EventCount)
 	mark := func(ok bool) string {
@@ -116,7 +117,7 @@ func printCassette(w io.Writer, r runback.Result) {
 	fmt.Fprintf(w, "  %s schema     $schema is one runback checks\n", mark(c.Schema))
 	fmt.Fprintf(w, "  %s consistent run_id and outcome match the signed events\n", mark(c.Consistent))
 	for _, f := range r.ConsistencyFailures {
-		fmt.Fprintf(w, "       - %s\n", f)
+		fmt.Fprintf(w, "       - %s\n", review.Clean(f)) // runback's words, with the cassette's strings in them
 	}
 	chain := "event hashes form an unbroken SHA-256 chain"
 	if r.FirstBadEvent >= 0 {
@@ -132,9 +133,9 @@ func printCassette(w io.Writer, r runback.Result) {
 	case runback.SigInvalid, runback.SigRevoked:
 		sigMark = "FAIL"
 	}
-	fmt.Fprintf(w, "  %s signature  %s: %s\n", sigMark, c.Signature, r.SignatureNote)
+	fmt.Fprintf(w, "  %s signature  %s: %s\n", sigMark, c.Signature, review.Clean(r.SignatureNote))
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  finding %s: %s\n", f.Code, f.Detail)
+		fmt.Fprintf(w, "  finding %s: %s\n", f.Code, review.Clean(f.Detail))
 	}
 	if r.Strict && r.Verdict != r.RunbackVerdict {
 		fmt.Fprintf(w, "  refused by --strict (runback's verdict: %s)\n", r.RunbackVerdict)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
@@ -30,9 +31,12 @@ func (c *checkpointFlags) load() ([][]byte, []checkpoint.Key, error) {
 	}
 	var ks []checkpoint.Key
 	for _, f := range c.keys {
-		text, err := os.ReadFile(f)
+		text, err := readSmall(f, checkpoint.MaxNote)
 		if err != nil {
 			return nil, nil, err
+		}
+		if len(text) > checkpoint.MaxNote {
+			return nil, nil, fmt.Errorf("--checkpoint-key %s: over %d bytes: not a key", f, checkpoint.MaxNote)
 		}
 		var k checkpoint.Key
 		if bytes.Contains(text, []byte("-----BEGIN")) {
@@ -50,20 +54,27 @@ func (c *checkpointFlags) load() ([][]byte, []checkpoint.Key, error) {
 	}
 	var notes [][]byte
 	for _, f := range c.files {
-		st, err := os.Stat(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		if st.Size() > checkpoint.MaxNote {
-			// Still a verdict, not an I/O error: the file is no checkpoint.
-			notes = append(notes, make([]byte, checkpoint.MaxNote+1))
-			continue
-		}
-		text, err := os.ReadFile(f)
+		// Over MaxNote is still a verdict, not an I/O error: the file is
+		// no checkpoint (Open refuses it as too large).
+		text, err := readSmall(f, checkpoint.MaxNote)
 		if err != nil {
 			return nil, nil, err
 		}
 		notes = append(notes, text)
 	}
 	return notes, ks, nil
+}
+
+// readSmall reads at most limit+1 bytes of a file: a file that never ends
+// (/dev/zero, a device) or a huge one costs no more than that.
+func readSmall(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("read %s: is a directory", name)
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }

@@ -30,7 +30,7 @@ func (l *logFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.policy, "log-policy", "", "C2SP tlog-policy `FILE` (trusted log keys, witness keys, quorum): check the record's tlog-proof offline; LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds")
 	fs.StringVar(&l.proof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default: RECORD with .json replaced by .tlog-proof)")
 	fs.BoolVar(&l.consistency, "log-consistency", false, "logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW: show that log checkpoint NEW extends OLD (the log never rewrote its past)")
-	fs.StringVar(&l.tiles, "log-tiles", "", "where --log-consistency reads the log's tiles: a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/)")
+	fs.StringVar(&l.tiles, "log-tiles", "", "where --log-consistency reads the log's tiles: a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/; $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token)")
 }
 
 func (l *logFlags) load(record string) (verdict.LogInputs, error) {
@@ -99,13 +99,17 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 	} else {
 		var fetch client.TileFetcherFunc
 		if u, err := url.Parse(l.tiles); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			f, err := client.NewHTTPFetcher(u, nil)
+			f, err := client.NewHTTPFetcher(u, tileClient)
 			if err != nil {
 				return fail(err)
 			}
+			// A server run with a token serves its tiles only to holders.
+			if tok := strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN")); tok != "" {
+				f.SetAuthorizationHeader("Bearer " + tok)
+			}
 			fetch = f.ReadTile
 		} else {
-			fetch = client.FileFetcher{Root: l.tiles}.ReadTile
+			fetch = fileTiles(l.tiles)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

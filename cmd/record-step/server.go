@@ -41,7 +41,24 @@ func forward(server string, payload []byte, hint hookevent.Hint, cwd string, get
 		return fmt.Errorf("server %s: %w", server, err)
 	}
 	if resp.Status != 200 {
-		return fmt.Errorf("server %s answered %d: %s", server, resp.Status, strings.TrimSpace(string(resp.Body)))
+		return fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
 	}
 	return nil
+}
+
+// printable is at most max bytes of a server's answer for stderr and
+// errors.log, with controls, escapes and bidi marks as '?': whatever
+// answers on that port must not drive the terminal that shows them.
+func printable(b []byte, max int) string {
+	if len(b) > max {
+		b = b[:max]
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x20, r >= 0x7f && r < 0xa0, r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e,
+			r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+			return '?'
+		}
+		return r
+	}, strings.TrimSpace(string(b)))
 }

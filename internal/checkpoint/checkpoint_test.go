@@ -214,3 +214,26 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckNote(t *testing.T) {
+	s, _ := checkpoint.NewSigner("logbook.example", key(1))
+	msg, err := s.Sign(sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoint.CheckNote(msg); err != nil {
+		t.Fatalf("a signed checkpoint: %v", err)
+	}
+	text, _, _ := bytes.Cut(msg, []byte("\n\n"))
+	for name, b := range map[string][]byte{
+		"text only":   append(text, '\n'),
+		"no sigs":     append(append([]byte{}, text...), "\n\n"...),
+		"edited text": bytes.Replace(msg, []byte("size 3"), []byte("size x"), 1),
+		"junk":        []byte("hello\n"),
+		"too large":   bytes.Repeat([]byte("a"), checkpoint.MaxNote+1),
+	} {
+		if err := checkpoint.CheckNote(b); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}

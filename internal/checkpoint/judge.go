@@ -23,11 +23,19 @@ type Opened struct {
 	Err error // nil when it verified under a pinned key and parsed
 }
 
-// OpenAll opens every note under the pinned keys.
+// OpenAll opens the notes under the pinned keys, in order, up to and
+// including the first that does not open.
+// Judge stops at the first note that did not open, so OpenAll does too:
+// the notes after it cannot change the verdict, only cost.
 func OpenAll(notes [][]byte, keys []Key, weak func([]byte) string) []Opened {
-	out := make([]Opened, len(notes))
-	for i, n := range notes {
-		out[i].Checkpoint, out[i].Err = Open(n, keys, weak)
+	o := newOpener(keys, weak)
+	out := make([]Opened, 0, len(notes))
+	for _, n := range notes {
+		c, err := o.open(n)
+		out = append(out, Opened{c, err})
+		if err != nil {
+			break
+		}
 	}
 	return out
 }

@@ -53,6 +53,9 @@ func OpenLog(dir, session string) (*Log, error) {
 		l.size = int64(off)
 	}
 	l.torn = int64(len(data)) != l.size
+	// A copy: a slice of data would keep the whole file (one note per
+	// step the session ever took) in memory as long as the log is open.
+	l.latest = bytes.Clone(l.latest)
 	return l, nil
 }
 

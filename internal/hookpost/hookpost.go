@@ -128,9 +128,21 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		return r, fmt.Errorf("socket: %w", err)
 	}
 	defer syscall.Close(fd)
-	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
-	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-	_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	// timeout bounds each step, and the whole exchange gets three: a
+	// server that sends (or reads) a byte now and then must not hold the
+	// hook, and with it the agent, past that.
+	deadline := time.Now().Add(3 * timeout)
+	budget := func() error {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("no answer within %v", 3*timeout)
+		}
+		tv := syscall.NsecToTimeval(min(timeout, left).Nanoseconds())
+		_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+		_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+		return nil
+	}
+	_ = budget()
 	_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
 	if err := retry(func() error { return syscall.Connect(fd, t.sa) }); err != nil {
 		return r, fmt.Errorf("connect to %s: %w", t.Host, err)
@@ -147,6 +159,9 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 	req.WriteString("\r\n")
 	req.Write(body)
 	for b := req.Bytes(); len(b) > 0; {
+		if err := budget(); err != nil {
+			return r, fmt.Errorf("send: %w", err)
+		}
 		var n int
 		err := retry(func() (err error) { n, err = syscall.Write(fd, b); return })
 		if err != nil {
@@ -158,6 +173,9 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 	for len(resp) < 64<<10 {
 		if len(resp) == cap(resp) {
 			resp = append(resp, 0)[:len(resp)]
+		}
+		if err := budget(); err != nil {
+			return r, fmt.Errorf("read the answer: %w", err)
 		}
 		var n int
 		err := retry(func() (err error) { n, err = syscall.Read(fd, resp[len(resp):cap(resp)]); return })

@@ -144,3 +144,33 @@ func FuzzParse(f *testing.F) {
 		_, _ = parseResponse([]byte(u))
 	})
 }
+
+// A server that answers one byte now and then, each well within the
+// per-step timeout, must not hold the hook for long: 64 KiB at one byte
+// per 100 ms would be nearly two hours.
+func TestPostDrip(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer l.Close()
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.Read(make([]byte, 4096))
+		for i := 0; i < 200; i++ {
+			if _, err := c.Write([]byte("H")); err != nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	tg, _ := Parse("http://" + l.Addr().String())
+	start := time.Now()
+	if _, err := Post(tg, "/", nil, []byte("{}"), 300*time.Millisecond); err == nil {
+		t.Fatal("no error from a server that drips")
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("a dripping server held Post for %v", took)
+	}
+}

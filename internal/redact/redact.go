@@ -1,9 +1,11 @@
 package redact
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/redact/ascii"
@@ -158,16 +160,19 @@ func matchSpan(re *regexp.Regexp, m []int) (int, int) {
 	return m[0], m[1]
 }
 
+func byStart(a, b scan.Span) int { return cmp.Compare(a.Start, b.Start) }
+
 // replace writes s with each span replaced by Mask; overlapping and
 // touching spans become one, so "[REDACTED][REDACTED]" never appears.
 func replace(s string, spans []scan.Span) string {
 	if len(spans) == 0 {
 		return s
 	}
-	for i := 1; i < len(spans); i++ { // insertion sort: few spans, mostly in order
-		for j := i; j > 0 && spans[j].Start < spans[j-1].Start; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
+	// Not an insertion sort: the scanner's spans and each gitleaks rule's
+	// come in runs of their own, and a payload of many secrets made it
+	// quadratic.
+	if !slices.IsSortedFunc(spans, byStart) {
+		slices.SortFunc(spans, byStart)
 	}
 	var b strings.Builder
 	b.Grow(len(s) + len(spans)*len(Mask))

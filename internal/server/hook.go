@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -113,7 +114,7 @@ func (s *Server) acquire(w http.ResponseWriter, r *http.Request, sem chan struct
 	case sem <- struct{}{}:
 		return true
 	case <-t.C:
-		s.fail(w, r, errBusy, "too many hook requests in progress")
+		s.fail(w, r, errBusy, "too many requests of this kind in progress")
 	case <-r.Context().Done():
 	}
 	return false
@@ -227,16 +228,56 @@ func (s *Server) evict(id string, st *session) {
 func (s *Server) session(id string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.used++
 	if st := s.sessions[id]; st != nil {
+		st.used = s.used
 		return st, nil
+	}
+	if len(s.sessions) >= maxOpenLogs {
+		s.shed()
 	}
 	l, err := checkpoint.OpenLog(s.cfg.Dir, id)
 	if err != nil {
 		return nil, err
 	}
-	st := &session{log: l}
+	st := &session{log: l, used: s.used}
 	s.sessions[id] = st
 	return st, nil
+}
+
+// maxOpenLogs bounds the checkpoint logs held open at once. Without it,
+// every session that never sends SessionEnd, every sealed session whose
+// checkpoint is fetched, and every session resumed at start would keep a
+// file open for the life of the process, until opens fail with EMFILE and
+// no event can be recorded.
+var maxOpenLogs = 256
+
+// shed closes the least recently used half of the open logs whose session
+// is not in use (the others are left to the next shed). s.mu is held; a
+// session's lock is only tried, never waited for, so the lock order of
+// evict (session, then s.mu) cannot deadlock with it. A shed session is
+// opened again by the next locked.
+func (s *Server) shed() {
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Compare(s.sessions[a].used, s.sessions[b].used) })
+	for _, id := range ids {
+		if len(s.sessions) < maxOpenLogs/2 {
+			return
+		}
+		st := s.sessions[id]
+		if !st.mu.TryLock() {
+			continue
+		}
+		if st.log != nil {
+			st.log.Close()
+			st.log = nil
+		}
+		delete(s.sessions, id)
+		st.mu.Unlock()
+	}
 }
 
 // checkpoint signs the journal's current tip and appends it to the log.

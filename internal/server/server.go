@@ -83,6 +83,7 @@ type Server struct {
 	verifySlots  chan struct{}
 	mu           sync.Mutex
 	sessions     map[string]*session
+	used         uint64 // counts session lookups, under mu
 	tl           tlogState
 }
 
@@ -90,7 +91,8 @@ type Server struct {
 type session struct {
 	mu     sync.Mutex
 	log    *checkpoint.Log
-	signed int64 // the size this process last signed for (0: none yet)
+	signed int64  // the size this process last signed for (0: none yet)
+	used   uint64 // Server.used when last asked for: shed closes the oldest
 }
 
 // New checks cfg, creates the data directory, and loads the redaction

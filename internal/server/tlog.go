@@ -220,7 +220,10 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 func (s *Server) logRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/sessions/{id}/tlog-proof", s.auth(s.method("GET", s.getProof)))
 	if s.cfg.TLog != nil {
-		mux.Handle("/v1/log/", http.StripPrefix("/v1/log", s.cfg.TLog.Handler()))
+		// Behind the token like every route but /healthz and the page:
+		// the tiles name every session, its size and its tip.
+		logs := http.StripPrefix("/v1/log", s.cfg.TLog.Handler())
+		mux.HandleFunc("/v1/log/", s.auth(logs.ServeHTTP))
 	}
 }
 

@@ -24,7 +24,12 @@ import (
 // files as logbook-verify's flags). The whole body is at most
 // MaxVerifyBody bytes: above, 413 and a JSON error.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
-	s.verifySlots <- struct{}{}
+	// Wait as a hook request does: a bounded time, and not at all for a
+	// client that went away (a bare send here queued callers forever
+	// behind two slow ones).
+	if !s.acquire(w, r, s.verifySlots) {
+		return
+	}
 	defer func() { <-s.verifySlots }()
 	body, code, detail := readBody(w, r, s.cfg.MaxVerifyBody)
 	if code != "" {

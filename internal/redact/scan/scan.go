@@ -29,6 +29,9 @@ type Scanner struct {
 	aws     int8 // whether s mentions AWS: 0 not yet known, 1 yes, -1 no
 
 	memo shapes.Memo
+
+	cover   []int32 // see CoveredTo
+	indexed int     // spans already in cover
 }
 
 // New returns a Scanner of s; extra are a project's own secret words (lower
@@ -169,10 +172,41 @@ func (sc *Scanner) CoveredTo(i int) int {
 			end = k + len(values.Mask)
 		}
 	}
-	for _, sp := range sc.spans {
-		if sp.Start <= i && i < sp.End {
-			end = max(end, sp.End)
+	if len(sc.spans) <= linearSpans {
+		for _, sp := range sc.spans {
+			if sp.Start <= i && i < sp.End {
+				end = max(end, sp.End)
+			}
 		}
+		return end
+	}
+	// Many spans: gitleaks.Find asks about every candidate, and a walk of
+	// every span for each made a text of many secrets quadratic (2 MB of
+	// "api_key=AAAA… " took 10 s). The furthest end of the spans that start
+	// at or before i holds i exactly when it lies beyond i.
+	if i < 0 || i >= len(sc.s) {
+		return end
+	}
+	if sc.cover == nil {
+		sc.cover = make([]int32, len(sc.s)+1)
+	}
+	for ; sc.indexed < len(sc.spans); sc.indexed++ {
+		sp := sc.spans[sc.indexed]
+		for k := sp.Start + 1; k < len(sc.cover); k += k & -k {
+			sc.cover[k] = max(sc.cover[k], int32(sp.End))
+		}
+	}
+	m := int32(0)
+	for k := i + 1; k > 0; k -= k & -k {
+		m = max(m, sc.cover[k])
+	}
+	if int(m) > i {
+		end = max(end, int(m))
 	}
 	return end
 }
+
+// linearSpans is how many spans CoveredTo walks one by one; past it, it
+// keeps a Fenwick tree of the furthest span end by start (4 bytes per
+// input byte, only for inputs that hold that many secrets).
+var linearSpans = 64
