@@ -8,11 +8,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -33,7 +35,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, f := range o.pubkeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -56,7 +58,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 	}
 	b := &bundle.Bundle{Record: data, SignerKey: signerPEM}
 	for _, f := range o.attestations {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, attest.MaxSize)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -64,7 +66,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		b.Attestations = append(b.Attestations, text)
 	}
 	for _, f := range o.attestorKeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -76,7 +78,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		b.AttestorKeys = append(b.AttestorKeys, string(text))
 	}
 	if o.tsaRoots != "" {
-		text, err := os.ReadFile(o.tsaRoots)
+		text, err := readlimit.Small(o.tsaRoots, readlimit.Roots)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -107,7 +109,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		b.Checkpoints = append(b.Checkpoints, text)
 	}
 	for _, f := range o.checkpointKeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -121,7 +123,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 	}
 	if proof != "" {
-		text, err := os.ReadFile(proof)
+		text, err := readProof(proof)
 		if err == nil && len(text) > logproof.MaxProof {
 			err = fmt.Errorf("--log-proof %s: over %d bytes: no tlog-proof is that large", proof, logproof.MaxProof)
 		}
@@ -132,7 +134,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		b.LogProofs = [][]byte{text}
 	}
 	if o.logPolicy != "" {
-		text, err := os.ReadFile(o.logPolicy)
+		text, err := readlimit.Small(o.logPolicy, readlimit.Policy)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2

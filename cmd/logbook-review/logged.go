@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -23,14 +23,11 @@ func proofSidecar(path string) string {
 // readProof reads a proof file; one larger than any proof is still a
 // verdict (LOG_PROOF_INVALID), as logbook-verify has it.
 func readProof(file string) ([]byte, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > logproof.MaxProof {
+	b, err := readlimit.Small(file, logproof.MaxProof)
+	if errors.Is(err, readlimit.ErrTooLarge) {
 		return make([]byte, logproof.MaxProof+1), nil
 	}
-	return os.ReadFile(file)
+	return b, err
 }
 
 // logOf reads --log-policy and the proof it judges, as logbook-verify
@@ -44,7 +41,7 @@ func logOf(o options, path string, b *bundle.Bundle) (verdict.LogInputs, error) 
 		}
 		return in, nil
 	}
-	text, err := os.ReadFile(o.logPolicy)
+	text, err := readlimit.Small(o.logPolicy, readlimit.Policy)
 	if err != nil {
 		return in, err
 	}

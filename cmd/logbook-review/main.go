@@ -24,12 +24,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/verdict"
@@ -94,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	var opt record.Options
 	for _, f := range o.pubkeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -122,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}
-	data, err := os.ReadFile(path)
+	data, err := readlimit.Large(path, maxRecord)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
@@ -322,7 +324,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) error {
 func policyOf(o options) (policy.Options, error) {
 	var pol policy.Options
 	if o.tsaRoots != "" {
-		text, err := os.ReadFile(o.tsaRoots)
+		text, err := readlimit.Small(o.tsaRoots, readlimit.Roots)
 		if err != nil {
 			return pol, err
 		}
@@ -336,7 +338,7 @@ func policyOf(o options) (policy.Options, error) {
 		return pol, fmt.Errorf("--attestation needs at least one --attestor-key to verify it under")
 	}
 	for _, f := range o.attestorKeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return pol, err
 		}
@@ -350,7 +352,7 @@ func policyOf(o options) (policy.Options, error) {
 		pol.AttestorKeys = append(pol.AttestorKeys, pub)
 	}
 	for _, f := range o.attestations {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, attest.MaxSize)
 		if err != nil {
 			return pol, err
 		}
@@ -366,7 +368,7 @@ func afterSeal(recordPath string, sealed int) []string {
 	if steps == recordPath {
 		return nil
 	}
-	data, err := os.ReadFile(steps)
+	data, err := readlimit.Large(steps, maxRecord)
 	if err != nil {
 		return nil
 	}
@@ -426,3 +428,7 @@ func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpo
 	}
 	return notes, ks, nil
 }
+
+// maxRecord bounds a record and its steps file (docs/limits.md); a
+// variable so that tests can lower it.
+var maxRecord int64 = readlimit.Record

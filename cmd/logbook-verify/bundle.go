@@ -9,13 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
@@ -43,7 +43,7 @@ const BundleKeyMismatch = format.BundleKeyMismatch
 func readTrust(files []string) ([]ed25519.PublicKey, error) {
 	var out []ed25519.PublicKey
 	for _, f := range files {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		}
 		return 1
 	}
-	data, err := os.ReadFile(ex.bundle)
+	data, err := readlimit.Large(ex.bundle, maxRecord)
 	if err != nil {
 		return ioError(err)
 	}

@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/runback"
 )
@@ -33,7 +33,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	if fs.NArg() != 1 {
 		return 0, false
 	}
-	data, err := os.ReadFile(fs.Arg(0))
+	data, err := readlimit.Large(fs.Arg(0), readlimit.Cassette)
 	if err != nil || !(*force || runback.Detect(data)) {
 		return 0, false
 	}
@@ -56,7 +56,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		return fail(err)
 	}
 	for _, f := range hmacKeys {
-		k, err := os.ReadFile(f)
+		k, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return fail(err)
 		}
@@ -87,7 +87,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 func readKeys(files []string) ([]ed25519.PublicKey, error) {
 	var out []ed25519.PublicKey
 	for _, f := range files {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return nil, err
 		}

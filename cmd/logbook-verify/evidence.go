@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/evidence"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/transcript"
@@ -28,7 +27,7 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 	}
 	var opt record.Options
 	for _, f := range pubkeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-verify:", err)
 			return 2
@@ -40,7 +39,7 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		}
 		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
 	}
-	data, err := bigbuf.ReadFile(path)
+	data, err := readlimit.Large(path, maxRecord)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2

@@ -15,7 +15,9 @@ import (
 	"github.com/transparency-dev/tessera/client"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
@@ -50,20 +52,26 @@ func (l *logFlags) load(record string) (verdict.LogInputs, error) {
 	if p == "" {
 		p = strings.TrimSuffix(record, ".json") + ".tlog-proof"
 	}
-	st, err := os.Stat(p)
-	if err != nil {
+	if _, err := os.Stat(p); err != nil {
 		return in, fmt.Errorf("--log-policy: no proof of logging: %v", err)
 	}
-	if st.Size() > logproof.MaxProof {
-		in.Proof = make([]byte, logproof.MaxProof+1) // a verdict: no proof is that large
-		return in, nil
-	}
-	in.Proof, err = os.ReadFile(p)
+	in.Proof, err = readProof(p)
 	return in, err
 }
 
+// readProof reads a proof file of at most logproof.MaxProof bytes; a
+// longer one (even /dev/zero) is still a verdict, LOG_PROOF_INVALID: no
+// proof is that large.
+func readProof(file string) ([]byte, error) {
+	b, err := readlimit.Small(file, logproof.MaxProof)
+	if errors.Is(err, readlimit.ErrTooLarge) {
+		return make([]byte, logproof.MaxProof+1), nil
+	}
+	return b, err
+}
+
 func readPolicy(file string) (*logproof.Policy, error) {
-	b, err := os.ReadFile(file)
+	b, err := readlimit.Small(file, readlimit.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +95,7 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 	}
 	var cps [2][]byte
 	for i, f := range args {
-		if cps[i], err = os.ReadFile(f); err != nil {
+		if cps[i], err = checkpoint.ReadFile(f); err != nil {
 			return fail(err)
 		}
 	}

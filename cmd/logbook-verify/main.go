@@ -15,18 +15,18 @@ import (
 	"crypto/ed25519"
 	"flag"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/unsealed"
-	"github.com/logbook-project/logbook/internal/verdict"
 	"io"
 	"os"
 	"runtime/debug"
 
-	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/unsealed"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 func main() {
@@ -118,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var in verdict.Inputs
 	for _, f := range pubkeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return ioError("", err)
 		}
@@ -156,7 +156,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // verifyFile verifies one record file and prints its verdict, prefixed
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
-	data, err := bigbuf.ReadFile(file)
+	data, err := readlimit.Large(file, maxRecord)
 	if n, ok := unsealed.ForRecord(file); ok && err != nil {
 		// No record, but the session's end left word that it could not
 		// seal: that is the verdict, not a missing file.
@@ -212,3 +212,7 @@ func outcome(file string, r record.Result, pinned bool, rep policy.Report) verdi
 	}
 	return o
 }
+
+// maxRecord bounds a record, a bundle or an --evidence transcript
+// (docs/limits.md); a variable so that tests can lower it.
+var maxRecord int64 = readlimit.Record

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -47,7 +47,7 @@ func (p *policyFlags) load() (policy.Options, error) {
 		if err != nil {
 			return o, err
 		}
-		text, err := os.ReadFile(p.trusted)
+		text, err := readlimit.Small(p.trusted, readlimit.Policy)
 		if err != nil {
 			return o, err
 		}
@@ -61,7 +61,7 @@ func (p *policyFlags) load() (policy.Options, error) {
 		return o, errors.New("--attestation needs at least one --attestor-key to verify it under")
 	}
 	for _, f := range p.attestorKeys {
-		text, err := os.ReadFile(f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return o, err
 		}
@@ -75,16 +75,9 @@ func (p *policyFlags) load() (policy.Options, error) {
 		o.AttestorKeys = append(o.AttestorKeys, pub)
 	}
 	for _, f := range p.attestations {
-		st, err := os.Stat(f)
+		text, err := readlimit.Small(f, attest.MaxSize)
 		if err != nil {
-			return o, err
-		}
-		if st.Size() > attest.MaxSize {
-			return o, fmt.Errorf("--attestation %s: over %d bytes", f, attest.MaxSize)
-		}
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return o, err
+			return o, fmt.Errorf("--attestation: %w", err)
 		}
 		o.Attestations = append(o.Attestations, text)
 	}
@@ -92,7 +85,7 @@ func (p *policyFlags) load() (policy.Options, error) {
 }
 
 func readRoots(flagName, file string) (*x509.CertPool, error) {
-	text, err := os.ReadFile(file)
+	text, err := readlimit.Small(file, readlimit.Roots)
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // ReadFile reads a checkpoint (or a verifier key) file, at most
@@ -11,15 +12,11 @@ import (
 // huge one costs no more, and one over MaxNote is no checkpoint (Open
 // refuses it as too large).
 func ReadFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
+	b, err := readlimit.Large(name, MaxNote)
+	if errors.Is(err, readlimit.ErrTooLarge) {
+		return make([]byte, MaxNote+1), nil // CheckNote refuses it: ErrTooLarge
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("read %s: is a directory", name)
-	}
-	return io.ReadAll(io.LimitReader(f, MaxNote+1))
+	return b, err
 }
 
 // CheckNote says whether b can be a signed checkpoint at all: at most

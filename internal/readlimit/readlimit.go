@@ -1,0 +1,109 @@
+// Package readlimit reads the files a verifier is handed with a ceiling on
+// their size, so that /dev/zero, a runaway pipe or a planted FIFO ends in a
+// named error instead of exhausting memory or hanging.
+//
+// Each kind of input has its own limit (docs/limits.md lists them). Small
+// inputs (keys, policies, proofs, roots, attestations) must be regular
+// files, like the redaction config; large ones (records, bundles,
+// transcripts) may also come from a pipe such as /dev/stdin, read to at
+// most their limit.
+package readlimit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/logbook-project/logbook/internal/bigbuf"
+)
+
+// The limits, one per kind of input.
+const (
+	Key      = 64 << 10 // a PEM public key, an HMAC key, a checkpoint key
+	Policy   = 1 << 20  // a --policy, --log-policy or --trusted-identities file
+	Roots    = 1 << 20  // a PEM bundle of root certificates
+	Proof    = 1 << 20  // a log proof (logproof.MaxProof is smaller still)
+	Record   = 1 << 30  // a record, a bundle, an evidence transcript
+	Cassette = 64 << 20 // a runback cassette
+)
+
+// ErrTooLarge is wrapped by every error over a limit.
+var ErrTooLarge = errors.New("over its size limit")
+
+// ErrNotRegular is wrapped when a small input is a FIFO, device or socket.
+var ErrNotRegular = errors.New("not a regular file")
+
+// TooLargeError names the file and the limit it went over.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: larger than the %s limit for this input", e.Path, Human(e.Limit))
+}
+
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+
+// Human writes n as KiB, MiB or GiB when it is a whole number of them.
+func Human(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Small reads a regular file of at most limit bytes. A FIFO, device or
+// socket is refused without reading: it could block or never end.
+func Small(path string, limit int64) ([]byte, error) {
+	return read(path, limit, false)
+}
+
+// Large reads a file of at most limit bytes into a buffer from bigbuf. A
+// pipe or device is read too, up to limit+1 bytes; a FIFO with no writer
+// reads as empty rather than waiting for one.
+func Large(path string, limit int64) ([]byte, error) {
+	return read(path, limit, true)
+}
+
+func read(path string, limit int64, pipes bool) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+	// writer; a regular file ignores the flag.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("read %s: is a directory", path)
+	}
+	var b []byte
+	if st.Mode().IsRegular() {
+		if st.Size() > limit {
+			return nil, &TooLargeError{path, limit}
+		}
+		b, err = bigbuf.ReadAll(io.LimitReader(f, limit+1), st.Size())
+	} else if !pipes {
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
+	} else {
+		b, err = bigbuf.ReadStream(io.LimitReader(f, limit+1))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{path, limit}
+	}
+	return b, nil
+}
