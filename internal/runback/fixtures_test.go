@@ -348,6 +348,8 @@ func makeFixtures(t testing.TB) []fixture {
 		errw("TYPE_ERROR"))
 	add("error_DEPTH_LIMIT", []byte(`{"$schema": "runback.audit/v2", "manifest": {}, "events": [`+strings.Repeat("[", js.MaxDepth)+strings.Repeat("]", js.MaxDepth)+`]}`),
 		errw("DEPTH_LIMIT"))
+	add("error_VALUE_LIMIT", []byte(`{"$schema": "runback.audit/v2", "manifest": {}, "events": [[`+strings.Repeat("1,", 5000)+`1]]}`),
+		errw("VALUE_LIMIT"))
 	return fs
 }
 

@@ -109,7 +109,7 @@ type Meta struct {
 // Error is a cassette runback's verifier throws on: not JSON, not a
 // cassette, or a value its code cannot handle. Its CLI exits 1.
 type Error struct {
-	Code   string // JSON_SYNTAX, NOT_A_CASSETTE, DEPTH_LIMIT, TYPE_ERROR
+	Code   string // JSON_SYNTAX, NOT_A_CASSETTE, DEPTH_LIMIT, VALUE_LIMIT, TYPE_ERROR
 	Detail string
 }
 
@@ -135,8 +135,11 @@ func Verify(data []byte, opt Options) (Result, error) {
 	rec, rep, err := js.ParseStream(data, &js.Stream{Key: "events", Start: ev.reset, Item: ev.add})
 	if err != nil {
 		code := "JSON_SYNTAX"
-		if errors.Is(err, js.ErrDepth) {
+		switch {
+		case errors.Is(err, js.ErrDepth):
 			code = "DEPTH_LIMIT"
+		case errors.Is(err, js.ErrTooManyValues):
+			code = "VALUE_LIMIT"
 		}
 		return Result{}, &Error{code, err.Error()}
 	}

@@ -11,6 +11,7 @@
 
   const KNOWN = ['runback.audit/v2', 'runback.cassette/v1'];
   const MAX_DEPTH = 1000; // as logbook-verify: jsvalue.MaxDepth
+  const BYTES_PER_VALUE = 12, MIN_VALUES = 1024; // jsvalue.BytesPerValue, minValues
   const PRODUCTION_KEY = 'ac33e647e1afbb51dac274af33ac6365aa3b0553cf43cd10ab7b1ad61018bd35';
   const SPKI_ED25519 = '302a300506032b6570032100';
   const PKCS8_ED25519 = '302e020100300506032b657004220420';
@@ -78,7 +79,16 @@
   // ({"\/":0,"\u0000":1,"\/":2} gave a key "\\"), which Node, the
   // runtime runback verifies in, does not. Deeper than MAX_DEPTH is an
   // error, as in logbook-verify.
-  function parse(text, invalidUTF8) {
+  function parse(text, invalidUTF8, byteLength) {
+    // More than one value or key per BYTES_PER_VALUE bytes of UTF-8 text
+    // (plus MIN_VALUES) is VALUE_LIMIT, as in logbook-verify
+    // (jsvalue.BytesPerValue).
+    if (byteLength === undefined) byteLength = new TextEncoder().encode(text).length;
+    const maxValues = Math.floor(byteLength / BYTES_PER_VALUE) + MIN_VALUES;
+    let values = 0;
+    const count = () => {
+      if (++values > maxValues) throw new CassetteError('VALUE_LIMIT', 'more than one value per ' + BYTES_PER_VALUE + ' bytes of text: too many to hold in memory');
+    };
     const counts = {};
     const add = (c) => { counts[c] = (counts[c] || 0) + 1; };
     if (invalidUTF8) add('INVALID_UTF8');
@@ -131,6 +141,7 @@
       return n;
     }
     function value(depth) {
+      if (i < text.length) count();
       const c = text[i];
       if (c === '{' || c === '[') {
         if (depth + 1 > MAX_DEPTH) throw new CassetteError('DEPTH_LIMIT', 'nested deeper than ' + MAX_DEPTH + ' levels');
@@ -155,6 +166,7 @@
           skipWS();
           if (text[i] !== '"') fail('expected a string key');
           const k = str();
+          count();
           skipWS();
           if (text[i] !== ':') fail('expected : after key');
           i++;
@@ -429,7 +441,7 @@
       text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
       invalidUTF8 = true;
     }
-    const { value: rec, counts } = parse(text, invalidUTF8);
+    const { value: rec, counts } = parse(text, invalidUTF8, invalidUTF8 ? undefined : bytes.length);
     if (!rec?.manifest || !Array.isArray(rec.events)) throw new CassetteError('NOT_A_CASSETTE', 'Not a runback.cassette record — missing manifest or events array.');
     const key = (p) => {
       let k;

@@ -85,7 +85,7 @@ func ParseStream(data []byte, s *Stream) (*Value, *Report, error) {
 		data = DecodeUTF8(data)
 		rep.add(NoteInvalidUTF8, "")
 	}
-	p := parser{s: data, rep: rep, stream: s}
+	p := parser{s: data, rep: rep, stream: s, maxValues: len(data)/BytesPerValue + minValues}
 	p.ws()
 	v, err := p.value(0)
 	if err != nil {
@@ -165,6 +165,34 @@ type parser struct {
 	path   []seg
 	buf    []byte
 	stream *Stream
+	// values counts the values and keys read so far; past maxValues the
+	// reader stops (ErrTooManyValues).
+	values, maxValues int
+	items             stack[Value]
+	members           stack[Member]
+}
+
+// BytesPerValue sets the value budget: a document may hold one value (or
+// object key) per BytesPerValue bytes of its text, plus minValues. Each
+// value takes 80 bytes in memory, so a text made of the smallest values
+// ([1,1,1,…], 2 bytes each) would otherwise take about 40 times its size
+// once read (and 200 times in allocations). Real cassettes hold one value
+// per 25 bytes or more; an array of floats one per 10-20.
+const BytesPerValue = 12
+
+const minValues = 1 << 10
+
+// ErrTooManyValues is returned for a text holding more values than the
+// budget (BytesPerValue) allows.
+var ErrTooManyValues = &SyntaxError{Msg: fmt.Sprintf("more than one value per %d bytes of text: too many to hold in memory", BytesPerValue)}
+
+// count charges one value or key to the budget.
+func (p *parser) count() error {
+	p.values++
+	if p.values > p.maxValues {
+		return ErrTooManyValues
+	}
+	return nil
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -225,6 +253,9 @@ func (p *parser) value(depth int) (Value, error) {
 	if p.i >= len(p.s) {
 		return Value{}, p.errf("unexpected end of input")
 	}
+	if err := p.count(); err != nil {
+		return Value{}, err
+	}
 	switch c := p.s[p.i]; {
 	case c == '{':
 		return p.object(depth + 1)
@@ -267,16 +298,19 @@ func (p *parser) array(depth int) (Value, error) {
 	}
 	p.path = append(p.path, seg{})
 	defer func() { p.path = p.path[:len(p.path)-1] }()
+	base := p.items.n
 	for {
-		p.path[len(p.path)-1] = seg{index: len(v.Items)}
+		p.path[len(p.path)-1] = seg{index: p.items.n - base}
 		p.ws()
 		item, err := p.value(depth)
 		if err != nil {
+			p.items.drop(base)
 			return v, err
 		}
-		v.Items = append(v.Items, item)
+		p.items.push(item)
 		p.ws()
 		if p.i >= len(p.s) {
+			p.items.drop(base)
 			return v, p.errf("unterminated array")
 		}
 		switch p.s[p.i] {
@@ -284,8 +318,10 @@ func (p *parser) array(depth int) (Value, error) {
 			p.i++
 		case ']':
 			p.i++
+			v.Items = p.items.popFrom(base)
 			return v, nil
 		default:
+			p.items.drop(base)
 			return v, p.errf("expected , or ] in array")
 		}
 	}
@@ -351,6 +387,8 @@ func (p *parser) object(depth int) (Value, error) {
 	var index map[string]int
 	p.path = append(p.path, seg{})
 	defer func() { p.path = p.path[:len(p.path)-1] }()
+	base := p.members.n
+	defer func() { p.members.drop(base) }() // after an error; a no-op once popped
 	for {
 		p.ws()
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
@@ -358,6 +396,9 @@ func (p *parser) object(depth int) (Value, error) {
 		}
 		key, err := p.str()
 		if err != nil {
+			return v, err
+		}
+		if err := p.count(); err != nil {
 			return v, err
 		}
 		p.ws()
@@ -385,24 +426,24 @@ func (p *parser) object(depth int) (Value, error) {
 				at = j
 			}
 		} else {
-			for j := range v.Members {
-				if v.Members[j].Key == key {
-					at = j
+			for j := base; j < p.members.n; j++ {
+				if p.members.at(j).Key == key {
+					at = j - base
 					break
 				}
 			}
 		}
 		if at >= 0 {
 			p.note(NoteDuplicateKey)
-			v.Members[at].Value = val
+			p.members.at(base + at).Value = val
 		} else {
-			v.Members = append(v.Members, Member{key, val})
-			if index != nil {
-				index[key] = len(v.Members) - 1
-			} else if len(v.Members) > dupIndex {
-				index = make(map[string]int, 2*len(v.Members))
-				for j, m := range v.Members {
-					index[m.Key] = j
+			p.members.push(Member{key, val})
+			if n := p.members.n - base; index != nil {
+				index[key] = n - 1
+			} else if n > dupIndex {
+				index = make(map[string]int, 2*n)
+				for j := base; j < p.members.n; j++ {
+					index[p.members.at(j).Key] = j - base
 				}
 			}
 		}
@@ -415,6 +456,7 @@ func (p *parser) object(depth int) (Value, error) {
 			p.i++
 		case '}':
 			p.i++
+			v.Members = p.members.popFrom(base)
 			return v, nil
 		default:
 			return v, p.errf("expected , or } in object")
