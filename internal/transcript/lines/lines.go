@@ -69,13 +69,43 @@ type ProgressData struct {
 	Message   *Record `json:"message"`
 }
 
+// BytesPerLine sets the line budget: a transcript may hold one line per
+// BytesPerLine bytes read so far, plus minLines. A record takes about 400
+// bytes of memory however short its line, so a transcript of "{}" lines
+// would otherwise take some 150 times its size. Claude Code's lines carry
+// a uuid, a session id and a timestamp: each is over 200 bytes.
+const BytesPerLine = 64
+
+const minLines = 1 << 10
+
+// MaxBytes bounds a transcript (docs/limits.md); a variable so that tests
+// can lower it.
+var MaxBytes int64 = 1 << 30
+
+// ErrTooManyLines is returned for a transcript with more lines than the
+// budget (BytesPerLine) allows.
+var ErrTooManyLines = fmt.Errorf("more than one line per %d bytes: too many to hold in memory", BytesPerLine)
+
+// ErrTooLarge is returned for a transcript over MaxBytes.
+var ErrTooLarge = errors.New("transcript over its size limit")
+
 // Read parses a JSONL transcript. Blank lines are skipped; a line that
-// is not a JSON object is an error naming its line number.
+// is not a JSON object is an error naming its line number. A transcript
+// over MaxBytes, or with more lines than BytesPerLine allows, is refused
+// (ErrTooLarge, ErrTooManyLines).
 func Read(r io.Reader) ([]*Record, error) {
-	br := bufio.NewReader(r)
+	br := bufio.NewReader(io.LimitReader(r, MaxBytes+1))
 	var recs []*Record
+	var total int64
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
+		total += int64(len(line))
+		if total > MaxBytes {
+			return nil, fmt.Errorf("%w (%d bytes)", ErrTooLarge, MaxBytes)
+		}
+		if int64(n) > total/BytesPerLine+minLines {
+			return nil, fmt.Errorf("line %d: %w", n, ErrTooManyLines)
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			rec := &Record{}
 			if uerr := json.Unmarshal(line, rec); uerr != nil {
