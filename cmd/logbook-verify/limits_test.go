@@ -43,7 +43,7 @@ func TestInputLimits(t *testing.T) {
 		{"attestation-dev", []string{"--attestor-key", "/dev/zero", "--attestation", "/dev/zero", rec}, "/dev/zero"},
 		{"log-policy", []string{"--log-policy", big, rec}, big},
 		{"log-policy-dev", []string{"--log-policy", "/dev/zero", rec}, "/dev/zero"},
-			} {
+	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.HasPrefix(tc.file, "/dev/") {
 				if _, err := os.Stat(tc.file); err != nil {
