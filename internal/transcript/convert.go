@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/transcript/lines"
@@ -46,12 +47,22 @@ type ToolCall struct {
 // ConvertFile converts the transcript at path. Sub-agent transcripts are
 // read from the folder Claude Code puts next to it,
 // <dir>/<name>/subagents/agent-<id>.jsonl, when it exists.
+//
+// The transcript must be a regular file: it is read twice (the evidence
+// check reads its bodies again), and a FIFO or device such as /dev/zero
+// could block or never end.
 func ConvertFile(path string) ([]Event, Stats, error) {
-	f, err := os.Open(path)
+	// O_NONBLOCK: opening a FIFO would otherwise wait for a writer.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, Stats{}, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, Stats{}, err
+	} else if !st.Mode().IsRegular() {
+		return nil, Stats{}, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
+	}
 	agents := map[string]io.Reader{}
 	dir := filepath.Join(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), ".jsonl"), "subagents")
 	names, _ := filepath.Glob(filepath.Join(dir, "agent-*.jsonl")) // only fails on a bad pattern
