@@ -184,12 +184,20 @@ func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) 
 	}
 	defer st.mu.Unlock()
 	size, err := s.checkpoint(j, st)
-	if err != nil || ev.Name != "SessionEnd" {
+	// A SessionEnd seals; so does any event that lands in a session
+	// sealed already (a late hook, or `claude --resume` reusing the id):
+	// the served record and the latest checkpoint must agree after every
+	// answered event, or the record would be refused as TRUNCATED and the
+	// late step be in no sealed record.
+	if err != nil || ev.Name != "SessionEnd" && !st.sealed {
 		return size, nil, err
 	}
 	size, err = s.seal(j, st, at)
 	if err == nil {
-		s.evict(j.Session, st)
+		st.sealed = true
+		if ev.Name == "SessionEnd" {
+			s.evict(j.Session, st)
+		}
 	}
 	return size, err, nil
 }
@@ -240,7 +248,10 @@ func (s *Server) session(id string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &session{log: l, used: s.used}
+	// A record on disk means the session was sealed (by this process or
+	// an earlier one): what comes next reseals it.
+	_, err = os.Stat(filepath.Join(s.cfg.Dir, id+".record.json"))
+	st := &session{log: l, used: s.used, sealed: err == nil}
 	s.sessions[id] = st
 	return st, nil
 }
@@ -318,6 +329,9 @@ func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error)
 	if err != nil {
 		return 0, err
 	}
+	// A reseal replaces the record: the server is its only writer, each
+	// record covers the one before (same chain, more steps), and every
+	// earlier checkpoint stays in DIR/ID.checkpoints.
 	base := filepath.Join(s.cfg.Dir, j.Session)
 	if err := durable.WriteFileMode(base+".record.json", res.Record, 0o600); err != nil {
 		return size, err

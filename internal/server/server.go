@@ -93,6 +93,7 @@ type session struct {
 	log    *checkpoint.Log
 	signed int64  // the size this process last signed for (0: none yet)
 	used   uint64 // Server.used when last asked for: shed closes the oldest
+	sealed bool   // DIR/ID.record.json exists: every event reseals
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
