@@ -28,6 +28,9 @@ const (
 	// The recorder's refusals keep their names: PAYLOAD_EMPTY,
 	// PAYLOAD_NOT_JSON, PAYLOAD_TOO_DEEP, PAYLOAD_NOT_OBJECT,
 	// SESSION_ID_MISSING, SESSION_ID_INVALID (400) and WRITE_FAILED (500).
+	// The log's routes (/v1/log/) name theirs in internal/translog/http.go:
+	// LOG_PATH_INVALID 400, NOT_FOUND 404, METHOD_NOT_ALLOWED 405,
+	// LOG_STORAGE_FAILED 500.
 )
 
 func status(code string) int {
