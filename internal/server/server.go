@@ -200,7 +200,7 @@ func (s *Server) recover(h http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.cfg.Log.Error("panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.cfg.Log.Error("panic", "route", route(r), "panic", fmt.Sprint(v))
 				s.fail(w, r, errInternal, "internal error")
 			}
 		}()
