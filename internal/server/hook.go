@@ -24,8 +24,9 @@ import (
 )
 
 // slotWait is how long a hook request waits for a free slot before 503
-// BUSY: well under the server's write timeout (60 s).
-const slotWait = 30 * time.Second
+// BUSY: well under the server's write timeout (60 s). A variable for the
+// tests only.
+var slotWait = 30 * time.Second
 
 // hook records one payload. The answer to a recorded event is 200 with an
 // empty body: Claude Code reads an HTTP hook's 2xx body as the hook's
@@ -52,13 +53,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
 		return
 	}
-	if !s.acquire(w, r, s.slots) {
-		return
-	}
-	defer func() { <-s.slots }()
-	// A large body (or one of unknown length) also takes one of a few
-	// big slots: memory stays bounded however many large payloads come
-	// at once (bigSlots × MaxHookBody, plus Appends × 1 MiB).
+	// The body is read before the request takes an append slot, so that
+	// only appends hold slots: a slow client (a body trickling in until
+	// the server's read deadline) cannot hold one for others. A large
+	// body (or one of unknown length) takes one of a few big slots while
+	// it is read and recorded: memory stays bounded however many large
+	// payloads come at once (bigSlots × MaxHookBody). A small body needs
+	// no slot to be read; readBody grows its buffer only as bytes arrive.
 	if r.ContentLength < 0 || r.ContentLength > smallBody {
 		if !s.acquire(w, r, s.bigSlots) {
 			return
@@ -70,6 +71,10 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, detail)
 		return
 	}
+	if !s.acquire(w, r, s.slots) {
+		return
+	}
+	defer func() { <-s.slots }()
 	start := time.Now()
 	var size int64
 	var sealErr error
@@ -144,8 +149,10 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 		return nil, errBodyTooLarge, fmt.Sprintf("%d bytes, the limit is %d", r.ContentLength, limit)
 	}
 	rd := http.MaxBytesReader(w, r.Body, limit)
+	// The buffer starts at most 64 KiB, and grows as bytes arrive: a
+	// client that announces a length and sends nothing holds no memory.
 	n := r.ContentLength
-	if n < 0 || n > 1<<20 {
+	if n < 0 || n > 64<<10 {
 		n = 64 << 10
 	}
 	buf := make([]byte, 0, n+1)
