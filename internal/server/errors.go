@@ -1,7 +1,9 @@
 package server
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -28,6 +30,9 @@ const (
 	// The recorder's refusals keep their names: PAYLOAD_EMPTY,
 	// PAYLOAD_NOT_JSON, PAYLOAD_TOO_DEEP, PAYLOAD_NOT_OBJECT,
 	// SESSION_ID_MISSING, SESSION_ID_INVALID (400) and WRITE_FAILED (500).
+	// The log's routes (/v1/log/) name theirs in internal/translog/http.go:
+	// LOG_PATH_INVALID 400, NOT_FOUND 404, METHOD_NOT_ALLOWED 405,
+	// LOG_STORAGE_FAILED 500.
 )
 
 func status(code string) int {
@@ -55,15 +60,58 @@ type jsonError struct {
 	Detail string `json:"detail"`
 }
 
-// fail writes the JSON error and logs it.
+// fail writes the JSON error and logs it. The client gets the detail as
+// is; the log gets it only when the refusal's detail quotes nothing the
+// client sent (plainDetail), else its length and a SHA-256 prefix: a
+// secret sent as a session id, a harness name or a path must not end up
+// in the server's log. The path is logged as the route's pattern.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, code, detail string) {
 	st := status(code)
 	lvl := s.cfg.Log.Warn
 	if st >= 500 {
 		lvl = s.cfg.Log.Error
 	}
-	lvl("refused", "method", r.Method, "path", r.URL.Path, "status", st, "error", code, "detail", detail, "remote", r.RemoteAddr)
+	logged := detail
+	if st < 500 && !plainDetail[code] {
+		logged = fingerprint(detail)
+	}
+	lvl("refused", "method", fingerprintUnless(r.Method, knownMethod[r.Method]), "route", route(r), "status", st,
+		"error", code, "detail", logged, "remote", r.RemoteAddr)
 	writeJSON(w, st, jsonError{Error: code, Detail: detail})
+}
+
+// plainDetail names the refusals whose detail is the server's own text
+// (numbers, and fixed sentences): logged verbatim.
+var plainDetail = map[string]bool{
+	errBodyTooLarge: true, errBodyCut: true, errBodyTimeout: true, errBadEvent: true,
+	errBadCwd: true, errUnauthorized: true, errBusy: true,
+}
+
+var knownMethod = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true,
+	"DELETE": true, "OPTIONS": true, "CONNECT": true, "TRACE": true}
+
+// route is what the log says of a request's path: the pattern it matched,
+// or the path's fingerprint when it matched only the catch-all.
+func route(r *http.Request) string {
+	if r.Pattern != "" && r.Pattern != "/" {
+		return r.Pattern
+	}
+	return fingerprintUnless(r.URL.Path, r.URL.Path == "/")
+}
+
+// fingerprint stands for a string the client chose, in a log line: its
+// length and the first 12 hex digits of its SHA-256, enough to match it
+// with what the client reports, useless to read a secret from.
+func fingerprint(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("redacted: %d bytes, sha256 %x", len(s), sum[:6])
+}
+
+func fingerprintUnless(s string, plain bool) string {
+	if plain {
+		return s
+	}
+	return fingerprint(s)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -24,8 +24,9 @@ import (
 )
 
 // slotWait is how long a hook request waits for a free slot before 503
-// BUSY: well under the server's write timeout (60 s).
-const slotWait = 30 * time.Second
+// BUSY: well under the server's write timeout (60 s). A variable for the
+// tests only.
+var slotWait = 30 * time.Second
 
 // hook records one payload. The answer to a recorded event is 200 with an
 // empty body: Claude Code reads an HTTP hook's 2xx body as the hook's
@@ -52,13 +53,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
 		return
 	}
-	if !s.acquire(w, r, s.slots) {
-		return
-	}
-	defer func() { <-s.slots }()
-	// A large body (or one of unknown length) also takes one of a few
-	// big slots: memory stays bounded however many large payloads come
-	// at once (bigSlots × MaxHookBody, plus Appends × 1 MiB).
+	// The body is read before the request takes an append slot, so that
+	// only appends hold slots: a slow client (a body trickling in until
+	// the server's read deadline) cannot hold one for others. A large
+	// body (or one of unknown length) takes one of a few big slots while
+	// it is read and recorded: memory stays bounded however many large
+	// payloads come at once (bigSlots × MaxHookBody). A small body needs
+	// no slot to be read; readBody grows its buffer only as bytes arrive.
 	if r.ContentLength < 0 || r.ContentLength > smallBody {
 		if !s.acquire(w, r, s.bigSlots) {
 			return
@@ -70,6 +71,10 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, detail)
 		return
 	}
+	if !s.acquire(w, r, s.slots) {
+		return
+	}
+	defer func() { <-s.slots }()
 	start := time.Now()
 	var size int64
 	var sealErr error
@@ -144,8 +149,10 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 		return nil, errBodyTooLarge, fmt.Sprintf("%d bytes, the limit is %d", r.ContentLength, limit)
 	}
 	rd := http.MaxBytesReader(w, r.Body, limit)
+	// The buffer starts at most 64 KiB, and grows as bytes arrive: a
+	// client that announces a length and sends nothing holds no memory.
 	n := r.ContentLength
-	if n < 0 || n > 1<<20 {
+	if n < 0 || n > 64<<10 {
 		n = 64 << 10
 	}
 	buf := make([]byte, 0, n+1)
@@ -184,12 +191,20 @@ func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) 
 	}
 	defer st.mu.Unlock()
 	size, err := s.checkpoint(j, st)
-	if err != nil || ev.Name != "SessionEnd" {
+	// A SessionEnd seals; so does any event that lands in a session
+	// sealed already (a late hook, or `claude --resume` reusing the id):
+	// the served record and the latest checkpoint must agree after every
+	// answered event, or the record would be refused as TRUNCATED and the
+	// late step be in no sealed record.
+	if err != nil || ev.Name != "SessionEnd" && !st.sealed {
 		return size, nil, err
 	}
 	size, err = s.seal(j, st, at)
 	if err == nil {
-		s.evict(j.Session, st)
+		st.sealed = true
+		if ev.Name == "SessionEnd" {
+			s.evict(j.Session, st)
+		}
 	}
 	return size, err, nil
 }
@@ -240,7 +255,10 @@ func (s *Server) session(id string) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &session{log: l, used: s.used}
+	// A record on disk means the session was sealed (by this process or
+	// an earlier one): what comes next reseals it.
+	_, err = os.Stat(filepath.Join(s.cfg.Dir, id+".record.json"))
+	st := &session{log: l, used: s.used, sealed: err == nil}
 	s.sessions[id] = st
 	return st, nil
 }
@@ -318,6 +336,9 @@ func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error)
 	if err != nil {
 		return 0, err
 	}
+	// A reseal replaces the record: the server is its only writer, each
+	// record covers the one before (same chain, more steps), and every
+	// earlier checkpoint stays in DIR/ID.checkpoints.
 	base := filepath.Join(s.cfg.Dir, j.Session)
 	if err := durable.WriteFileMode(base+".record.json", res.Record, 0o600); err != nil {
 		return size, err

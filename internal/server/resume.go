@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -58,12 +59,27 @@ func (s *Server) resume(id string) (bool, error) {
 	}
 	defer st.mu.Unlock()
 	defer func() { s.resumeLog(id, st.log.Latest()) }()
+	signed := false
 	if latest := st.log.Latest(); latest != nil {
 		text, _, _ := bytes.Cut(latest, []byte("\n\n"))
-		if c, err := checkpoint.Parse(append(text, '\n')); err == nil && c.Size == seq+1 && c.Tip == hash {
-			return false, nil
+		c, err := checkpoint.Parse(append(text, '\n'))
+		signed = err == nil && c.Size == seq+1 && c.Tip == hash
+	}
+	if !signed {
+		if _, err := s.checkpoint(j, st); err != nil {
+			return false, err
 		}
 	}
-	_, err = s.checkpoint(j, st)
-	return err == nil, err
+	// A sealed session whose record does not end at the latest checkpoint
+	// (killed between a late event's append and its reseal) is sealed
+	// again, so the served record and checkpoint agree.
+	if st.sealed {
+		cur, _ := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.checkpoint"))
+		if !bytes.Equal(cur, st.log.Latest()) {
+			if _, err := s.seal(j, st, instant.Format(s.cfg.Now())); err != nil {
+				return !signed, err
+			}
+		}
+	}
+	return !signed, nil
 }

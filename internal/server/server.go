@@ -93,6 +93,7 @@ type session struct {
 	log    *checkpoint.Log
 	signed int64  // the size this process last signed for (0: none yet)
 	used   uint64 // Server.used when last asked for: shed closes the oldest
+	sealed bool   // DIR/ID.record.json exists: every event reseals
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
@@ -199,7 +200,7 @@ func (s *Server) recover(h http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.cfg.Log.Error("panic", "path", r.URL.Path, "panic", fmt.Sprint(v))
+				s.cfg.Log.Error("panic", "route", route(r), "panic", fmt.Sprint(v))
 				s.fail(w, r, errInternal, "internal error")
 			}
 		}()

@@ -38,6 +38,7 @@ const (
 // tlogState is the server's side of the log.
 type tlogState struct {
 	provers sync.WaitGroup
+	proofMu sync.Mutex // the pending index and the proof file of every session
 	ctx     context.Context
 	stop    context.CancelFunc
 
@@ -124,11 +125,27 @@ func (s *Server) sealLeaf(session string, note []byte) error {
 		return err
 	}
 	base := filepath.Join(s.cfg.Dir, session)
-	if err := durable.WriteFileMode(base+pendingSuffix, []byte(strconv.FormatUint(idx, 10)+"\n"), 0o600); err != nil {
+	// A reseal makes the proof of the previous record stale: the pending
+	// index names the record's leaf, and a prover still running for an
+	// older one writes nothing (startProver).
+	s.tl.proofMu.Lock()
+	err = durable.WriteFileMode(base+pendingSuffix, []byte(strconv.FormatUint(idx, 10)+"\n"), 0o600)
+	if err == nil {
+		err = ignoreMissing(os.Remove(base + proofSuffix))
+	}
+	s.tl.proofMu.Unlock()
+	if err != nil {
 		return err
 	}
 	s.startProver(session, idx, note)
 	return nil
+}
+
+func ignoreMissing(err error) error {
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 func (s *Server) startProver(session string, idx uint64, leaf []byte) {
@@ -142,6 +159,12 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 				s.cfg.Log.Error("log proof", "session", session, "index", idx, "error", err.Error())
 			}
 			return
+		}
+		s.tl.proofMu.Lock()
+		defer s.tl.proofMu.Unlock()
+		b, err := os.ReadFile(base + pendingSuffix)
+		if err != nil || strings.TrimSpace(string(b)) != strconv.FormatUint(idx, 10) {
+			return // resealed since: the newer leaf's prover writes the proof
 		}
 		if err := durable.WriteFileMode(base+proofSuffix, proof, 0o600); err != nil {
 			s.cfg.Log.Error("log proof", "session", session, "error", err.Error())

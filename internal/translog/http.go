@@ -1,6 +1,7 @@
 package translog
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -17,25 +18,25 @@ func (l *Log) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET")
-			http.Error(w, "read-only: GET only", http.StatusMethodNotAllowed)
+			httpError(w, http.StatusMethodNotAllowed, ErrMethod, r.Method+": the log is read-only, GET only")
 			return
 		}
 		read, partial, err := l.resource(strings.TrimPrefix(r.URL.Path, "/"))
 		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+			httpError(w, http.StatusBadRequest, ErrTilePath, "not a tlog-tiles path: "+err.Error())
 			return
 		}
 		if read == nil {
-			http.NotFound(w, r)
+			httpError(w, http.StatusNotFound, ErrNotFound, "the log serves checkpoint, tile/L/N[.p/W] and tile/entries/N[.p/W]")
 			return
 		}
 		body, err := read(r)
 		switch {
 		case errors.Is(err, os.ErrNotExist) || errors.Is(err, fs.ErrNotExist) || err == nil && body == nil:
-			http.NotFound(w, r)
+			httpError(w, http.StatusNotFound, ErrNotFound, "no such tile or checkpoint in the log yet")
 			return
 		case err != nil:
-			http.Error(w, "log storage error", http.StatusInternalServerError)
+			httpError(w, http.StatusInternalServerError, ErrStorage, "log storage error")
 			return
 		}
 		switch {
@@ -50,6 +51,27 @@ func (l *Log) Handler() http.Handler {
 		}
 		w.Write(body)
 	})
+}
+
+// The log's HTTP errors, named as logbook-server names its own: a JSON
+// object {"error": CODE, "detail": TEXT} with the code's status.
+const (
+	ErrNotFound = "NOT_FOUND"          // 404: no such route, tile or checkpoint (yet)
+	ErrTilePath = "LOG_PATH_INVALID"   // 400: a tile path that does not parse
+	ErrMethod   = "METHOD_NOT_ALLOWED" // 405: the log is read-only
+	ErrStorage  = "LOG_STORAGE_FAILED" // 500: the storage could not be read
+)
+
+func httpError(w http.ResponseWriter, status int, code, detail string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Del("Cache-Control")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(struct {
+		Error  string `json:"error"`
+		Detail string `json:"detail"`
+	}{code, detail})
+	w.Write(append(b, '\n'))
 }
 
 // resource maps a tlog-tiles path to its reader: nil for no such route,

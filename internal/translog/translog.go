@@ -121,7 +121,8 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	var drv tessera.Driver
 	switch cfg.Driver {
 	case "", POSIX:
-		drv, err = posix.New(ctx, posix.Config{Path: cfg.Dir, HTTPClient: cfg.HTTPClient})
+		// The client only talks to witnesses: their answers are bounded.
+		drv, err = posix.New(ctx, posix.Config{Path: cfg.Dir, HTTPClient: limitBodies(cfg.HTTPClient, MaxWitnessAnswer)})
 	case MySQL:
 		if l.db, err = openDB(ctx, cfg.DSN); err == nil {
 			drv, err = mysql.New(ctx, l.db)
