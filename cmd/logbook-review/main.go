@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return code
 	}
 	// Flags may follow the record: logbook-review RECORD --only failed.
-	if err := parseInterleaved(fs, fs.Args()); err != nil {
+	if err := cli.ParseInterleaved(fs, fs.Args()); err != nil {
 		fmt.Fprintln(stderr, "logbook-review: run 'logbook-review --help' for usage")
 		return 2
 	}
@@ -295,28 +295,6 @@ logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attest
                [--checkpoint FILE]... [--checkpoint-key PUB]... [--log-proof FILE] [--log-policy FILE] RECORD
 logbook-review --jsonl FILE|- RECORD|SESSION-ID
 logbook-review --otlp URL RECORD|SESSION-ID`
-
-// parseInterleaved parses flags wherever they stand among the arguments;
-// the positional ones are left in fs.Args(). After "--" nothing is a flag.
-func parseInterleaved(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
-}
 
 // policyOf reads the policy flags (spec §7 step 8) as logbook-verify
 // does: the verdict at the head of a review is the one logbook-verify

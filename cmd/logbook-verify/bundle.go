@@ -222,26 +222,3 @@ func join(ss []string) string {
 	}
 	return b.String()
 }
-
-// parseInterleaved parses flags wherever they stand, so that
-// `logbook-verify RECORD --evidence FILE` reads as it is written; the
-// positional arguments are left in fs.Args(). After "--" nothing is a flag.
-func parseInterleaved(fs *flag.FlagSet, args []string) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			pos = append(pos, rest...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
-}

@@ -75,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
-	if err := parseInterleaved(fs, fs.Args()); err != nil {
+	if err := cli.ParseInterleaved(fs, fs.Args()); err != nil {
 		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
 		return 2
 	}
