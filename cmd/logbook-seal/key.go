@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -36,17 +34,7 @@ func newKey(file string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	privPEM, pubPEM, err := keys.Generate()
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(file), 0o700)
-	}
-	if err == nil {
-		err = durable.WriteFileMode(file, privPEM, 0o600)
-	}
-	if err == nil {
-		err = durable.WriteFileMode(file+".pub", pubPEM, 0o644)
-	}
-	if err != nil {
+	if err := keys.WriteNew(file); err != nil {
 		fmt.Fprintln(stderr, "logbook-seal:", err)
 		return 1
 	}

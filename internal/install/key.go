@@ -3,11 +3,9 @@ package install
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -35,17 +33,7 @@ func signingKey(o Options, stdout, stderr io.Writer, getenv func(string) string)
 		return Refused
 	}
 	path := filepath.Join(home, ".config", "logbook", "signing.key")
-	priv, pub, err := keys.Generate()
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(path), 0o700)
-	}
-	if err == nil {
-		err = durable.WriteFileMode(path, priv, 0o600)
-	}
-	if err == nil {
-		err = durable.WriteFileMode(path+".pub", pub, 0o644)
-	}
-	if err != nil {
+	if err := keys.WriteNew(path); err != nil {
 		warn(fmt.Sprintf("no signing key, and making %s failed (%v)", path, err))
 		return Refused
 	}

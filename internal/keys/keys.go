@@ -15,6 +15,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/logbook-project/logbook/internal/durable"
 )
 
 // ParsePrivateKeyPEM returns the Ed25519 key in a PKCS#8 PEM block. Errors
@@ -96,4 +100,21 @@ func MarshalPair(priv ed25519.PrivateKey, pub ed25519.PublicKey) (privPEM, pubPE
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: spki}), nil
+}
+
+// WriteNew makes a fresh key pair and writes it as file (PKCS#8 PEM, mode
+// 0600) and file.pub (SPKI PEM), making the directory (0700) when needed.
+// Each file is written whole or not at all (durable.WriteFileMode).
+func WriteNew(file string) error {
+	priv, pub, err := Generate()
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(file), 0o700)
+	}
+	if err == nil {
+		err = durable.WriteFileMode(file, priv, 0o600)
+	}
+	if err == nil {
+		err = durable.WriteFileMode(file+".pub", pub, 0o644)
+	}
+	return err
 }
