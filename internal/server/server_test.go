@@ -366,7 +366,17 @@ func TestHostile(t *testing.T) {
 	noKeep := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, c := range cases {
 		req, _ := http.NewRequest(c.method, u+c.path, strings.NewReader(c.body))
-		resp, err := noKeep.Do(req)
+		var resp *http.Response
+		var err error
+		if len(c.body) > 64<<10 {
+			// The server answers 413 before the body is all sent and
+			// closes, so a client that writes the whole body first may
+			// see a broken pipe instead of the answer: read the answer
+			// while the body is still being written.
+			resp, err = answerWhileSending(f.ts.Listener.Addr().String(), req, c.body)
+		} else {
+			resp, err = noKeep.Do(req)
+		}
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -640,4 +650,28 @@ func TestOneSessionConcurrent(t *testing.T) {
 	if l.Count() != writers*each+2 {
 		t.Fatalf("%d checkpoints", l.Count())
 	}
+}
+
+// answerWhileSending sends req with body over a connection of its own and
+// reads the answer at the same time, so an answer given before the whole
+// body was read is seen whatever happens to the rest of the body.
+func answerWhileSending(addr string, req *http.Request, body string) (*http.Response, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n", req.Method, req.URL.RequestURI(), len(body))
+		io.WriteString(conn, body) // may fail once the server has answered
+	}()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	conn.Close()
+	resp.Body = io.NopCloser(strings.NewReader(string(b)))
+	return resp, err
 }
