@@ -382,17 +382,9 @@ func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpo
 		if err != nil {
 			return nil, nil, err
 		}
-		var k checkpoint.Key
-		if bytes.Contains(text, []byte("-----BEGIN")) {
-			k.Pub, err = keys.ParsePublicKeyPEM(text)
-		} else {
-			k, err = checkpoint.ParseVerifierKey(text)
-		}
+		k, err := verdict.ParseCheckpointKey(f, text)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--checkpoint-key %s: %v", f, err)
-		}
-		if d := record.WeakKey(k.Pub); d != "" {
-			return nil, nil, fmt.Errorf("--checkpoint-key %s: %s", f, d)
+			return nil, nil, err
 		}
 		ks = append(ks, k)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,8 +8,7 @@ import (
 	"os"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
-	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/verdict"
 )
 
 // checkpointFlags are a server's signed checkpoints and the keys pinned
@@ -38,17 +36,9 @@ func (c *checkpointFlags) load() ([][]byte, []checkpoint.Key, error) {
 		if len(text) > checkpoint.MaxNote {
 			return nil, nil, fmt.Errorf("--checkpoint-key %s: over %d bytes: not a key", f, checkpoint.MaxNote)
 		}
-		var k checkpoint.Key
-		if bytes.Contains(text, []byte("-----BEGIN")) {
-			k.Pub, err = keys.ParsePublicKeyPEM(text)
-		} else {
-			k, err = checkpoint.ParseVerifierKey(text)
-		}
+		k, err := verdict.ParseCheckpointKey(f, text)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--checkpoint-key %s: %v", f, err)
-		}
-		if d := record.WeakKey(k.Pub); d != "" {
-			return nil, nil, fmt.Errorf("--checkpoint-key %s: %s; under it any checkpoint would verify", f, d)
+			return nil, nil, err
 		}
 		ks = append(ks, k)
 	}
