@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	// Flags may follow the record: logbook-review RECORD --only failed.
 	if err := cli.ParseInterleaved(fs, fs.Args()); err != nil {
-		fmt.Fprintln(stderr, "logbook-review: run 'logbook-review --help' for usage")
+		cli.UsageError(fs, err, stderr)
 		return 2
 	}
 	if err := review.CheckFilter(o.only); err != nil {

@@ -86,13 +86,37 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 		return code
 	}
+	if fs.NArg() > 0 {
+		// record-step instal: a mistyped command, never a payload (a
+		// hook does not type). Said, and nothing is written.
+		if sub := cli.SuggestWord(fs.Arg(0), "install", "uninstall", "guard"); sub != "" && fs.Arg(0) != sub {
+			fmt.Fprintf(stderr, "record-step: %q is not a command: did you mean record-step %s? (run 'record-step --help' for usage)\n", fs.Arg(0), sub)
+			return 2
+		}
+	}
+	if interactive(stdin) {
+		// Typed at a terminal: no harness is sending an event. Waiting
+		// for one on the keyboard, then leaving .logbook/ wherever the
+		// user stands, helps nobody.
+		fmt.Fprintln(stderr, "record-step: records one hook event a harness sends on stdin; it is run by the hooks record-step install writes, not by hand (record-step install --harness NAME; record-step --help)")
+		return 2
+	}
 	at, clockErr := cli.Now(getenv)
 	if clockErr != nil {
 		at = instant.Format(time.Now())
 	}
 	dir, err := cli.Dir(*dirFlag, getenv)
+	// The default ./.logbook is made for an event, not for a complaint: a
+	// payload that is no event, sent by hand from anywhere, leaves no
+	// directory behind. Named by --dir or the environment, it is made.
+	chosen := *dirFlag != "" || getenv("LOGBOOK_DIR") != "" || getenv("CLAUDE_PROJECT_DIR") != ""
 	report := func(msg string) {
 		fmt.Fprintln(stderr, "record-step:", msg)
+		if !chosen {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return
+			}
+		}
 		if dir != "" {
 			if lerr := cli.LogError(dir, at, "record-step", msg); lerr != nil {
 				fmt.Fprintln(stderr, "record-step: cannot write the error log:", lerr)
