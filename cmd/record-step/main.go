@@ -3,8 +3,10 @@
 // command-line argument) and appends one digest-only, hash-chained step to
 // the session's in-progress file. Every supported harness's dialect is read
 // (package journal); --harness NAME and --event NAME say what the
-// payload's shape cannot. It never writes to stdout (a hook's stdout can
-// reach the model). Exit status follows the hook contract the harnesses
+// payload's shape cannot. It writes to stdout (which can reach the model)
+// only when a session's start could not be recorded: a JSON
+// "systemMessage", which the harnesses that can show one show the user,
+// saying that recording is off and why. Exit status follows the hook contract the harnesses
 // share: 0, even when recording fails (the failure goes to stderr and
 // DIR/errors.log); with --fail-closed (meant for the pre-tool hook only), a
 // failure exits 2 so the tool call is blocked rather than run unrecorded,
@@ -30,6 +32,7 @@ import (
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/journal"
 )
@@ -68,8 +71,8 @@ const synopsis = `record-step [--dir DIR | --server URL] [--fail-closed] [--harn
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
-// run records one event. stdout is only for --help and --version: a
-// hook's stdout can reach the model.
+// run records one event. stdout is only for --help, --version and the
+// session-start notice (startNotice): a hook's stdout can reach the model.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
@@ -123,6 +126,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			}
 		}
 	}
+	// At the start of a session, a failure is also said where the user
+	// looks: the harness's own screen (kinds.StartMessage), not only
+	// stderr and errors.log, which harnesses hide.
+	startNotice := func(event, harness string, err error) {
+		if opt.Harness != "" {
+			harness = opt.Harness
+		}
+		harness, _, _ = strings.Cut(harness, " ") // "cursor 2.0.77"
+		if !kinds.SessionStart(event) || !kinds.StartMessage(harness) {
+			return
+		}
+		why := err.Error()
+		if len(why) > 600 {
+			why = why[:600] + "…"
+		}
+		stdout.Write(kinds.SystemMessage("logbook: recording is OFF for this session: " + why))
+	}
 	fail := func(event string, err error) int {
 		if event == unknownEvent {
 			// Not read yet (or not readable): naming no event reads
@@ -157,6 +177,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
 		if err := forward(*server, cli.StripBOM(payload), hint, cwd, getenv); err != nil {
+			// Read the event only now, on the way out: forwarding does
+			// not need it, and the notice does.
+			if ev, perr := hookevent.ParseWith(cli.StripBOM(payload), hint); perr == nil {
+				startNotice(ev.Name, ev.Harness, err)
+				return fail(ev.Name, err)
+			}
 			return fail(unknownEvent, err)
 		}
 		return 0
@@ -179,6 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		if name == "" {
 			name = unknownEvent
 		}
+		startNotice(ev.Name, ev.Harness, err)
 		return fail(name, err)
 	}
 	if clockErr != nil {
