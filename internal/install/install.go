@@ -194,6 +194,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	}
 	if o.Server != "" {
 		notes = append(notes, "events go to the logbook server at "+o.Server+", which seals each session with its own key at its end; nothing is recorded in this project (docs/server.md)")
+		notes = append(notes, checkServer(o.Server, stderr, getenv)...)
 		printNotes(stdout, notes)
 		return Done
 	}
