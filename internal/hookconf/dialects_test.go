@@ -56,4 +56,3 @@ func TestDialectsEverywhere(t *testing.T) {
 		}
 	}
 }
-
