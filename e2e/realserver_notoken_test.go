@@ -59,4 +59,9 @@ func TestRealClaudeCodeServerNoToken(t *testing.T) {
 	if !strings.Contains(text, "recording is OFF for this session") || !strings.Contains(text, "LOGBOOK_SERVER_TOKEN is not set") {
 		t.Fatalf("Claude Code's output does not carry the session-start notice:\n%s", text)
 	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "recording is OFF") {
+			t.Logf("%.400s", line) // where Claude Code put it
+		}
+	}
 }
