@@ -18,6 +18,7 @@ import (
 // and its SessionStart hook answers Claude Code with a systemMessage (the
 // field Claude Code shows the user) saying that recording is off and why.
 func TestRealClaudeCodeServerNoToken(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	dir := t.TempDir()
 	token := filepath.Join(dir, "token")
