@@ -41,7 +41,7 @@ type pubkeyFlag []string
 func (p *pubkeyFlag) String() string     { return fmt.Sprint(*p) }
 func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
 
-const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
+const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--revoked FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]...
                [--checkpoint FILE --checkpoint-key PUB]...
@@ -81,6 +81,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := cx.check(fs.Args()); err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
+		return 2
+	}
+	if len(cx.revoked) > 0 && (ex.bundle != "" || ex.evidence != "" || lf.consistency || *followArg != "") {
+		fmt.Fprintln(stderr, "logbook-verify: --revoked applies to RECORD and CASSETTE arguments, not to --bundle, --evidence, --log-consistency or --follow")
 		return 2
 	}
 	if *followArg != "" && fs.NArg() == 0 {
@@ -127,6 +131,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return ioError("", fmt.Errorf("--pubkey %s: %v", f, err))
 		}
 		in.Pinned = append(in.Pinned, ed25519.PublicKey(pub))
+	}
+	for _, f := range cx.revoked {
+		text, err := readlimit.Small(f, readlimit.Key)
+		if err != nil {
+			return ioError("", err)
+		}
+		pub, err := keys.ParsePublicKeyPEM(text)
+		if err != nil {
+			return ioError("", fmt.Errorf("--revoked %s: %v", f, err))
+		}
+		in.Revoked = append(in.Revoked, ed25519.PublicKey(pub))
 	}
 	var err error
 	if in.Policy, err = pf.load(); err != nil {
