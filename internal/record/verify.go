@@ -374,3 +374,12 @@ func WeakKey(pub []byte) string {
 	}
 	return ""
 }
+
+// SelfCheck is Verify with no policy, as an error: what a sealer runs on
+// the record it has just made (seal.Options.Check).
+func SelfCheck(rec []byte) error {
+	if v := Verify(rec, Options{}); !v.OK {
+		return fmt.Errorf("%s: %s", v.Code, v.Detail)
+	}
+	return nil
+}
