@@ -133,6 +133,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
 		return ioError("", err)
 	}
+	if in.Pinned, in.CheckpointKeys, err = cf.extend(in.Pinned, in.CheckpointKeys); err != nil {
+		return ioError("", err)
+	}
 	// Several records: one line each, named, and the worst status.
 	status := 0
 	for _, file := range fs.Args() {

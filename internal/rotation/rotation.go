@@ -242,3 +242,37 @@ func Append(dir string, r Rotation) error {
 	}
 	return durable.WriteFileMode(path, append(append(old, r.Note...), '\n'), 0o600)
 }
+
+// Origin is the server name the chain's first note states (its first
+// line), or "".
+func Origin(data []byte) string {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return string(line)
+}
+
+// Extend follows the chain in data from any of the trusted keys and
+// returns the keys it hands over to, in order, that trusted does not
+// already hold. A chain that starts from none of them adds nothing, and
+// is an error: the caller asked to follow it.
+func Extend(data []byte, trusted []ed25519.PublicKey) ([]ed25519.PublicKey, error) {
+	first, err := firstKey(data)
+	if err != nil {
+		return nil, err
+	}
+	start := false
+	for _, k := range trusted {
+		start = start || bytes.Equal(k, first)
+	}
+	if !start {
+		return nil, fmt.Errorf("the rotations start from key %s, which is none of the trusted keys", checkpoint.KeyID(first))
+	}
+	rs, err := Chain(data, Origin(data), first)
+	if err != nil {
+		return nil, err
+	}
+	var out []ed25519.PublicKey
+	for _, r := range rs {
+		out = append(out, r.New)
+	}
+	return out, nil
+}
