@@ -1,10 +1,6 @@
 package kinds
 
-import (
-	"cmp"
-	"slices"
-	"strings"
-)
+import "strings"
 
 // A Dialect is everything the recorder knows about one harness: its name,
 // the event and tool names it uses, how its payloads are told from other
@@ -130,7 +126,13 @@ var rules = func() []rule {
 	for _, g := range generalRules {
 		out = append(out, rule{order: g.order, general: g.match})
 	}
-	slices.SortFunc(out, func(a, b rule) int { return cmp.Compare(a.order, b.order) })
+	// Insertion sort: a dozen rules, and no sort code linked into
+	// record-step for them.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].order < out[j-1].order; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
 	return out
 }()
 
