@@ -6,9 +6,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/durable"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/instant"
@@ -47,7 +47,7 @@ func LogError(dir, at, prog, msg string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "errors.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := durable.OpenWrite(filepath.Join(dir, "errors.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package install
 
 import (
 	"bytes"
+	"github.com/logbook-project/logbook/internal/durable"
 	"os"
 	"path/filepath"
 )
@@ -36,7 +37,7 @@ func addGitignore(project string) (string, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return "", err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := durable.OpenWrite(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return "", err
 	}

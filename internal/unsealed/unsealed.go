@@ -8,6 +8,7 @@ package unsealed
 
 import (
 	"encoding/json"
+	"github.com/logbook-project/logbook/internal/durable"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func Leave(dir, session, at, reason string) (Notice, error) {
 		return n, err
 	}
 	b, _ := json.MarshalIndent(n, "", "  ")
-	return n, os.WriteFile(Path(dir, session), append(b, '\n'), 0o600)
+	return n, durable.WriteFileMode(Path(dir, session), append(b, '\n'), 0o600)
 }
 
 // Clear removes the notice file once the session is sealed.
