@@ -3,10 +3,11 @@ package checkpoint
 import (
 	"bytes"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/durable"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/logbook-project/logbook/internal/durable"
 )
 
 // A session's checkpoints are kept in DIR/ID.checkpoints, append-only:

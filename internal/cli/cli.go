@@ -6,11 +6,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/durable"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
 )
 

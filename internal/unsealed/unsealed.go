@@ -8,12 +8,12 @@ package unsealed
 
 import (
 	"encoding/json"
-	"github.com/logbook-project/logbook/internal/durable"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
