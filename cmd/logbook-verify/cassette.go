@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/keys"
@@ -34,7 +35,16 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		return 0, false
 	}
 	data, err := readlimit.Large(fs.Arg(0), readlimit.Cassette)
+	if err != nil && *force {
+		// Named a cassette and unreadable (a device, a pipe over the
+		// limit): that is the answer, not "not a cassette".
+		fmt.Fprintln(stderr, "logbook-verify:", err)
+		return 2, true
+	}
 	if err != nil || !(*force || runback.Detect(data)) {
+		if err == nil {
+			keepPiped(fs.Arg(0), data)
+		}
 		return 0, false
 	}
 	// A cassette's events are read one at a time and dropped: the live heap
@@ -98,4 +108,27 @@ func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 		out = append(out, pub)
 	}
 	return out, nil
+}
+
+// piped holds what was read from a pipe (/dev/stdin, a FIFO) while looking
+// for a cassette: a pipe reads only once, and the record it turns out to be
+// must be verified from the same bytes, not from an emptied pipe.
+var piped = map[string][]byte{}
+
+func keepPiped(path string, data []byte) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		piped[path] = data
+	}
+}
+
+// readInput reads a record, bundle or transcript named on the command line:
+// the bytes already read from it when it is a pipe, else the file.
+func readInput(path string, limit int64) ([]byte, error) {
+	if b, ok := piped[path]; ok {
+		if int64(len(b)) > limit {
+			return nil, &readlimit.TooLargeError{Path: path, Limit: limit}
+		}
+		return b, nil
+	}
+	return readlimit.Large(path, limit)
 }
