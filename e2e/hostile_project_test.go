@@ -31,7 +31,7 @@ func TestHostileProject(t *testing.T) {
 	os.Chmod(root, 0o755)
 	exe := filepath.Join(root, "bin")
 	os.Mkdir(exe, 0o755)
-	for _, name := range []string{"record-step", "logbook-seal", "logbook-install"} {
+	for _, name := range []string{"record-step", "logbook-seal", "logbook-install", "logbook-verify"} {
 		b, err := os.ReadFile(filepath.Join(bin, name))
 		if err != nil {
 			t.Fatal(err)
@@ -77,6 +77,15 @@ func TestHostileProject(t *testing.T) {
 	}
 	if log, err := os.ReadFile(filepath.Join(proj, ".logbook", "errors.log")); err != nil || !strings.Contains(string(log), "WRITE_FAILED") {
 		t.Fatalf("errors.log: %v %q", err, log)
+	}
+	// A FIFO where an unsealed-session notice goes: logbook-verify
+	// looks there for a missing record, and must not wait on it.
+	if code, _, e := as("", "mkfifo", filepath.Join(proj, ".logbook", "s2.unsealed")); code != 0 {
+		t.Fatal(e)
+	}
+	code, _, stderr = as("", filepath.Join(exe, "logbook-verify"), filepath.Join(proj, ".logbook", "s2.record.json"))
+	if code != 2 || !strings.Contains(stderr, "no such file") {
+		t.Fatalf("verify beside a FIFO notice: rc %d, stderr %q", code, stderr)
 	}
 	os.RemoveAll(filepath.Join(proj, ".logbook"))
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // Dir resolves the session directory: the flag, else $LOGBOOK_DIR, else
@@ -71,7 +72,7 @@ func oneLine(s string) string {
 func SigningKeyPEM(file string, getenv func(string) string) (text []byte, from string, err error) {
 	switch {
 	case file != "":
-		b, err := os.ReadFile(file)
+		b, err := readlimit.Small(file, readlimit.Key)
 		if err != nil {
 			return nil, file, fmt.Errorf("signing key: %w", err)
 		}
@@ -89,7 +90,7 @@ func SigningKeyPEM(file string, getenv func(string) string) (text []byte, from s
 		return nil, "", errors.New("no signing key: pass --key FILE or set LOGBOOK_SIGNING_KEY")
 	}
 	from = filepath.Join(home, ".config", "logbook", "signing.key")
-	b, err := os.ReadFile(from)
+	b, err := readlimit.Small(from, readlimit.Key)
 	if err != nil {
 		return nil, from, fmt.Errorf("no signing key: pass --key FILE, set LOGBOOK_SIGNING_KEY, or create %s with logbook-seal --new-key (%v)", from, err)
 	}

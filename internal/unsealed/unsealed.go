@@ -15,6 +15,7 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -64,7 +65,7 @@ func ForRecord(recordPath string) (Notice, bool) {
 	if !ok {
 		return Notice{}, false
 	}
-	b, err := os.ReadFile(base + ".unsealed")
+	b, err := readlimit.Small(base+".unsealed", readlimit.Policy)
 	if err != nil {
 		return Notice{}, false
 	}
