@@ -24,7 +24,7 @@ func writeRecord(out string, data []byte, force bool) (kept string, err error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", out, err)
+		return "", err // names out already
 	case string(old) == string(data):
 		return "", nil // sealing again with nothing new: the same bytes
 	case !force:
