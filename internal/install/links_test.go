@@ -33,6 +33,7 @@ func TestSymlinksRefused(t *testing.T) {
 		{"backups", "install", ".logbook/backups", false},
 		{"uninstall settings.json", "uninstall", ".claude/settings.json", true},
 		{"uninstall backups", "uninstall", ".logbook/backups", false},
+		{"uninstall .logbook", "uninstall", ".logbook", false}, // would remove the binaries where it points
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,6 +65,10 @@ func TestSymlinksRefused(t *testing.T) {
 				}
 			} else {
 				os.MkdirAll(target, 0o755)
+				if c.link == ".logbook" {
+					os.MkdirAll(filepath.Join(target, "bin"), 0o755)
+					os.WriteFile(filepath.Join(target, "bin", "record-step"), []byte("someone else's"), 0o755)
+				}
 			}
 			at := filepath.Join(proj, c.link)
 			os.MkdirAll(filepath.Dir(at), 0o755)
