@@ -239,7 +239,7 @@ func TestEvidence(t *testing.T) {
 	// One edited tool result: exactly that call differs.
 	edited := writeTemp(t, dir, "e.jsonl", []byte(transcriptLines("ok (edited)")))
 	code, out = runVerify(t, recFile, "--evidence", edited)
-	if code != 1 || !strings.Contains(out, "differs  call Bash tu-bash: input matched, input matched, output differs") ||
+	if code != 1 || !strings.Contains(out, "differs  call Bash tu-bash (seq 4,5): input matched, input matched, output differs") ||
 		!strings.Contains(out, "calls: 1 matched, 1 differs, 0 absent") || strings.Contains(out, "ok (edited)") {
 		t.Fatalf("%d %s", code, out)
 	}
@@ -247,11 +247,16 @@ func TestEvidence(t *testing.T) {
 	if !strings.Contains(out, `transcript output (seq `) || !strings.Contains(out, "ok (edited)") || strings.Contains(out, "fix it") {
 		t.Fatalf("--show-bodies differs:\n%s", out)
 	}
-	// A transcript that misses the call: absent.
-	cut := strings.Join(strings.SplitAfter(text, "\n")[:3], "")
-	code, out = runVerify(t, recFile, "--evidence", writeTemp(t, dir, "c.jsonl", []byte(cut)))
-	if code != 0 || !strings.Contains(out, "absent   call Bash tu-bash") || !strings.Contains(out, "EVIDENCE MATCHES WHERE PRESENT") {
+	// A transcript that misses the call: absent, a failure unless
+	// --allow-absent.
+	cut := writeTemp(t, dir, "c.jsonl", []byte(strings.Join(strings.SplitAfter(text, "\n")[:3], "")))
+	code, out = runVerify(t, recFile, "--evidence", cut)
+	if code != 1 || !strings.Contains(out, "absent   call Bash tu-bash (seq 4,5)") || !strings.Contains(out, "EVIDENCE INCOMPLETE") {
 		t.Fatalf("%d %s", code, out)
+	}
+	code, out = runVerify(t, recFile, "--evidence", cut, "--allow-absent")
+	if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES WHERE PRESENT") {
+		t.Fatalf("--allow-absent: %d %s", code, out)
 	}
 }
 
