@@ -49,6 +49,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 type options struct {
 	dir, only, colour, export, jsonl, otlp, tsaRoots, logPolicy, logProof string
 	asJSON, list, noPager, version                                        bool
+	width                                                                 int
 	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys      multi
 }
 
@@ -59,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.dir, "dir", "", "session `DIR` for a SESSION-ID and --list (default $LOGBOOK_DIR, $CLAUDE_PROJECT_DIR/.logbook, ./.logbook)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the review as one JSON object")
 	fs.StringVar(&o.only, "only", "", "show only calls that are `exec|edit|failed|gaps`")
+	fs.IntVar(&o.width, "width", -1, "fit the text to `N` columns (default: the terminal's width; 0: never cut, whole toolUseIds)")
 	fs.StringVar(&o.colour, "color", "auto", "colour: `auto` (a terminal only, and not with NO_COLOR), always, never")
 	fs.BoolVar(&o.noPager, "no-pager", false, "never pipe the output through a pager")
 	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
@@ -212,9 +214,12 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	term := isTerminal(stdout)
 	colour := o.colour == "always" || (o.colour == "auto" && term && getenv("NO_COLOR") == "")
 	var buf bytes.Buffer
-	width := 0
-	if term {
-		width, _ = termSize(stdout)
+	width := o.width
+	if width < 0 {
+		width = 0
+		if term {
+			width, _ = termSize(stdout)
+		}
 	}
 	if err := review.WriteText(&buf, r, review.TextOptions{Colour: colour, Width: width, Only: o.only}); err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)

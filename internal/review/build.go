@@ -70,6 +70,9 @@ type SubAgent struct {
 
 // Turn is a prompt and what followed it, up to the next prompt.
 type Turn struct {
+	// Number is the turn's place in the session (1 for the first
+	// prompt; 0 before it). A filtered view keeps it.
+	Number int    `json:"number"`
 	Prompt *Step  `json:"prompt"` // nil for the steps before the first prompt
 	Items  []Item `json:"items"`
 }
@@ -228,7 +231,7 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 	for i := range steps {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
 			p := steps[i]
-			turns = append(turns, Turn{Prompt: &p, Items: []Item{}})
+			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
 			if p.TurnID != "" {
 				byTurnID[p.TurnID] = len(turns) - 1
 			}

@@ -128,7 +128,7 @@
     const turnOf = new Map(), byTurnId = new Map();
     for (const s of steps) {
       if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) {
-        turns.push({ prompt: s, items: [] });
+        turns.push({ prompt: s, items: [], number: turns.length }); // the session's own number, kept by filters
         if (s.turnId) byTurnId.set(s.turnId, turns.length - 1);
       }
       turnOf.set(s.seq, turns.length - 1);
@@ -242,7 +242,7 @@
     more.addEventListener('click', () => { limit += BATCH; draw(); });
     const draw = () => {
       list.replaceChildren();
-      let n = 0, shown = 0, total = 0;
+      let shown = 0, total = 0;
       for (const turn of r.turns) {
         if (shown >= limit) {
           total += countCalls(filterItems(turn.items, FILTERS[current]));
@@ -253,8 +253,7 @@
         const sec = el('div', 'turn');
         const h = el('h3');
         if (turn.prompt) {
-          n++;
-          h.append(el('span', 'turn-no', 'turn ' + n), el('span', 'time', clock(turn.prompt.at)), el('span', 'clip', turn.prompt.summary));
+          h.append(el('span', 'turn-no', 'turn ' + turn.number), el('span', 'time', clock(turn.prompt.at)), el('span', 'clip', turn.prompt.summary));
           h.querySelector('.time').title = turn.prompt.at;
           h.lastChild.title = turn.prompt.summary;
         } else h.append(el('span', 'turn-no', 'before the first prompt'));
