@@ -11,13 +11,13 @@ import (
 
 // TextOptions shape the plain output.
 type TextOptions struct {
-	Colour bool   // ANSI colours (the command sets it for a terminal only)
+	Colour bool // ANSI colours (the command sets it for a terminal only)
 	// Width fits every line to this many columns (a terminal's):
 	// the verdict and notes wrap, summaries and rows are cut with "…",
 	// toolUseIds are shortened (ShortID). 0 = nothing is cut (a pipe:
 	// grep gets whole lines and whole ids).
 	Width int
-	Only   string // the --only filter, named in the header
+	Only  string // the --only filter, named in the header
 }
 
 const (
