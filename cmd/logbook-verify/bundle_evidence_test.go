@@ -68,8 +68,26 @@ func TestBundle(t *testing.T) {
 	if code, out := runVerify(t, "--bundle", bf, "--trust", pub); code != 0 || !strings.Contains(out, "signer=pinned") || !strings.Contains(out, "1 bundled checkpoint(s) not checked") {
 		t.Fatalf("good bundle: %d %s", code, out)
 	}
-	if code, out := runVerify(t, "--bundle", bf); code != 0 || !strings.Contains(out, "integrity only") {
+	// Without --trust (or --pubkey): a usage error naming --trust, as
+	// cosign refuses to verify without a key; a bundle re-signed by
+	// another key, with that key as its signerKey, is then refused.
+	if code, out := runVerify(t, "--bundle", bf); code != 2 || !strings.Contains(out, "--bundle needs --trust KEYS") || strings.Contains(out, "--pubkey") {
 		t.Fatalf("good bundle, no --trust: %d %s", code, out)
+	}
+	resigned, err := reviewtest.RecordWith(reviewtest.Session, otherPriv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := bundle.Write(&bundle.Bundle{Record: resigned, SignerKey: string(otherPEM)})
+	rf := writeTemp(t, dir, "resigned.bundle.json", rb)
+	if code, out := runVerify(t, "--bundle", rf); code != 2 {
+		t.Fatalf("re-signed bundle, no --trust: %d %s", code, out)
+	}
+	if code, out := runVerify(t, "--bundle", rf, "--trust", pub); code != 1 || !strings.HasPrefix(out, "REFUSED SIGNER_NOT_TRUSTED") {
+		t.Fatalf("re-signed bundle: %d %s", code, out)
+	}
+	if !bytes.Contains(good, []byte(`"mediaType": "application/vnd.logbook.bundle.v0+json"`)) {
+		t.Fatalf("no mediaType:\n%s", good)
 	}
 	if code, out := runVerify(t, "--bundle", bf, "--trust", other); code != 1 || !strings.HasPrefix(out, "REFUSED SIGNER_NOT_TRUSTED") {
 		t.Fatalf("other trust: %d %s", code, out)

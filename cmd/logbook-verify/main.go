@@ -94,6 +94,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
 			return 2
 		}
+		if len(ex.trust)+len(pubkeys) == 0 {
+			// A bundle carries its own signer key: checked under it, a
+			// bundle re-signed by anyone passes. As cosign will not verify
+			// without a key or an identity, nor does this.
+			fmt.Fprintln(stderr, "logbook-verify: --bundle needs --trust KEYS: the public keys of the signers you trust (a bundle's own signerKey proves only that the record is unchanged since someone signed it)")
+			return 2
+		}
 		return runBundle(ex, pubkeys, pf, cf, lf, *asJSON, stdout, stderr)
 	}
 	if fs.NArg() == 0 {
