@@ -339,7 +339,7 @@ func BenchmarkPageReview(b *testing.B) {
 	}
 	b.StopTimer()
 	s := br.review(b)
-	if s.Rows != 2000 {
+	if s.Rows != 200 {
 		b.Fatalf("%d rows drawn", s.Rows)
 	}
 }

@@ -290,8 +290,9 @@
   }
 
   // A long session is drawn a turn at a time until this many call rows
-  // are on the page; "Show more" draws the next turns.
-  const BATCH = 2000;
+  // are on the page; "Show more" draws the next turns (a reviewer reads
+  // the first screens; the page stays short and quick to draw).
+  const BATCH = 200;
 
   function countCalls(items) {
     let n = 0;
