@@ -135,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	// no --pubkey, the bundle's own key is not trusted for being there.
 	var fromBundle bool
 	var bun *bundle.Bundle
-	if head := data[:min(len(data), 64)]; !inProgress && (bytes.Contains(head, []byte(`"format": "`+bundle.Format+`"`)) || bytes.Contains(head, []byte(`"format":"`+bundle.Format+`"`))) {
+	if !inProgress && bundle.Looks(data) {
 		b, err := bundle.Read(data)
 		if err != nil {
 			fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
@@ -174,8 +174,10 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			fmt.Fprintln(stderr, "logbook-review:", perr)
 			return 2
 		}
+		var col review.Collector
+		in.EachStep, in.Top = col.Step, col.Top
 		out := verdict.Run(in)
-		r, err = review.FromRecord(data, out.Result, len(opt.Pinned) > 0)
+		r, err = review.FromCollected(&col, data, out.Result, len(opt.Pinned) > 0)
 		if err == nil {
 			r.SetAssurance(out.Level)
 		}

@@ -64,6 +64,20 @@ type Bundle struct {
 // judges one proof of logging per record (docs/log.md, step 10).
 const MaxLogProofs = 1
 
+// Looks reports whether a file's first bytes are a bundle's: its
+// mediaType or format member, written first (a reader that opens records
+// and bundles alike tells them apart by it).
+func Looks(data []byte) bool {
+	head := data[:min(len(data), 256)]
+	for _, m := range [][]byte{[]byte(`"mediaType": "` + MediaType + `"`), []byte(`"mediaType":"` + MediaType + `"`),
+		[]byte(`"format": "` + Format + `"`), []byte(`"format":"` + Format + `"`)} {
+		if bytes.Contains(head, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // Error is a bundle refusal: Code is Invalid.
 type Error struct{ Detail string }
 
