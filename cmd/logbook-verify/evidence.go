@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/transcript"
 )
 
 // runEvidence verifies the record, then checks the transcript against its
@@ -26,18 +23,10 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		return 2
 	}
 	var opt record.Options
-	for _, f := range pubkeys {
-		text, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			fmt.Fprintln(stderr, "logbook-verify:", err)
-			return 2
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			fmt.Fprintf(stderr, "logbook-verify: --pubkey %s: %v\n", f, err)
-			return 2
-		}
-		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+	var err error
+	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", pubkeys); err != nil {
+		fmt.Fprintln(stderr, "logbook-verify:", err)
+		return 2
 	}
 	data, err := readlimit.Large(path, maxRecord)
 	if err != nil {
@@ -58,34 +47,16 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
-	events, _, err := transcript.ConvertFile(ex.evidence)
-	if err != nil {
-		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
-		return 2
-	}
-	raw, err := evidence.Scan(evidence.Files(ex.evidence))
-	if err != nil {
-		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
-		return 2
-	}
-	rep, err := evidence.Check(steps, events, raw)
+	rep, err := evidence.CheckFile(steps, ex.evidence)
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
 		return 2
 	}
 	if asJSON {
-		out := struct {
-			RecordID string           `json:"recordId"`
-			OK       bool             `json:"ok"`       // the verdict: nothing differs or moved, nothing absent unless allowed
-			Complete bool             `json:"complete"` // every recorded body found and matched
-			Evidence *evidence.Report `json:"evidence"`
-		}{res.RecordID, !rep.Failed(ex.allowAbsent), rep.Complete(), rep}
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(out)
+		_ = evidence.WriteJSON(stdout, res.RecordID, rep, ex.allowAbsent)
 	} else {
 		printHuman(stdout, res, len(opt.Pinned) > 0, policy.Report{})
-		evidence.WriteText(stdout, rep, ex.showBodies, ex.allowAbsent)
+		evidence.WriteHuman(stdout, rep, ex.showBodies, ex.allowAbsent)
 	}
 	if rep.Failed(ex.allowAbsent) {
 		return 1

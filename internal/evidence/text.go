@@ -9,11 +9,11 @@ import (
 	"github.com/logbook-project/logbook/internal/review"
 )
 
-// WriteText prints the report for a reader: one line per item, naming
+// WriteHuman prints the report for a reader: one line per item, naming
 // its record steps (seq) and toolUseId, then a verdict line. show is ""
-// (no bodies), "differs" (the transcript's bodies of items not matched)
-// or "all"; allowAbsent is --allow-absent.
-func WriteText(w io.Writer, rep *Report, show string, allowAbsent bool) {
+// (no bodies), "differs" (the transcript's bodies of items not matched,
+// cleaned of terminal controls) or "all"; allowAbsent is --allow-absent.
+func WriteHuman(w io.Writer, rep *Report, show string, allowAbsent bool) {
 	for _, it := range rep.Items {
 		name := it.What
 		if it.What == "call" {
