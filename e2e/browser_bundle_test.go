@@ -104,6 +104,28 @@ func TestBrowserBundleAndLongRecord(t *testing.T) {
 	if l.Height > 16000 {
 		t.Errorf("a 400-step record is a %d px page", l.Height)
 	}
+	// A filtered view keeps the session's turn numbers (issue 21, item 3):
+	// the failed call of turn 2 shows under "turn 2".
+	twoTurns, err := reviewtest.Record([]string{
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"first"}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"a1","tool_input":{"command":"ls"}}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"a1","tool_input":{"command":"ls"},"tool_response":"x"}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"second"}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"b1","tool_input":{"command":"make lint"}}`,
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"b1","tool_input":{"command":"make lint"},"error":"Exit code 2"}`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tt := filepath.Join(dir, "turns.record.json")
+	writeFile(t, tt, twoTurns)
+	b.open(t, tt)
+	turns, err := evalJS[[]string](b, `(document.querySelector('#review button[data-filter="failed"]').click(),
+		[...document.querySelectorAll('#review .turn-no')].map((e) => e.textContent))`)
+	if err != nil || len(turns) != 1 || turns[0] != "turn 2" {
+		t.Errorf("--only failed on the page: turns %v (%v), want [turn 2]", turns, err)
+	}
 	report(t, fmt.Sprintf("page at 1280×900: verdict at %.0f–%.0f px; a 400-step record is a %d px page (timeline 50 steps a page, review 200 call rows a batch)", l.VerdictTop, l.VerdictBottom, l.Height))
 	b.checkQuiet(t)
 }
