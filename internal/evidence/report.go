@@ -37,4 +37,3 @@ func WriteJSON(w io.Writer, recordID string, rep *Report, allowAbsent bool) erro
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
-
