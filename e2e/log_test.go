@@ -18,7 +18,7 @@ import (
 )
 
 // startWitness runs logbook-witness on addr for the log key.
-func startWitness(t *testing.T, addr, state, key, logKey string) *exec.Cmd {
+func startWitness(t testing.TB, addr, state, key, logKey string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, "logbook-witness"), "--listen", addr, "--state", state, "--key", key, "--log-key", logKey)
 	var stderr bytes.Buffer

@@ -239,17 +239,25 @@ func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) 
 	return size, synced, err, nil
 }
 
-// syncLater puts the session's journal and checkpoint log (and, the first
-// time, the data directory: the session's files may be new, and their
-// names must be durable too) in the next fsync batch, and the
-// checkpoints signed since the last call in the transparency log's queue
-// once that batch is synced. With FsyncOff it returns a ticket that does
-// not wait (the checkpoints were queued as signed). st.mu is held.
+// syncLater puts the session's journal (and, the first time, the data
+// directory: the session's files may be new, and their names must be
+// durable too) in the next fsync batch, and the checkpoints signed since
+// the last call in the transparency log's queue once that batch is
+// synced. With FsyncOff it returns a ticket that does not wait (the
+// checkpoints were queued as signed). st.mu is held.
+//
+// The checkpoint log is not synced: what must survive is the steps. A
+// power cut that takes checkpoints whose steps the journal kept leaves a
+// tip that Resume signs again, at the same size over the same step (the
+// same statement, a later time); one that keeps checkpoints whose steps
+// the journal lost (never acknowledged) has them cut at start
+// (checkpoint.Log.CutAbove). Syncing one file per session instead of two
+// halves the fsyncs of every batch.
 func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
 	}
-	paths := []string{journal.Path(s.cfg.Dir, id), checkpoint.LogPath(s.cfg.Dir, id)}
+	paths := []string{journal.Path(s.cfg.Dir, id)}
 	if !st.dirSynced {
 		paths = append(paths, s.cfg.Dir)
 		st.dirSynced = true
@@ -485,11 +493,11 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errNoCheckpoint, "no checkpoint for session "+id)
 		return
 	}
-	// With group commit only a checkpoint on disk, with its steps, is
-	// served: one in flight could be lost to a power cut, and another
-	// signed at its size.
+	// With group commit only a checkpoint whose steps are on disk is
+	// served: one whose step a power cut could take would later stand
+	// beside another of the same size over a different step.
 	if s.commit != nil {
-		if err := s.commit.Sync(journal.Path(s.cfg.Dir, id), checkpoint.LogPath(s.cfg.Dir, id)); err != nil {
+		if err := s.commit.Sync(journal.Path(s.cfg.Dir, id)); err != nil {
 			s.fail(w, r, errSyncFailed, err.Error())
 			return
 		}
