@@ -163,6 +163,9 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fail(2, fmt.Errorf("--log-level: %v", err))
 	}
+	if c.fsync != server.FsyncGroup && c.fsync != server.FsyncOff {
+		return fail(2, fmt.Errorf("--fsync %q: want %s or %s", c.fsync, server.FsyncGroup, server.FsyncOff))
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if c.data == "" {
 		c.data = getenv("STATE_DIRECTORY")
