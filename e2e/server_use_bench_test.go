@@ -70,12 +70,12 @@ func BenchmarkServerUse(b *testing.B) {
 			tr := &http.Transport{MaxIdleConnsPerHost: clients}
 			defer tr.CloseIdleConnections()
 			if a.resumed {
-				useSessions(b, s.url, tr, clients, events, b.N, nil, nil)
+				useSessions(b, s.url, tr, clients, events, b.N, "use", nil, nil)
 			}
 			var lat, ends []time.Duration
 			b.ResetTimer()
 			start := time.Now()
-			useSessions(b, s.url, tr, clients, events, b.N, &lat, &ends)
+			useSessions(b, s.url, tr, clients, events, b.N, "use", &lat, &ends)
 			took := time.Since(start)
 			reportLatency(b, lat, took)
 			slices.Sort(ends)
@@ -86,10 +86,51 @@ func BenchmarkServerUse(b *testing.B) {
 	}
 }
 
-// useSessions runs rounds sessions per client (ids use-C-R: the same ids
-// each call, so a second call resumes them), collecting each request's
+// BenchmarkServerResumeMixed runs fresh and resumed sessions at once in
+// one server, so that both meet the same load: 8 of the 16 clients resume
+// sessions recorded and sealed before the timer starts, 8 record new ones.
+// It reports each half's events/s and p50.
+//
+//	go test ./e2e -run XXX -bench ServerResumeMixed -benchtime 2x -count 6
+func BenchmarkServerResumeMixed(b *testing.B) {
+	for _, fsync := range []string{"off", "group"} {
+		b.Run("fsync="+fsync, func(b *testing.B) {
+			dir := b.TempDir()
+			s := startServer(b, freePort(b), filepath.Join(dir, "data"), newServerKey(b, dir), nil, "--log", "none", "--fsync", fsync)
+			const half, events = 8, 200
+			tr := &http.Transport{MaxIdleConnsPerHost: 2 * half}
+			defer tr.CloseIdleConnections()
+			useSessions(b, s.url, tr, half, events, b.N, "old", nil, nil)
+			var lats, ends [2][]time.Duration
+			var took [2]time.Duration
+			b.ResetTimer()
+			var wg sync.WaitGroup
+			for i, prefix := range []string{"new", "old"} {
+				wg.Go(func() {
+					t0 := time.Now()
+					useSessions(b, s.url, tr, half, events, b.N, prefix, &lats[i], &ends[i])
+					took[i] = time.Since(t0)
+				})
+			}
+			wg.Wait()
+			b.StopTimer()
+			for i, name := range []string{"fresh", "resumed"} {
+				lat := lats[i]
+				slices.Sort(lat)
+				if len(lat) == 0 {
+					continue
+				}
+				b.ReportMetric(float64(len(lat))/took[i].Seconds(), name+"-events/s")
+				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, name+"-p50-ms")
+			}
+		})
+	}
+}
+
+// useSessions runs rounds sessions per client (ids PREFIX-C-R: the same
+// ids each call, so a second call resumes them), collecting each request's
 // latency and each SessionEnd's when lat is not nil.
-func useSessions(b *testing.B, url string, tr *http.Transport, clients, events, rounds int, lat, ends *[]time.Duration) {
+func useSessions(b *testing.B, url string, tr *http.Transport, clients, events, rounds int, prefix string, lat, ends *[]time.Duration) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for c := 0; c < clients; c++ {
@@ -98,7 +139,7 @@ func useSessions(b *testing.B, url string, tr *http.Transport, clients, events, 
 			mine := make([]time.Duration, 0, rounds*events)
 			var myEnds []time.Duration
 			for r := 0; r < rounds; r++ {
-				id := fmt.Sprintf("use-%02d-%d", c, r)
+				id := fmt.Sprintf("%s-%02d-%d", prefix, c, r)
 				for i := 0; i < events; i++ {
 					var body []byte
 					switch i {

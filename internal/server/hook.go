@@ -90,9 +90,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			return err
 		},
 	})
-	// Group commit: the step and its checkpoint are on disk before the
-	// answer. The session's locks are released: other events of the
-	// session, and of every other, append meanwhile and share the fsync.
+	// Group commit: the step is on disk before the answer. The session's
+	// locks are released: other events of the session, and of every
+	// other, append meanwhile and share the fsync.
 	syncErr := synced.Wait()
 	if err != nil {
 		var ref *recorder.Refusal
@@ -192,7 +192,8 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 // afterAppend runs under the session's lock, right after the append: it
 // signs a checkpoint of the new tip and appends it to the session's
 // checkpoint log, and at SessionEnd seals. It returns the step count, the
-// files to fsync before the answer, the seal's error (the event is
+// event's place in the fsync batch to wait for before the answer, the
+// seal's error (the event is
 // recorded either way), and an error that means the checkpoint was not
 // written.
 func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
