@@ -53,6 +53,7 @@ func BenchmarkServerUse(b *testing.B) {
 		{"resumed/log=posix/fsync=group", nil, true, 0},
 		{"fresh/log=posix/fsync=group/witnesses=3up", nil, false, 3},
 		{"fresh/log=posix/fsync=group/witnesses=2down", nil, false, -2},
+		{"fresh/log=posix/fsync=group/witnesses=2refused", nil, false, -3},
 	}
 	for _, a := range arms {
 		if f := os.Getenv("LOGBOOK_BENCH_ARMS"); f != "" && !strings.Contains(a.name, f) {
@@ -63,7 +64,7 @@ func BenchmarkServerUse(b *testing.B) {
 			key := newServerKey(b, dir)
 			args := a.args
 			if a.witnesses != 0 {
-				args = append(args, "--log-witnesses", witnesses(b, dir, key, a.witnesses == -2))
+				args = append(args, "--log-witnesses", witnesses(b, dir, key, -a.witnesses))
 			}
 			s := startServer(b, freePort(b), filepath.Join(dir, "data"), key, nil, args...)
 			const clients, events = 16, 200
@@ -174,9 +175,10 @@ func useSessions(b *testing.B, url string, tr *http.Transport, clients, events, 
 }
 
 // witnesses starts 3 logbook-witness processes for the server key's log
-// (2 of them replaced, when down, by listeners that accept and never
-// answer) and returns the server's policy file: any 1 of the 3 cosigns.
-func witnesses(b *testing.B, dir, key string, down bool) string {
+// and returns the server's policy file: any 1 of the 3 cosigns. down 2:
+// 2 of them are replaced by listeners that accept and never answer; 3:
+// by closed ports (connection refused).
+func witnesses(b *testing.B, dir, key string, down int) string {
 	out, err := exec.Command(filepath.Join(bin, "logbook-server"), "--verifier-key", "--key", key, "--name", "e2e.example/log").Output()
 	if err != nil {
 		b.Fatal(err)
@@ -190,7 +192,9 @@ func witnesses(b *testing.B, dir, key string, down bool) string {
 		}
 		vkey, _ := os.ReadFile(wkey + ".vkey")
 		addr := freePort(b)
-		if down && i > 1 {
+		if down == 3 && i > 1 {
+			// nothing listens on addr: refused
+		} else if down == 2 && i > 1 {
 			l, err := net.Listen("tcp", addr)
 			if err != nil {
 				b.Fatal(err)
