@@ -94,3 +94,42 @@ func TestGroupError(t *testing.T) {
 		t.Fatal("a missing file synced")
 	}
 }
+
+// TestGroupAfterOrder: the afters of a batch run in the order of their
+// Adds, once its sync succeeded, before any of its waiters returns; a
+// failed batch runs none.
+func TestGroupAfterOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fail := false
+	g := Group{SyncPath: func(p string) error {
+		if fail {
+			return errors.New("EIO")
+		}
+		return SyncPath(p)
+	}}
+	var got []int
+	var tickets []Ticket
+	for i := range 5 {
+		tickets = append(tickets, g.Add(func() { got = append(got, i) }, dir))
+	}
+	if err := tickets[4].Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[0] != 0 || got[4] != 4 {
+		t.Fatalf("afters ran as %v", got)
+	}
+	for _, tk := range tickets {
+		if err := tk.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail = true
+	ran := false
+	if err := g.Add(func() { ran = true }, dir).Wait(); err == nil || ran {
+		t.Fatalf("failed batch: err %v, after ran %v", err, ran)
+	}
+	if err := (Ticket{}).Wait(); err != nil {
+		t.Fatal("the zero ticket waits for nothing")
+	}
+}

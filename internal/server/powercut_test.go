@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -244,5 +245,50 @@ func entries(t *testing.T, path string) [][]byte {
 		end := i + 2 + j + 1
 		out = append(out, b[:end])
 		b = b[end+1:]
+	}
+}
+
+// TestSyncFailed: an fsync that fails is the answer's SYNC_FAILED (500),
+// for the hook and for the checkpoint it would serve; once the disk
+// syncs again, so does the server. Fsync off makes no fsync at all.
+func TestSyncFailed(t *testing.T) {
+	t.Parallel()
+	var failing atomic.Bool
+	var calls atomic.Int64
+	f := newServer(t, func(c *server.Config, _ *http.Server) {
+		c.SyncPath = func(p string) error {
+			calls.Add(1)
+			if failing.Load() {
+				return errors.New("EIO")
+			}
+			return durable.SyncPath(p)
+		}
+	})
+	hook := f.ts.URL + "/v1/hooks/claude-code"
+	if code, b := post(t, http.DefaultClient, hook, event("sf-1", "PreToolUse", 1)); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	failing.Store(true)
+	code, b := post(t, http.DefaultClient, hook, event("sf-1", "PostToolUse", 1))
+	if e := decodeErr(t, b); code != 500 || e.Error != "SYNC_FAILED" {
+		t.Fatalf("%d %s", code, b)
+	}
+	code, cb := get(t, f.ts.URL+"/v1/sessions/sf-1/checkpoint")
+	if e := decodeErr(t, string(cb)); code != 500 || e.Error != "SYNC_FAILED" {
+		t.Fatalf("checkpoint: %d %s", code, cb)
+	}
+	failing.Store(false)
+	if code, b := post(t, http.DefaultClient, hook, event("sf-1", "PreToolUse", 2)); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	g := newServer(t, func(c *server.Config, _ *http.Server) {
+		c.Fsync = server.FsyncOff
+		c.SyncPath = func(string) error { t.Error("fsync with --fsync off"); return nil }
+	})
+	if code, b := post(t, http.DefaultClient, g.ts.URL+"/v1/hooks/claude-code", event("sf-2", "PreToolUse", 1)); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	if _, err := server.New(server.Config{Dir: t.TempDir(), Origin: "x", Key: f.key, Fsync: "sometimes"}); err == nil {
+		t.Fatal("fsync mode sometimes accepted")
 	}
 }
