@@ -181,6 +181,9 @@ func ignoreMissing(err error) error {
 }
 
 func (s *Server) startProver(session string, idx uint64, leaf []byte) {
+	if s.tl.ctx.Err() != nil {
+		return // closing: resumed at the next start (the pending index is kept)
+	}
 	s.tl.provers.Add(1)
 	go func() {
 		defer s.tl.provers.Done()
@@ -311,6 +314,9 @@ func (s *Server) closeLog() {
 		}
 	}
 	s.tl.stop()
+	// The provers stop at once (their context is done); one writing a
+	// proof finishes it. Close returns with nothing left writing in DATA.
+	s.tl.provers.Wait()
 }
 
 // closeWait bounds how long Close waits for the queued leaves' indexes.
