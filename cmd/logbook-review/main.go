@@ -220,6 +220,11 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 func locate(arg, dir string) (path string, inProgress bool, err error) {
 	if st, err := os.Stat(arg); err == nil && st.Mode().IsRegular() {
 		return arg, strings.HasSuffix(arg, ".steps.jsonl") || looksInProgress(arg), nil
+	} else if err == nil {
+		// A device, FIFO or directory: say so, not "no such file". A
+		// record is reviewed from a regular file (looking for the
+		// in-progress header would use up a pipe).
+		return "", false, readlimit.NotRegular(arg, st.Mode())
 	}
 	if strings.ContainsAny(arg, `/\`) || arg == "" || arg == "." || arg == ".." {
 		return "", false, fmt.Errorf("%s: no such file", arg)

@@ -8,7 +8,6 @@ import (
 	"github.com/logbook-project/logbook/internal/evidence"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
-	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -27,7 +26,7 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
-	data, err := readlimit.Large(path, maxRecord)
+	data, err := readInput(path, maxRecord)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2

@@ -161,7 +161,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // verifyFile verifies one record file and prints its verdict, prefixed
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
-	data, err := readlimit.Large(file, maxRecord)
+	data, err := readInput(file, maxRecord)
 	if n, ok := unsealed.ForRecord(file); ok && err != nil {
 		// No record, but the session's end left word that it could not
 		// seal: that is the verdict, not a missing file.
