@@ -24,6 +24,7 @@ type Inputs struct {
 	Checkpoints    [][]byte            // --checkpoint: signed notes
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
+	Gate           *GateInputs         // --policy-key, --require-policy (gate.go)
 }
 
 // Outcome is the verdict with what each stage found.
@@ -69,6 +70,7 @@ func Run(in Inputs) Outcome {
 		}
 		out.Level, out.Logged = logproof.LevelLogged, &lc.res
 	}
+	judgeGate(in, &out)
 	return out
 }
 
