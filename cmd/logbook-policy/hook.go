@@ -64,7 +64,7 @@ func (g *gateFlags) load() *gate.Gate {
 		}
 		return gate.Failed(orgpolicy.ErrUnreadable, err.Error(), fail)
 	}
-	return gate.Load(file, keys, fail)
+	return gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
 }
 
 // hook records one event with the gate. Its exit status and output follow

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/jcs"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -60,7 +60,7 @@ func Sign(policy []byte, priv ed25519.PrivateKey) ([]byte, *Policy, error) {
 		strictjson.Member{Key: "policy", Value: *v},
 		strictjson.Member{Key: "signature", Value: strictjson.Obj(
 			strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
-			strictjson.Member{Key: "publicKey", Value: strictjson.Str(hex.EncodeToString(record.SPKI(pub)))},
+			strictjson.Member{Key: "publicKey", Value: strictjson.Str(hex.EncodeToString(edkey.SPKI(pub)))},
 			strictjson.Member{Key: "value", Value: strictjson.Str(hex.EncodeToString(sig))},
 		)},
 	)
@@ -121,7 +121,7 @@ func VerifySignature(digest, spkiHex, sigHex string) (*Signed, error) {
 		return nil, fail(ErrMalformed, "publicKey must be 88 and value 128 lowercase hex (an Ed25519 SPKI and signature)")
 	}
 	pub := ed25519.PublicKey(spki[len(spkiPrefix):])
-	if why := record.WeakKey(pub); why != "" {
+	if why := edkey.Weak(pub); why != "" {
 		return nil, fail(ErrSignature, why)
 	}
 	if !ed25519.Verify(pub, SignedBytes(digest), sig) {
@@ -150,4 +150,4 @@ func trustedKey(k ed25519.PublicKey, trusted []ed25519.PublicKey) bool {
 
 // keyID is the short name of a key in messages: sha256 of its SPKI, as
 // record.KeyID, cut to 16 hex.
-func keyID(k ed25519.PublicKey) string { return record.KeyID(record.SPKI(k))[:16] }
+func keyID(k ed25519.PublicKey) string { return edkey.KeyID(edkey.SPKI(k))[:16] }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"cmp"
 	"errors"
 	"fmt"
@@ -80,14 +81,20 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var sealErr error
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
-	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
+	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			var err error
 			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err
 		},
-	})
+	}
+	var gv *gate.Verdict
+	body = s.cfg.Gate.Wire(body, &opts, &gv)
+	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, opts)
+	if err != nil && s.denied(w, hint, ev, gv, err) {
+		return
+	}
 	if err != nil {
 		var ref *recorder.Refusal
 		if errors.As(err, &ref) {
@@ -101,6 +108,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Logbook-Size", strconv.FormatInt(size, 10))
 	if sealErr != nil {
 		s.fail(w, r, errSealFailed, fmt.Sprintf("event recorded and checkpointed (size %d); seal failed: %v", size, sealErr))
+		return
+	}
+	if s.answer(w, hint, ev, gv) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)

@@ -21,6 +21,7 @@
 package server
 
 import (
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -63,6 +64,10 @@ type Config struct {
 	// TLog, when not nil, is the transparency log every checkpoint is
 	// appended to (tlog.go, docs/log.md).
 	TLog *translog.Log
+	// Gate, when not nil, is the organization policy every PreToolUse
+	// (and PermissionRequest) is decided by: its gate step is recorded
+	// before the event and its decision is the hook's answer (gate.go).
+	Gate *gate.Gate
 }
 
 // Defaults for the zero values of Config.

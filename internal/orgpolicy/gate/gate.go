@@ -25,12 +25,13 @@ type Gate struct {
 // Load opens, verifies (under trusted) and compiles a signed policy file's
 // bytes. It never fails: a policy that cannot be used gives a Gate whose
 // LoadErr says why and whose calls are decided onLoadError (deny: fail
-// closed; allow: fail open, still recorded).
-func Load(file []byte, trusted []ed25519.PublicKey, onLoadError orgpolicy.Decision) *Gate {
+// closed; allow: fail open, still recorded). cacheDir keeps the checked
+// rules between processes (CompileCached; "": none).
+func Load(file []byte, trusted []ed25519.PublicKey, onLoadError orgpolicy.Decision, cacheDir string) *Gate {
 	g := &Gate{OnLoadError: onLoadError}
 	s, err := orgpolicy.Open(file, trusted)
 	if err == nil {
-		g.Program, err = Compile(s.Policy)
+		g.Program, _, err = CompileCached(s.Policy, cacheDir)
 	}
 	if err != nil {
 		g.LoadErr = asError(err)

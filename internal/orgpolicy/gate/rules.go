@@ -61,11 +61,20 @@ var env = sync1(func() (*cel.Env, error) {
 // plans it with the cost limit. A rule that does not compile is an
 // *Error ErrRuleSyntax naming it.
 func Compile(p *orgpolicy.Policy) (*Program, error) {
+	asts, err := check(p)
+	if err != nil {
+		return nil, err
+	}
+	return plan(p, asts)
+}
+
+// check parses and type-checks each rule.
+func check(p *orgpolicy.Policy) ([]*cel.Ast, error) {
 	e, err := env()
 	if err != nil {
 		return nil, fail(orgpolicy.ErrRuleSyntax, "cannot make the CEL environment: "+err.Error())
 	}
-	prog := &Program{Policy: p, rules: make([]cel.Program, len(p.Rules))}
+	asts := make([]*cel.Ast, len(p.Rules))
 	for i, r := range p.Rules {
 		ast, iss := e.Compile(r.When)
 		if iss != nil && iss.Err() != nil {
@@ -74,14 +83,29 @@ func Compile(p *orgpolicy.Policy) (*Program, error) {
 		if ast.OutputType() != cel.BoolType {
 			return nil, fail(orgpolicy.ErrRuleSyntax, fmt.Sprintf("rule %s: when is of type %s, want bool", r.Name, ast.OutputType()))
 		}
-		prog.rules[i], err = e.Program(ast, cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(64))
+		asts[i] = ast
+	}
+	return asts, nil
+}
+
+// plan makes the checked rules runnable, with the cost limit, an interrupt
+// check (the time budget) and constant regexps compiled once.
+func plan(p *orgpolicy.Policy, asts []*cel.Ast) (*Program, error) {
+	e, err := env()
+	if err != nil {
+		return nil, fail(orgpolicy.ErrRuleSyntax, "cannot make the CEL environment: "+err.Error())
+	}
+	prog := &Program{Policy: p, rules: make([]cel.Program, len(asts))}
+	for i, ast := range asts {
+		prog.rules[i], err = e.Program(ast, cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(64), cel.EvalOptions(cel.OptOptimize))
 		if err != nil {
-			return nil, fail(orgpolicy.ErrRuleSyntax, fmt.Sprintf("rule %s: %s", r.Name, oneLine(err.Error())))
+			return nil, fail(orgpolicy.ErrRuleSyntax, fmt.Sprintf("rule %s: %s", p.Rules[i].Name, oneLine(err.Error())))
 		}
 	}
 	return prog, nil
 }
 
+// Result is the decision for one call.
 type Result = orgpolicy.Result
 
 // Decide runs the rules in order: the first that is true decides; a rule
