@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/edkey"
+	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 

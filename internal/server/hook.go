@@ -1,10 +1,10 @@
 package server
 
 import (
-	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"io"
 	"net/http"
 	"os"

@@ -21,13 +21,13 @@
 package server
 
 import (
-	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"io/fs"
 	"log/slog"
 	"net/http"
