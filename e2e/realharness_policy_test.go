@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,4 +166,89 @@ func waitForFile(t *testing.T, file string) {
 		}
 	}
 	t.Fatalf("%s did not appear", file)
+}
+
+// TestRealClaudeCodePolicyServer: the same policy decided by
+// logbook-server --policy through Claude Code's HTTP hooks: the server's
+// answer denies the calls (the directory and .env are kept, the model is
+// told why), and the server's sealed record verifies with --policy-key.
+func TestRealClaudeCodePolicyServer(t *testing.T) {
+	claude := npmTool(t, claudeCodePkg, "claude")
+	dir := t.TempDir()
+	signed, pub, _ := signedPolicy(t, t.TempDir(), orgPolicy)
+	s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil, "--policy", signed, "--policy-key", pub)
+	proj := filepath.Join(dir, "proj")
+	for _, d := range []string{filepath.Join(proj, ".logbook", "bin"), filepath.Join(proj, "victim")} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(proj, "victim", "keep.txt"), []byte("keep me\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, ".env"), []byte("API_TOKEN=do-not-read\n"), 0o600)
+	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	for _, c := range []string{"record-step", "logbook-install"} {
+		b, _ := os.ReadFile(filepath.Join(bin, c))
+		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
+	}
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "claude-code", "--project", proj, "--server", s.url)
+	if out, err := inst.CombinedOutput(); err != nil {
+		t.Fatalf("install --server: %v\n%s", err, out)
+	}
+	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Text: "Cleaning up.", Calls: []fakemodel.ToolCall{
+		{ID: "toolu_q1rm", Name: "Bash", Input: raw(`{"command":"rm -rf victim"}`)},
+		{ID: "toolu_q2env", Name: "Read", Input: raw(`{"file_path":"` + proj + `/.env"}`)},
+		{ID: "toolu_q3ok", Name: "Bash", Input: raw(`{"command":"echo allowed"}`)},
+	}}}}
+	model, err := fakemodel.Anthropic(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "-p", "clean up", "--permission-mode", "bypassPermissions", "--output-format", "json")
+	cmd.Dir = proj
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	if json.Unmarshal(out, &res); res.SessionID == "" {
+		t.Fatalf("no session id: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "victim", "keep.txt")); err != nil {
+		t.Errorf("rm -rf ran: %v", err)
+	}
+	told := 0
+	for _, r := range model.Requests() {
+		if strings.Contains(string(r.Body), "recursive force-remove is not allowed here") && strings.Contains(string(r.Body), ".env files hold secrets") {
+			told++
+		}
+	}
+	if told == 0 {
+		t.Error("the model was not told the reasons")
+	}
+	var rec []byte
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && rec == nil; time.Sleep(100 * time.Millisecond) {
+		if r, err := http.Get(s.url + "/v1/sessions/" + res.SessionID + "/record"); err == nil {
+			if r.StatusCode == 200 {
+				rec, _ = io.ReadAll(r.Body)
+			}
+			r.Body.Close()
+		}
+	}
+	file := filepath.Join(dir, "r.json")
+	os.WriteFile(file, rec, 0o644)
+	vout, code := verifyArgs(t, "--pubkey", s.pub, "--policy-key", pub, file)
+	if code != 0 {
+		t.Fatalf("verify: %s\n%s", vout, s.stderr)
+	}
+	if n := strings.Count(string(rec), `"decision":"deny"`); n != 2 {
+		t.Errorf("%d deny gate steps, want 2", n)
+	}
+	testreport.Line(t, "real Claude Code through logbook-server --policy HTTP hooks: rm -rf and .env denied by the server's answer, record verified with --policy-key")
 }
