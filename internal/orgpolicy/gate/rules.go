@@ -122,9 +122,15 @@ func (p *Program) Decide(in Input) Result {
 	if vars["input"] == nil {
 		vars["input"] = map[string]any{}
 	}
+	// One activation for all the rules: a map would be wrapped again for
+	// each one.
+	act, err := cel.NewActivation(vars)
+	if err != nil {
+		return Result{Decision: p.Policy.OnError, Reason: "the call's fields could not be given to the rules", Error: orgpolicy.ErrRuleRuntime + ": " + err.Error()}
+	}
 	for i, prg := range p.rules {
 		r := p.Policy.Rules[i]
-		out, _, err := prg.ContextEval(ctx, vars)
+		out, _, err := prg.ContextEval(ctx, act)
 		if err != nil {
 			code := orgpolicy.ErrRuleRuntime
 			msg := err.Error()
