@@ -26,6 +26,7 @@ import (
 // accepts it. The session is then resumed with the hooks edited to drop
 // --policy, and the resealed record is refused with GATE_MISSING.
 func TestRealClaudeCodePolicy(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	home := t.TempDir()
 	proj, _ := harnessProject(t, "claude-code", ".claude/settings.json", home, nil)
@@ -173,6 +174,7 @@ func waitForFile(t *testing.T, file string) {
 // answer denies the calls (the directory and .env are kept, the model is
 // told why), and the server's sealed record verifies with --policy-key.
 func TestRealClaudeCodePolicyServer(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	dir := t.TempDir()
 	signed, pub, _ := signedPolicy(t, t.TempDir(), orgPolicy)
