@@ -115,6 +115,7 @@ func (b *browser) screenshot(tb testing.TB) []byte {
 // sideways scrolling, every cut value whole in its title), and the test
 // leaves a screenshot at each width.
 func TestBrowserReview(t *testing.T) {
+	t.Parallel()
 	rec, err := reviewtest.Record(reviewtest.Session)
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +178,7 @@ func TestBrowserReview(t *testing.T) {
 // same sessions alike: the same calls (by toolUseId, in order) and the
 // same gaps, with ids, without ids (Gemini CLI), and with a sub-agent.
 func TestBrowserReviewSameAsCommand(t *testing.T) {
+	t.Parallel()
 	noIDs := []string{
 		`{"session_id":"g","cwd":"/w","hook_event_name":"SessionStart"}`,
 		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
@@ -260,6 +262,7 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 // transcripts in ../shared), the page's rows are the tool calls, one row
 // each, as in logbook-review.
 func TestBrowserReviewRealSession(t *testing.T) {
+	t.Parallel()
 	dir := corpora.Require(t, "corpora/agent-sessions", "the page's review of real Claude Code sessions")
 	b := newBrowser(t)
 	for _, name := range []string{"258c7280-ae70-4798-800f-63464d01a85d", "subagent"} {
