@@ -37,17 +37,58 @@ type stepView struct {
 	d         *strictjson.Value
 }
 
+// Summary is what an accepted record's gate steps say: the policies
+// (digests, in order of first use), and how many calls were gated and
+// denied (enforced denials).
+type Summary struct {
+	Policies []string `json:"policies"`
+	Gates    int      `json:"gates"`
+	Denied   int      `json:"denied"`
+}
+
 // CheckRecord judges a verified record's gate steps. trusted are the
 // --policy-key keys (at least one); require, when not "", is the only
 // policy digest accepted. It returns "" when every check passes.
 func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string) {
+	c, d, _ := CheckRecordSummary(rec, trusted, require)
+	return c, d
+}
+
+// CheckRecordSummary is CheckRecord with the summary of an accepted
+// record's gates.
+func CheckRecordSummary(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string, Summary) {
+	c, d, views := judge(rec, trusted, require)
+	var sum Summary
+	if c != "" {
+		return c, d, sum
+	}
+	sum.Policies = []string{}
+	for _, v := range views {
+		if v.event != GateEvent {
+			continue
+		}
+		sum.Gates++
+		if dec, _ := v.d.GetString("decision"); dec == string(Deny) {
+			if en := v.d.Get("enforced"); en != nil && en.Kind == strictjson.True {
+				sum.Denied++
+			}
+		}
+		if p, _ := v.d.GetString("policy"); !slices.Contains(sum.Policies, p) {
+			sum.Policies = append(sum.Policies, p)
+		}
+	}
+	return "", "", sum
+}
+
+// judge runs the checks; views are the steps as read, for the summary.
+func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string, []stepView) {
 	root, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth})
 	if err != nil {
-		return format.NotJSON, err.Error() // unreachable after record.Verify
+		return format.NotJSON, err.Error(), nil // unreachable after record.Verify
 	}
 	steps := root.Get("steps")
 	if steps == nil || steps.Kind != strictjson.Array {
-		return format.Shape, "no steps" // unreachable after record.Verify
+		return format.Shape, "no steps", nil // unreachable after record.Verify
 	}
 	views := make([]stepView, len(steps.Items))
 	gates, calls := 0, 0
@@ -72,13 +113,13 @@ func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (forma
 		views[i] = v
 	}
 	if gates == 0 && calls > 0 {
-		return format.PolicyMissing, fmt.Sprintf("%d tool-call steps and no gate step: no policy was in force", calls)
+		return format.PolicyMissing, fmt.Sprintf("%d tool-call steps and no gate step: no policy was in force", calls), views
 	}
 	for _, v := range views {
 		if v.event == GateEvent {
 			if s, _ := v.d.GetString("policy"); s == "" {
 				e, _ := v.d.GetString("error")
-				return format.PolicyMissing, fmt.Sprintf("step %d: the gate ran without a policy (%s)", v.seq, e)
+				return format.PolicyMissing, fmt.Sprintf("step %d: the gate ran without a policy (%s)", v.seq, e), views
 			}
 		}
 	}
@@ -91,7 +132,7 @@ func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (forma
 		key, _ := v.d.GetString("policyKey")
 		sig, _ := v.d.GetString("policySignature")
 		if require != "" && digest != require {
-			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s, required %s", v.seq, digest, require)
+			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s, required %s", v.seq, digest, require), views
 		}
 		id := digest + key + sig
 		if checked[id] {
@@ -99,10 +140,10 @@ func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (forma
 		}
 		s, err := VerifySignature(digest, key, sig)
 		if err != nil {
-			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s: %v", v.seq, digest, err)
+			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s: %v", v.seq, digest, err), views
 		}
 		if !trustedKey(s.Key, trusted) {
-			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s is signed by key %s, not a --policy-key", v.seq, digest, keyID(s.Key))
+			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s is signed by key %s, not a --policy-key", v.seq, digest, keyID(s.Key)), views
 		}
 		checked[id] = true
 	}
@@ -115,11 +156,11 @@ func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (forma
 			}
 		case slices.Contains(preEvents, v.event):
 			if i == 0 || !gates1(views[i-1], v) {
-				return format.GateMissing, fmt.Sprintf("step %d: %s of %s has no gate step right before it", v.seq, v.event, callName(v))
+				return format.GateMissing, fmt.Sprintf("step %d: %s of %s has no gate step right before it", v.seq, v.event, callName(v)), views
 			}
 		case slices.Contains(postEvents, v.event) && v.toolUseID != "":
 			if _, ok := gatedIDs[v.toolUseID]; !ok {
-				return format.GateMissing, fmt.Sprintf("step %d: %s of %s, and no gate step decided that call", v.seq, v.event, callName(v))
+				return format.GateMissing, fmt.Sprintf("step %d: %s of %s, and no gate step decided that call", v.seq, v.event, callName(v)), views
 			}
 		}
 	}
@@ -133,11 +174,11 @@ func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (forma
 			}
 		case slices.Contains(postEvents, v.event) && v.toolUseID != "":
 			if g, ok := denied[v.toolUseID]; ok {
-				return format.DeniedCallRan, fmt.Sprintf("step %d: %s of %s, which the gate at step %d denied", v.seq, v.event, callName(v), g)
+				return format.DeniedCallRan, fmt.Sprintf("step %d: %s of %s, which the gate at step %d denied", v.seq, v.event, callName(v), g), views
 			}
 		}
 	}
-	return "", ""
+	return "", "", views
 }
 
 // gates1 reports whether g is the gate step of the pre-event p: the same

@@ -8,6 +8,7 @@ package verdict
 import (
 	"bytes"
 	"crypto/ed25519"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
@@ -39,6 +40,8 @@ type Outcome struct {
 	File  string // the record's name in --json, with several records
 	// Logged is the proof of logging that held (level logged).
 	Logged *logproof.Result
+	// Gate is what the gate steps say, when --policy-key accepted them.
+	Gate *orgpolicy.Summary
 }
 
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and

@@ -196,8 +196,9 @@ func TestRequirePolicy(t *testing.T) {
 	}
 	k := []ed25519.PublicKey{policyKey.Public().(ed25519.PublicKey)}
 	good := signedGate(t, examplePolicy, policyKey, k[0])
-	if c, d := orgpolicy.CheckRecord(rec, k, good.Signed.Digest); c != "" {
-		t.Errorf("the policy's own digest: %s %s", c, d)
+	if c, d, sum := orgpolicy.CheckRecordSummary(rec, k, good.Signed.Digest); c != "" || sum.Gates != 3 || sum.Denied != 2 ||
+		len(sum.Policies) != 1 || sum.Policies[0] != good.Signed.Digest {
+		t.Errorf("the policy's own digest: %s %s %+v", c, d, sum)
 	}
 	if c, _ := orgpolicy.CheckRecord(rec, k, strings.Repeat("0", 64)); c != format.PolicyUntrusted {
 		t.Errorf("another digest: %q, want POLICY_UNTRUSTED", c)
