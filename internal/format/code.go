@@ -52,7 +52,7 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 // gate, judged only with --policy-key after every other step. They are
 // kept out of Codes, which lists the steps every record fixture set
 // (testdata/records/{,policy,checkpoint,log}) covers; their fixtures are
-// in testdata/records/gate/.
+// in testdata/gate/.
 var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, DeniedCallRan}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.

@@ -14,7 +14,7 @@ import (
 // (text and JSON), not as a row of its own.
 func TestGateOnCallRow(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("../../testdata/records/gate/good_gated.json")
+	data, err := os.ReadFile("../../testdata/gate/good_gated.json")
 	if err != nil {
 		t.Fatal(err)
 	}

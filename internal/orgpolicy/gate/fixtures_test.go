@@ -21,9 +21,9 @@ import (
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/records/gate from the generator")
+var update = flag.Bool("update", false, "rewrite testdata/gate from the generator")
 
-const fixtureDir = "../../../testdata/records/gate"
+const fixtureDir = "../../../testdata/gate"
 
 // seeded is a fixed key, so that the fixtures come out the same bytes on
 // every run (Ed25519 is deterministic).
@@ -136,7 +136,7 @@ func pubPEM(t testing.TB, k ed25519.PrivateKey) []byte {
 	return pub
 }
 
-// TestGateFixtures: every file in testdata/records/gate is the
+// TestGateFixtures: every file in testdata/gate is the
 // generator's, and logbook-verify --policy-key policy.key.pub gives the
 // verdict its name says; each code of step 11 has at least two.
 func TestGateFixtures(t *testing.T) {
