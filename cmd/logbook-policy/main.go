@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/logbook-project/logbook/internal/keys"
 )
 
 func main() {
@@ -67,13 +69,5 @@ func (k *keyList) Set(v string) error { *k = append(*k, v); return nil }
 
 // trusted reads the --policy-key files.
 func trusted(files keyList) ([]ed25519.PublicKey, error) {
-	var out []ed25519.PublicKey
-	for _, f := range files {
-		k, err := readPub(f)
-		if err != nil {
-			return nil, fmt.Errorf("--policy-key %s: %v", f, err)
-		}
-		out = append(out, k)
-	}
-	return out, nil
+	return keys.ReadPublicFiles("--policy-key", files)
 }

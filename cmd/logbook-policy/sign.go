@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -22,14 +21,6 @@ func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n       ") }
 func versionOf(w io.Writer) int {
 	fmt.Fprintln(w, cli.Version("logbook-policy"))
 	return 0
-}
-
-func readPub(file string) (ed25519.PublicKey, error) {
-	text, err := readlimit.Small(file, readlimit.Key)
-	if err != nil {
-		return nil, err
-	}
-	return keys.ParsePublicKeyPEM(text)
 }
 
 // refused prints a policy's named refusal and returns 1; any other error

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,17 +38,9 @@ func (p *policyFlags) load() (*gate.Gate, error) {
 	if len(p.keys) == 0 {
 		return nil, errors.New("--policy needs --policy-key: the policy's signer must be pinned")
 	}
-	var trusted []ed25519.PublicKey
-	for _, f := range p.keys {
-		text, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			return nil, err
-		}
-		k, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			return nil, fmt.Errorf("--policy-key %s: %v", f, err)
-		}
-		trusted = append(trusted, k)
+	trusted, err := keys.ReadPublicFiles("--policy-key", p.keys)
+	if err != nil {
+		return nil, err
 	}
 	text, err := readlimit.Small(p.file, orgpolicy.MaxFile)
 	if err != nil {

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
 	"regexp"
 
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -37,17 +35,10 @@ func (g *gateFlags) load() (*verdict.GateInputs, error) {
 	if g.require != "" && !hex64.MatchString(g.require) {
 		return nil, fmt.Errorf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require)
 	}
-	in := &verdict.GateInputs{Require: g.require}
-	for _, f := range g.keys {
-		text, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			return nil, err
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			return nil, fmt.Errorf("--policy-key %s: %v", f, err)
-		}
-		in.Keys = append(in.Keys, ed25519.PublicKey(pub))
+	ks, err := keys.ReadPublicFiles("--policy-key", g.keys)
+	if err != nil {
+		return nil, err
 	}
+	in := &verdict.GateInputs{Require: g.require, Keys: ks}
 	return in, nil
 }
