@@ -69,6 +69,7 @@ func main() {
 
 const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
+               [--policy SIGNED.json --policy-key PUB]
 logbook-server --new-key FILE [--name ORIGIN]
 logbook-server --new-token FILE
 logbook-server --verifier-key --key FILE [--name ORIGIN]`
@@ -81,6 +82,7 @@ type config struct {
 	verifierKey                            bool
 	maxHook, maxVerify                     int64
 	log                                    logFlags
+	policy                                 policyFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -101,6 +103,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
+	c.policy.register(fs)
 	fs.StringVar(&c.rotateKey, "rotate-key", "", "hand the server over from --key to the new key `FILE` (PKCS#8 PEM, 0600): both sign a rotation note appended to DATA/key-rotations (docs/key-rotation.md), then exit; restart with --key FILE")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
@@ -229,9 +232,13 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		defer closeLog(tl, log)
 		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
 	}
+	gt, err := c.policy.load()
+	if err != nil {
+		return fail(1, err)
+	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
 		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, Gate: gt})
 	if err != nil {
 		return fail(1, err)
 	}

@@ -72,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var lf logFlags
 	lf.register(fs)
 	var cx cassetteFlags
+	var gf gateFlags
+	gf.register(fs)
 	cx.register(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
@@ -142,6 +144,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return ioError("", err)
 	}
 	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
+		return ioError("", err)
+	}
+	if in.Gate, err = gf.load(); err != nil {
 		return ioError("", err)
 	}
 	if in.Pinned, in.CheckpointKeys, err = cf.extend(in.Pinned, in.CheckpointKeys); err != nil {

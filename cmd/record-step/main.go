@@ -52,22 +52,39 @@ func main() {
 // installer runs logbook-install, built beside record-step, in this
 // process's place. The install code stays out of record-step: linked in, it
 // made every hook's start-up about 1 ms slower (docs/performance.md).
-func installer(args []string) int {
+func installer(args []string) int { return execBeside("logbook-install", args, os.Stderr) }
+
+// gated runs logbook-policy hook in this process's place with the same
+// flags. If it cannot be started, the call cannot be decided: it is
+// blocked (exit 2) unless the hook fails open, and stderr says why.
+func gated(args []string, failOpen bool, stderr io.Writer) int {
+	execBeside("logbook-policy", append([]string{"hook"}, args...), stderr)
+	if failOpen {
+		return 0
+	}
+	fmt.Fprintln(stderr, "record-step: the organization policy could not be applied, so the call is blocked (--policy-fail deny)")
+	return 2
+}
+
+// execBeside runs the program name, built beside record-step, in this
+// process's place; it returns only when that fails.
+func execBeside(name string, args []string, stderr io.Writer) int {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "record-step:", err)
+		fmt.Fprintln(stderr, "record-step:", err)
 		return 1
 	}
-	prog := filepath.Join(filepath.Dir(exe), "logbook-install")
+	prog := filepath.Join(filepath.Dir(exe), name)
 	err = syscall.Exec(prog, append([]string{prog}, args...), os.Environ())
-	fmt.Fprintf(os.Stderr, "record-step %s: cannot run %s (%v): build it beside record-step (go build ./cmd/...)\n", args[0], prog, err)
+	fmt.Fprintf(stderr, "record-step %s: cannot run %s (%v): build it beside record-step (go build ./cmd/...)\n", args[0], prog, err)
 	return 1
 }
 
 const synopsis = `record-step [--dir DIR | --server URL] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+record-step --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
@@ -81,6 +98,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
+	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy hook, built beside record-step, records and answers in this process's place (docs/policy.md)")
+	var policyKeys listFlag
+	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
+	policyFail := fs.String("policy-fail", "deny", "with --policy: the decision when the policy cannot be loaded, `deny` or allow")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		// A broken hook command line must not break the agent: exit 0,
 		// the error already on stderr. Typed at a terminal, it is 2.
@@ -103,6 +124,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		// user stands, helps nobody.
 		fmt.Fprintln(stderr, "record-step: records one hook event a harness sends on stdin; it is run by the hooks record-step install writes, not by hand (record-step install --harness NAME; record-step --help)")
 		return 2
+	}
+	if *policy != "" {
+		// CEL's start-up (about 3 ms) stays out of this program: the
+		// gated hook is another one (docs/policy.md §7, performance.md).
+		return gated(args, *policyFail == "allow", stderr)
 	}
 	at, clockErr := cli.Now(getenv)
 	if clockErr != nil {

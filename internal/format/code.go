@@ -35,6 +35,12 @@ const (
 	LogProofInvalid Code = "LOG_PROOF_INVALID" // malformed, or the leaf is not in the tree its checkpoint states
 	LogUntrusted    Code = "LOG_UNTRUSTED"     // no log key of the policy signed the log checkpoint
 	WitnessQuorum   Code = "WITNESS_QUORUM"    // the witnesses' cosignatures do not meet the quorum
+	// The organization policy's gate (step 11, docs/policy.md §8), only
+	// with --policy-key; internal/orgpolicy decides them.
+	PolicyMissing   Code = "POLICY_MISSING"   // a gate ran without a policy, or tool calls and no gate at all
+	PolicyUntrusted Code = "POLICY_UNTRUSTED" // a gate's policy is not signed by a --policy-key (or not the required one)
+	GateMissing     Code = "GATE_MISSING"     // a tool call without its gate step
+	DeniedCallRan   Code = "DENIED_CALL_RAN"  // a denied call has a post-event: it ran anyway
 )
 
 // Codes lists every refusal code in the order of spec §7.
@@ -42,6 +48,13 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 	KeyRevoked, SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
 	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
 	LogProofInvalid, LogUntrusted, WitnessQuorum}
+
+// GateCodes are the codes of step 11, in order: the organization policy's
+// gate, judged only with --policy-key after every other step. They are
+// kept out of Codes, which lists the steps every record fixture set
+// (testdata/records/{,policy,checkpoint,log}) covers; their fixtures are
+// in testdata/gate/.
+var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, DeniedCallRan}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 type RefusalError struct {

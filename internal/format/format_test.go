@@ -56,3 +56,16 @@ func TestRecorderCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestGateCodes(t *testing.T) {
+	if len(GateCodes) != 4 || GateCodes[0] != PolicyMissing || GateCodes[3] != DeniedCallRan {
+		t.Errorf("GateCodes is not step 11's list in order: %v", GateCodes)
+	}
+	for _, c := range GateCodes {
+		for _, d := range Codes {
+			if c == d {
+				t.Errorf("%s is in Codes and GateCodes", c)
+			}
+		}
+	}
+}

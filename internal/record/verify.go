@@ -10,11 +10,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"strconv"
-
-	"filippo.io/edwards25519"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
@@ -377,24 +376,7 @@ func factsOf(p Parts, pub ed25519.PublicKey, sig []byte) *Facts {
 // anything, or "" for a sound key (spec §7 step 7): not a curve point, a
 // non-canonical encoding, or a point of small order (a torsion point, under
 // which universal forgeries verify).
-func WeakKey(pub []byte) string {
-	if len(pub) != ed25519.PublicKeySize {
-		return "public key is not 32 bytes"
-	}
-	p, err := new(edwards25519.Point).SetBytes(pub)
-	if err != nil {
-		return "public key is not a point on the curve"
-	}
-	// SetBytes accepts y ≥ p and x=0 with the sign bit set; a re-encoding
-	// that differs exposes both.
-	if !bytes.Equal(p.Bytes(), pub) {
-		return "public key is a non-canonical encoding"
-	}
-	if new(edwards25519.Point).MultByCofactor(p).Equal(edwards25519.NewIdentityPoint()) == 1 {
-		return "public key is a point of small order"
-	}
-	return ""
-}
+func WeakKey(pub []byte) string { return edkey.Weak(pub) }
 
 // SelfCheck is Verify with no policy, as an error: what a sealer runs on
 // the record it has just made (seal.Options.Check).

@@ -124,6 +124,11 @@ type Options struct {
 	// tip, seal) happens in the order of the appends. Its error is
 	// returned as a WRITE_FAILED refusal.
 	Then func(j *journal.Journal, ev hookevent.Event) error
+	// Gate, when not nil, may return a step to append right before the
+	// event's own, in the same append (an organization policy's gate step,
+	// internal/orgpolicy): the decision and the call land together or not
+	// at all.
+	Gate func(ev hookevent.Event) *chain.Step
 }
 
 // RecordOpts is RecordWith with Options: the one path by which every
@@ -143,6 +148,12 @@ func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookeven
 	if cfgErr != nil {
 		withhold(&ev.Step)
 	}
+	// The gate decides before anything is written: a call is decided
+	// even when the journal cannot be opened.
+	var gate *chain.Step
+	if o.Gate != nil {
+		gate = o.Gate(ev)
+	}
 	j, err := journal.Open(dir, ev.Session)
 	if err != nil {
 		return ev, refusal(payload, err)
@@ -156,9 +167,13 @@ func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookeven
 	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}
 	ev.Step.At = at
 	steps := []chain.Step{ev.Step}
+	if gate != nil {
+		gate.At = at
+		steps = []chain.Step{*gate, ev.Step}
+	}
 	if o.Now != nil {
 		_, err = j.AppendNow(hdr, steps, o.Now)
-		ev.Step.At = steps[0].At
+		ev.Step.At = steps[len(steps)-1].At
 	} else {
 		_, err = j.Append(hdr, steps)
 	}

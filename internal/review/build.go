@@ -38,7 +38,10 @@ type Call struct {
 	// model made that Claude Code refused before running any hook (an
 	// unknown tool, a bad input), named only by its PostToolBatch.
 	Note string `json:"note,omitempty"`
-	pos  int64  // seq of its first step, for ordering
+	// Gate is the organization policy's decision on the call, when a
+	// gate step names it.
+	Gate *Gate `json:"gate,omitempty"`
+	pos  int64 // seq of its first step, for ordering
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -166,6 +169,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	for _, c := range order {
 		c.finish()
 	}
+	gated := joinGates(steps, calls)
 	// Calls that only a PostToolBatch names: the model asked for them,
 	// and no hook ever ran for them.
 	for i := range steps {
@@ -312,7 +316,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	for i := range steps {
 		st := &steps[i]
 		ph := gaps.PhaseOf(st.Event)
-		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") {
+		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
 			continue
 		}
 		all = append(all, placed{st.Seq, Item{Event: &Event{Step: *st, Agent: agentOf[st.Seq]}, pos: st.Seq}})
@@ -505,4 +509,22 @@ func callPaths(c *Call, steps []Step) []string {
 		return []string{st.Path}
 	}
 	return nil
+}
+
+// joinGates puts each gate step's decision on its call's row (the first
+// gate of a toolUseId) and returns the seqs of the gate steps so shown,
+// which are then not rows of their own.
+func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
+	gated := map[int64]bool{}
+	for i := range steps {
+		st := &steps[i]
+		if st.Gate == nil || st.ToolUseID == "" {
+			continue
+		}
+		if c := calls[st.ToolUseID]; c != nil && c.Gate == nil {
+			c.Gate = st.Gate
+			gated[st.Seq] = true
+		}
+	}
+	return gated
 }

@@ -40,6 +40,17 @@ type Step struct {
 	BatchTools []string `json:"batchTools,omitempty"`
 	Inputs     []string `json:"inputsSha256"`
 	Outputs    []string `json:"outputsSha256"`
+	Gate       *Gate    `json:"gate,omitempty"` // an organization policy's gate step (docs/policy.md §6)
+}
+
+// Gate is what a gate step decided about its call.
+type Gate struct {
+	Decision string `json:"decision"`
+	Rule     string `json:"rule,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Enforced bool   `json:"enforced"`
+	Error    string `json:"error,omitempty"`
+	Seq      int64  `json:"seq"`
 }
 
 // Session is the record's session header (or the in-progress file's).
@@ -218,8 +229,16 @@ func (r reader) step(v *strictjson.Value) Step {
 	st.BatchIDs = strs(d.Get("toolUseIds"))
 	st.BatchTools = strs(d.Get("tools"))
 	st.Duration = intp(d.Get("durationMs"))
+	if st.Event == gateEvent {
+		en := d.Get("enforced")
+		st.Gate = &Gate{Decision: str(d, "decision"), Rule: str(d, "rule"), Reason: str(d, "reason"),
+			Enforced: en != nil && en.Kind == strictjson.True, Error: str(d, "error"), Seq: st.Seq}
+	}
 	return st
 }
+
+// gateEvent is orgpolicy.GateEvent (not imported: review links no policy code).
+const gateEvent = "PolicyGate"
 
 // sessionOf reads a record's session header.
 func sessionOf(rec *strictjson.Value) Session {

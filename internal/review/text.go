@@ -281,6 +281,34 @@ func (p *printer) call(c *Call, indent string) {
 	if c.Note != "" {
 		p.line("%s%s", indent, p.c(dim, "  · "+c.Note))
 	}
+	if g := c.Gate; g != nil {
+		p.line("%s%s", indent, p.gateLine(g))
+	}
+}
+
+// gateLine is a call's policy decision: denials and asks in colour, with
+// the rule and the reason the agent was given.
+func (p *printer) gateLine(g *Gate) string {
+	text := "  policy " + Clean(g.Decision)
+	if g.Rule != "" {
+		text += " (" + Clean(g.Rule) + ")"
+	}
+	if !g.Enforced {
+		text += " [audit: not enforced]"
+	}
+	if g.Reason != "" && g.Decision != "allow" {
+		text += ": " + Clean(g.Reason)
+	}
+	if g.Error != "" {
+		text += " [" + Clean(g.Error) + "]"
+	}
+	switch g.Decision {
+	case "deny":
+		return p.c(red, text)
+	case "ask":
+		return p.c(yellow, text)
+	}
+	return p.c(dim, text)
 }
 
 // maxSubject bounds a row's command or path when the width is unknown

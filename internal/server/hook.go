@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"io"
 	"net/http"
 	"os"
@@ -82,18 +83,24 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var synced durable.Ticket // the group commit's batch for this event
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
-	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
+	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err
 		},
-	})
+	}
+	var gv *gate.Verdict
+	body = s.cfg.Gate.Wire(body, &opts, &gv)
+	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, opts)
 	// Group commit: the step is on disk before the answer. The session's
 	// locks are released: other events of the session, and of every
 	// other, append meanwhile and share the fsync.
 	syncErr := synced.Wait()
+	if err != nil && s.denied(w, hint, ev, gv, err) {
+		return
+	}
 	if err != nil {
 		var ref *recorder.Refusal
 		if errors.As(err, &ref) {
@@ -111,6 +118,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Logbook-Size", strconv.FormatInt(size, 10))
 	if sealErr != nil {
 		s.fail(w, r, errSealFailed, fmt.Sprintf("event recorded and checkpointed (size %d); seal failed: %v", size, sealErr))
+		return
+	}
+	if s.answer(w, hint, ev, gv) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)

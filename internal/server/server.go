@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -73,6 +74,10 @@ type Config struct {
 	// path (durable.Group.SyncPath): the power-cut test notes there what
 	// was synced.
 	SyncPath func(path string) error
+	// Gate, when not nil, is the organization policy every PreToolUse
+	// (and PermissionRequest) is decided by: its gate step is recorded
+	// before the event and its decision is the hook's answer (gate.go).
+	Gate *gate.Gate
 }
 
 // Fsync modes.

@@ -3,6 +3,7 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"io"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ type jsonResult struct {
 	// Gaps counts missing and repeated events in an accepted record (or
 	// one refused only by policy): facts about the session, not refusals.
 	Gaps *gaps.Counts `json:"gaps"`
+	// Gate is step 11's summary when --policy-key accepted the record
+	// (docs/policy.md §8); absent otherwise.
+	Gate *orgpolicy.Summary `json:"gate,omitempty"`
 }
 
 type jsonLog struct {
@@ -80,6 +84,7 @@ func WriteJSON(w io.Writer, o Outcome) {
 			out.Checkpoints = append(out.Checkpoints, jsonCheckpoint{Origin: c.Origin, Size: c.Size, Time: c.Time, KeyID: c.KeyID})
 		}
 	}
+	out.Gate = o.Gate
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(out)
@@ -97,8 +102,8 @@ func WriteHuman(w io.Writer, o Outcome) {
 	if o.Pinned {
 		signer, note = "pinned", ""
 	}
-	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s level=%s%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, o.Level,
-		checkpointHuman(o), policyHuman(o.Report), note)
+	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s level=%s%s%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, o.Level,
+		checkpointHuman(o), policyHuman(o.Report), gateHuman(o), note)
 	if g := r.Gaps; g.Total() > 0 {
 		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)

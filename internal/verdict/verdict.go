@@ -8,6 +8,7 @@ package verdict
 import (
 	"bytes"
 	"crypto/ed25519"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/strictjson"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
@@ -26,6 +27,7 @@ type Inputs struct {
 	Checkpoints    [][]byte            // --checkpoint: signed notes
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
+	Gate           *GateInputs         // --policy-key, --require-policy (gate.go)
 	// EachStep and Top are record.Options': a review reads the steps
 	// as they are verified.
 	EachStep func(i int, st *strictjson.Value)
@@ -44,6 +46,8 @@ type Outcome struct {
 	File  string // the record's name in --json, with several records
 	// Logged is the proof of logging that held (level logged).
 	Logged *logproof.Result
+	// Gate is what the gate steps say, when --policy-key accepted them.
+	Gate *orgpolicy.Summary
 }
 
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and
@@ -75,6 +79,7 @@ func Run(in Inputs) Outcome {
 		}
 		out.Level, out.Logged = logproof.LevelLogged, &lc.res
 	}
+	judgeGate(in, &out)
 	return out
 }
 

@@ -36,6 +36,8 @@
       exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
       batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
+      gate: str(d, 'event') === 'PolicyGate' ? { decision: str(d, 'decision'), rule: str(d, 'rule'), reason: str(d, 'reason'),
+        enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error') } : null,
     };
   }
 
@@ -93,6 +95,12 @@
       if (c.post.length > 1) { c.gaps.push('duplicated post'); gaps.dupPost.push(c.id); }
       if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
     }
+    // A gate step's decision goes on its call's row (docs/policy.md §6).
+    const gated = new Set();
+    for (const s of steps) {
+      const c = s.gate && s.id ? calls.get(s.id) : undefined;
+      if (c && !c.gate) { c.gate = s.gate; gated.add(s.seq); }
+    }
     // Calls that only a PostToolBatch names: the model asked for them, and
     // no hook ever ran for them.
     for (const s of steps) {
@@ -142,7 +150,7 @@
     for (const s of steps) if (s.turnId && byTurnId.has(s.turnId)) turnOf.set(s.seq, byTurnId.get(s.turnId));
     const all = order.map((c) => { c.agent = agentOf.get(c.pos) || ''; return { pos: c.pos, call: c }; });
     for (const s of steps) {
-      if (PRE.has(s.event) || POST.has(s.event) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
+      if (PRE.has(s.event) || POST.has(s.event) || gated.has(s.seq) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
       if (s.event === 'SubagentStop') continue;
       all.push({ pos: s.seq, event: s });
     }
@@ -367,6 +375,15 @@
       row.append(gl);
     }
     if (c.note) row.append(el('span', 'callnote', c.note));
+    if (c.gate) {
+      const g = c.gate;
+      let text = 'policy ' + g.decision + (g.rule ? ' (' + g.rule + ')' : '') + (g.enforced ? '' : ' [audit: not enforced]');
+      if (g.reason && g.decision !== 'allow') text += ': ' + g.reason;
+      if (g.error) text += ' [' + g.error + ']';
+      const gl = el('span', 'gatenote gate-' + g.decision, text);
+      gl.title = text;
+      row.append(gl);
+    }
     return row;
   }
 

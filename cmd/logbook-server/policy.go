@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
+	"github.com/logbook-project/logbook/internal/readlimit"
+)
+
+// policyFlags gate every PreToolUse the server records (docs/policy.md).
+type policyFlags struct {
+	file string
+	keys []string
+}
+
+func (p *policyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.file, "policy", "", "decide every PreToolUse (and PermissionRequest) by the signed organization policy `FILE` (logbook-policy sign): a gate step is recorded before the event and the decision is the hook's answer")
+	fs.Func("policy-key", "trusted policy signer, SPKI PEM public key `FILE` (repeatable; needed with --policy)", func(v string) error {
+		p.keys = append(p.keys, v)
+		return nil
+	})
+}
+
+// load reads, verifies and compiles the policy once, at start: a server
+// with a policy that cannot be used does not start (it says why), where a
+// hook would decide --policy-fail.
+func (p *policyFlags) load() (*gate.Gate, error) {
+	if p.file == "" {
+		if len(p.keys) > 0 {
+			return nil, errors.New("--policy-key without --policy")
+		}
+		return nil, nil
+	}
+	if len(p.keys) == 0 {
+		return nil, errors.New("--policy needs --policy-key: the policy's signer must be pinned")
+	}
+	trusted, err := keys.ReadPublicFiles("--policy-key", p.keys)
+	if err != nil {
+		return nil, err
+	}
+	text, err := readlimit.Small(p.file, orgpolicy.MaxFile)
+	if err != nil {
+		return nil, fmt.Errorf("--policy: %w", err)
+	}
+	g := gate.Load(text, trusted, orgpolicy.Deny, "")
+	if g.LoadErr != nil {
+		return nil, fmt.Errorf("--policy %s: %v", p.file, g.LoadErr)
+	}
+	return g, nil
+}

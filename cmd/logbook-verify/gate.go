@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"regexp"
+
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/verdict"
+)
+
+// gateFlags ask for step 11: every tool call gated under an organization
+// policy signed by one of the keys (docs/policy.md §8).
+type gateFlags struct {
+	keys    pubkeyFlag
+	require string
+}
+
+func (g *gateFlags) register(fs *flag.FlagSet) {
+	fs.Var(&g.keys, "policy-key", "trusted organization-policy signer, SPKI PEM `FILE` (repeatable): every tool call must have a gate step under a policy it signed: POLICY_MISSING, POLICY_UNTRUSTED, GATE_MISSING, DENIED_CALL_RAN")
+	fs.StringVar(&g.require, "require-policy", "", "with --policy-key: accept only gate steps under the policy with this `DIGEST` (logbook-policy verify prints it)")
+}
+
+var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// load reads the keys; nil when step 11 was not asked for.
+func (g *gateFlags) load() (*verdict.GateInputs, error) {
+	if len(g.keys) == 0 {
+		if g.require != "" {
+			return nil, errors.New("--require-policy needs --policy-key")
+		}
+		return nil, nil
+	}
+	if g.require != "" && !hex64.MatchString(g.require) {
+		return nil, fmt.Errorf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require)
+	}
+	ks, err := keys.ReadPublicFiles("--policy-key", g.keys)
+	if err != nil {
+		return nil, err
+	}
+	in := &verdict.GateInputs{Require: g.require, Keys: ks}
+	return in, nil
+}

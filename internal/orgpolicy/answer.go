@@ -1,0 +1,76 @@
+package orgpolicy
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Answer is what a hook tells its harness about a call: stdout (JSON the
+// harness reads), stderr and the exit status of a command hook. HTTP is
+// the JSON body of an HTTP hook's 200 answer (logbook-server).
+type Answer struct {
+	Stdout []byte
+	Stderr string
+	Exit   int
+	HTTP   []byte
+}
+
+// AnswerFor is the answer each harness understands (docs/policy.md §7).
+// An allow says nothing: the policy does not object, and the harness's own
+// permission rules still apply (a hook's "allow" would skip them). Deny
+// blocks the call with the reason shown to the model; ask asks the user
+// where the harness can, and blocks where it cannot (Codex, Gemini CLI,
+// Grok), saying that approval is needed. Not enforced (audit mode): no
+// answer, one stderr line.
+func AnswerFor(harness, event string, v Result, enforced bool) Answer {
+	if v.Decision == Allow {
+		return Answer{}
+	}
+	reason := v.Reason
+	if reason == "" {
+		reason = "denied by the organization policy"
+	}
+	msg := "logbook policy"
+	if v.Rule != "" {
+		msg += " rule " + v.Rule
+	}
+	msg += ": " + reason
+	if !enforced {
+		return Answer{Stderr: "logbook policy (audit mode, not enforced): would " + string(v.Decision) + ": " + reason + "\n"}
+	}
+	name := harness
+	if i := strings.IndexByte(name, ' '); i >= 0 {
+		name = name[:i]
+	}
+	d := v.Decision
+	var out any
+	switch name {
+	case "claude-code", "vscode", "codex", "":
+		if d == Ask && name == "codex" {
+			d, msg = Deny, "needs approval: "+msg
+		}
+		if event == "PermissionRequest" {
+			if d == Ask {
+				return Answer{} // the harness is asking the user already
+			}
+			out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
+				"decision": map[string]any{"behavior": "deny", "message": msg}}}
+		} else {
+			out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+				"permissionDecision": string(d), "permissionDecisionReason": msg}}
+		}
+	case "cursor":
+		out = map[string]any{"permission": string(d), "user_message": msg, "agent_message": msg}
+	case "copilot-cli":
+		out = map[string]any{"permissionDecision": string(d), "permissionDecisionReason": msg}
+	default: // gemini, grok: exit 2 blocks, stderr is the reason
+		if d == Ask {
+			msg = "needs approval: " + msg
+		}
+		body, _ := json.Marshal(map[string]any{"decision": "deny", "reason": msg})
+		return Answer{Stderr: msg + "\n", Exit: 2, HTTP: body}
+	}
+	// encoding/json only writes this answer; it judges no canonical bytes.
+	body, _ := json.Marshal(out)
+	return Answer{Stdout: append(body, '\n'), HTTP: body}
+}

@@ -1,0 +1,202 @@
+package orgpolicy
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"slices"
+
+	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// Checks of a record under --policy-key (docs/policy.md §8): the record
+// must have verified already (spec §7 steps 1-10); these codes come
+// after, in this order, each the first breach in step order:
+//
+//   - POLICY_MISSING: a gate step names no policy (the hook could not load
+//     one), or the record has tool calls and no gate step at all;
+//   - POLICY_UNTRUSTED: a gate step's policy signature does not verify, is
+//     by a key not given, or (with a required digest) names another policy;
+//   - GATE_MISSING: a tool call's pre-event is not right after its gate
+//     step, or a post-event has no gate step before it;
+//   - DENIED_CALL_RAN: an enforced deny is followed by its call's
+//     post-event: the tool ran anyway.
+
+// callEvents are the events of a tool call that must be gated.
+var (
+	preEvents  = []string{"PreToolUse"}
+	postEvents = []string{"PostToolUse", "PostToolUseFailure"}
+)
+
+type stepView struct {
+	seq       int
+	event     string
+	gated     string
+	toolUseID string
+	inputs    string
+	d         *strictjson.Value
+}
+
+// Summary is what an accepted record's gate steps say: the policies
+// (digests, in order of first use), and how many calls were gated and
+// denied (enforced denials).
+type Summary struct {
+	Policies []string `json:"policies"`
+	Gates    int      `json:"gates"`
+	Denied   int      `json:"denied"`
+}
+
+// CheckRecord judges a verified record's gate steps. trusted are the
+// --policy-key keys (at least one); require, when not "", is the only
+// policy digest accepted. It returns "" when every check passes.
+func CheckRecord(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string) {
+	c, d, _ := CheckRecordSummary(rec, trusted, require)
+	return c, d
+}
+
+// CheckRecordSummary is CheckRecord with the summary of an accepted
+// record's gates.
+func CheckRecordSummary(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string, Summary) {
+	c, d, views := judge(rec, trusted, require)
+	var sum Summary
+	if c != "" {
+		return c, d, sum
+	}
+	sum.Policies = []string{}
+	for _, v := range views {
+		if v.event != GateEvent {
+			continue
+		}
+		sum.Gates++
+		if dec, _ := v.d.GetString("decision"); dec == string(Deny) {
+			if en := v.d.Get("enforced"); en != nil && en.Kind == strictjson.True {
+				sum.Denied++
+			}
+		}
+		if p, _ := v.d.GetString("policy"); !slices.Contains(sum.Policies, p) {
+			sum.Policies = append(sum.Policies, p)
+		}
+	}
+	return "", "", sum
+}
+
+// judge runs the checks; views are the steps as read, for the summary.
+func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string, []stepView) {
+	root, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth})
+	if err != nil {
+		return format.NotJSON, err.Error(), nil // unreachable after record.Verify
+	}
+	steps := root.Get("steps")
+	if steps == nil || steps.Kind != strictjson.Array {
+		return format.Shape, "no steps", nil // unreachable after record.Verify
+	}
+	views := make([]stepView, len(steps.Items))
+	gates, calls := 0, 0
+	for i := range steps.Items {
+		st := &steps.Items[i]
+		d := st.Get("data")
+		v := stepView{seq: i, d: d}
+		v.event, _ = d.GetString("event")
+		v.gated, _ = d.GetString("gated")
+		v.toolUseID, _ = d.GetString("toolUseId")
+		if in := st.Get("inputsSha256"); in != nil {
+			for _, it := range in.Items {
+				v.inputs += it.Str + ","
+			}
+		}
+		if v.event == GateEvent {
+			gates++
+		}
+		if slices.Contains(preEvents, v.event) || slices.Contains(postEvents, v.event) {
+			calls++
+		}
+		views[i] = v
+	}
+	if gates == 0 && calls > 0 {
+		return format.PolicyMissing, fmt.Sprintf("%d tool-call steps and no gate step: no policy was in force", calls), views
+	}
+	for _, v := range views {
+		if v.event == GateEvent {
+			if s, _ := v.d.GetString("policy"); s == "" {
+				e, _ := v.d.GetString("error")
+				return format.PolicyMissing, fmt.Sprintf("step %d: the gate ran without a policy (%s)", v.seq, e), views
+			}
+		}
+	}
+	checked := map[string]bool{}
+	for _, v := range views {
+		if v.event != GateEvent {
+			continue
+		}
+		digest, _ := v.d.GetString("policy")
+		key, _ := v.d.GetString("policyKey")
+		sig, _ := v.d.GetString("policySignature")
+		if require != "" && digest != require {
+			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s, required %s", v.seq, digest, require), views
+		}
+		id := digest + key + sig
+		if checked[id] {
+			continue
+		}
+		s, err := VerifySignature(digest, key, sig)
+		if err != nil {
+			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s: %v", v.seq, digest, err), views
+		}
+		if !trustedKey(s.Key, trusted) {
+			return format.PolicyUntrusted, fmt.Sprintf("step %d: policy %s is signed by key %s, not a --policy-key", v.seq, digest, keyID(s.Key)), views
+		}
+		checked[id] = true
+	}
+	gatedIDs := map[string]int{} // toolUseId → seq of its first gate
+	for i, v := range views {
+		switch {
+		case v.event == GateEvent:
+			if _, ok := gatedIDs[v.toolUseID]; !ok && v.toolUseID != "" {
+				gatedIDs[v.toolUseID] = v.seq
+			}
+		case slices.Contains(preEvents, v.event):
+			if i == 0 || !gates1(views[i-1], v) {
+				return format.GateMissing, fmt.Sprintf("step %d: %s of %s has no gate step right before it", v.seq, v.event, callName(v)), views
+			}
+		case slices.Contains(postEvents, v.event) && v.toolUseID != "":
+			if _, ok := gatedIDs[v.toolUseID]; !ok {
+				return format.GateMissing, fmt.Sprintf("step %d: %s of %s, and no gate step decided that call", v.seq, v.event, callName(v)), views
+			}
+		}
+	}
+	denied := map[string]int{}
+	for _, v := range views {
+		switch {
+		case v.event == GateEvent && v.toolUseID != "":
+			dec, _ := v.d.GetString("decision")
+			if en := v.d.Get("enforced"); dec == string(Deny) && en != nil && en.Kind == strictjson.True {
+				denied[v.toolUseID] = v.seq
+			}
+		case slices.Contains(postEvents, v.event) && v.toolUseID != "":
+			if g, ok := denied[v.toolUseID]; ok {
+				return format.DeniedCallRan, fmt.Sprintf("step %d: %s of %s, which the gate at step %d denied", v.seq, v.event, callName(v), g), views
+			}
+		}
+	}
+	return "", "", views
+}
+
+// gates1 reports whether g is the gate step of the pre-event p: the same
+// toolUseId, or, when the harness gives none, the same input digests.
+func gates1(g, p stepView) bool {
+	if g.event != GateEvent || g.gated != p.event {
+		return false
+	}
+	if p.toolUseID != "" || g.toolUseID != "" {
+		return g.toolUseID == p.toolUseID
+	}
+	return g.inputs == p.inputs
+}
+
+func callName(v stepView) string {
+	tool, _ := v.d.GetString("tool")
+	if v.toolUseID != "" {
+		return fmt.Sprintf("%s call %s", tool, v.toolUseID)
+	}
+	return tool + " call"
+}

@@ -1,0 +1,181 @@
+package gate
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
+)
+
+func decide(t *testing.T, policy string, payload []byte) orgpolicy.Result {
+	t.Helper()
+	p, err := orgpolicy.ParseText([]byte(policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := hookevent.Parse(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog.Decide(InputOf(payload, ev))
+}
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		payload       []byte
+		decision      orgpolicy.Decision
+		rule, errCode string
+	}{
+		{call("a", "PreToolUse", "Bash", `{"command":"rm -rf /"}`), orgpolicy.Deny, "no-rm-rf", ""},
+		{call("a", "PreToolUse", "Bash", `{"command":"rm -fr x"}`), orgpolicy.Allow, "", ""}, // the rule says -r…f: first match, by the rule's own words
+		{call("a", "PreToolUse", "Read", `{"file_path":"/p/.env"}`), orgpolicy.Deny, "no-dotenv", ""},
+		{call("a", "PreToolUse", "Read", `{"file_path":"/p/notes.txt"}`), orgpolicy.Allow, "", ""},
+		{call("a", "PreToolUse", "Bash", `{"command":"ls"}`), orgpolicy.Allow, "", ""},
+		// Duplicate keys: the last wins, as in the harness's JSON.parse.
+		{[]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf /"}}`), orgpolicy.Deny, "no-rm-rf", ""},
+	} {
+		r := decide(t, examplePolicy, c.payload)
+		if r.Decision != c.decision || r.Rule != c.rule || !strings.HasPrefix(r.Error, c.errCode) {
+			t.Errorf("%s: %+v, want %s %s", c.payload, r, c.decision, c.rule)
+		}
+	}
+}
+
+// TestRuleErrors: a rule that fails at run time, or goes over the cost
+// limit, decides onError and names itself; it never hangs or panics.
+func TestRuleErrors(t *testing.T) {
+	t.Parallel()
+	missing := `{"version":"logbook/policy@0","onError":"deny","rules":[{"name":"needs-path","when":"input.file_path.endsWith('.env')","decision":"deny"}]}`
+	r := decide(t, missing, call("a", "PreToolUse", "Bash", `{"command":"ls"}`))
+	if r.Decision != orgpolicy.Deny || r.Rule != "needs-path" || !strings.HasPrefix(r.Error, orgpolicy.ErrRuleRuntime+": ") {
+		t.Errorf("missing field: %+v", r)
+	}
+	open := strings.Replace(missing, `"onError":"deny"`, `"onError":"allow"`, 1)
+	if r := decide(t, open, call("a", "PreToolUse", "Bash", `{"command":"ls"}`)); r.Decision != orgpolicy.Allow || r.Error == "" {
+		t.Errorf("onError allow: %+v", r)
+	}
+	items := make([]string, 3000)
+	for i := range items {
+		items[i] = fmt.Sprint(i)
+	}
+	costly := `{"version":"logbook/policy@0","rules":[{"name":"quadratic","when":"has(input.items) && input.items.all(x, input.items.exists(y, y == x + 1) || x == 2999)","decision":"deny"}]}`
+	start := time.Now()
+	r = decide(t, costly, call("a", "PreToolUse", "Bash", `{"items":[`+strings.Join(items, ",")+`]}`))
+	if r.Decision != orgpolicy.Deny || !strings.HasPrefix(r.Error, orgpolicy.ErrRuleCost+": ") {
+		t.Errorf("over the cost limit: %+v", r)
+	}
+	if d := time.Since(start); d > EvalBudget+5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ when, want string }{
+		{`tool == 'Bash' &&`, orgpolicy.ErrRuleSyntax},
+		{`tool + 1`, orgpolicy.ErrRuleSyntax},                  // no such overload
+		{`tool`, orgpolicy.ErrRuleSyntax},                      // a string, not a bool
+		{`nosuchvar == 'x'`, orgpolicy.ErrRuleSyntax},          // undeclared
+		{`tool.matches('(unclosed')`, orgpolicy.ErrRuleSyntax}, // a constant regexp that does not compile
+	} {
+		p, err := orgpolicy.ParseText([]byte(`{"version":"logbook/policy@0","rules":[{"name":"r","when":` + q(c.when) + `,"decision":"deny"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Compile(p)
+		var e *orgpolicy.Error
+		if err == nil || !asErr(err, &e) || e.Code != c.want {
+			t.Errorf("%s: %v, want %s", c.when, err, c.want)
+		}
+	}
+}
+
+func q(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func asErr(err error, e **orgpolicy.Error) bool {
+	x, ok := err.(*orgpolicy.Error)
+	*e = x
+	return ok
+}
+
+// TestLoadFailsClosed: a policy that cannot be used decides every gated
+// call OnLoadError, and the gate step says why, with no policy digest.
+func TestLoadFailsClosed(t *testing.T) {
+	t.Parallel()
+	pub := policyKey.Public().(ed25519.PublicKey)
+	file, _, err := orgpolicy.Sign([]byte(examplePolicy), policyKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"version":"logbook/policy@0","rules":[{"name":"r","when":"tool ==","decision":"deny"}]}`
+	badFile, _, err := orgpolicy.Sign([]byte(bad), policyKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := append([]byte(`{"policy":{"version":"logbook/policy@0","name":"`), bytes.Repeat([]byte("x"), 10<<20)...)
+	big = append(big, `"}}`...)
+	for _, c := range []struct {
+		name string
+		file []byte
+		keys []ed25519.PublicKey
+		code string
+	}{
+		{"other key", file, []ed25519.PublicKey{otherKey.Public().(ed25519.PublicKey)}, orgpolicy.ErrUntrusted},
+		{"edited", bytes.Replace(file, []byte("no-dotenv"), []byte("no-dotenX"), 1), []ed25519.PublicKey{pub}, orgpolicy.ErrSignature},
+		{"syntax error", badFile, []ed25519.PublicKey{pub}, orgpolicy.ErrRuleSyntax},
+		{"10 MB", big, []ed25519.PublicKey{pub}, orgpolicy.ErrTooLarge},
+		{"not JSON", []byte("{"), []ed25519.PublicKey{pub}, orgpolicy.ErrMalformed},
+	} {
+		g := Load(c.file, c.keys, orgpolicy.Deny, "")
+		if g.LoadErr == nil || g.LoadErr.Code != c.code {
+			t.Errorf("%s: %v, want %s", c.name, g.LoadErr, c.code)
+			continue
+		}
+		ev, _ := hookevent.Parse(call("a", "PreToolUse", "Bash", `{"command":"ls"}`))
+		v := g.Check(nil, ev)
+		if v.Decision != orgpolicy.Deny || !v.Enforced || !strings.HasPrefix(v.Error, c.code) || v.Step.Data.Get("policy") != nil {
+			t.Errorf("%s: %+v", c.name, v)
+		}
+	}
+}
+
+// TestCacheHit: the second compile of a policy reads the checked rules
+// from the cache and decides the same; a damaged cache is ignored.
+func TestCacheHit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, _ := orgpolicy.ParseText([]byte(examplePolicy))
+	_, hit, err := CompileCached(p, dir)
+	if err != nil || hit {
+		t.Fatalf("first: hit %v err %v", hit, err)
+	}
+	prog, hit, err := CompileCached(p, dir)
+	if err != nil || !hit {
+		t.Fatalf("second: hit %v err %v", hit, err)
+	}
+	payload := call("a", "PreToolUse", "Bash", `{"command":"rm -rf /"}`)
+	ev, _ := hookevent.Parse(payload)
+	if r := prog.Decide(InputOf(payload, ev)); r.Rule != "no-rm-rf" {
+		t.Errorf("from the cache: %+v", r)
+	}
+	file := filepath.Join(dir, p.Digest+".celcache")
+	b, _ := os.ReadFile(file)
+	b[len(b)/2] ^= 1
+	os.WriteFile(file, b, 0o600)
+	if _, hit, err := CompileCached(p, dir); err != nil || hit {
+		t.Errorf("damaged cache: hit %v err %v", hit, err)
+	}
+}

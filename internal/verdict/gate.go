@@ -1,0 +1,50 @@
+package verdict
+
+import (
+	"crypto/ed25519"
+	"fmt"
+
+	"github.com/logbook-project/logbook/internal/orgpolicy"
+)
+
+// GateInputs are logbook-verify --policy-key and --require-policy: the
+// organization policy's gate, step 11 (docs/policy.md §8).
+type GateInputs struct {
+	Keys    []ed25519.PublicKey
+	Require string // a policy digest; "" accepts any policy signed by Keys
+}
+
+// judgeGate runs step 11 on an accepted record, after every other step.
+func judgeGate(in Inputs, out *Outcome) {
+	if in.Gate == nil || !out.Result.OK {
+		return
+	}
+	c, d, sum := orgpolicy.CheckRecordSummary(in.Record, in.Gate.Keys, in.Gate.Require)
+	if c != "" {
+		out.Result.OK, out.Result.Code, out.Result.Detail = false, c, d
+		out.Level = ""
+		return
+	}
+	out.Gate = &sum
+}
+
+// gateHuman is the verdict line's part for step 11: the policy (its
+// digest's first 16 hex; all of them with several), the gated calls and
+// the enforced denials.
+func gateHuman(o Outcome) string {
+	g := o.Gate
+	if g == nil {
+		return ""
+	}
+	ps := ""
+	for i, p := range g.Policies {
+		if i > 0 {
+			ps += ","
+		}
+		if len(g.Policies) == 1 && len(p) > 16 {
+			p = p[:16]
+		}
+		ps += p
+	}
+	return fmt.Sprintf(" policy=%s gated=%d denied=%d", ps, g.Gates, g.Denied)
+}
