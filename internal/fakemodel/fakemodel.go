@@ -1,9 +1,9 @@
 // Package fakemodel serves scripted model APIs on 127.0.0.1, so that real
-// agent CLIs (Claude Code, Gemini CLI) can be run by tests without a
-// network or an account: the Anthropic Messages API (streamed as
-// server-sent events, or whole) and Gemini's generateContent and
-// streamGenerateContent. A script says which tool calls the model makes on
-// each turn; every request is kept, so a test can read what the CLI sent
+// agent CLIs (Claude Code, Gemini CLI, Codex CLI) can be run by tests
+// without a network or an account: the Anthropic Messages API (streamed as
+// server-sent events, or whole), Gemini's generateContent and
+// streamGenerateContent, and OpenAI's Responses API (streamed). A script
+// says which tool calls the model makes on each turn; every request is kept, so a test can read what the CLI sent
 // back to the model after each tool call (tool results, hook output).
 //
 // It is not a test file so that every package's tests can use it; nothing

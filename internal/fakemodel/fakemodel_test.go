@@ -98,3 +98,41 @@ func TestGemini(t *testing.T) {
 		t.Errorf("requests: %+v", r)
 	}
 }
+
+// TestOpenAIResponses: a Responses API stream holds each scripted call as
+// a function_call item, ends with response.completed, and counts turns
+// from the last prompt (a resumed session starts its own script).
+func TestOpenAIResponses(t *testing.T) {
+	s, err := OpenAI(&Script{
+		Turns:  []Turn{{Text: "Looking.", Calls: []ToolCall{{ID: "call_1", Name: "exec_command", Input: json.RawMessage(`{"cmd":"ls"}`)}}}},
+		Agents: map[string][]Turn{"AGAIN": {{Calls: []ToolCall{{ID: "call_2", Name: "exec_command", Input: json.RawMessage(`{"cmd":"pwd"}`)}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first := post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,"tools":[{"type":"function","name":"exec_command"}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context/>"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]}]}`)
+	for _, want := range []string{"event: response.created", `"call_id":"call_1"`, `"arguments":"{\"cmd\":\"ls\"}"`, "event: response.output_item.done", "event: response.completed"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first turn: no %s in\n%s", want, first)
+		}
+	}
+	if strings.LastIndex(first, "event: ") != strings.Index(first, "event: response.completed") {
+		t.Errorf("response.completed is not the last event:\n%s", first)
+	}
+	hist := `{"type":"message","role":"user","content":"go"},{"type":"function_call","call_id":"call_1","name":"exec_command","arguments":"{}"},{"type":"function_call_output","call_id":"call_1","output":"x"}`
+	done := post(t, s.URL+"/v1/responses", `{"model":"m","tools":[{}],"input":[`+hist+`]}`)
+	if !strings.Contains(done, `"text":"Done."`) || strings.Contains(done, "function_call") {
+		t.Errorf("second turn: want Done., got\n%s", done)
+	}
+	again := post(t, s.URL+"/v1/responses", `{"model":"m","tools":[{}],"input":[`+hist+`,{"type":"message","role":"user","content":"AGAIN please"}]}`)
+	if !strings.Contains(again, `"call_id":"call_2"`) {
+		t.Errorf("resumed prompt: want call_2, got\n%s", again)
+	}
+	if got := len(s.Scripted()); got != 3 {
+		t.Errorf("%d scripted requests, want 3", got)
+	}
+	if r := post(t, s.URL+"/v1/responses", `{bad`); !strings.Contains(r, "bad JSON") {
+		t.Errorf("bad JSON: %s", r)
+	}
+}

@@ -11,10 +11,12 @@ func codexSpec() *Spec {
 		// Codex runs hooks in the session's directory, which may be below
 		// the project root.
 		Root: `"$(git rev-parse --show-toplevel 2>/dev/null || pwd)"`,
-		// Codex has no session-end event: the record is sealed at the end
-		// of every turn, each seal covering every step so far.
+		// The record is sealed at the end of every turn (Stop), each seal
+		// covering every step so far: SessionEnd, which Codex 0.169 and
+		// later send as a session ends, is recorded but not awaited for a
+		// seal, since an older Codex never sends it.
 		Events: events("Stop", "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
-			"PostToolUse", "PreCompact", "PostCompact", "Stop"),
+			"PostToolUse", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "SessionEnd"),
 		Handler:    seconds(10, 30),
 		CommandKey: "command",
 		Notes: []string{
