@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/logbook-project/logbook/internal/edsign"
 	"github.com/logbook-project/logbook/internal/wrap/files"
 )
 
@@ -83,5 +84,6 @@ func checkKey(text []byte) (ed25519.PrivateKey, error) {
 	if rest, err := asn1.Unmarshal(k.Key, &seed); err != nil || len(rest) != 0 || len(seed) != ed25519.SeedSize {
 		return nil, errors.New("not a PKCS#8 Ed25519 private key: the key is not a 32-byte seed")
 	}
-	return ed25519.NewKeyFromSeed(seed), nil
+	// edsign: crypto/ed25519's key would build its base point table here.
+	return edsign.NewKeyFromSeed(seed)
 }

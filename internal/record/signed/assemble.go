@@ -4,9 +4,11 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"errors"
+	"fmt"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/edsign"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -87,12 +89,15 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 	if err != nil {
 		return nil, err
 	}
-	sig := ed25519.Sign(priv, signed)
-	// A key whose public half does not match its seed (a damaged key
-	// file read by hand) would sign what no verifier accepts: check here,
-	// for every caller, before anything is written.
-	if !ed25519.Verify(priv.Public().(ed25519.PublicKey), signed, sig) {
-		return nil, errors.New("record: the signature does not verify under the key's public half")
+	// edsign, not ed25519.Sign: the same bytes without crypto/ed25519's
+	// per-process base point tables (most of a one-shot seal's signing).
+	// It refuses a key whose public half does not match its seed (a
+	// damaged key file read by hand would sign what no verifier accepts)
+	// and checks the signature it made, for every caller, before anything
+	// is written.
+	sig, err := edsign.Sign(priv, signed)
+	if err != nil {
+		return nil, fmt.Errorf("record: %w", err)
 	}
 	sigObj := strictjson.Obj(
 		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
