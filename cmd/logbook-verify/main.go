@@ -50,14 +50,18 @@ logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
-logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]
+
+The level of an OK: local, server (a server's signed checkpoint covers the
+record) or logged (and a transparency log holds that checkpoint).
+` + verdict.LocalWarning + `.`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runCassette(args, stdout, stderr); ok {
 		return code
 	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps (and file, with several records)")
+	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps, warnings (and file, with several records)")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags

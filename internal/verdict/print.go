@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
@@ -31,6 +32,9 @@ type jsonResult struct {
 	// Gaps counts missing and repeated events in an accepted record (or
 	// one refused only by policy): facts about the session, not refusals.
 	Gaps *gaps.Counts `json:"gaps"`
+	// Warnings say what an accepted verdict does not show (Warnings):
+	// [] when there is nothing to say, null when refused.
+	Warnings []string `json:"warnings"`
 }
 
 type jsonLog struct {
@@ -79,6 +83,7 @@ func WriteJSON(w io.Writer, o Outcome) {
 		for _, c := range o.Checkpoint.Covered {
 			out.Checkpoints = append(out.Checkpoints, jsonCheckpoint{Origin: c.Origin, Size: c.Size, Time: c.Time, KeyID: c.KeyID})
 		}
+		out.Warnings = append([]string{}, Warnings(o)...)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -104,6 +109,32 @@ func WriteHuman(w io.Writer, o Outcome) {
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
 		printGapIDs(w, g.ToolUseIDs)
 	}
+	for _, warn := range Warnings(o) {
+		fmt.Fprintln(w, "warning:", warn)
+	}
+}
+
+// LocalWarning is what level local does not show, in one line: the text
+// output, --json's warnings and logbook-verify --help say it.
+const LocalWarning = "level=local: nothing outside the record vouches for it; whoever held the signing key (in a local install, the recorded agent's own user) could have rewritten, cut or left events out of it (use logbook-server for level server)"
+
+// StaleWarning is said of an accepted record at level server or logged
+// whose freshness was not checked: an earlier checkpoint, kept and handed
+// over, verifies as well as the latest one.
+const StaleWarning = "freshness not checked: a later checkpoint of this session may exist (pass --log-tiles with --log-policy to require that this is the session's latest logged checkpoint)"
+
+// Warnings are the lines an accepted verdict adds (none when refused).
+func Warnings(o Outcome) []string {
+	if !o.Result.OK || o.Level == "" {
+		return nil
+	}
+	var w []string
+	if o.Level == checkpoint.LevelLocal {
+		w = append(w, LocalWarning)
+	} else if !o.Fresh {
+		w = append(w, StaleWarning)
+	}
+	return w
 }
 
 func checkpointHuman(o Outcome) string {

@@ -38,6 +38,9 @@ type Outcome struct {
 	File  string // the record's name in --json, with several records
 	// Logged is the proof of logging that held (level logged).
 	Logged *logproof.Result
+	// Fresh: the log was read past the record's leaf and holds no later
+	// checkpoint of the session (logproof.Fresh); false when not checked.
+	Fresh bool
 }
 
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and
