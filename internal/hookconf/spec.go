@@ -34,6 +34,11 @@ type Spec struct {
 	// Fixed, when set, is every event's whole command (the start-directory
 	// guard), instead of one built from Bin.
 	Fixed string
+	// ManagedFile is the harness's system-wide managed configuration,
+	// which only root can write ("" when the harness has none that can
+	// hold hooks); ManagedOnlyKey is the member that makes the harness
+	// run the managed hooks only ("" when it has no such switch).
+	ManagedFile, ManagedOnlyKey string
 }
 
 // Event is one hook event the configuration wires.
@@ -117,6 +122,12 @@ var specs = sync.OnceValue(func() map[string]*Spec {
 					kv("allowedEnvVars", arr(str("LOGBOOK_SERVER_TOKEN"))))
 			},
 			NoHTTP: map[string]bool{"SessionStart": true, "Setup": true},
+			// Claude Code's managed settings on Linux (the folder can be
+			// moved with $CLAUDE_CODE_MANAGED_SETTINGS_PATH, which
+			// whoever starts claude sets); with allowManagedHooksOnly it
+			// runs no hook from the user's, project's or local settings.
+			ManagedFile:    "/etc/claude-code/managed-settings.json",
+			ManagedOnlyKey: "allowManagedHooksOnly",
 		},
 		// The user-level guard a Claude Code project install adds: Claude
 		// Code reads hooks only from the directory it starts in, so a

@@ -1,0 +1,165 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/fakemodel"
+	"github.com/logbook-project/logbook/internal/testreport"
+)
+
+// hookSink is an HTTP hook receiver that keeps the event names it got.
+type hookSink struct {
+	*httptest.Server
+	mu     sync.Mutex
+	events []string
+}
+
+func newHookSink(t *testing.T) *hookSink {
+	s := &hookSink{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var p struct {
+			Event string `json:"hook_event_name"`
+		}
+		json.Unmarshal(b, &p)
+		s.mu.Lock()
+		s.events = append(s.events, p.Event)
+		s.mu.Unlock()
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *hookSink) got() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{}, s.events...)
+}
+
+func count(events []string, name string) int {
+	n := 0
+	for _, e := range events {
+		if e == name {
+			n++
+		}
+	}
+	return n
+}
+
+// TestRealClaudeCodeManagedHooks: record-step install --managed writes
+// logbook's hooks into Claude Code's managed settings with
+// allowManagedHooksOnly, and the real CLI then runs only those: the
+// project's own hooks (the agent's file: a hook pointing at a proxy that
+// would drop events, and one the agent adds during the session) never run,
+// while every tool call reaches the managed hook. The control run, the
+// same managed file without allowManagedHooksOnly, shows the project's hook
+// does run otherwise. The managed file must be at its real path
+// (Claude Code 2.1.328 ignores $CLAUDE_CODE_MANAGED_SETTINGS_PATH): each
+// run gets the test's folder bind-mounted on /etc/claude-code in a mount
+// namespace of its own (unshare -m, as root), so the machine's
+// /etc/claude-code, and any other claude running, never see it.
+func TestRealClaudeCodeManagedHooks(t *testing.T) {
+	claude := npmTool(t, claudeCodePkg, "claude")
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a mount namespace over /etc/claude-code (CI runs as root)")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare (util-linux) not found")
+	}
+	// The mount point must exist; made here, it is removed after both runs.
+	if _, err := os.Stat(etcClaude); err != nil {
+		if err := os.Mkdir(etcClaude, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(etcClaude) })
+	}
+	for _, managedOnly := range []bool{true, false} {
+		name := "managed-only"
+		if !managedOnly {
+			name = "control"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			server, proxy := newHookSink(t), newHookSink(t)
+			home, managed := t.TempDir(), t.TempDir()
+			proj := filepath.Join(t.TempDir(), "proj")
+			os.MkdirAll(filepath.Join(proj, ".claude"), 0o755)
+			mfile := filepath.Join(managed, "managed-settings.json")
+			inst := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", "claude-code", "--managed",
+				"--config", mfile, "--bin", bin, "--server", server.URL)
+			inst.Env = append(os.Environ(), "HOME="+home)
+			out, err := inst.CombinedOutput()
+			if err != nil {
+				t.Fatalf("install --managed: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "writable by no one else") {
+				t.Errorf("install --managed does not say the file is root's:\n%s", out)
+			}
+			b, _ := os.ReadFile(mfile)
+			if !strings.Contains(string(b), `"allowManagedHooksOnly": true`) {
+				t.Fatalf("managed settings without allowManagedHooksOnly:\n%s", b)
+			}
+			if !managedOnly {
+				os.WriteFile(mfile, []byte(strings.Replace(string(b), `"allowManagedHooksOnly": true`, `"allowManagedHooksOnly": false`, 1)), 0o644)
+			}
+			// The agent's own file: every tool call also goes to a proxy.
+			agentHook := func(url string) string {
+				return `{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"http","url":"` + url + `/v1/hooks/claude-code"}]}],` +
+					`"PostToolUse":[{"matcher":"*","hooks":[{"type":"http","url":"` + url + `/v1/hooks/claude-code"}]}]}}`
+			}
+			os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(agentHook(proxy.URL)), 0o644)
+			// During the session the agent rewrites the file again (as
+			// it would to point the hooks elsewhere), then runs a command.
+			script := &fakemodel.Script{Turns: []fakemodel.Turn{
+				{Text: "Working.", Calls: []fakemodel.ToolCall{{ID: "toolu_01write", Name: "Write",
+					Input: raw(`{"file_path":` + jsonString(filepath.Join(proj, ".claude", "settings.json")) + `,"content":` + jsonString(agentHook(proxy.URL+"/again")) + `}`)}}},
+				{Text: "Working.", Calls: []fakemodel.ToolCall{{ID: "toolu_02bash", Name: "Bash", Input: raw(`{"command":"echo hello"}`)}}},
+			}}
+			srv, err := fakemodel.Anthropic(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "unshare", "-m", "--propagation", "private", "sh", "-c", `mount --bind "$0" `+etcClaude+` && exec "$@"`, managed, claude, "-p", "do the work", "--permission-mode", "bypassPermissions", "--output-format", "json")
+			cmd.Dir = proj
+			cmd.Env = append(os.Environ(), "HOME="+home, "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=",
+			)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("claude: %v\n%s", err, out)
+			}
+			time.Sleep(300 * time.Millisecond) // a last hook's request in flight
+			got, proxied := server.got(), proxy.got()
+			testreport.Line(t, name+": managed hook got "+strings.Join(got, ",")+"; the project's hook got "+strings.Join(proxied, ","))
+			if count(got, "PreToolUse") != 2 || count(got, "PostToolUse") != 2 {
+				t.Errorf("%s: the managed hooks got %v, want both tool calls' PreToolUse and PostToolUse", name, got)
+			}
+			if managedOnly && len(proxied) != 0 {
+				t.Errorf("allowManagedHooksOnly: the project's hook still ran: %v", proxied)
+			}
+			if !managedOnly && count(proxied, "PreToolUse") == 0 {
+				t.Errorf("control: the project's hook did not run either (%v): the test cannot tell managed-only from no hooks", proxied)
+			}
+		})
+	}
+}
+
+const etcClaude = "/etc/claude-code"
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
