@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:8421", "`ADDR` to listen on; a non-loopback address needs --token-file or --client-ca")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8421", "`ADDR` to listen on: HOST:PORT, or unix:/PATH, a Unix socket in a folder only the server's user can write (no other user can take it while the server is down; record-step --server unix:/PATH checks who answers); a non-loopback address needs --token-file or --client-ca")
 	fs.StringVar(&c.data, "data", "", "data `DIR` for journals, checkpoints and records (default $STATE_DIRECTORY, as systemd sets it, else ./logbook-server-data)")
 	fs.StringVar(&c.keyFile, "key", "", "the server's PKCS#8 PEM Ed25519 key `FILE`: signs checkpoints and seals (default $LOGBOOK_SERVER_KEY_FILE)")
 	fs.StringVar(&c.name, "name", "", "the server's `ORIGIN` name in checkpoints (default logbook-server/HOSTNAME)")
@@ -187,15 +187,15 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(2, err)
 	}
-	if !loopback(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
+	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
 		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
 	}
 	raiseFileLimit()
 	// Listen first: an address in use is the commonest start-up error,
 	// and it must not come after the log store was created.
-	ln, err := net.Listen("tcp", c.listen)
+	ln, err := listenAddr(c.listen)
 	if err != nil {
-		return fail(1, fmt.Errorf("%v (another server there? choose another --listen; 127.0.0.1:0 takes a free port)", err))
+		return fail(1, err)
 	}
 	defer ln.Close()
 	var self *recorderDesc
