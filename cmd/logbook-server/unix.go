@@ -64,4 +64,3 @@ func listenAddr(addr string) (net.Listener, error) {
 
 // isUnix reports whether --listen names a Unix socket.
 func isUnix(addr string) bool { return strings.HasPrefix(addr, "unix:") }
-
