@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -385,10 +386,30 @@ func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.json"))
+	base := filepath.Join(s.cfg.Dir, id)
+	if _, err := os.Stat(base + ".record.json"); err != nil {
+		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
+		return
+	}
+	// The record and its own checkpoint are read under the session's
+	// lock, which every reseal holds while it writes both: the pair is
+	// always one seal's. A reader that fetched the record and then the
+	// latest checkpoint could get a checkpoint of a later event, and a
+	// false TRUNCATED; X-Logbook-Checkpoint gives it the matching one.
+	st, err := s.locked(id)
+	if err != nil {
+		s.fail(w, r, errInternal, err.Error())
+		return
+	}
+	b, err := os.ReadFile(base + ".record.json")
+	cp, cpErr := os.ReadFile(base + ".record.checkpoint")
+	st.mu.Unlock()
 	if err != nil {
 		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
 		return
+	}
+	if cpErr == nil {
+		w.Header().Set("X-Logbook-Checkpoint", base64.StdEncoding.EncodeToString(cp))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
