@@ -3,6 +3,9 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -137,11 +140,55 @@ func TestServerPortSquat(t *testing.T) {
 			t.Fatalf("record-step over the socket: %s", stderr)
 		}
 	}
+	// The two events the hook could not send (2. and 3.) came with the
+	// first that was sent, as a logbook.unsent note.
 	b, err := os.ReadFile(filepath.Join(data, "squat-sess.steps.jsonl"))
-	if err != nil || bytes.Count(b, []byte("\n")) != 5 {
+	if err != nil || bytes.Count(b, []byte("\n")) != 6 || !bytes.Contains(b, []byte(`"logbook.unsent"`)) {
 		t.Fatalf("the server's journal: %v\n%s", err, b)
 	}
-	report(t, "squat: over 127.0.0.1 the agent's server took an event with 200; on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the 4 events that followed")
+	// The session ends; one more event comes after its SessionEnd.
+	end := func() {
+		c := as(nobody, filepath.Join(exe, "record-step"), "--server", "unix:"+sock, "--harness", "claude-code", "--dir", filepath.Join(agentHome, "logbook"))
+		c.Stdin = strings.NewReader(`{"session_id":"squat-sess","hook_event_name":"SessionEnd","reason":"exit"}`)
+		if out, err := c.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("SessionEnd: %v %s", err, out)
+		}
+	}
+	end()
+	hook("unix:"+sock, 8)
+	uc := unixClient(sock)
+	resp, err := uc.Get("http://localhost/v1/sessions/squat-sess/record")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cp, _ := base64.StdEncoding.DecodeString(resp.Header.Get("X-Logbook-Checkpoint"))
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "r.json"), rec, 0o644)
+	os.WriteFile(filepath.Join(dir, "r.checkpoint"), cp, 0o644)
+	out, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--json", "--pubkey", key+".pub", "--checkpoint", filepath.Join(dir, "r.checkpoint"),
+		"--checkpoint-key", key+".vkey", filepath.Join(dir, "r.json")).Output()
+	var v struct {
+		OK    bool   `json:"ok"`
+		Level string `json:"level"`
+		Gaps  struct {
+			Unsent   int `json:"unsentEvents"`
+			AfterEnd int `json:"afterSessionEnd"`
+		} `json:"gaps"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil || !v.OK || v.Level != "server" || v.Gaps.Unsent != 2 || v.Gaps.AfterEnd != 1 {
+		t.Fatalf("want OK level server with 2 unsent events and 1 after SessionEnd named: %s", out)
+	}
+	human, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", key+".pub", "--checkpoint", filepath.Join(dir, "r.checkpoint"),
+		"--checkpoint-key", key+".vkey", filepath.Join(dir, "r.json")).Output()
+	for _, want := range []string{"1 event(s) after a SessionEnd", "2 event(s) the hook could not send to the server", "warning: freshness not checked"} {
+		if !strings.Contains(string(human), want) {
+			t.Errorf("logbook-verify does not say %q:\n%s", want, human)
+		}
+	}
+	report(t, "squat: over 127.0.0.1 the agent's server took an event with 200; on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 2 events the hook could not send and the 1 after SessionEnd:\n"+string(human))
 }
 
 // unixClient is an HTTP client that dials the socket at path.

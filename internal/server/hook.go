@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
@@ -48,6 +49,11 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		hint.Event = e
+	}
+	unsent, err := unsentCount(r)
+	if err != nil {
+		s.fail(w, r, errBadUnsent, err.Error())
+		return
 	}
 	cwd := r.Header.Get("X-Logbook-Cwd")
 	if strings.ContainsAny(cwd, "\r\n\x00") || len(cwd) > 4096 {
@@ -84,6 +90,11 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
+			if unsent > 0 {
+				if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
+					return err
+				}
+			}
 			var err error
 			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err

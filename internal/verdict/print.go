@@ -105,13 +105,25 @@ func WriteHuman(w io.Writer, o Outcome) {
 	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s level=%s%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, o.Level,
 		checkpointHuman(o), policyHuman(o.Report), note)
 	if g := r.Gaps; g.Total() > 0 {
-		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
-			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v%s\n",
+			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1, moreGaps(g))
 		printGapIDs(w, g.ToolUseIDs)
 	}
 	for _, warn := range Warnings(o) {
 		fmt.Fprintln(w, "warning:", warn)
 	}
+}
+
+// moreGaps names the gaps that only some records have, when they have them.
+func moreGaps(g gaps.Counts) string {
+	var b strings.Builder
+	if g.AfterSessionEnd > 0 {
+		fmt.Fprintf(&b, ", %d event(s) after a SessionEnd", g.AfterSessionEnd)
+	}
+	if g.UnsentEvents > 0 {
+		fmt.Fprintf(&b, ", %d event(s) the hook could not send to the server", g.UnsentEvents)
+	}
+	return b.String()
 }
 
 // LocalWarning is what level local does not show, in one line: the text
