@@ -71,6 +71,14 @@ func Run(in Inputs) Outcome {
 			return out
 		}
 		out.Level, out.Logged = logproof.LevelLogged, &lc.res
+		if in.Log.Fresh && in.Log.LaterFrom == lc.res.Index+1 {
+			if c, d := stale(in, res.Facts.SessionID, res.StepCount, lc.res.Index); c != "" {
+				out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
+				out.Report, out.Level, out.Logged = policy.Report{}, "", nil
+				return out
+			}
+			out.Fresh = true
+		}
 	}
 	return out
 }
