@@ -79,6 +79,35 @@ func TestStaleCheckpointRefused(t *testing.T) {
 			t.Fatalf("--log-tiles %s: the early record was not refused: %v\n%s", tiles, err, refused)
 		}
 	}
+	// A copy of the log with a later leaf edited cannot clear the record:
+	// the leaf no longer hashes to the log's tree; freshness is then not
+	// checked, and the verifier stops with exit 2.
+	edited := filepath.Join(t.TempDir(), "log")
+	if out, err := exec.Command("cp", "-r", filepath.Join(data, "log"), edited).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	bundles, _ := filepath.Glob(filepath.Join(edited, "tile", "entries", "*"))
+	var files []string
+	for _, b := range bundles {
+		filepath.Walk(b, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	if len(files) == 0 {
+		t.Fatal("no entry bundle in the log")
+	}
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		os.WriteFile(f, bytes.ReplaceAll(b, []byte("stale-1"), []byte("stale-2")), 0o644)
+	}
+	if out, err := verify(kept, "--log-tiles", edited); err == nil || !strings.Contains(out, "freshness not checked") {
+		t.Fatalf("an edited log copy: %v\n%s", err, out)
+	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("an edited log copy: want exit 2: %v\n%s", err, out)
+	}
 	latest := filepath.Join(data, id+".record.json")
 	got2, err := verify(latest, "--log-tiles", s.url+"/v1/log/")
 	if err != nil || !strings.Contains(got2, "level=logged") || strings.Contains(got2, "warning") {
