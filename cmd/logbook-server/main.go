@@ -74,6 +74,7 @@ logbook-server --verifier-key --key FILE [--name ORIGIN]`
 
 type config struct {
 	listen, data, keyFile, name, tokenFile string
+	managed                                string
 	tlsCert, tlsKey, clientCA, logLevel    string
 	newKey, newToken                       string
 	verifierKey                            bool
@@ -85,6 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.StringVar(&c.managed, "managed-settings", "", "the harness's managed settings `FILE` (Claude Code: /etc/claude-code/managed-settings.json): after each session's first event, a logbook.hooks note says whether the hooks come from it (root's, allowManagedHooksOnly, logbook's hooks in it), for logbook-verify --require-managed")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8421", "`ADDR` to listen on: HOST:PORT, or unix:/PATH, a Unix socket in a folder only the server's user can write (no other user can take it while the server is down; record-step --server unix:/PATH checks who answers); a non-loopback address needs --token-file or --client-ca")
 	fs.StringVar(&c.data, "data", "", "data `DIR` for journals, checkpoints and records (default $STATE_DIRECTORY, as systemd sets it, else ./logbook-server-data)")
 	fs.StringVar(&c.keyFile, "key", "", "the server's PKCS#8 PEM Ed25519 key `FILE`: signs checkpoints and seals (default $LOGBOOK_SERVER_KEY_FILE)")
@@ -215,7 +217,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
 		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, ManagedSettings: c.managed})
 	if err != nil {
 		return fail(1, err)
 	}

@@ -45,7 +45,7 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]...
                [--checkpoint FILE --checkpoint-key PUB]...
-               [--log-policy FILE [--log-proof FILE]] RECORD...
+               [--log-policy FILE [--log-proof FILE] [--log-tiles DIR|URL]] [--require-managed] RECORD...
 logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
@@ -74,6 +74,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	lf.register(fs)
 	var cx cassetteFlags
 	cx.register(fs)
+	requireManaged := fs.Bool("require-managed", false, "refuse (HOOKS_NOT_MANAGED) a record without a server's note that the session's hooks came from the harness's managed settings (logbook-server --managed-settings; docs/harnesses.md); needs level server or logged")
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -121,6 +122,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var in verdict.Inputs
+	in.RequireManaged = *requireManaged
 	for _, f := range pubkeys {
 		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {

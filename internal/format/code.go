@@ -34,13 +34,16 @@ const (
 	LogProofInvalid Code = "LOG_PROOF_INVALID" // malformed, or the leaf is not in the tree its checkpoint states
 	LogUntrusted    Code = "LOG_UNTRUSTED"     // no log key of the policy signed the log checkpoint
 	WitnessQuorum   Code = "WITNESS_QUORUM"    // the witnesses' cosignatures do not meet the quorum
+	// Where the hooks came from (step 11, docs/server.md), only with
+	// --require-managed; internal/verdict decides it.
+	HooksNotManaged Code = "HOOKS_NOT_MANAGED" // no server note says the session's hooks were managed
 )
 
 // Codes lists every refusal code in the order of spec §7.
 var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
 	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
 	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
-	LogProofInvalid, LogUntrusted, WitnessQuorum}
+	LogProofInvalid, LogUntrusted, WitnessQuorum, HooksNotManaged}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 type RefusalError struct {

@@ -90,6 +90,14 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
+			if s.cfg.ManagedSettings != "" {
+				// The session's first event: say where its hooks came from.
+				if seq, _, err := j.Tip(); err == nil && seq == 0 {
+					if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{hooksNote(s.cfg.ManagedSettings, ev.Step.At)}); err != nil {
+						return err
+					}
+				}
+			}
 			if unsent > 0 {
 				if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
 					return err

@@ -63,6 +63,10 @@ type Config struct {
 	// TLog, when not nil, is the transparency log every checkpoint is
 	// appended to (tlog.go, docs/log.md).
 	TLog *translog.Log
+	// ManagedSettings, when not "", is the harness's managed settings
+	// file; each session's first event is followed by a note saying
+	// whether the hooks come from it (managed.go).
+	ManagedSettings string
 }
 
 // Defaults for the zero values of Config.

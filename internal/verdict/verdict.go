@@ -24,6 +24,7 @@ type Inputs struct {
 	Checkpoints    [][]byte            // --checkpoint: signed notes
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
+	RequireManaged bool                // --require-managed: step 11
 }
 
 // Outcome is the verdict with what each stage found.
@@ -78,6 +79,12 @@ func Run(in Inputs) Outcome {
 				return out
 			}
 			out.Fresh = true
+		}
+	}
+	if in.RequireManaged {
+		if c, d := requireManaged(in.Record, out.Level); c != "" {
+			out.Result.OK, out.Result.Code, out.Result.Detail = false, c, d
+			out.Report, out.Level, out.Logged = policy.Report{}, "", nil
 		}
 	}
 	return out
