@@ -109,16 +109,8 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 		return 2, fmt.Errorf("--key %s: %v", c.keyFile, err)
 	}
 	var opt logbook.VerifyOptions
-	for _, f := range c.pubkeys {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			return 2, err
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			return 2, fmt.Errorf("--pubkey %s: %v", f, err)
-		}
-		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", c.pubkeys); err != nil {
+		return 2, err
 	}
 	data, err := bigbuf.ReadFile(c.recordFile)
 	if err != nil {

@@ -35,14 +35,9 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, f := range o.pubkeys {
-		text, err := readlimit.Small(f, readlimit.Key)
+		pub, text, err := keys.ReadPublic("--pubkey", f)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
-			return 2
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			fmt.Fprintf(stderr, "logbook-review: --pubkey %s: %v\n", f, err)
 			return 2
 		}
 		opt.Pinned = append(opt.Pinned, pub)
@@ -66,13 +61,9 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		b.Attestations = append(b.Attestations, text)
 	}
 	for _, f := range o.attestorKeys {
-		text, err := readlimit.Small(f, readlimit.Key)
+		_, text, err := keys.ReadPublic("--attestor-key", f)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
-			return 2
-		}
-		if _, err := keys.ParsePublicKeyPEM(text); err != nil {
-			fmt.Fprintf(stderr, "logbook-review: --attestor-key %s: %v\n", f, err)
 			return 2
 		}
 		b.AttestorKeys = append(b.AttestorKeys, string(text))

@@ -15,7 +15,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -95,18 +94,9 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 2
 	}
 	var opt record.Options
-	for _, f := range o.pubkeys {
-		text, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			fmt.Fprintln(stderr, "logbook-review:", err)
-			return 2
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			fmt.Fprintf(stderr, "logbook-review: --pubkey %s: %v\n", f, err)
-			return 2
-		}
-		opt.Pinned = append(opt.Pinned, ed25519.PublicKey(pub))
+	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", o.pubkeys); err != nil {
+		fmt.Fprintln(stderr, "logbook-review:", err)
+		return 2
 	}
 	if o.list {
 		if fs.NArg() != 0 {
@@ -316,13 +306,9 @@ func policyOf(o options) (policy.Options, error) {
 		return pol, fmt.Errorf("--attestation needs at least one --attestor-key to verify it under")
 	}
 	for _, f := range o.attestorKeys {
-		text, err := readlimit.Small(f, readlimit.Key)
+		pub, _, err := keys.ReadPublic("--attestor-key", f)
 		if err != nil {
 			return pol, err
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			return pol, fmt.Errorf("--attestor-key %s: %v", f, err)
 		}
 		if d := record.WeakKey(pub); d != "" {
 			return pol, fmt.Errorf("--attestor-key %s: %s", f, d)

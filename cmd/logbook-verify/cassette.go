@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 
+	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/runback"
+	"github.com/logbook-project/logbook/internal/runback/runbacktext"
 )
 
 // runCassette verifies a runback cassette (a top-level "$schema" starting
@@ -48,11 +48,11 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	var opt runback.Options
 	opt.Strict = *strict
 	if len(pubkeys) > 0 {
-		if opt.Pinned, err = readKeys(pubkeys); err != nil {
+		if opt.Pinned, err = readKeys("--pubkey", pubkeys); err != nil {
 			return fail(err)
 		}
 	}
-	if opt.Revoked, err = readKeys(revoked); err != nil {
+	if opt.Revoked, err = readKeys("--revoked", revoked); err != nil {
 		return fail(err)
 	}
 	for _, f := range hmacKeys {
@@ -75,7 +75,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	case err != nil:
 		fmt.Fprintf(stdout, "INVALID %s\n", err)
 	default:
-		printCassette(stdout, res)
+		runbacktext.Write(stdout, res)
 	}
 	if err != nil {
 		return 1, true
@@ -84,66 +84,18 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 }
 
 // readKeys reads SPKI PEM files, refusing keys under which forgeries verify.
-func readKeys(files []string) ([]ed25519.PublicKey, error) {
+func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 	var out []ed25519.PublicKey
 	for _, f := range files {
-		text, err := readlimit.Small(f, readlimit.Key)
+		_, text, err := keys.ReadPublic(flag, f)
 		if err != nil {
 			return nil, err
 		}
-		pub, err := runback.PublicKey(text)
+		pub, err := runback.PublicKey(text) // runback's own rule: no small-order key
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", f, err)
+			return nil, fmt.Errorf("%s %s: %v", flag, f, err)
 		}
 		out = append(out, pub)
 	}
 	return out, nil
-}
-
-func printCassette(w io.Writer, r runback.Result) {
-	schema := strings.Trim(string(r.Meta.Schema), `"`)
-	fmt.Fprintf(w, "%s %s\n", strings.ToUpper(r.Verdict), review.Clean(schema))
-	if r.Meta.RunID != nil {
-		fmt.Fprintf(w, "  run_id        %s\n", review.Clean(string(r.Meta.RunID)))
-	}
-	fmt.Fprintf(w, "  events        %d\n", r.Meta.EventCount)
-	mark := func(ok bool) string {
-		if ok {
-			return "ok  "
-		}
-		return "FAIL"
-	}
-	c := r.Checks
-	fmt.Fprintf(w, "  %s schema     $schema is one runback checks\n", mark(c.Schema))
-	fmt.Fprintf(w, "  %s consistent run_id and outcome match the signed events\n", mark(c.Consistent))
-	for _, f := range r.ConsistencyFailures {
-		fmt.Fprintf(w, "       - %s\n", review.Clean(f)) // runback's words, with the cassette's strings in them
-	}
-	chain := "event hashes form an unbroken SHA-256 chain"
-	if r.FirstBadEvent >= 0 {
-		chain = fmt.Sprintf("events[%d]._hash does not recompute", r.FirstBadEvent)
-	}
-	fmt.Fprintf(w, "  %s chain      %s\n", mark(c.Chain), chain)
-	fmt.Fprintf(w, "  %s digest     manifest.content_digest is the terminal chain hash\n", mark(c.Digest))
-	fmt.Fprintf(w, "  %s cassette   the oracle-stream digest matches manifest.replay.cassette_digest\n", mark(c.Cassette))
-	sigMark := "--  " // established nothing either way
-	switch c.Signature {
-	case runback.SigValid:
-		sigMark = "ok  "
-	case runback.SigInvalid, runback.SigRevoked:
-		sigMark = "FAIL"
-	}
-	fmt.Fprintf(w, "  %s signature  %s: %s\n", sigMark, c.Signature, review.Clean(r.SignatureNote))
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  finding %s: %s\n", f.Code, review.Clean(f.Detail))
-	}
-	if r.Strict && r.Verdict != r.RunbackVerdict {
-		fmt.Fprintf(w, "  refused by --strict (runback's verdict: %s)\n", r.RunbackVerdict)
-	}
-	if r.Verdict == runback.Unverified {
-		fmt.Fprintln(w, "  integrity holds, but nothing here proves who made it: the chain algorithm is public")
-	}
-	if len(r.FailedChecks) > 0 {
-		fmt.Fprintf(w, "  failed: %s\n", strings.Join(r.FailedChecks, ", "))
-	}
 }

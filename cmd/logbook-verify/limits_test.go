@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
@@ -21,7 +22,7 @@ func TestInputLimits(t *testing.T) {
 	rec := writeTemp(t, dir, "rec.json", bytes.Repeat([]byte(" "), 8<<10)) // over maxRecord
 	key := writeTemp(t, dir, "key.pem", bytes.Repeat([]byte("A"), readlimit.Key+1))
 	// --trust is read once the bundle parses: its reader directly.
-	if _, err := readTrust([]string{key}); err == nil || !strings.Contains(err.Error(), "64 KiB limit") {
+	if _, err := keys.ReadPublicSet("--trust", []string{key}); err == nil || !strings.Contains(err.Error(), "64 KiB limit") {
 		t.Errorf("--trust over its limit: %v", err)
 	}
 	for _, tc := range []struct {

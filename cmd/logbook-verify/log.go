@@ -2,24 +2,18 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/transparency-dev/tessera/client"
-	"golang.org/x/mod/sumdb/tlog"
-
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/consistency"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -76,31 +70,9 @@ func (l *logFlags) later(in *verdict.LogInputs) error {
 	if err != nil {
 		return nil // the verdict names the bad proof
 	}
-	var tiles client.TileFetcherFunc
-	var bundles client.EntryBundleFetcherFunc
-	var latest func(context.Context) ([]byte, error)
-	if u, err := url.Parse(l.tiles); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		f, err := client.NewHTTPFetcher(u, bundleClient)
-		if err != nil {
-			return err
-		}
-		if tok := strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN")); tok != "" {
-			f.SetAuthorizationHeader("Bearer " + tok)
-		}
-		tiles, bundles, latest = f.ReadTile, f.ReadEntryBundle, f.ReadCheckpoint
-	} else {
-		tiles, bundles = fileTiles(l.tiles), fileBundles(l.tiles)
-		latest = func(context.Context) ([]byte, error) {
-			return readlimit.Small(filepath.Join(l.tiles, "checkpoint"), maxBundle)
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cp, err := latest(ctx)
-	if err != nil {
-		return fmt.Errorf("the log's latest checkpoint: %v", err)
-	}
-	_, leaves, err := logproof.LaterLeaves(ctx, in.Policy, cp, uint64(p.Index)+1, tiles, bundles)
+	leaves, err := consistency.Later(ctx, in.Policy, uint64(p.Index)+1, l.tiles, strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN")))
 	if err != nil {
 		return err
 	}
@@ -148,60 +120,19 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 			return fail(err)
 		}
 	}
-	a, errA := logproof.ParseTree(cps[0])
-	b, errB := logproof.ParseTree(cps[1])
-	code, detail := "", ""
-	if err := errors.Join(errA, errB); err != nil {
-		code, detail = logproof.ProofInvalid, err.Error()
-	} else {
-		var fetch client.TileFetcherFunc
-		if u, err := url.Parse(l.tiles); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			f, err := client.NewHTTPFetcher(u, tileClient)
-			if err != nil {
-				return fail(err)
-			}
-			// A server run with a token serves its tiles only to holders.
-			if tok := strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN")); tok != "" {
-				f.SetAuthorizationHeader("Bearer " + tok)
-			}
-			fetch = f.ReadTile
-		} else {
-			fetch = fileTiles(l.tiles)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		hashes, err := func() ([]tlog.Hash, error) {
-			if a.Size > b.Size {
-				return nil, nil
-			}
-			return translog.ConsistencyProof(ctx, fetch, uint64(a.Size), uint64(b.Size))
-		}()
-		if err != nil {
-			return fail(fmt.Errorf("--log-tiles %s: %v", l.tiles, err))
-		}
-		code, detail = logproof.Consistent(cps[0], cps[1], hashes, pol)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	token := strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN"))
+	r, err := consistency.Check(ctx, cps[0], cps[1], pol, l.tiles, token)
+	if err != nil {
+		return fail(err)
 	}
 	if asJSON {
-		ok := code == ""
-		var c *string
-		if code != "" {
-			c = &code
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetEscapeHTML(false)
-		enc.Encode(struct {
-			OK     bool    `json:"ok"`
-			Code   *string `json:"code"`
-			Detail string  `json:"detail"`
-			Old    int64   `json:"old"`
-			New    int64   `json:"new"`
-		}{ok, c, detail, a.Size, b.Size})
-	} else if code == "" {
-		fmt.Fprintf(stdout, "OK consistent origin=%s old=%d new=%d: %s\n", b.Origin, a.Size, b.Size, detail)
+		r.WriteJSON(stdout)
 	} else {
-		fmt.Fprintf(stdout, "REFUSED %s: %s\n", code, detail)
+		r.WriteHuman(stdout)
 	}
-	if code != "" {
+	if !r.OK() {
 		return 1
 	}
 	return 0

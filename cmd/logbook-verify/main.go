@@ -12,7 +12,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"io"
@@ -123,18 +122,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var in verdict.Inputs
 	in.RequireManaged = *requireManaged
-	for _, f := range pubkeys {
-		text, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			return ioError("", err)
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			return ioError("", fmt.Errorf("--pubkey %s: %v", f, err))
-		}
-		in.Pinned = append(in.Pinned, ed25519.PublicKey(pub))
-	}
 	var err error
+	if in.Pinned, err = keys.ReadPublicFiles("--pubkey", pubkeys); err != nil {
+		return ioError("", err)
+	}
 	if in.Policy, err = pf.load(); err != nil {
 		return ioError("", err)
 	}

@@ -61,13 +61,9 @@ func (p *policyFlags) load() (policy.Options, error) {
 		return o, errors.New("--attestation needs at least one --attestor-key to verify it under")
 	}
 	for _, f := range p.attestorKeys {
-		text, err := readlimit.Small(f, readlimit.Key)
+		pub, _, err := keys.ReadPublic("--attestor-key", f)
 		if err != nil {
 			return o, err
-		}
-		pub, err := keys.ParsePublicKeyPEM(text)
-		if err != nil {
-			return o, fmt.Errorf("--attestor-key %s: %v", f, err)
 		}
 		if d := record.WeakKey(pub); d != "" {
 			return o, fmt.Errorf("--attestor-key %s: %s; under it any attestation would verify", f, d)
