@@ -163,3 +163,83 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestRealClaudeCodeManagedServer: the whole deployment with the real CLI.
+// install --managed points Claude Code's managed hooks at a logbook-server
+// run with --managed-settings; the server notes that the session's hooks
+// were managed, the agent's own hook file (a proxy) gets nothing, and the
+// served record passes logbook-verify --require-managed at level server.
+// Edited to turn allowManagedHooksOnly off, the same deployment's record
+// is refused HOOKS_NOT_MANAGED.
+func TestRealClaudeCodeManagedServer(t *testing.T) {
+	claude := npmTool(t, claudeCodePkg, "claude")
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a mount namespace over /etc/claude-code (CI runs as root)")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare (util-linux) not found")
+	}
+	if _, err := os.Stat(etcClaude); err != nil {
+		if err := os.Mkdir(etcClaude, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(etcClaude) })
+	}
+	for _, managedOnly := range []bool{true, false} {
+		name := map[bool]string{true: "managed", false: "switch-off"}[managedOnly]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir, home, managed := t.TempDir(), t.TempDir(), t.TempDir()
+			mfile := filepath.Join(managed, "managed-settings.json")
+			s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil, "--managed-settings", mfile, "--log", "none")
+			proxy := newHookSink(t)
+			proj := filepath.Join(t.TempDir(), "proj")
+			os.MkdirAll(filepath.Join(proj, ".claude"), 0o755)
+			inst := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", "claude-code", "--managed",
+				"--config", mfile, "--bin", bin, "--server", s.url)
+			inst.Env = append(os.Environ(), "HOME="+home)
+			if out, err := inst.CombinedOutput(); err != nil {
+				t.Fatalf("install --managed: %v\n%s", err, out)
+			}
+			if !managedOnly {
+				b, _ := os.ReadFile(mfile)
+				os.WriteFile(mfile, []byte(strings.Replace(string(b), `"allowManagedHooksOnly": true`, `"allowManagedHooksOnly": false`, 1)), 0o644)
+			}
+			os.WriteFile(filepath.Join(proj, ".claude", "settings.json"), []byte(`{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"http","url":"`+proxy.URL+`/v1/hooks/claude-code"}]}]}}`), 0o644)
+			script := &fakemodel.Script{Turns: []fakemodel.Turn{{Text: "Working.", Calls: []fakemodel.ToolCall{{ID: "toolu_01bash", Name: "Bash", Input: raw(`{"command":"echo hello"}`)}}}}}
+			srv, err := fakemodel.Anthropic(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "unshare", "-m", "--propagation", "private", "sh", "-c", `mount --bind "$0" `+etcClaude+` && exec "$@"`, managed, claude, "-p", "do the work", "--permission-mode", "bypassPermissions", "--output-format", "json")
+			cmd.Dir = proj
+			cmd.Env = append(os.Environ(), "HOME="+home, "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("claude: %v\n%s", err, out)
+			}
+			var res struct {
+				SessionID string `json:"session_id"`
+			}
+			json.Unmarshal(out, &res)
+			time.Sleep(300 * time.Millisecond)
+			rdir := t.TempDir()
+			rec, cp := filepath.Join(rdir, "r.json"), filepath.Join(rdir, "r.checkpoint")
+			os.WriteFile(rec, fetch(t, s.url+"/v1/sessions/"+res.SessionID+"/record"), 0o644)
+			os.WriteFile(cp, fetch(t, s.url+"/v1/sessions/"+res.SessionID+"/checkpoint"), 0o644)
+			got, err := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", s.pub, "--checkpoint", cp, "--checkpoint-key", s.vkey, "--require-managed", rec).CombinedOutput()
+			testreport.Line(t, name+": logbook-verify --require-managed: "+strings.SplitN(string(got), "\n", 2)[0])
+			if managedOnly {
+				if err != nil || !strings.Contains(string(got), "level=server") || len(proxy.got()) != 0 {
+					t.Fatalf("managed: %v, the agent's hook got %v\n%s", err, proxy.got(), got)
+				}
+			} else if err == nil || !strings.HasPrefix(string(got), "REFUSED HOOKS_NOT_MANAGED") {
+				t.Fatalf("switch off: %v\n%s", err, got)
+			}
+		})
+	}
+}
