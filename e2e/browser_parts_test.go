@@ -24,6 +24,7 @@ import (
 // points, against record.WeakKey) and Ed25519 verification (Wycheproof and
 // the 1024 RFC 8032 known answers).
 func TestBrowserParts(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	r := rand.New(rand.NewPCG(1, 2))
 

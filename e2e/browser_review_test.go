@@ -115,6 +115,7 @@ func (b *browser) screenshot(tb testing.TB) []byte {
 // sideways scrolling, every cut value whole in its title), and the test
 // leaves a screenshot at each width.
 func TestBrowserReview(t *testing.T) {
+	t.Parallel()
 	rec, err := reviewtest.Record(reviewtest.Session)
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +178,7 @@ func TestBrowserReview(t *testing.T) {
 // same sessions alike: the same calls (by toolUseId, in order) and the
 // same gaps, with ids, without ids (Gemini CLI), and with a sub-agent.
 func TestBrowserReviewSameAsCommand(t *testing.T) {
+	t.Parallel()
 	noIDs := []string{
 		`{"session_id":"g","cwd":"/w","hook_event_name":"SessionStart"}`,
 		`{"session_id":"g","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`,
@@ -203,8 +205,20 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 		`{"session_id":"p","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","prompt_id":"p1","tool_input":{"command":"ls"},"tool_response":"a"}`,
 		`{"session_id":"p","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t2","prompt_id":"p2","tool_input":{"command":"pwd"}}`,
 	}
+	// A background sub-agent: the main agent's steps between its start
+	// and stop name no agent and stay out of its box (issue 23).
+	background := []string{
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"go"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"SubagentStart","agent_id":"ag1","agent_type":"Explore"}`,
+		`{"session_id":"bg","cwd":"/w","agent_id":"ag1","agent_type":"Explore","hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"t-read","tool_input":{"file_path":"/w/b.go"}}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t-main","tool_input":{"command":"make"}}`,
+		`{"session_id":"bg","cwd":"/w","agent_id":"ag1","agent_type":"Explore","hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t-read","tool_input":{"file_path":"/w/b.go"},"tool_response":"b"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t-main","tool_input":{"command":"make"},"tool_response":"ok"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"SubagentStop","agent_id":"ag1","agent_type":"Explore"}`,
+	}
 	b := newBrowser(t)
-	for name, payloads := range map[string][]string{"test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400), "no start": reviewtest.Session[1:], "batch only": batchOnly, "agent without start": withoutAgentStart, "turn ids": turnIDs} {
+	for name, payloads := range map[string][]string{"background agent": background, "test session": reviewtest.Session, "no ids": noIDs, "long": reviewtest.Repeat(400), "no start": reviewtest.Session[1:], "batch only": batchOnly, "agent without start": withoutAgentStart, "turn ids": turnIDs} {
 		rec, err := reviewtest.Record(payloads)
 		if err != nil {
 			t.Fatal(err)
@@ -243,6 +257,17 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 		if strings.Join(got.ByTurn, "|") != strings.Join(byTurn, "|") {
 			t.Errorf("%s: page turns %q; logbook-review turns %q", name, got.ByTurn, byTurn)
 		}
+		inAgents := 0
+		for _, tu := range want.Turns {
+			for _, it := range tu.Items {
+				if it.SubAgent != nil {
+					inAgents += it.SubAgent.Calls
+				}
+			}
+		}
+		if n, err := evalJS[int](b, `document.querySelectorAll('#review .agent .call').length`); err != nil || n != inAgents {
+			t.Errorf("%s: page shows %d calls in sub-agents' boxes, logbook-review %d (%v)", name, n, inAgents, err)
+		}
 		agents, err := evalJS[int](b, `document.querySelectorAll('#review .agent').length`)
 		if wantAgents := want.Summary.SubAgents; err != nil || agents != wantAgents {
 			t.Errorf("%s: page shows %d sub-agents, logbook-review %d", name, agents, wantAgents)
@@ -260,6 +285,7 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 // transcripts in ../shared), the page's rows are the tool calls, one row
 // each, as in logbook-review.
 func TestBrowserReviewRealSession(t *testing.T) {
+	t.Parallel()
 	dir := corpora.Require(t, "corpora/agent-sessions", "the page's review of real Claude Code sessions")
 	b := newBrowser(t)
 	for _, name := range []string{"258c7280-ae70-4798-800f-63464d01a85d", "subagent"} {

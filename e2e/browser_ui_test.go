@@ -148,6 +148,7 @@ func sealedSession(t *testing.T, name, goal string) string {
 // against logbook-verify and leaves a screenshot of each in
 // screenshotDir (web/screenshots/ holds copies).
 func TestBrowserScreenshots(t *testing.T) {
+	t.Parallel()
 	rec := sealedSession(t, "tool_heavy", "Fix the negative sums in tally")
 	pub, err := os.ReadFile("../testdata/keys/fixture.key.pub")
 	if err != nil {
@@ -241,6 +242,7 @@ var withoutEd25519 = map[string]string{
 // accepted: a record whose verdict needs the signature gets NO_ED25519,
 // and every other verdict is the one logbook-verify gives.
 func TestBrowserNoEd25519(t *testing.T) {
+	t.Parallel()
 	fixtures, _ := filepath.Glob("../testdata/records/*.json")
 	pubPath := "../testdata/keys/fixture.key.pub"
 	pub, err := os.ReadFile(pubPath)

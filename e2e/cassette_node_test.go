@@ -45,6 +45,7 @@ for (const file of process.argv.slice(1)) { // node -e: argv[1] is the first fil
 // read by Node's JSON.parse (the reader runback verifies with). Node comes
 // with Debian's npm, which scripts/test.sh installs.
 func TestCassetteNode(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatal("node not found: runback's reader is Node's JSON.parse, and Go's is checked against it (scripts/test.sh installs npm, which brings node)")

@@ -77,6 +77,7 @@ func (r cassetteResult) key() string {
 // same verdict, checks, findings and errors, and the command's exit status
 // must be runback's for its verdict. LOGBOOK_DIFF_SEED replays a run.
 func TestCassetteDifferential(t *testing.T) {
+	t.Parallel()
 	fix := "../testdata/runback"
 	var want map[string]struct {
 		Options struct {
@@ -385,6 +386,7 @@ func (g jsonGen) projection() string {
 // $schema, judged valid with the signer's key pasted, and its events are
 // shown as a timeline; a tampered one is invalid with the bad event marked.
 func TestCassettePage(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	pub, err := os.ReadFile("../testdata/runback/fixture.pub")
 	if err != nil {
@@ -444,6 +446,7 @@ func TestCassettePage(t *testing.T) {
 // object; Node's does not, and runback hashes what Node reads. The page's
 // own reader must give the right keys every time.
 func TestCassetteReaderNotJSONParse(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	type counts struct{ Native, Ours int }
 	c, err := evalJS[counts](b, `(() => {

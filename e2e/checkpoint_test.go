@@ -124,6 +124,7 @@ func checkpointFixtures(t *testing.T) []cpCase {
 // TestCheckpointFixturesCLI: logbook-verify gives every checkpoint fixture
 // the code (or the level) its name says, with its options as flags.
 func TestCheckpointFixturesCLI(t *testing.T) {
+	t.Parallel()
 	for _, c := range checkpointFixtures(t) {
 		v := cliCheckpoint(t, c)
 		if v.code() != c.want || v.level() != c.level {
@@ -240,6 +241,7 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 // random sessions recorded through a server, with the agent's forgeries,
 // must get the same ok, code, recordId, keyId, stepCount and level.
 func TestBrowserCheckpointDifferential(t *testing.T) {
+	t.Parallel()
 	seed := rand.Uint64()
 	t.Logf("LOGBOOK_DIFF_SEED=%d", seed)
 	if s := os.Getenv("LOGBOOK_DIFF_SEED"); s != "" {
@@ -294,6 +296,7 @@ func TestBrowserCheckpointDifferential(t *testing.T) {
 // server's checkpoint and key shows level server; a cut record against
 // the same checkpoint is refused TRUNCATED on screen.
 func TestBrowserCheckpointUI(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	read := func(p string) string {
 		data, err := os.ReadFile(filepath.Join("../testdata", p))

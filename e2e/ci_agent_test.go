@@ -44,6 +44,7 @@ func hookCommands(t *testing.T) map[string]string {
 // against the committed key. A record tampered afterwards, or an
 // in-progress file edited between the jobs, fails the job.
 func TestCIAgentThenSeal(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	home := t.TempDir()
 	// The hooks look for the commands in $CLAUDE_PROJECT_DIR/.logbook/bin.

@@ -102,6 +102,7 @@ func shell(t *testing.T, dir string, env []string, shellArgs []string, script st
 // then seal-and-verify.sh. A tampered record, a record signed with another
 // key, and missing settings fail the step.
 func TestCISealAndVerifyScript(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	freshBin := filepath.Join(t.TempDir(), "fresh-bin") // setup.sh builds into it
 	env := baseEnv("LOGBOOK_SRC="+repoRoot, "LOGBOOK_BIN="+freshBin, "TMPDIR="+t.TempDir())
@@ -375,6 +376,7 @@ func (r *ghRunner) upload(name, paths, ifNone string) {
 // start, wrapped steps, seal with if: always() — ends green with a
 // verified record uploaded, even when a wrapped test step failed.
 func TestGitHubAction(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := newGHRunner(t, w, "LOGBOOK_BIN="+w.bin) // the commands cached from an earlier run
 	delete(r.env, "LOGBOOK_BIN")                 // the action's setup must find them by itself…
@@ -535,6 +537,7 @@ func (p glPipeline) collect(t *testing.T, name, from, to string) {
 // signed with a key other than the pinned one fails the pipeline; so does
 // an in-progress file edited between the jobs.
 func TestGitLabSnippet(t *testing.T) {
+	t.Parallel()
 	p := loadGitLab(t, "test:\n  extends: .logbook\n  script:\n    - logbook-wrap -- sh -c 'echo unit tests'\n    - logbook-wrap --products 'out/**' -- sh -c 'mkdir -p out; echo x > out/x'\n")
 	seal := p.jobs["logbook-seal"]
 	if seal.Stage != ".post" || seal.When != "always" || seal.Environment.Name == "" {

@@ -14,6 +14,7 @@ import (
 // the public transcripts are at hand, and on the synthesized one always;
 // each run says which it replayed.
 func TestDemoScript(t *testing.T) {
+	t.Parallel()
 	_, real := corpora.Find("corpora/agent-sessions")
 	for _, c := range []struct {
 		args []string
@@ -25,17 +26,20 @@ func TestDemoScript(t *testing.T) {
 		if testing.Short() && c.args[0] == "--synthesized" && !real {
 			continue // the first run was synthesized already
 		}
-		cmd := exec.Command("bash", append([]string{"../scripts/demo.sh"}, c.args...)...)
-		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir()) // the demo keeps its files there
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("demo.sh %v: %v\n%s", c.args, err, out)
-		}
-		for _, want := range []string{c.want, "signer=pinned", "REFUSED CHAIN_BROKEN", "REFUSED SIGNATURE_INVALID", "REFUSED NOT_JSON", "REFUSED SIGNER_NOT_TRUSTED"} {
-			if !strings.Contains(string(out), want) {
-				t.Errorf("demo.sh %v output lacks %q:\n%s", c.args, want, out)
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command("bash", append([]string{"../scripts/demo.sh"}, c.args...)...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir()) // the demo keeps its files there
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("demo.sh %v: %v\n%s", c.args, err, out)
 			}
-		}
+			for _, want := range []string{c.want, "signer=pinned", "REFUSED CHAIN_BROKEN", "REFUSED SIGNATURE_INVALID", "REFUSED NOT_JSON", "REFUSED SIGNER_NOT_TRUSTED"} {
+				if !strings.Contains(string(out), want) {
+					t.Errorf("demo.sh %v output lacks %q:\n%s", c.args, want, out)
+				}
+			}
+		})
 	}
 }
 
@@ -43,6 +47,7 @@ func TestDemoScript(t *testing.T) {
 // unknown option or session is refused with exit 2 before the build
 // (which takes a while), naming the sessions there are.
 func TestDemoScriptUsage(t *testing.T) {
+	t.Parallel()
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command("bash", append([]string{"../scripts/demo.sh"}, args...)...)
 		cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())

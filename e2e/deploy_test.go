@@ -13,6 +13,7 @@ import (
 // installed. The container recipe is not built here: there is no Docker
 // engine on CI.
 func TestSystemdUnitVerifies(t *testing.T) {
+	t.Parallel()
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Skip("systemd-analyze not found: the unit file is not checked")

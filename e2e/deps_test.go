@@ -11,6 +11,7 @@ import (
 // time-stamping client live in packages only the sealer and the verifier
 // import).
 func TestRecordStepStaysLean(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", "../cmd/record-step").Output()
 	if err != nil {
 		t.Fatal(err)

@@ -34,6 +34,7 @@ type diffCase struct {
 // `logbook-verify --json`, and requires the same ok, code, recordId, keyId
 // and stepCount from both. LOGBOOK_DIFF_SEED replays a run's random part.
 func TestBrowserDifferential(t *testing.T) {
+	t.Parallel()
 	fixtures, _ := filepath.Glob("../testdata/records/*.json")
 	var suite []string
 	if dir, ok := corpora.Optional(t, "corpora/jsontestsuite", "JSONTestSuite's 318 files through both verifiers (the fixtures and random records still run)"); ok {

@@ -29,6 +29,7 @@ func headings(t *testing.T, path string) map[string]string {
 // section of docs/record-format.md, so a citation resolves inside the
 // repository.
 func TestSpecCitationsResolve(t *testing.T) {
+	t.Parallel()
 	own := headings(t, "../docs/record-format.md")
 	cite := regexp.MustCompile(`spec §(\d+)`)
 	n := 0
@@ -67,6 +68,7 @@ func TestSpecCitationsResolve(t *testing.T) {
 // numbered sections with the same titles, every refusal code and every
 // field the spec names, and no sentence of the spec copied.
 func TestRecordFormatInStep(t *testing.T) {
+	t.Parallel()
 	spec := corpora.Require(t, "spec/record-format.md", "docs/record-format.md against the normative spec")
 	sb, err := os.ReadFile(spec)
 	if err != nil {
@@ -120,6 +122,7 @@ var pendingDocs = map[string]bool{"server.md": true, "checkpoint.md": true, "run
 // TestDocsLinks: every relative link in README.md and docs/ leads to a
 // file of the repository, and the README stays short.
 func TestDocsLinks(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../docs/*.md")
 	files = append(files, "../README.md")
 	link := regexp.MustCompile(`\]\(([^)#]+)(#[^)]*)?\)`)

@@ -55,12 +55,18 @@ func head(ev []byte) payloadHead {
 // TestSessions replays each of the project's own sessions in order and
 // with 8 concurrent replayers, seals, verifies, and finds every event as a
 // step exactly once; no body text appears in any record.
-func TestSessions(t *testing.T) { replaySessions(t, ownSessions(t)) }
+func TestSessions(t *testing.T) {
+	t.Parallel()
+	replaySessions(t, ownSessions(t))
+}
 
 // TestRealSessions does the same with the real sessions of the shared data
 // (conformance): public transcripts converted on the fly, and payload
 // sequences captured from Claude Code.
-func TestRealSessions(t *testing.T) { replaySessions(t, corpusSessions(t)) }
+func TestRealSessions(t *testing.T) {
+	t.Parallel()
+	replaySessions(t, corpusSessions(t))
+}
 
 func replaySessions(t *testing.T, sessions []session) {
 	work := t.TempDir()
@@ -213,6 +219,7 @@ func walkStrings(v *strictjson.Value, key string, f func(key, s string)) {
 // TestTamper seals a session, then edits, drops, swaps, cuts, changes
 // the goal and re-signs, and expects the exact refusal code for each.
 func TestTamper(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	s := synthSession(t, "tool_heavy")

@@ -65,6 +65,7 @@ func waitOutput(t *testing.T, out *lockedBuf, want string) {
 // appends them, and exits 1 with STEP_ALTERED when a step it has seen is
 // edited in place.
 func TestFollowCatchesTamper(t *testing.T) {
+	t.Parallel()
 	s := synthSession(t, "tool_heavy")
 	dir := t.TempDir()
 	for i := 0; i < 3; i++ {
@@ -94,6 +95,7 @@ func TestFollowCatchesTamper(t *testing.T) {
 
 // TestFollowStopsOnSIGINT: Ctrl-C is a clean stop, exit 0.
 func TestFollowStopsOnSIGINT(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmd, out, done := startFollow(t, filepath.Join(dir, "later.steps.jsonl"))
 	waitOutput(t, out, "waiting for session later")

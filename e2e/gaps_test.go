@@ -8,6 +8,7 @@ import (
 // TestGapsReported: lost, repeated and orphan events are recorded as they
 // came (nothing merged or dropped) and counted by logbook-verify --json.
 func TestGapsReported(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")

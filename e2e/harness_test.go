@@ -128,11 +128,17 @@ func hookEnv(project, at, key string) []string {
 // configuration gives its event (sh -c, in the project, with the harness's
 // environment), let the session-end hook seal, and verify the record pinned
 // to the key. The record names the harness; its steps are counted by kind.
-func TestHarnessReplays(t *testing.T) { replayHarnesses(t, ownReplays()) }
+func TestHarnessReplays(t *testing.T) {
+	t.Parallel()
+	replayHarnesses(t, ownReplays())
+}
 
 // TestRealHarnessReplays does the same with the real sequences of the
 // shared samples (conformance).
-func TestRealHarnessReplays(t *testing.T) { replayHarnesses(t, realReplays(t)) }
+func TestRealHarnessReplays(t *testing.T) {
+	t.Parallel()
+	replayHarnesses(t, realReplays(t))
+}
 
 func replayHarnesses(t *testing.T, replays []harnessReplay) {
 	work := t.TempDir()
@@ -219,6 +225,7 @@ func kindCounts(m map[string]int) string {
 // Code; a Claude-configured record-step that receives Grok's payloads
 // records a session of Grok's.
 func TestGrokThroughClaudeHooks(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
@@ -240,6 +247,7 @@ func TestGrokThroughClaudeHooks(t *testing.T) {
 // TestCodexNotifyArgument: Codex's legacy notify program gets its JSON as
 // the last command-line argument and no stdin; record-step records it.
 func TestCodexNotifyArgument(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
@@ -264,6 +272,7 @@ func TestCodexNotifyArgument(t *testing.T) {
 // install then uninstall gives the file back byte for byte, a malformed
 // file is refused with exit 1, and nothing reaches stdout on failure.
 func TestInstallCommand(t *testing.T) {
+	t.Parallel()
 	project := t.TempDir()
 	cfg := filepath.Join(project, ".cursor", "hooks.json")
 	orig := readFile(t, "../testdata/install/cursor-hooks.json")
@@ -304,6 +313,7 @@ func TestInstallCommand(t *testing.T) {
 // TestInstallNeedsLogbookInstall: record-step alone (no logbook-install
 // beside it) says what is missing instead of failing silently.
 func TestInstallNeedsLogbookInstall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lone := filepath.Join(dir, "record-step")
 	if err := os.WriteFile(lone, readFile(t, filepath.Join(bin, "record-step")), 0o755); err != nil {

@@ -14,6 +14,7 @@ import (
 // gives the same bytes; a resumed session seals again over every step, and
 // the first record's steps are a prefix of the second's.
 func TestSessionEndHookSealsAndResumes(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	s := synthSession(t, "subagent")
@@ -73,6 +74,7 @@ func TestSessionEndHookSealsAndResumes(t *testing.T) {
 // TestSecretsRedacted: secrets planted in commands, URLs, paths and
 // prompts never reach a record; commands keep their shape with [REDACTED].
 func TestSecretsRedacted(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
@@ -117,6 +119,7 @@ func TestSecretsRedacted(t *testing.T) {
 // on stdout, a message on stderr and in errors.log), except --fail-closed
 // on PreToolUse (exit 2).
 func TestRecordStepFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		name, payload string

@@ -45,6 +45,7 @@ func startWitness(t *testing.T, addr, state, key, logKey string) *exec.Cmd {
 // logbook-verify accepts at level logged with nothing listening; the log
 // never rewrote its past (--log-consistency from the first checkpoint).
 func TestLogKill9(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := newServerKey(t, dir)
 	data := filepath.Join(dir, "data")
@@ -211,6 +212,7 @@ func readAll(resp *http.Response) ([]byte, error) {
 // (testdata/records/log) the code or level its name says, with its options
 // as --pubkey, --log-policy and --log-proof.
 func TestLogFixturesCLI(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../testdata/records/log/*.json")
 	if len(files) < 10 {
 		t.Fatalf("%d log fixtures", len(files))

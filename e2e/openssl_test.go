@@ -12,6 +12,7 @@ import (
 // and its `openssl pkey -pubout` public key pins; keys logbook makes are
 // read by openssl. .ci/run installs openssl, so this always runs in CI.
 func TestOpenSSLKeys(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("openssl"); err != nil {
 		t.Fatal("openssl is required for this test (.ci/run installs it)")
 	}

@@ -67,6 +67,7 @@ func payloadCases() []struct {
 // on); a refused session id touches no path; the recorded ones seal and
 // verify.
 func TestHostilePayloads(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	dir := filepath.Join(work, "sessions")
 	recorded := 0

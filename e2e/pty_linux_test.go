@@ -39,6 +39,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // included; the wrapper must not pass on a second one (two ^C make many
 // interactive programs, agents among them, quit).
 func TestWrapCtrlC(t *testing.T) {
+	t.Parallel()
 	master, slave := openPTY(t)
 	defer master.Close()
 	// The command counts the SIGINTs it gets over half a second after the

@@ -26,6 +26,7 @@ import (
 // a copy of the transcript with one tool result edited shows exactly that
 // call as differs.
 func TestRealClaudeCodeReviewEvidence(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	proj, saved := harnessProject(t, "claude-code", ".claude/settings.json", "CLAUDE_PROJECT_DIR", []string{"PreToolUse", "PostToolUse"})
 	home := t.TempDir()

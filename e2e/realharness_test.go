@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,16 +47,44 @@ func npmTool(t *testing.T, pkg, command string) string {
 		}
 		cache = filepath.Join(c, "logbook", "npm")
 	}
-	dir := filepath.Join(cache, strings.NewReplacer("@", "", "/", "-").Replace(pkg))
+	name := strings.NewReplacer("@", "", "/", "-").Replace(pkg)
+	dir := filepath.Join(cache, name)
 	exe := filepath.Join(dir, "node_modules", ".bin", command)
 	if _, err := os.Stat(exe); err == nil {
 		return exe
 	}
+	// Tests run in parallel, and so may other go test processes: one
+	// install at a time per package (an exclusive lock on a file beside
+	// it), into a fresh folder renamed into place only when complete, so
+	// a killed install never leaves a half-made one that looks ready.
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(cache, name+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(exe); err == nil {
+		return exe // another test installed it while this one waited
+	}
+	tmp, err := os.MkdirTemp(cache, name+".part-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error", pkg)
+	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel=error", pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("npm install %s: %v\n%s", pkg, err, out)
+	}
+	os.RemoveAll(dir) // a folder without the command is an old broken install
+	if err := os.Rename(tmp, dir); err != nil {
+		t.Fatal(err)
 	}
 	return exe
 }
@@ -259,6 +288,7 @@ func checkModelSawNoHookOutput(t *testing.T, label string, s *fakemodel.Server) 
 // failing command, an unavailable tool (named only by PostToolBatch) and a
 // background sub-agent with its own tool call.
 func TestRealClaudeCode(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	events := []string{"Setup", "SessionStart", "InstructionsLoaded", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
 		"PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "PermissionDenied", "Notification",
@@ -367,6 +397,7 @@ func waitQuiet(dir string) {
 // TestRealGeminiCLI runs the real Gemini CLI against a fake Gemini API
 // that scripts parallel shell and file calls, one of them failing.
 func TestRealGeminiCLI(t *testing.T) {
+	t.Parallel()
 	gemini := npmTool(t, geminiCLIPkg, "gemini")
 	events := []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
 	home := t.TempDir()
@@ -445,6 +476,7 @@ func TestRealGeminiCLI(t *testing.T) {
 // guard install adds refuses the prompt, loudly, naming the fix, and the
 // model is never asked; started at the root, the guard stays silent.
 func TestRealClaudeCodeSubdir(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	home := t.TempDir()
 	proj, _ := harnessProject(t, "claude-code", ".claude/settings.json", home, []string{"SessionStart"})

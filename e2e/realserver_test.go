@@ -25,6 +25,7 @@ import (
 // server, nothing lands in the project, and no hook output reaches the
 // model.
 func TestRealClaudeCodeServer(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	dir := t.TempDir()
 	// The server wants a token: the hooks send $LOGBOOK_SERVER_TOKEN.

@@ -19,6 +19,7 @@ import (
 // and, when the text is longer than the screen, hands it to $PAGER with
 // LESS=FRX; when it fits, no pager runs. NO_COLOR turns colour off.
 func TestReviewAtTerminal(t *testing.T) {
+	t.Parallel()
 	rec, err := reviewtest.Record(reviewtest.Session)
 	if err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ func secretCases(t *testing.T) (inputs []string, secrets []string) {
 // MCP arguments, notification text), records them through record-step,
 // seals, and checks that no secret survives anywhere in the record.
 func TestSecretCorpusNeverInRecord(t *testing.T) {
+	t.Parallel()
 	inputs, secrets := secretCases(t)
 	if len(secrets) < 40 {
 		t.Fatalf("only %d distinct secrets in the corpus", len(secrets))

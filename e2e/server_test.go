@@ -129,6 +129,7 @@ func sealAndCheck(t testing.TB, s *liveServer, session string, minSteps int64) {
 // acknowledged is in its journal, and the sessions go on and seal at level
 // server.
 func TestServerKill9(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := newServerKey(t, dir)
 	data := filepath.Join(dir, "data")
@@ -186,6 +187,7 @@ func TestServerKill9(t *testing.T) {
 // TestServerSIGTERM: SIGTERM while clients send: the server answers what
 // is in progress and exits 0; everything acknowledged is there.
 func TestServerSIGTERM(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := newServerKey(t, dir)
 	data := filepath.Join(dir, "data")
@@ -229,6 +231,7 @@ func TestServerSIGTERM(t *testing.T) {
 // it read or write: not the data directory, not a journal, not a
 // checkpoint log, not the key. Needs root (as on CI) to switch users.
 func TestServerOtherUser(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the server and the agent as two other users")
 	}
@@ -341,6 +344,7 @@ func startServerAs(t testing.TB, exe, addr, data, key string, uid uint32) *liveS
 // TestServerRefusesOpenListener: a non-loopback address without a token
 // or client certificates is a usage error.
 func TestServerRefusesOpenListener(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key := newServerKey(t, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -372,6 +376,7 @@ func TestServerRefusesOpenListener(t *testing.T) {
 // /api/audit/verify) answers each file, record or runback cassette, with
 // the very bytes logbook-verify --json prints for it.
 func TestServerVerifyAPI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil)
 	files, _ := filepath.Glob("../testdata/runback/*.json")

@@ -58,6 +58,7 @@ func writePEM(t *testing.T, path string, c tls.Certificate) {
 // non-loopback address without a token; a client without a certificate
 // from that CA is turned away in the handshake, one with it records.
 func TestServerMTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ca := tlsCert(t, "logbook test CA", nil, true, false)
 	srvCert := tlsCert(t, "127.0.0.1", &ca, false, true)

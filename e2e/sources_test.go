@@ -13,6 +13,7 @@ import (
 // it does see, so a change to any command, package or script reruns this
 // package instead of reporting a cached result for the old code.
 func TestSourcesTracked(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, root := range []string{"../cmd", "../internal", "../hooks", "../schema", "../scripts", "../go.mod", "../go.sum"} {
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -19,6 +19,7 @@ import (
 // fixtures are the project's own (conformance: needs the shared data to
 // compare with).
 func TestTestdataIsOwn(t *testing.T) {
+	t.Parallel()
 	root := corpora.Require(t, "corpora", "testdata/ against the shared data (no copies)")
 	root = filepath.Dir(root)
 	sums := map[[32]byte]string{}

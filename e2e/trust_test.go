@@ -143,6 +143,7 @@ func recordShortSession(t *testing.T, dir string) string {
 // (openssl), and verifies with every policy check; each check refuses what
 // it should.
 func TestSealWithTimestampAndIdentity(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	p := newPKI(t, work, key)
@@ -190,6 +191,7 @@ func TestSealWithTimestampAndIdentity(t *testing.T) {
 // TestSealTSAOverHTTP: --tsa URL posts application/timestamp-query to an
 // authority on the loopback interface.
 func TestSealTSAOverHTTP(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, _ := newKey(t, work, "signing")
 	p := newPKI(t, work, key)
@@ -221,6 +223,7 @@ func TestSealTSAOverHTTP(t *testing.T) {
 // TestSealTrustFailures: nothing is written when the authority fails or
 // answers wrongly, or when the chain does not certify the signing key.
 func TestSealTrustFailures(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, _ := newKey(t, work, "signing")
 	p := newPKI(t, work, key)
@@ -260,6 +263,7 @@ func TestSealTrustFailures(t *testing.T) {
 // TestAttestCLI: logbook-attest makes witness and recorder attestations
 // that logbook-verify accepts, and each ATTEST code is reachable.
 func TestAttestCLI(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	witnessKey, witnessPub := newKey(t, work, "witness")
@@ -328,6 +332,7 @@ func TestAttestCLI(t *testing.T) {
 // TestVerifyPolicyUsage: policy flags that cannot be honoured are usage
 // errors (exit 2), reported as JSON too.
 func TestVerifyPolicyUsage(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	weak := filepath.Join(work, "weak.pub")
 	// The SPKI of the identity point, a small-order key.
@@ -351,6 +356,7 @@ func TestVerifyPolicyUsage(t *testing.T) {
 // TestPolicyFixturesCLI: every policy fixture gets the same verdict from
 // the command line, with its options as flags, as from the library.
 func TestPolicyFixturesCLI(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("../testdata/records/policy/*.json")
 	if len(files) < 20 {
 		t.Fatalf("%d policy fixtures", len(files))

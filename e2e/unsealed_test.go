@@ -12,6 +12,7 @@ import (
 // reported by logbook-verify: UNSEALED (exit 1) while there is no record,
 // and a notice line once it was sealed later.
 func TestUnsealedNotice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	home := t.TempDir()
 	env := append(os.Environ(), "HOME="+home, "LOGBOOK_SIGNING_KEY=", "LOGBOOK_DIR=", "LOGBOOK_NOW=2026-05-01T00:00:00Z")

@@ -56,6 +56,7 @@ func sha(b []byte) string {
 // did (0, 1, 3, 128+N for signal N, 127 and 126 when it cannot start), and
 // every command is a start and an end step of one verified record.
 func TestWrapExitCodes(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
@@ -128,6 +129,7 @@ func TestWrapExitCodes(t *testing.T) {
 // byte (binary data, every byte value, no trailing newline), and the
 // record holds their digests and lengths.
 func TestWrapByteIdentical(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	out := make([]byte, 5<<20+3)
@@ -168,6 +170,7 @@ func TestWrapByteIdentical(t *testing.T) {
 // the command; one that handles them exits as it chooses, one that does
 // not dies of them (128+N); the record names the signal passed on.
 func TestWrapSignalForwarding(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	trap := `trap 'exit 42' TERM INT; echo ready; while :; do sleep 0.02; done`
@@ -233,6 +236,7 @@ func waitFor(t *testing.T, r io.Reader, want string) {
 // the end) leaves its start step, and the seal names the command as never
 // finished. A one-shot leaves its in-progress file for logbook-seal.
 func TestWrapKilled(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	dir := filepath.Join(work, "sessions")
@@ -276,6 +280,7 @@ func TestWrapKilled(t *testing.T) {
 // into one session; logbook-seal seals it once. Materials and products
 // are digested; the signing key never reaches a wrapped command.
 func TestWrapSession(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	keyPEM, _ := os.ReadFile(key)
@@ -335,6 +340,7 @@ func TestWrapSession(t *testing.T) {
 // hides its own secret shape in the command line and the goal; an unusable redact.json
 // stops the wrapper before the command runs.
 func TestWrapRecorderAndRedaction(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	key, pub := newKey(t, work, "signing")
 	proj := filepath.Join(work, "project")

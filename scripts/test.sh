@@ -37,7 +37,12 @@ trap 'rm -f "$report"; ./scripts/mariadb.sh stop "$MARIADB_DIR"' EXIT
 # The report is printed whatever go test says: on a failure too, the lines
 # naming what did not run belong with it.
 status=0
-LOGBOOK_TEST_REPORT="$report" go test "$@" ./... || status=$?
+# go test's own limit is 10 minutes per package, which a loaded 2-core
+# machine can reach: the suite's is set here, well inside CI's 90 minutes
+# for both of .ci/run's modes. -parallel 4: most e2e tests wait on other
+# processes (a browser, a harness, a server), so four share two cores
+# well. Either may be given again (the last one wins).
+LOGBOOK_TEST_REPORT="$report" go test -timeout 30m -parallel 4 "$@" ./... || status=$?
 echo
 cat "$report"
 exit $status

@@ -23,11 +23,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -77,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	// Flags may follow the record: logbook-review RECORD --only failed.
 	if err := cli.ParseInterleaved(fs, fs.Args()); err != nil {
-		fmt.Fprintln(stderr, "logbook-review: run 'logbook-review --help' for usage")
+		cli.UsageError(fs, err, stderr)
 		return 2
 	}
 	if err := review.CheckFilter(o.only); err != nil {
@@ -290,39 +288,7 @@ logbook-review --otlp URL RECORD|SESSION-ID`
 // does: the verdict at the head of a review is the one logbook-verify
 // gives with the same flags.
 func policyOf(o options) (policy.Options, error) {
-	var pol policy.Options
-	if o.tsaRoots != "" {
-		text, err := readlimit.Small(o.tsaRoots, readlimit.Roots)
-		if err != nil {
-			return pol, err
-		}
-		pool, err := identity.ParseRoots(text)
-		if err != nil {
-			return pol, fmt.Errorf("--tsa-roots %s: %v", o.tsaRoots, err)
-		}
-		pol.TSARoots = pool
-	}
-	if len(o.attestations) > 0 && len(o.attestorKeys) == 0 {
-		return pol, fmt.Errorf("--attestation needs at least one --attestor-key to verify it under")
-	}
-	for _, f := range o.attestorKeys {
-		pub, _, err := keys.ReadPublic("--attestor-key", f)
-		if err != nil {
-			return pol, err
-		}
-		if d := record.WeakKey(pub); d != "" {
-			return pol, fmt.Errorf("--attestor-key %s: %s", f, d)
-		}
-		pol.AttestorKeys = append(pol.AttestorKeys, pub)
-	}
-	for _, f := range o.attestations {
-		text, err := readlimit.Small(f, attest.MaxSize)
-		if err != nil {
-			return pol, err
-		}
-		pol.Attestations = append(pol.Attestations, text)
-	}
-	return pol, nil
+	return policy.Load(policy.Files{TSARoots: o.tsaRoots, Attestations: o.attestations, AttestorKeys: o.attestorKeys})
 }
 
 // afterSeal notes steps recorded after the seal: a session that went on

@@ -110,6 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q (run 'logbook-server --help' for usage)\n", fs.Arg(0))
 		return 2
 	}
+	named := c.name != ""
 	if c.name == "" {
 		host, _ := os.Hostname()
 		c.name = "logbook-server/" + host
@@ -146,6 +147,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-server: --key %s: %v\n", c.keyFile, err)
 		return 2
+	}
+	if name, warn := keyOrigin(c.keyFile, priv.Public().(ed25519.PublicKey), c.name, named); warn != "" {
+		fmt.Fprintln(stderr, "logbook-server: warning:", warn)
+	} else {
+		c.name = name
 	}
 	if c.verifierKey {
 		vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -9,7 +10,6 @@ import (
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/review"
 )
 
 // runEvidence verifies the record, then checks the transcript against its
@@ -41,13 +41,13 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		}
 		return 1
 	}
-	_, steps, err := review.ReadRecord(data)
-	if err != nil {
+	rep, err := evidence.CheckRecord(data, ex.evidence)
+	var recErr *evidence.RecordError
+	switch {
+	case errors.As(err, &recErr):
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
-	}
-	rep, err := evidence.CheckFile(steps, ex.evidence)
-	if err != nil {
+	case err != nil:
 		fmt.Fprintf(stderr, "logbook-verify: --evidence %s: %v\n", ex.evidence, err)
 		return 2
 	}

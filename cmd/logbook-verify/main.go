@@ -80,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// Flags may follow the record: logbook-verify RECORD --evidence FILE.
 	if err := cli.ParseInterleaved(fs, fs.Args()); err != nil {
-		fmt.Fprintf(stderr, "logbook-verify: run 'logbook-verify --help' for usage\n")
+		cli.UsageError(fs, err, stderr)
 		return 2
 	}
 	if err := cx.check(fs.Args()); err != nil {

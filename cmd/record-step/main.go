@@ -3,8 +3,10 @@
 // command-line argument) and appends one digest-only, hash-chained step to
 // the session's in-progress file. Every supported harness's dialect is read
 // (package journal); --harness NAME and --event NAME say what the
-// payload's shape cannot. It never writes to stdout (a hook's stdout can
-// reach the model). Exit status follows the hook contract the harnesses
+// payload's shape cannot. It writes to stdout (which can reach the model)
+// only when a session's start could not be recorded: a JSON
+// "systemMessage", which the harnesses that can show one show the user,
+// saying that recording is off and why. Exit status follows the hook contract the harnesses
 // share: 0, even when recording fails (the failure goes to stderr and
 // DIR/errors.log); with --fail-closed (meant for the pre-tool hook only), a
 // failure exits 2 so the tool call is blocked rather than run unrecorded,
@@ -30,6 +32,7 @@ import (
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/journal"
 )
@@ -68,8 +71,8 @@ const synopsis = `record-step [--dir DIR | --server URL] [--fail-closed] [--harn
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
-// run records one event. stdout is only for --help and --version: a
-// hook's stdout can reach the model.
+// run records one event. stdout is only for --help, --version and the
+// session-start notice (startNotice): a hook's stdout can reach the model.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
@@ -86,18 +89,59 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		}
 		return code
 	}
+	if fs.NArg() > 0 {
+		// record-step instal: a mistyped command, never a payload (a
+		// hook does not type). Said, and nothing is written.
+		if sub := cli.SuggestWord(fs.Arg(0), "install", "uninstall", "guard"); sub != "" && fs.Arg(0) != sub {
+			fmt.Fprintf(stderr, "record-step: %q is not a command: did you mean record-step %s? (run 'record-step --help' for usage)\n", fs.Arg(0), sub)
+			return 2
+		}
+	}
+	if interactive(stdin) {
+		// Typed at a terminal: no harness is sending an event. Waiting
+		// for one on the keyboard, then leaving .logbook/ wherever the
+		// user stands, helps nobody.
+		fmt.Fprintln(stderr, "record-step: records one hook event a harness sends on stdin; it is run by the hooks record-step install writes, not by hand (record-step install --harness NAME; record-step --help)")
+		return 2
+	}
 	at, clockErr := cli.Now(getenv)
 	if clockErr != nil {
 		at = instant.Format(time.Now())
 	}
 	dir, err := cli.Dir(*dirFlag, getenv)
+	// The default ./.logbook is made for an event, not for a complaint: a
+	// payload that is no event, sent by hand from anywhere, leaves no
+	// directory behind. Named by --dir or the environment, it is made.
+	chosen := *dirFlag != "" || getenv("LOGBOOK_DIR") != "" || getenv("CLAUDE_PROJECT_DIR") != ""
 	report := func(msg string) {
 		fmt.Fprintln(stderr, "record-step:", msg)
+		if !chosen {
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return
+			}
+		}
 		if dir != "" {
 			if lerr := cli.LogError(dir, at, "record-step", msg); lerr != nil {
 				fmt.Fprintln(stderr, "record-step: cannot write the error log:", lerr)
 			}
 		}
+	}
+	// At the start of a session, a failure is also said where the user
+	// looks: the harness's own screen (kinds.StartMessage), not only
+	// stderr and errors.log, which harnesses hide.
+	startNotice := func(event, harness string, err error) {
+		if opt.Harness != "" {
+			harness = opt.Harness
+		}
+		harness, _, _ = strings.Cut(harness, " ") // "cursor 2.0.77"
+		if !kinds.SessionStart(event) || !kinds.StartMessage(harness) {
+			return
+		}
+		why := err.Error()
+		if len(why) > 600 {
+			why = why[:600] + "…"
+		}
+		stdout.Write(kinds.SystemMessage("logbook: recording is OFF for this session: " + why))
 	}
 	fail := func(event string, err error) int {
 		if event == unknownEvent {
@@ -139,6 +183,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			if cerr := countUnsent(dir, unsent+1); cerr != nil {
 				report(fmt.Sprintf("cannot count the event not sent: %v", cerr))
 			}
+			// Read the event only now, on the way out: forwarding does
+			// not need it, and the notice does.
+			if ev, perr := hookevent.ParseWith(cli.StripBOM(payload), hint); perr == nil {
+				startNotice(ev.Name, ev.Harness, err)
+				return fail(ev.Name, err)
+			}
 			return fail(unknownEvent, err)
 		}
 		return 0
@@ -161,6 +211,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		if name == "" {
 			name = unknownEvent
 		}
+		startNotice(ev.Name, ev.Harness, err)
 		return fail(name, err)
 	}
 	if clockErr != nil {

@@ -39,14 +39,22 @@ func forward(server string, payload []byte, hint hookevent.Hint, cwd string, uns
 	if unsent > 0 {
 		headers = append(headers, unsentHeader(unsent))
 	}
-	if tok := getenv("LOGBOOK_SERVER_TOKEN"); tok != "" {
+	tok := getenv("LOGBOOK_SERVER_TOKEN")
+	if tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}
 	resp, err := hookpost.Post(t, route, headers, payload, forwardTimeout)
 	if err != nil {
 		return fmt.Errorf("server %s: %w", server, err)
 	}
-	if resp.Status != 200 {
+	switch {
+	case resp.Status == 401 && tok == "":
+		// The one mistake that records nothing for a whole session: the
+		// agent was started without the token in its environment.
+		return fmt.Errorf("server %s answered 401: it wants a token, and LOGBOOK_SERVER_TOKEN is not set in the agent's environment: export it in the shell that starts the agent, then start again", server)
+	case resp.Status == 401:
+		return fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds?)", server)
+	case resp.Status != 200:
 		return fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
 	}
 	return nil

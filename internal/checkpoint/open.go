@@ -128,6 +128,9 @@ func (o *opener) open(msg []byte) (Checkpoint, error) {
 	var unv *note.UnverifiedNoteError
 	switch {
 	case errors.As(err, &unv):
+		if hint := o.otherOrigin(msg, string(origin)); hint != "" {
+			return c, fmt.Errorf("%w (origin %q): %s", ErrNotSigned, origin, hint)
+		}
 		return c, fmt.Errorf("%w (origin %q)", ErrNotSigned, origin)
 	case err != nil:
 		return c, fmt.Errorf("%w: %v", ErrMalformed, err)
@@ -141,4 +144,28 @@ func (o *opener) open(msg []byte) (Checkpoint, error) {
 		}
 	}
 	return c, fmt.Errorf("%w (key %s)", ErrKeyID, c.KeyID)
+}
+
+// otherOrigin names the one mistake behind most unverified checkpoints: a
+// pinned key did sign it, but under another origin than the name it is
+// pinned with (a server started without --name signs as
+// logbook-server/HOSTNAME). It returns "" when no pinned key signed it.
+func (o *opener) otherOrigin(msg []byte, origin string) string {
+	for _, k := range o.keys {
+		if k.Name == "" || k.Name == origin {
+			continue
+		}
+		vkey, err := VerifierKey(origin, k.Pub)
+		if err != nil {
+			continue
+		}
+		v, err := note.NewVerifier(vkey)
+		if err != nil {
+			continue
+		}
+		if _, err := note.Open(msg, note.VerifierList(v)); err == nil {
+			return fmt.Sprintf("it is signed by the pinned key (keyId %s), but under origin %q, not %q as the --checkpoint-key names it: the server ran without --name %s (or with another); run it with --name %s (or with no --name, its .vkey beside its key), or pin its key as SPKI PEM (KEY.pub), which accepts any origin", KeyID(k.Pub), origin, k.Name, k.Name, k.Name)
+		}
+	}
+	return ""
 }

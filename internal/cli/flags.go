@@ -24,13 +24,24 @@ func Parse(fs *flag.FlagSet, args []string, synopsis string, stdout, stderr io.W
 		Help(fs, synopsis, stdout)
 		return 0, true
 	case err != nil:
-		fmt.Fprintf(stderr, "%s: run '%s --help' for usage\n", fs.Name(), fs.Name())
+		UsageError(fs, err, stderr)
 		return 2, true
 	case *version:
 		fmt.Fprintln(stdout, Version(fs.Name()))
 		return 0, true
 	}
 	return 0, false
+}
+
+// UsageError writes the line that follows a flag error (the flag package
+// has printed the error itself): the flag a mistyped one most likely
+// meant, when one is close, and a pointer to --help.
+func UsageError(fs *flag.FlagSet, err error, stderr io.Writer) {
+	if s := Suggest(fs, err); s != "" {
+		fmt.Fprintf(stderr, "%s: did you mean %s? (run '%s --help' for usage)\n", fs.Name(), s, fs.Name())
+		return
+	}
+	fmt.Fprintf(stderr, "%s: run '%s --help' for usage\n", fs.Name(), fs.Name())
 }
 
 // Help writes synopsis and fs's flags to w.

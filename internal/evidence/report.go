@@ -10,6 +10,23 @@ import (
 	"github.com/logbook-project/logbook/internal/transcript"
 )
 
+// CheckRecord checks the transcript at path (sub-agent transcripts beside
+// it are read too) against the steps of a record, verified by the caller.
+// An error naming the record is wrapped in RecordError.
+func CheckRecord(record []byte, path string) (*Report, error) {
+	_, steps, err := review.ReadRecord(record)
+	if err != nil {
+		return nil, &RecordError{err}
+	}
+	return CheckFile(steps, path)
+}
+
+// RecordError is a record CheckRecord could not read (not the transcript).
+type RecordError struct{ Err error }
+
+func (e *RecordError) Error() string { return e.Err.Error() }
+func (e *RecordError) Unwrap() error { return e.Err }
+
 // CheckFile checks the transcript at path (sub-agent transcripts beside it
 // are read too) against a record's steps.
 func CheckFile(steps []review.Step, path string) (*Report, error) {

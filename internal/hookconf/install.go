@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -58,9 +59,29 @@ func (t Target) Command(e Event) string {
 	if strings.HasPrefix(where, `"$`) {
 		where = ".logbook/bin" // a project's: $ROOT/.logbook/bin
 	}
-	where = strings.ReplaceAll(where, "'", "")
+	where = strings.NewReplacer("'", "", `"`, "", `\`, "").Replace(where)
 	msg := "logbook: " + where + "/" + prog + " is missing, so this event is not recorded: run record-step install --harness " + t.Spec.Harness + " (it copies the binaries)"
-	return "test -x " + path + " || { echo '" + msg + "' >&2; exit 0; }; " + c + t.DirFlag
+	return "test -x " + path + " || { " + t.missing(e, msg, where+"/"+prog) + " exit 0; }; " + c + t.DirFlag
+}
+
+// missing is what a hook does when its binary is not there: one line on
+// stderr; and at the start of a session, where the harness shows a hook's
+// JSON "systemMessage" to the user (kinds.StartMessage), that the session
+// is not recorded and how to get record-step, on stdout too. Without it a
+// teammate who cloned the project would find the warning only in a
+// transcript file.
+func (t Target) missing(e Event, msg, what string) string {
+	out := "echo '" + msg + "' >&2;"
+	if !kinds.SessionStart(e.Name) || !kinds.StartMessage(t.Spec.Harness) {
+		return out
+	}
+	how := "run record-step install --harness " + t.Spec.Harness
+	if t.Server != "" {
+		how += " --server URL"
+	}
+	start := "logbook: recording is OFF for this session: " + what + " is missing (a clone has the hooks, not the binaries). Get the logbook commands (in a checkout of github.com/logbook-project/logbook: go build -o ~/bin/ ./cmd/...), then " + how + " here; it copies record-step into .logbook/bin."
+	start = strings.ReplaceAll(start, "'", "") // inside '…' on a shell line
+	return out + " echo '" + strings.TrimSuffix(string(kinds.SystemMessage(start)), "\n") + "';"
 }
 
 // entry is what install adds to one event's list.

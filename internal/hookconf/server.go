@@ -53,7 +53,7 @@ func (t Target) serverCommand(e Event) string {
 	// As Command: a missing binary is said in one line, and the agent
 	// goes on.
 	msg := "logbook: record-step is missing, so this event is not sent to the logbook server: run record-step install --harness " + t.Spec.Harness + " --server URL"
-	return "test -x " + path + " || { echo '" + msg + "' >&2; exit 0; }; " + c + " --server " + base + t.DirFlag
+	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + " exit 0; }; " + c + " --server " + base + t.DirFlag
 }
 
 // serverURL returns the URL of an HTTP hook handler that posts to a

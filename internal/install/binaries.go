@@ -13,17 +13,35 @@ import (
 
 // hookBinaries are what a project's hooks call; alsoCopied go with them
 // when they are there, so that the project's copy can install, uninstall
-// and verify too.
+// and verify too. Hooks that send events to a logbook server call
+// record-step only (serverBinaries): the server seals, and the project
+// records nothing to verify.
 var (
-	hookBinaries = []string{"record-step", "logbook-seal"}
-	alsoCopied   = []string{"logbook-install", "logbook-verify"}
+	hookBinaries   = []string{"record-step", "logbook-seal"}
+	alsoCopied     = []string{"logbook-install", "logbook-verify"}
+	serverBinaries = []string{"record-step"}
 )
 
-// binariesIn names what copyBinaries would copy from src: the hook
-// binaries, and those of alsoCopied that src holds.
-func binariesIn(src string) []string {
-	names := append([]string{}, hookBinaries...)
-	for _, name := range alsoCopied {
+// binaries is what install copies: the names it needs, then the names it
+// copies when src has them.
+type binaries struct{ needed, optional []string }
+
+func binariesFor(server bool) binaries {
+	if server {
+		return binaries{needed: serverBinaries}
+	}
+	return binaries{needed: hookBinaries, optional: alsoCopied}
+}
+
+// all is every name install may have copied, in any mode: what uninstall
+// takes away.
+func allBinaries() []string { return append(append([]string{}, hookBinaries...), alsoCopied...) }
+
+// in names what copy would copy from src: the needed binaries, and those
+// of the optional ones that src holds.
+func (b binaries) in(src string) []string {
+	names := append([]string{}, b.needed...)
+	for _, name := range b.optional {
 		if _, err := os.Stat(filepath.Join(src, name)); err == nil {
 			names = append(names, name)
 		}
@@ -31,12 +49,12 @@ func binariesIn(src string) []string {
 	return names
 }
 
-// copyBinaries copies the binaries from src into dst (PROJECT/.logbook/bin),
+// copy copies the binaries from src into dst (PROJECT/.logbook/bin),
 // each through a temporary file and a rename, so a hook running meanwhile
 // sees the old file or the new one, never half of one. A file already the
 // same is left alone. It returns the names it wrote. A hook binary missing
 // from src is an error, unless dst has it already.
-func copyBinaries(src, dst string) ([]string, error) {
+func (bs binaries) copy(src, dst string) ([]string, error) {
 	if src == "" {
 		return nil, errors.New("no directory to copy record-step from: pass --bin DIR")
 	}
@@ -46,10 +64,10 @@ func copyBinaries(src, dst string) ([]string, error) {
 		return nil, nil // the project's own copy, run from there
 	}
 	var copied []string
-	for i, name := range append(append([]string{}, hookBinaries...), alsoCopied...) {
+	for i, name := range append(append([]string{}, bs.needed...), bs.optional...) {
 		b, err := os.ReadFile(filepath.Join(src, name))
 		if errors.Is(err, fs.ErrNotExist) {
-			if _, derr := os.Stat(filepath.Join(dst, name)); i < len(hookBinaries) && derr != nil {
+			if _, derr := os.Stat(filepath.Join(dst, name)); i < len(bs.needed) && derr != nil {
 				return nil, fmt.Errorf("%s is not in %s, so the hooks would have nothing to run: build the commands there (in a logbook checkout: go build -o %s/ ./cmd/...) or pass --bin DIR", name, src, srcAbs)
 			}
 			continue

@@ -114,12 +114,18 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	} else {
 		if !exists {
 			fmt.Fprintf(stdout, "%s: no such file; nothing to remove\n", path)
+			if project && !o.DryRun {
+				printNotes(stdout, cleanup(o, spec, path, stdout, stderr, getenv, now))
+			}
 			return Done
 		}
 		var removed int
 		next, removed, gone, err = hookconf.Remove(old, t)
 		if err == nil && removed == 0 {
 			fmt.Fprintf(stdout, "%s: no %s hooks of logbook's to remove\n", path, spec.Harness)
+			if project && !o.DryRun {
+				printNotes(stdout, cleanup(o, spec, path, stdout, stderr, getenv, now))
+			}
 			return Done
 		}
 	}
@@ -138,7 +144,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			if line, ok := gitignoreNeeds(o.Project); ok {
 				fmt.Fprintf(stdout, "would add %q to %s\n", line, filepath.Join(o.Project, ".gitignore"))
 			}
-			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(binariesIn(o.Bin), ", "), filepath.Join(o.Project, ".logbook", "bin"))
+			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(binariesFor(o.Server != "").in(o.Bin), ", "), filepath.Join(o.Project, ".logbook", "bin"))
 		}
 		printNotes(stdout, notes)
 		return Done
@@ -148,7 +154,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		// wired: a hook that runs before its binary exists records
 		// nothing.
 		if project {
-			copied, err := copyBinaries(o.Bin, filepath.Join(o.Project, ".logbook", "bin"))
+			copied, err := binariesFor(o.Server != "").copy(o.Bin, filepath.Join(o.Project, ".logbook", "bin"))
 			if err != nil {
 				return fail(err)
 			}
@@ -188,6 +194,9 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		fmt.Fprintf(stdout, "%s: already installed; nothing changed\n", path)
 	}
 	if o.Verb != "install" {
+		if project {
+			notes = append(notes, cleanup(o, spec, path, stdout, stderr, getenv, now)...)
+		}
 		printNotes(stdout, notes)
 		return Done
 	}
@@ -206,6 +215,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	}
 	if o.Server != "" {
 		notes = append(notes, "events go to the logbook server at "+o.Server+", which seals each session with its own key at its end; nothing is recorded in this project (docs/server.md)")
+		notes = append(notes, checkServer(o.Server, stderr, getenv)...)
 		printNotes(stdout, notes)
 		return Done
 	}

@@ -178,7 +178,18 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 
 	// Sub-agents: a step names its agent (data.agentId, as recent records
 	// do), or else lies between the agent's SubagentStart and SubagentStop
-	// while no other sub-agent runs.
+	// while no other sub-agent runs. Position decides only in a record
+	// whose sub-agents' steps name no agent: where they do, a step that
+	// names none is the main agent's, wherever it falls (a background
+	// sub-agent runs while the main agent goes on: its PostToolBatch, its
+	// Stop).
+	byID := false
+	for i := range steps {
+		if steps[i].AgentID != "" && steps[i].Event != "SubagentStart" && steps[i].Event != "SubagentStop" {
+			byID = true
+			break
+		}
+	}
 	agents := map[string]*SubAgent{}
 	var open []*SubAgent
 	agentOf := map[int64]string{} // seq -> agent id
@@ -215,7 +226,7 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 				agents[st.AgentID] = &SubAgent{ID: st.AgentID, Type: st.AgentType, Start: st.At, Items: []Item{}}
 			}
 			agentOf[st.Seq] = st.AgentID
-		case len(open) == 1 && st.Event != "UserPromptSubmit":
+		case !byID && len(open) == 1 && st.Event != "UserPromptSubmit":
 			agentOf[st.Seq] = open[0].ID
 		}
 	}

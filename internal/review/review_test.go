@@ -314,3 +314,48 @@ func TestTurnByID(t *testing.T) {
 		t.Fatalf("%+v", r.Turns)
 	}
 }
+
+// TestBackgroundAgentByID: a background sub-agent runs while the main
+// agent goes on. Its steps name it (agent_id); the main agent's
+// PostToolBatch, its calls and its final Stop, recorded between the
+// sub-agent's start and stop, name no agent and stay out of its box.
+func TestBackgroundAgentByID(t *testing.T) {
+	r := load(t, []string{
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"go"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Agent","tool_use_id":"t-agent","tool_input":{"subagent_type":"Explore","prompt":"look","run_in_background":true}}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"SubagentStart","agent_id":"ag1","agent_type":"Explore"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Agent","tool_use_id":"t-agent","tool_input":{"subagent_type":"Explore","prompt":"look"},"tool_response":"started"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PostToolBatch","tool_calls":[{"tool_name":"Agent","tool_use_id":"t-agent","tool_input":{},"tool_response":"started"}]}`,
+		`{"session_id":"bg","cwd":"/w","agent_id":"ag1","agent_type":"Explore","hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"t-read","tool_input":{"file_path":"/w/b.go"}}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t-main","tool_input":{"command":"make"}}`,
+		`{"session_id":"bg","cwd":"/w","agent_id":"ag1","agent_type":"Explore","hook_event_name":"PostToolUse","tool_name":"Read","tool_use_id":"t-read","tool_input":{"file_path":"/w/b.go"},"tool_response":"package b"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t-main","tool_input":{"command":"make"},"tool_response":"ok"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"Stop","last_assistant_message":"done"}`,
+		`{"session_id":"bg","cwd":"/w","hook_event_name":"SubagentStop","agent_id":"ag1","agent_type":"Explore","last_assistant_message":"found nothing"}`,
+	})
+	var sub *review.SubAgent
+	var main []string
+	for _, it := range r.Turns[len(r.Turns)-1].Items {
+		switch {
+		case it.SubAgent != nil:
+			sub = it.SubAgent
+		case it.Call != nil:
+			main = append(main, it.Call.ToolUseID)
+		case it.Event != nil:
+			main = append(main, it.Event.Event)
+		}
+	}
+	if sub == nil || sub.ID != "ag1" || sub.Calls != 1 || len(sub.Items) != 1 || sub.Items[0].Call == nil || sub.Items[0].Call.ToolUseID != "t-read" {
+		t.Fatalf("the sub-agent's box: %+v", sub)
+	}
+	got := strings.Join(main, " ")
+	for _, want := range []string{"t-agent", "PostToolBatch", "t-main", "Stop"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("main agent's items %q lack %s", got, want)
+		}
+	}
+	var b bytes.Buffer
+	_ = review.WriteText(&b, r, review.TextOptions{})
+	t.Log(b.String())
+}

@@ -14,6 +14,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 )
 
 // Session is one replayable sequence of hook payloads.
@@ -36,7 +38,9 @@ const TimeLayout = "2006-01-02T15:04:05.000Z"
 var Names = []string{"short", "tool_heavy", "subagent", "long"}
 
 // Harnesses lists the harnesses Dialect renders a session for.
-var Harnesses = []string{"claude-code", "codex", "gemini", "cursor", "copilot-cli", "vscode", "grok"}
+// It is the recorder's one list (kinds.Harnesses): a harness added there
+// needs a session here (TestDialectsEverywhere).
+var Harnesses = kinds.Harnesses
 
 // member is one key of an ordered JSON object.
 type member struct {

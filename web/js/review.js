@@ -105,7 +105,11 @@
       });
     }
     // Sub-agents: the step names its agent, or lies between the agent's
-    // start and stop while no other sub-agent runs.
+    // start and stop while no other sub-agent runs. Position decides only
+    // when no sub-agent step names its agent: where they do, a step that
+    // names none is the main agent's (a background sub-agent runs while
+    // the main agent goes on), as internal/review decides.
+    const byId = steps.some((s) => s.agent && s.event !== 'SubagentStart' && s.event !== 'SubagentStop');
     const agents = new Map(), agentOf = new Map();
     let open = [];
     for (const s of steps) {
@@ -122,7 +126,7 @@
         if (!agents.has(s.agent)) agents.set(s.agent, { id: s.agent, type: s.agentType, start: s.at, end: '', items: [], calls: 0, placed: false });
         agentOf.set(s.seq, s.agent);
       }
-      else if (open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
+      else if (!byId && open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
     }
     const turns = [{ prompt: null, items: [] }];
     const turnOf = new Map(), byTurnId = new Map();

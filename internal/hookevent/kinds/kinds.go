@@ -5,6 +5,12 @@
 // documented shape, and the real ones are in the shared samples (internal/corpora).
 package kinds
 
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
 // toolKinds maps a tool name, as the harness gives it, to a step kind:
 // shell → exec, file edit → edit, file creation/overwrite → write, file
 // read or listing → read. Every tool not listed (search, web, MCP,
@@ -234,4 +240,45 @@ func KnownHarness(name string) bool {
 		}
 	}
 	return false
+}
+
+// StartMessage: the harnesses whose session-start hook can put a line
+// in front of the user: a JSON object on the hook's stdout whose
+// "systemMessage" the harness shows (Claude Code: "display a message to
+// the user", any hook; Gemini CLI, Codex and VS Code read the same common
+// output field). Cursor's sessionStart output and Copilot CLI's reach no
+// one on screen, and Grok Build documents no such field: there a failure
+// goes to stderr and errors.log only.
+// "" (no --harness) is Claude Code's hooks, wired by hand.
+func StartMessage(harness string) bool {
+	switch harness {
+	case "", "claude-code", "gemini", "codex", "vscode":
+		return true
+	}
+	return false
+}
+
+// SessionStart reports whether a harness's event name (any dialect) is
+// the start of a session.
+func SessionStart(name string) bool {
+	ev, _ := Canonical(name)
+	return ev == "SessionStart"
+}
+
+// SystemMessage is the hook output that shows msg to the user (see
+// StartMessage): one JSON object and a newline. msg is written as a JSON
+// string here, without encoding/json, which record-step does not link.
+func SystemMessage(msg string) []byte {
+	b := []byte(`{"systemMessage":"`)
+	for _, r := range strings.ToValidUTF8(msg, "\uFFFD") {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r < 0x20 || r == 0x2028 || r == 0x2029 || r == 0x7f:
+			b = fmt.Appendf(b, `\u%04x`, r)
+		default:
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return append(b, "\"}\n"...)
 }

@@ -1,0 +1,80 @@
+package install
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/hookconf"
+)
+
+// cleanup is what a project's uninstall takes away beyond the hooks: the
+// harness's folder when uninstall left it empty, and, once no hook in the
+// project calls them, the binaries install copied into .logbook/bin and
+// (for Claude Code) the user-level guard install added. Sessions, records
+// and backups under .logbook/ are kept: they are the user's. It returns
+// notes for the user.
+func cleanup(o Options, spec *hookconf.Spec, path string, stdout, stderr io.Writer, getenv func(string) string, now time.Time) []string {
+	var notes []string
+	project, _ := filepath.Abs(o.Project)
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		for d, _ := filepath.Abs(filepath.Dir(path)); strings.HasPrefix(d, project+string(filepath.Separator)); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break // not empty, or not ours to remove
+			}
+			fmt.Fprintf(stdout, "%s: removed (empty)\n", d)
+		}
+	}
+	if user := projectHooks(o.Project); user != "" {
+		notes = append(notes, ".logbook/bin is kept: "+user+" still calls it")
+		return notes
+	}
+	bin := filepath.Join(o.Project, ".logbook", "bin")
+	var removed []string
+	for _, name := range allBinaries() {
+		if os.Remove(filepath.Join(bin, name)) == nil {
+			removed = append(removed, name)
+		}
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(stdout, "%s: removed %s (no hook in the project calls them now)\n", bin, strings.Join(removed, ", "))
+	}
+	if os.Remove(bin) == nil && len(removed) == 0 {
+		fmt.Fprintf(stdout, "%s: removed (empty)\n", bin)
+	}
+	if spec.Harness == "claude-code" && getenv("HOME") != "" {
+		g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true}
+		var out strings.Builder
+		if Run(g, &out, stderr, getenv, now) == Done && strings.Contains(out.String(), "logbook hooks removed") {
+			fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks removed", "user-level guard removed"))
+			notes = append(notes, "the user-level guard against sessions started below a recording project is removed; another project that records with Claude Code gets it back with record-step install --harness claude-code there")
+		}
+	}
+	if entries, err := os.ReadDir(filepath.Join(o.Project, ".logbook")); err == nil && len(entries) > 0 {
+		notes = append(notes, filepath.Join(o.Project, ".logbook")+" is kept: it holds the sessions, records and backups")
+	}
+	return notes
+}
+
+// projectHooks names a hook configuration in the project that still calls
+// the binaries in .logbook/bin (any harness's, logbook's or the user's
+// own), "" for none.
+func projectHooks(project string) string {
+	for _, name := range hookconf.Names() {
+		s := hookconf.Lookup(name)
+		for _, f := range []string{s.ProjectFile, s.LocalFile} {
+			if f == "" {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(project, f))
+			if err == nil && bytes.Contains(b, []byte(".logbook/bin/")) {
+				return f
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,48 @@
+package install
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// serverTimeout bounds install's one question to the server.
+const serverTimeout = 3 * time.Second
+
+// checkServer asks the logbook server at base, as the hooks will ask it,
+// whether it takes their events: GET /v1/key with the bearer token the
+// hooks send ($LOGBOOK_SERVER_TOKEN, from the environment the agent starts
+// in; install sees its own). A server that wants a token the agent will not
+// have records nothing, and says so only in its own log: install says it
+// first, as a warning on stderr. It returns the notes for stdout.
+func checkServer(base string, stderr io.Writer, getenv func(string) string) []string {
+	tok := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN"))
+	req, err := http.NewRequest("GET", strings.TrimSuffix(base, "/")+"/v1/key", nil)
+	if err != nil {
+		return []string{fmt.Sprintf("the server at %s could not be asked (%v)", base, err)}
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	c := http.Client{Timeout: serverTimeout}
+	resp, err := c.Do(req)
+	if err != nil {
+		return []string{fmt.Sprintf("the server at %s does not answer now (%v): nothing is recorded until it does, and each session's start says so", base, err)}
+	}
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized && tok == "":
+		fmt.Fprintf(stderr, "WARNING: the logbook server at %s wants a token, and LOGBOOK_SERVER_TOKEN is not set here. The hooks send the token from the environment the agent starts in: export LOGBOOK_SERVER_TOKEN (the server's --token-file holds it) in the shell that starts the agent, or NOTHING IS RECORDED (each session's start says so).\n", base)
+	case resp.StatusCode == http.StatusUnauthorized:
+		fmt.Fprintf(stderr, "WARNING: the logbook server at %s refuses the token in LOGBOOK_SERVER_TOKEN: with it, NOTHING IS RECORDED; export the one its --token-file holds.\n", base)
+	case resp.StatusCode != http.StatusOK:
+		return []string{fmt.Sprintf("the server at %s answered GET /v1/key with %s: is it a logbook server?", base, resp.Status)}
+	case tok != "":
+		return []string{fmt.Sprintf("the server at %s takes the token in LOGBOOK_SERVER_TOKEN: export it too in the shell that starts the agent", base)}
+	default:
+		return []string{fmt.Sprintf("the server at %s answers without a token", base)}
+	}
+	return nil
+}
