@@ -57,19 +57,16 @@ func count(events []string, name string) int {
 	return n
 }
 
-// TestRealClaudeCodeManagedHooks: record-step install --managed writes
-// logbook's hooks into Claude Code's managed settings with
-// allowManagedHooksOnly, and the real CLI then runs only those: the
-// project's own hooks (the agent's file: a hook pointing at a proxy that
-// would drop events, and one the agent adds during the session) never run,
-// while every tool call reaches the managed hook. The control run, the
-// same managed file without allowManagedHooksOnly, shows the project's hook
-// does run otherwise. The managed file must be at its real path
-// (Claude Code 2.1.328 ignores $CLAUDE_CODE_MANAGED_SETTINGS_PATH): each
-// run gets the test's folder bind-mounted on /etc/claude-code in a mount
-// namespace of its own (unshare -m, as root), so the machine's
-// /etc/claude-code, and any other claude running, never see it.
-func TestRealClaudeCodeManagedHooks(t *testing.T) {
+// TestRealClaudeCodeManaged runs the real Claude Code under managed
+// settings: managedHooksRuns and managedServerRuns, four runs in
+// parallel. The managed file must be at its real path (Claude Code
+// 2.1.328 ignores $CLAUDE_CODE_MANAGED_SETTINGS_PATH): each run gets its
+// own folder bind-mounted on /etc/claude-code in a mount namespace of its
+// own (unshare -m, as root), so the machine's /etc/claude-code, and any
+// other claude running, never see it. The mount point is made when
+// missing and removed once every run is done.
+func TestRealClaudeCodeManaged(t *testing.T) {
+	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: a mount namespace over /etc/claude-code (CI runs as root)")
@@ -77,19 +74,31 @@ func TestRealClaudeCodeManagedHooks(t *testing.T) {
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Skip("unshare (util-linux) not found")
 	}
-	// The mount point must exist; made here, it is removed after both runs.
 	if _, err := os.Stat(etcClaude); err != nil {
 		if err := os.Mkdir(etcClaude, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.Remove(etcClaude) })
 	}
+	managedHooksRuns(t, claude)
+	managedServerRuns(t, claude)
+}
+
+// managedHooksRuns: record-step install --managed writes
+// logbook's hooks into Claude Code's managed settings with
+// allowManagedHooksOnly, and the real CLI then runs only those: the
+// project's own hooks (the agent's file: a hook pointing at a proxy that
+// would drop events, and one the agent adds during the session) never run,
+// while every tool call reaches the managed hook. The control run, the
+// same managed file without allowManagedHooksOnly, shows the project's hook
+// does run otherwise.
+func managedHooksRuns(t *testing.T, claude string) {
 	for _, managedOnly := range []bool{true, false} {
 		name := "managed-only"
 		if !managedOnly {
 			name = "control"
 		}
-		t.Run(name, func(t *testing.T) {
+		t.Run("hooks-"+name, func(t *testing.T) {
 			t.Parallel()
 			server, proxy := newHookSink(t), newHookSink(t)
 			home, managed := t.TempDir(), t.TempDir()
@@ -164,30 +173,17 @@ func jsonString(s string) string {
 	return string(b)
 }
 
-// TestRealClaudeCodeManagedServer: the whole deployment with the real CLI.
+// managedServerRuns: the whole deployment with the real CLI.
 // install --managed points Claude Code's managed hooks at a logbook-server
 // run with --managed-settings; the server notes that the session's hooks
 // were managed, the agent's own hook file (a proxy) gets nothing, and the
 // served record passes logbook-verify --require-managed at level server.
 // Edited to turn allowManagedHooksOnly off, the same deployment's record
 // is refused HOOKS_NOT_MANAGED.
-func TestRealClaudeCodeManagedServer(t *testing.T) {
-	claude := npmTool(t, claudeCodePkg, "claude")
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: a mount namespace over /etc/claude-code (CI runs as root)")
-	}
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare (util-linux) not found")
-	}
-	if _, err := os.Stat(etcClaude); err != nil {
-		if err := os.Mkdir(etcClaude, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Remove(etcClaude) })
-	}
+func managedServerRuns(t *testing.T, claude string) {
 	for _, managedOnly := range []bool{true, false} {
 		name := map[bool]string{true: "managed", false: "switch-off"}[managedOnly]
-		t.Run(name, func(t *testing.T) {
+		t.Run("server-"+name, func(t *testing.T) {
 			t.Parallel()
 			dir, home, managed := t.TempDir(), t.TempDir(), t.TempDir()
 			mfile := filepath.Join(managed, "managed-settings.json")

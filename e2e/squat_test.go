@@ -28,10 +28,10 @@ import (
 // instead of taking a stranger's 200. Once the real server is up on the
 // socket, the same hook records at level server. Needs root (as on CI).
 func TestServerPortSquat(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the server and the agent as two other users")
 	}
-	t.Parallel()
 	const serverUID, nobody = 64021, 65534
 	root, err := os.MkdirTemp("", "logbook-squat")
 	if err != nil {
