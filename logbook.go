@@ -37,6 +37,7 @@ const (
 	TipMismatch       = format.TipMismatch       // chainTip is not the last step's hash
 	SignatureInvalid  = format.SignatureInvalid  // the signature does not verify, or the key is weak
 	// Policy, only when VerifyOptions ask for it.
+	KeyRevoked             = format.KeyRevoked             // the signer is one of VerifyOptions.Revoked
 	SignerNotTrusted       = format.SignerNotTrusted       // the signer is not one of VerifyOptions.Pinned
 	IdentityKeyMismatch    = format.IdentityKeyMismatch    // the leaf certificate certifies another key
 	IdentityUntrusted      = format.IdentityUntrusted      // the certificates do not chain to IdentityRoots

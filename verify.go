@@ -20,6 +20,9 @@ type VerifyOptions struct {
 	// record proves only that it is unchanged since it was signed, not
 	// who signed it.
 	Pinned []ed25519.PublicKey
+	// Revoked are signers no longer trusted (a leaked or retired key): a
+	// record signed by one is refused with KEY_REVOKED, even if pinned.
+	Revoked []ed25519.PublicKey
 	// IdentityRoots, when not nil, require the record's signer
 	// certificates to chain to them at the signing time, their leaf to
 	// certify the signing key, and one of its names (e-mail, URI, DNS) to
@@ -83,7 +86,7 @@ func Verify(data []byte, opt VerifyOptions) (*Verified, error) {
 		pol.Identity = &identity.Policy{Roots: opt.IdentityRoots, Trusted: opt.TrustedIdentities}
 	}
 	// The verdict the command prints: one home for the order of checks.
-	out := verdict.Run(verdict.Inputs{Record: data, Pinned: opt.Pinned, Policy: pol})
+	out := verdict.Run(verdict.Inputs{Record: data, Pinned: opt.Pinned, Revoked: opt.Revoked, Policy: pol})
 	res, rep := out.Result, out.Report
 	if !res.OK {
 		return nil, format.Refuse(res.Code, res.Detail)

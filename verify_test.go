@@ -35,7 +35,7 @@ func TestVerifyFixtures(t *testing.T) {
 			want := ""
 			if rest, ok := strings.CutPrefix(name, "fail_"); ok {
 				for _, c := range []logbook.Code{logbook.NotJSON, logbook.Shape, logbook.StepOutOfOrder, logbook.ChainBroken,
-					logbook.StepCountMismatch, logbook.TipMismatch, logbook.SignatureInvalid, logbook.SignerNotTrusted,
+					logbook.StepCountMismatch, logbook.TipMismatch, logbook.SignatureInvalid, logbook.KeyRevoked, logbook.SignerNotTrusted,
 					logbook.IdentityKeyMismatch, logbook.IdentityUntrusted, logbook.IdentityNotAllowed, logbook.TimestampMissing,
 					logbook.TimestampInvalid, logbook.AttestKeyIDMismatch, logbook.RecorderDigestMismatch, logbook.AttestInvalid} {
 					if strings.HasPrefix(rest, string(c)+"_") {
@@ -104,6 +104,10 @@ func options(t *testing.T, dir, name string) logbook.VerifyOptions {
 		switch m.Key {
 		case "pubkey":
 			pinned = list
+		case "revoked":
+			for _, p := range list {
+				opt.Revoked = append(opt.Revoked, pub(p))
+			}
 		case "attestation":
 			for _, p := range list {
 				opt.Attestations = append(opt.Attestations, read(p))

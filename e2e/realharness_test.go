@@ -21,13 +21,29 @@ import (
 	"github.com/logbook-project/logbook/internal/testreport"
 )
 
-// The real CLIs, pinned. The test installs them from npm into a cache
-// directory ($LOGBOOK_NPM_CACHE, else the user cache directory) the first
-// time, and reuses them after.
-const (
-	claudeCodePkg = "@anthropic-ai/claude-code@2.1.328"
-	geminiCLIPkg  = "@google/gemini-cli@0.61.0"
+// The real CLIs, pinned: the current release and the one before it
+// (npm view PKG versions), each driven by the same test. The test installs
+// them from npm into a cache directory ($LOGBOOK_NPM_CACHE, else the user
+// cache directory) the first time, and reuses them after.
+var (
+	claudeCodeVersions = []string{"2.1.332", "2.1.331"}
+	geminiCLIVersions  = []string{"0.61.0", "0.60.0"}
 )
+
+const (
+	claudeCodePkg = "@anthropic-ai/claude-code@2.1.332" // the current one, for the tests run on one release
+)
+
+// eachRelease runs f for every pinned release of pkg, in parallel (each
+// has its own project, home and fake model).
+func eachRelease(t *testing.T, pkg string, versions []string, f func(t *testing.T, pkgAt, version string)) {
+	for _, v := range versions {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			f(t, pkg+"@"+v, v)
+		})
+	}
+}
 
 // npmTool installs pkg (name@version) once and returns the path of its
 // command. Without npm the test says so in one line and skips.
@@ -289,7 +305,11 @@ func checkModelSawNoHookOutput(t *testing.T, label string, s *fakemodel.Server) 
 // background sub-agent with its own tool call.
 func TestRealClaudeCode(t *testing.T) {
 	t.Parallel()
-	claude := npmTool(t, claudeCodePkg, "claude")
+	eachRelease(t, "@anthropic-ai/claude-code", claudeCodeVersions, realClaudeCode)
+}
+
+func realClaudeCode(t *testing.T, pkg, version string) {
+	claude := npmTool(t, pkg, "claude")
 	events := []string{"Setup", "SessionStart", "InstructionsLoaded", "UserPromptSubmit", "UserPromptExpansion", "PreToolUse",
 		"PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "PermissionDenied", "Notification",
 		"SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult",
@@ -348,7 +368,7 @@ func TestRealClaudeCode(t *testing.T) {
 	if o, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", filepath.Join(proj, ".logbook"), "--session", res.SessionID, "--key", key, "--out", rec).CombinedOutput(); err != nil {
 		t.Fatalf("seal: %v %s", err, o)
 	}
-	steps := compareEvents(t, "claude-code 2.1.328", saved, rec)
+	steps := compareEvents(t, "claude-code "+version, saved, rec)
 	// Each tool call the model made is recorded with the digest of the
 	// input it sent; the sub-agent's carries its agent.
 	for _, c := range append(append(append(append([]fakemodel.ToolCall{}, calls[0]...), calls[1]...), calls[2]...), append(calls[3], sub)...) {
@@ -377,7 +397,7 @@ func TestRealClaudeCode(t *testing.T) {
 			t.Errorf("tool call %s (%s): no step with the digest of the input the model sent", c.ID, c.Name)
 		}
 	}
-	checkModelSawNoHookOutput(t, "claude-code 2.1.328", srv)
+	checkModelSawNoHookOutput(t, "claude-code "+version, srv)
 }
 
 // waitQuiet waits until no payload has been saved for half a second (the
@@ -398,7 +418,11 @@ func waitQuiet(dir string) {
 // that scripts parallel shell and file calls, one of them failing.
 func TestRealGeminiCLI(t *testing.T) {
 	t.Parallel()
-	gemini := npmTool(t, geminiCLIPkg, "gemini")
+	eachRelease(t, "@google/gemini-cli", geminiCLIVersions, realGeminiCLI)
+}
+
+func realGeminiCLI(t *testing.T, pkg, version string) {
+	gemini := npmTool(t, pkg, "gemini")
 	events := []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
 	home := t.TempDir()
 	proj, saved := harnessProject(t, "gemini", ".gemini/settings.json", home, events)
@@ -443,7 +467,7 @@ func TestRealGeminiCLI(t *testing.T) {
 	if o, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", filepath.Join(proj, ".logbook"), "--session", res.SessionID, "--key", key, "--out", rec).CombinedOutput(); err != nil {
 		t.Fatalf("seal: %v %s", err, o)
 	}
-	steps := compareEvents(t, "gemini-cli 0.61.0", saved, rec)
+	steps := compareEvents(t, "gemini-cli "+version, saved, rec)
 	for _, c := range append(calls[0], calls[1]...) {
 		want := inputDigest(t, c.Input)
 		found := false
@@ -468,7 +492,7 @@ func TestRealGeminiCLI(t *testing.T) {
 	if !failed {
 		t.Error("the command that exited 3 is not recorded as a PostToolUseFailure with exitCode 3")
 	}
-	checkModelSawNoHookOutput(t, "gemini-cli 0.61.0", srv)
+	checkModelSawNoHookOutput(t, "gemini-cli "+version, srv)
 }
 
 // TestRealClaudeCodeSubdir: Claude Code started in a subdirectory of a
@@ -504,7 +528,7 @@ func TestRealClaudeCodeSubdir(t *testing.T) {
 	if i := strings.Index(line, "logbook:"); i >= 0 {
 		line = line[i:]
 	}
-	testreport.Line(t, fmt.Sprintf("claude-code 2.1.328 started in a subdirectory: refused before the model was asked (exit error %v): %s", err, clip(line, 300)))
+	testreport.Line(t, fmt.Sprintf(claudeCodePkg+" started in a subdirectory: refused before the model was asked (exit error %v): %s", err, clip(line, 300)))
 	if out, err := start(proj); err != nil || len(srv.Scripted()) == 0 {
 		t.Errorf("started at the root: %v, %d model requests\n%s", err, len(srv.Scripted()), out)
 	}

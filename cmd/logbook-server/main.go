@@ -76,7 +76,7 @@ type config struct {
 	listen, data, keyFile, name, tokenFile string
 	managed, readTokenFile                 string
 	tlsCert, tlsKey, clientCA, logLevel    string
-	newKey, newToken                       string
+	newKey, newToken, rotateKey            string
 	verifierKey                            bool
 	maxHook, maxVerify                     int64
 	log                                    logFlags
@@ -101,6 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
+	fs.StringVar(&c.rotateKey, "rotate-key", "", "hand the server over from --key to the new key `FILE` (PKCS#8 PEM, 0600): both sign a rotation note appended to DATA/key-rotations (docs/key-rotation.md), then exit; restart with --key FILE")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
@@ -152,6 +153,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "logbook-server: warning:", warn)
 	} else {
 		c.name = name
+	}
+	if c.rotateKey != "" {
+		return rotateKey(c, priv, stdout, stderr, getenv)
 	}
 	if c.verifierKey {
 		vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
 
-	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/runback"
 	"github.com/logbook-project/logbook/internal/runback/runbacktext"
@@ -33,9 +34,29 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	if fs.NArg() != 1 {
 		return 0, false
 	}
+	// A flag only a cassette takes says what the file is meant to be, as
+	// runback's CLI, which reads every file as a cassette, would take it:
+	// a file with no "$schema", another one, a top-level null or a byte
+	// order mark then gets runback's verdict and exit status, never a
+	// usage error. Without such a flag, a file that is no logbook record
+	// but has a cassette's shape (runback.Shaped) is read as one too.
+	cassetteOnly := *force || *strict || len(hmacKeys) > 0
 	data, err := readlimit.Large(fs.Arg(0), readlimit.Cassette)
-	if err != nil || !(*force || runback.Detect(data)) {
+	if err != nil {
+		if !cassetteOnly {
+			return 0, false
+		}
+		fmt.Fprintln(stderr, "logbook-verify:", err)
+		if *asJSON {
+			stdout.Write(runback.JSON(runback.Result{}, &runback.Error{Code: "READ_ERROR", Detail: err.Error()}))
+		}
+		return 1, true // runback: "Error reading file", exit 1
+	}
+	if !cassetteOnly && !runback.Detect(data) && (isRecord(data) || !runback.Shaped(data)) {
 		return 0, false
+	}
+	if !runback.Detect(data) && isRecord(data) {
+		fmt.Fprintf(stderr, "logbook-verify: note: %s is a logbook record, read as a runback cassette because of a cassette flag (--strict, --hmac-key, --cassette)\n", fs.Arg(0))
 	}
 	// A cassette's events are read one at a time and dropped: the live heap
 	// is the file and little more, so the default GC pace keeps the peak
@@ -83,11 +104,21 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	return runback.Exit(res.Verdict), true
 }
 
-// readKeys reads SPKI PEM files, refusing keys under which forgeries verify.
+// isRecord reports a logbook record (its "version" member names the
+// format; records are canonical JSON, so it is written without spaces).
+func isRecord(data []byte) bool {
+	return bytes.Contains(data, []byte(`"version":"`+format.Version+`"`))
+}
+
+// readKeys reads a cassette's pinned or revoked key files: SPKI PEM, or
+// a JWK or Node key object as runback's caller would give one
+// (runback.PublicKey), refusing keys under which forgeries verify. The
+// file is read as every key file is (readlimit.Key; keys.ReadPublic's
+// rule), but parsed by runback.PublicKey, which also reads JSON keys.
 func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 	var out []ed25519.PublicKey
 	for _, f := range files {
-		_, text, err := keys.ReadPublic(flag, f)
+		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -15,10 +17,12 @@ import (
 // for them (docs/checkpoint.md).
 type checkpointFlags struct {
 	files, keys pubkeyFlag
+	rotations   string
 }
 
 func (c *checkpointFlags) register(fs *flag.FlagSet) {
 	fs.Var(&c.files, "checkpoint", "signed checkpoint `FILE` from a logbook server (repeatable; needs --checkpoint-key): CHECKPOINT_INVALID, CHECKPOINT_MISMATCH, TRUNCATED; level server when one counts every step")
+	fs.StringVar(&c.rotations, "key-rotations", "", "a server's key-rotation notes `FILE` (DATA/key-rotations, or its /v1/key rotations): the keys a --checkpoint-key or --pubkey handed over to are trusted too (docs/key-rotation.md)")
 	fs.Var(&c.keys, "checkpoint-key", "pinned server key `PUB` for checkpoints: an SPKI PEM file or a file holding a note verifier key NAME+HASH+KEY (repeatable)")
 }
 
@@ -53,6 +57,42 @@ func (c *checkpointFlags) load() ([][]byte, []checkpoint.Key, error) {
 		notes = append(notes, text)
 	}
 	return notes, ks, nil
+}
+
+// extend adds to pinned and ks the keys that the rotation notes (if any)
+// hand over to, followed from the keys already trusted for each.
+func (c *checkpointFlags) extend(pinned []ed25519.PublicKey, ks []checkpoint.Key) ([]ed25519.PublicKey, []checkpoint.Key, error) {
+	if c.rotations == "" {
+		return pinned, ks, nil
+	}
+	data, err := readSmall(c.rotations, 1<<20)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(pinned) == 0 && len(ks) == 0 {
+		return nil, nil, errors.New("--key-rotations needs a --pubkey or --checkpoint-key to follow them from")
+	}
+	if len(pinned) > 0 {
+		more, err := rotation.Extend(data, pinned)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--key-rotations %s: %v", c.rotations, err)
+		}
+		pinned = append(pinned, more...)
+	}
+	if len(ks) > 0 {
+		var pubs []ed25519.PublicKey
+		for _, k := range ks {
+			pubs = append(pubs, k.Pub)
+		}
+		more, err := rotation.Extend(data, pubs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--key-rotations %s: %v", c.rotations, err)
+		}
+		for _, k := range more {
+			ks = append(ks, checkpoint.Key{Name: rotation.Origin(data), Pub: k})
+		}
+	}
+	return pinned, ks, nil
 }
 
 // readSmall reads at most limit+1 bytes of a file: a file that never ends

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"encoding/asn1"
 	"encoding/pem"
 	"errors"
@@ -48,14 +49,14 @@ func checkOut(out string) error {
 // ed25519OID is id-Ed25519 (RFC 8410).
 var ed25519OID = asn1.ObjectIdentifier{1, 3, 101, 112}
 
-// checkKey checks, before the command runs, that text holds a PKCS#8
-// Ed25519 private key, so that the seal after it can succeed. It reads
-// only the algorithm (encoding/asn1): logbook-seal parses the key itself,
-// and crypto/x509 would slow every wrapped command's start.
-func checkKey(text []byte) error {
+// checkKey reads, before the command runs, the PKCS#8 Ed25519 private
+// key in text, so that the seal after it can succeed. It reads the DER
+// with encoding/asn1 (RFC 8410: the key is an OCTET STRING holding the
+// 32-byte seed): crypto/x509 would slow every wrapped command's start.
+func checkKey(text []byte) (ed25519.PrivateKey, error) {
 	b, _ := pem.Decode(text)
 	if b == nil || b.Type != "PRIVATE KEY" {
-		return errors.New(`no PKCS#8 PEM block ("PRIVATE KEY"): make a key with logbook-seal --new-key FILE`)
+		return nil, errors.New(`no PKCS#8 PEM block ("PRIVATE KEY"): make a key with logbook-seal --new-key FILE`)
 	}
 	var k struct {
 		Version   int
@@ -66,7 +67,7 @@ func checkKey(text []byte) error {
 		Key []byte
 	}
 	if _, err := asn1.Unmarshal(b.Bytes, &k); err != nil {
-		return fmt.Errorf("not a PKCS#8 private key: %v", err)
+		return nil, fmt.Errorf("not a PKCS#8 private key: %v", err)
 	}
 	if !k.Algorithm.OID.Equal(ed25519OID) {
 		name := "not an Ed25519 key"
@@ -76,7 +77,11 @@ func checkKey(text []byte) error {
 		case "1.2.840.113549.1.1.1":
 			name = "an RSA key"
 		}
-		return fmt.Errorf("the key is %s, and logbook signs with Ed25519 only: make one with logbook-seal --new-key FILE", name)
+		return nil, fmt.Errorf("the key is %s, and logbook signs with Ed25519 only: make one with logbook-seal --new-key FILE", name)
 	}
-	return nil
+	var seed []byte
+	if rest, err := asn1.Unmarshal(k.Key, &seed); err != nil || len(rest) != 0 || len(seed) != ed25519.SeedSize {
+		return nil, errors.New("not a PKCS#8 Ed25519 private key: the key is not a 32-byte seed")
+	}
+	return ed25519.NewKeyFromSeed(seed), nil
 }

@@ -23,7 +23,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -166,12 +165,8 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 }
 
 // oneShot records the command in a private in-progress file beside the
-// record, has logbook-seal seal it, and removes the file. If the wrapper is
-// killed, the file stays, with the start step, for logbook-seal.
-//
-// Sealing runs in logbook-seal (beside this program, else on $PATH) rather
-// than in process: the sealer links crypto/x509 and the schema validator,
-// whose start-up would be paid by every wrapped command.
+// record, seals it in process (sealHere), and removes the file. If the
+// wrapper is killed, the file stays, with the start step, for logbook-seal.
 func oneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, getenv func(string) string, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "logbook-wrap: "+format+"\n", a...)
@@ -182,12 +177,9 @@ func oneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, getenv
 	if err != nil {
 		return fail("not run: %v", err)
 	}
-	if err := checkKey(text); err != nil {
-		return fail("not run: signing key %s: %v", from, err)
-	}
-	sealer, err := findSealer()
+	priv, err := checkKey(text)
 	if err != nil {
-		return fail("not run: --out needs logbook-seal: %v", err)
+		return fail("not run: signing key %s: %v", from, err)
 	}
 	if c.session == "" {
 		c.session = "wrap-" + strings.ToLower(rand.Text())
@@ -214,15 +206,9 @@ func oneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, getenv
 		os.RemoveAll(tmp) // not run: nothing to seal
 		return code
 	}
-	args := []string{"--dir", tmp, "--session", c.session, "--out", out, "--goal", c.goal}
-	if c.key != "" {
-		args = append(args, "--key", c.key)
-	}
-	seal := exec.Command(sealer, args...)
-	seal.Stderr = stderr // its stdout ("sealed …") is not the command's output: dropped
-	if err := seal.Run(); err != nil {
-		return fail("the command exited %d but its record was not sealed (%v); its steps are in %s: logbook-seal --dir %s --session %s",
-			code, err, tmp, tmp, c.session)
+	if err := sealHere(tmp, c.session, out, c.goal, priv, getenv); err != nil {
+		return fail("the command exited %d but its record was not sealed (%v); its steps are in %s: logbook-seal --dir %s --session %s --out %s",
+			code, err, tmp, tmp, c.session, out)
 	}
 	os.RemoveAll(tmp)
 	if runErr != nil {
@@ -241,18 +227,6 @@ func copyConfig(from, dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, redact.ConfigFile), b, 0o600)
-}
-
-// findSealer returns logbook-seal's path: beside this program (they are
-// built and installed together), else on $PATH.
-func findSealer() (string, error) {
-	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), "logbook-seal")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return exec.LookPath("logbook-seal")
 }
 
 // childEnv is the wrapper's environment without the signing key: a

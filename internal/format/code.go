@@ -15,6 +15,7 @@ const (
 	TipMismatch       Code = "TIP_MISMATCH"        // chainTip is not what §5 says
 	SignatureInvalid  Code = "SIGNATURE_INVALID"   // the signature does not verify, or the key is weak
 	// Policy (step 8), only when the caller asks for it.
+	KeyRevoked             Code = "KEY_REVOKED"              // the signing key is one the caller revoked
 	SignerNotTrusted       Code = "SIGNER_NOT_TRUSTED"       // the key is not a pinned one
 	IdentityKeyMismatch    Code = "IDENTITY_KEY_MISMATCH"    // the leaf certificate certifies another key
 	IdentityUntrusted      Code = "IDENTITY_UNTRUSTED"       // the chain does not reach the roots
@@ -41,7 +42,7 @@ const (
 
 // Codes lists every refusal code in the order of spec §7.
 var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
-	SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
+	KeyRevoked, SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
 	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
 	LogProofInvalid, LogUntrusted, WitnessQuorum, HooksNotManaged}
 

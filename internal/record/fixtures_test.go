@@ -529,6 +529,10 @@ func fixtureOptions(t *testing.T, dir, name string) verdict.Inputs {
 		switch m.Key {
 		case "pubkey":
 			pinned = list
+		case "revoked":
+			for _, p := range list {
+				in.Revoked = append(in.Revoked, pub(p))
+			}
 		case "attestation":
 			for _, p := range list {
 				pol.Attestations = append(pol.Attestations, read(p))

@@ -154,7 +154,7 @@ func attestation(rec []byte, typ string, recorder *format.Recorder, priv ed25519
 // options is a fixture's logbook-verify flags, as JSON. Paths are
 // relative to testdata/.
 type options struct {
-	pubkey                                     []string
+	pubkey, revoked                            []string
 	tsaRoots, identityRoots, trustedIdentities string
 	attestation, attestorKey                   []string
 	checkpoint, checkpointKey                  []string // checkpointfixtures_test.go
@@ -193,6 +193,9 @@ func (o options) json() []byte {
 	}
 	if o.pubkey != nil {
 		add("pubkey", strictjson.StrArr(o.pubkey))
+	}
+	if o.revoked != nil {
+		add("revoked", strictjson.StrArr(o.revoked))
 	}
 	if o.trustedIdentities != "" {
 		add("trustedIdentities", strictjson.Str(o.trustedIdentities))
@@ -299,6 +302,13 @@ func policyFixtures() map[string][]byte {
 			s.NoCerts = true
 		})), ts},
 		"fail_TIMESTAMP_INVALID_not_a_token.json": {must(tamper.Apply(good, withRFC3161("3003020101"))), ts},
+
+		// A revoked signer is refused even when pinned, and even when
+		// nothing is pinned (--revoked alone).
+		"fail_KEY_REVOKED_pinned_too.json": {good, options{pubkey: []string{"keys/fixture.key.pub"}, revoked: []string{"keys/fixture.key.pub"}}},
+		"fail_KEY_REVOKED_nothing_pinned.json": {must(tamper.Apply(good, tamper.Resign(other))),
+			options{pubkey: []string{}, revoked: []string{otherPub}}},
+		"good_revoked_other_key.json": {good, options{revoked: []string{otherPub}}},
 
 		"fail_IDENTITY_KEY_MISMATCH_stranger_leaf.json": {assembleWith(pk, nil, record.Extras{Certificates: ders(p.stranger, p.idCA)}), id},
 		"fail_IDENTITY_KEY_MISMATCH_resigned.json": {must(tamper.Apply(ident, tamper.SetSession("goal", "rewritten"), tamper.Resign(other))),

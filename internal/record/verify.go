@@ -29,6 +29,11 @@ type Options struct {
 	// Pinned holds trusted Ed25519 public keys (32 bytes each). When not
 	// empty, a sound signature by any other key is SIGNER_NOT_TRUSTED.
 	Pinned []ed25519.PublicKey
+	// Revoked are keys whose signatures the caller no longer accepts (a
+	// key that leaked, or was retired early): a sound signature by one is
+	// KEY_REVOKED, checked before Pinned, so pinning a key never launders
+	// its revocation.
+	Revoked []ed25519.PublicKey
 	// HashesAt lists step indices whose stated hash the caller wants
 	// (Result.Hashes): a checkpoint's tip is compared with one of them.
 	HashesAt []int64
@@ -302,6 +307,13 @@ func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
 		StepCount: int64(nSteps),
 		Facts:     factsOf(p, pub, sigBytes),
 	}
+	for _, k := range opt.Revoked {
+		if bytes.Equal(k, pub) {
+			res.OK, res.Code = false, format.KeyRevoked
+			res.Detail = "the signature is sound, but the key " + res.KeyID + " has been revoked"
+			return res
+		}
+	}
 	if len(opt.Pinned) == 0 {
 		return res
 	}
@@ -361,4 +373,13 @@ func WeakKey(pub []byte) string {
 		return "public key is a point of small order"
 	}
 	return ""
+}
+
+// SelfCheck is Verify with no policy, as an error: what a sealer runs on
+// the record it has just made (seal.Options.Check).
+func SelfCheck(rec []byte) error {
+	if v := Verify(rec, Options{}); !v.OK {
+		return fmt.Errorf("%s: %s", v.Code, v.Detail)
+	}
+	return nil
 }

@@ -49,9 +49,13 @@ func (s *Self) Recorder() *format.Recorder {
 // Describe returns a recorder named name whose executable is the file at
 // path: its SHA-256 and this build's Version.
 func Describe(name, path string) (*format.Recorder, error) {
-	sum, err := digest.File(path)
-	if err != nil {
-		return nil, err
+	sum, key, ok := cachedSum(path)
+	if !ok {
+		var err error
+		if sum, err = digest.File(path); err != nil {
+			return nil, err
+		}
+		storeSum(key, sum)
 	}
 	return &format.Recorder{Name: name, Version: Version(), SHA256: sum}, nil
 }

@@ -1,6 +1,10 @@
 package runback
 
-import "bytes"
+import (
+	"bytes"
+
+	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
+)
 
 // DetectPrefix is how many leading bytes Detect needs at most.
 const DetectPrefix = 64 << 10
@@ -100,4 +104,14 @@ func skipValue(b []byte, i int) int {
 		}
 	}
 	return -1
+}
+
+// Shaped reports a file Detect does not recognise that runback's verifier
+// would still check as a cassette: JSON (as JSON.parse reads it) whose
+// top level is an object with a "manifest" and an "events" array. Its
+// "$schema" may be missing, of another type, written with escapes or too
+// far in for Detect; runback then gives a verdict, and so does logbook.
+func Shaped(data []byte) bool {
+	v, _, err := js.Parse(data)
+	return err == nil && v.Kind == js.Object && js.Prop(v, "manifest").Kind != js.Undefined && js.Prop(v, "events").Kind == js.Array
 }

@@ -37,3 +37,32 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPublicKey: a --pubkey/--revoked file (PEM, JWK, Node key object)
+// gives a 32-byte key or an error, never a panic; an embedded key object
+// the same through Verify.
+func FuzzPublicKey(f *testing.F) {
+	for _, s := range []string{
+		"-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAg8KRsNeY0pQVF0WDAtifeAYJhf8fgW8N4EzArWiKoLU=\n-----END PUBLIC KEY-----\n",
+		`{"kty":"OKP","crv":"Ed25519","x":"g8KRsNeY0pQVF0WDAtifeAYJhf8fgW8N4EzArWiKoLU"}`,
+		`{"key":{"kty":"OKP","crv":"Ed25519","x":"g8KR sNeY0pQVF0WDAtifeAYJhf8fgW8N4EzArWiKoLU="},"format":"jwk"}`,
+		`{"key":"MCowBQYDK2VwAyEAg8KRsNeY0pQVF0WDAtifeAYJhf8fgW8N4EzArWiKoLU=","format":"der","type":"spki","encoding":"base64"}`,
+		`{"key":"302a300506032b6570032100","format":"der","type":"pkcs8","encoding":"hex"}`,
+		`{"key":"\ud800","encoding":"latin1"}`,
+		`{"kty":"RSA"}`, `{}`, `{"key":[]}`, "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := irb.PublicKey(data)
+		if err == nil && len(k) != 32 {
+			t.Fatalf("key of %d bytes", len(k))
+		}
+		cassette := []byte(`{"manifest":{"signature":{"alg":"Ed25519","value":"00","pubkey":` + string(data) + `}},"events":[]}`)
+		if _, err := irb.Verify(cassette, irb.Options{}); err != nil {
+			if _, ok := err.(*irb.Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+		}
+	})
+}

@@ -129,14 +129,22 @@ var (
 // string, for Ed25519: an SPKI public key, or the public half of a PKCS#8
 // private key, each in its one DER form. Another well-formed DER
 // structure under "PUBLIC KEY" is a key of another algorithm (or a
-// damaged one): NON_ED25519_KEY. Key objects (JWK, DER with options) are
-// not read: docs/runback.md §5. The page (web/js/cassette.js) applies the
+// damaged one): NON_ED25519_KEY. A key object ({key, format, ...}, JWK
+// included) is read as Node reads one (parseKeyObject); docs/runback.md §5. The page (web/js/cassette.js) applies the
 // same rules, so both name the same finding.
 func parseKey(v *js.Value, notes *sigNotes) (ed25519.PublicKey, bool) {
-	if v.Kind != js.String {
-		return nil, false
+	switch v.Kind {
+	case js.Object:
+		return parseKeyObject(v, notes)
+	case js.String:
+		return parsePEM(js.AppendUTF8(nil, v.Str), notes)
 	}
-	block, _ := pem.Decode([]byte(v.Str))
+	return nil, false
+}
+
+// parsePEM reads PEM text as Node does for an Ed25519 key.
+func parsePEM(text []byte, notes *sigNotes) (ed25519.PublicKey, bool) {
+	block, _ := pem.Decode(text)
 	if block == nil {
 		return nil, false
 	}

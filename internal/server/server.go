@@ -10,7 +10,8 @@
 //	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded
 //	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain)
 //	GET  /v1/sessions/{id}/record            the sealed record (404 until SessionEnd)
-//	GET  /v1/key                             the server's name, key id and public keys
+//	GET  /v1/key                             the server's name, key id and public keys, the keys it rotated out and the rotation notes
+//	GET  /.well-known/runback-audit-key.pem  the key in force as SPKI PEM (no token needed), where runback publishes its key
 //	POST /v1/verify                          a record (or a runback cassette) in, the logbook-verify --json object out
 //	POST /api/audit/verify                   the same, at runback's path
 //	GET  /healthz                            liveness
@@ -38,6 +39,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/translog"
 )
 
@@ -95,6 +97,7 @@ type Server struct {
 	sessions     map[string]*session
 	used         uint64 // counts session lookups, under mu
 	tl           tlogState
+	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
 }
 
 // session is what the server keeps for a session it has seen.
@@ -140,7 +143,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
+	rots, err := loadRotations(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
 	s.tlogInit()
@@ -166,6 +173,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
 	mux.HandleFunc("/api/audit/verify", s.auth(s.method("POST", s.verify))) // runback's path for the same API
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
+	s.keyRoutes(mux)
 	s.logRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
@@ -238,6 +246,7 @@ func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
 	vkey, _ := checkpoint.VerifierKey(s.cfg.Origin, pub)
 	out := map[string]any{"origin": s.cfg.Origin, "keyId": s.signer.KeyID(), "verifierKey": vkey,
 		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest}
+	out["previousKeys"], out["rotations"] = s.previousKeys()
 	if s.cfg.TLog != nil {
 		out["logOrigin"], out["logVerifierKey"] = s.cfg.TLog.Origin(), s.cfg.TLog.VerifierKey()
 	}

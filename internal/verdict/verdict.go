@@ -20,6 +20,7 @@ import (
 type Inputs struct {
 	Record         []byte
 	Pinned         []ed25519.PublicKey // --pubkey
+	Revoked        []ed25519.PublicKey // --revoked
 	Policy         policy.Options      // spec §7 step 8 beyond --pubkey
 	Checkpoints    [][]byte            // --checkpoint: signed notes
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
@@ -52,7 +53,7 @@ func Run(in Inputs) Outcome {
 	if lc != nil && lc.leafOK && !given(in.Checkpoints, lc.res.Leaf) {
 		cps = append(cps, lc.leaf) // judged in step 9 like the others
 	}
-	opt := record.Options{Pinned: in.Pinned, HashesAt: checkpoint.Indices(cps)}
+	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps)}
 	res, rep := policy.Check(record.Verify(in.Record, opt), in.Policy)
 	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0, Report: rep}
 	if !res.OK {

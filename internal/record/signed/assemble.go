@@ -1,4 +1,4 @@
-package record
+package signed
 
 import (
 	"crypto/ed25519"
@@ -88,6 +88,12 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 		return nil, err
 	}
 	sig := ed25519.Sign(priv, signed)
+	// A key whose public half does not match its seed (a damaged key
+	// file read by hand) would sign what no verifier accepts: check here,
+	// for every caller, before anything is written.
+	if !ed25519.Verify(priv.Public().(ed25519.PublicKey), signed, sig) {
+		return nil, errors.New("record: the signature does not verify under the key's public half")
+	}
 	sigObj := strictjson.Obj(
 		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
 		strictjson.Member{Key: "envelope", Value: strictjson.Str(format.Domain)},
