@@ -59,8 +59,8 @@ func count(events []string, name string) int {
 
 // TestRealClaudeCodeManaged runs the real Claude Code under managed
 // settings: managedHooksRuns and managedServerRuns, four runs in
-// parallel. The managed file must be at its real path (Claude Code
-// 2.1.328 ignores $CLAUDE_CODE_MANAGED_SETTINGS_PATH): each run gets its
+// parallel. The managed file is put at its real path (Claude Code
+// 2.1.328 ignored $CLAUDE_CODE_MANAGED_SETTINGS_PATH when tried): each run gets its
 // own folder bind-mounted on /etc/claude-code in a mount namespace of its
 // own (unshare -m, as root), so the machine's /etc/claude-code, and any
 // other claude running, never see it. The mount point is made when
