@@ -27,12 +27,12 @@ import (
 
 	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/attest"
-	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 func main() {
@@ -100,7 +100,7 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	default:
 		return 2, fmt.Errorf("--type %q: want %s or %s", c.typ, attest.Witness, attest.Recorder)
 	}
-	keyText, err := os.ReadFile(c.keyFile)
+	keyText, err := readlimit.Small(c.keyFile, readlimit.Key)
 	if err != nil {
 		return 2, err
 	}
@@ -112,7 +112,7 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", c.pubkeys); err != nil {
 		return 2, err
 	}
-	data, err := bigbuf.ReadFile(c.recordFile)
+	data, err := readlimit.Large(c.recordFile, readlimit.Record)
 	if err != nil {
 		return 2, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // writeRecord writes a record to out. An existing file there is a record
@@ -17,11 +18,13 @@ import (
 // returned. The hook seals the same session again as it resumes, so it
 // always forces.
 func writeRecord(out string, data []byte, force bool) (kept string, err error) {
-	old, err := os.ReadFile(out)
+	// readlimit.Small: a FIFO planted at out must be refused, not read
+	// (os.ReadFile would wait for a writer forever, inside a hook).
+	old, err := readlimit.Small(out, readlimit.Record)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return "", fmt.Errorf("%s: %w", out, err)
+		return "", err // names out already
 	case string(old) == string(data):
 		return "", nil // sealing again with nothing new: the same bytes
 	case !force:

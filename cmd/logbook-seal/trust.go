@@ -5,10 +5,10 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/identity"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/tsa"
 	"github.com/logbook-project/logbook/internal/tsa/client"
 )
@@ -21,7 +21,7 @@ const tsaTimeout = 10 * time.Second
 // usage errors (exit 2).
 func trust(c config, priv ed25519.PrivateKey) (certs [][]byte, stamp func([]byte) ([]byte, error), err error) {
 	if c.certChain != "" {
-		text, err := os.ReadFile(c.certChain)
+		text, err := readlimit.Small(c.certChain, readlimit.Roots)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--cert-chain: %w", err)
 		}

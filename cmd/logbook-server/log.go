@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/translog"
 )
 
@@ -47,7 +48,7 @@ func (l *logFlags) open(ctx context.Context, data, name string, key ed25519.Priv
 		cfg.DSN = getenv("LOGBOOK_LOG_DSN")
 	}
 	if l.witnesses != "" {
-		b, err := os.ReadFile(l.witnesses)
+		b, err := readlimit.Small(l.witnesses, readlimit.Policy)
 		if err != nil {
 			return nil, err
 		}

@@ -43,6 +43,7 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/translog"
@@ -133,7 +134,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "logbook-server: --key FILE is required (make one with --new-key FILE)")
 		return 2
 	}
-	text, err := os.ReadFile(c.keyFile)
+	text, err := readlimit.Small(c.keyFile, readlimit.Key)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 2
@@ -187,7 +188,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	token := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN"))
 	if c.tokenFile != "" {
-		b, err := os.ReadFile(c.tokenFile)
+		b, err := readlimit.Small(c.tokenFile, readlimit.Key)
 		if err != nil {
 			return fail(2, err)
 		}
@@ -314,7 +315,7 @@ func tlsConfig(c config) (*tls.Config, error) {
 	}
 	conf := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if c.clientCA != "" {
-		pem, err := os.ReadFile(c.clientCA)
+		pem, err := readlimit.Small(c.clientCA, readlimit.Roots)
 		if err != nil {
 			return nil, err
 		}

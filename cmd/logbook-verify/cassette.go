@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/format"
@@ -53,6 +54,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		return 1, true // runback: "Error reading file", exit 1
 	}
 	if !cassetteOnly && !runback.Detect(data) && (isRecord(data) || !runback.Shaped(data)) {
+		keepPiped(fs.Arg(0), data)
 		return 0, false
 	}
 	if !runback.Detect(data) && isRecord(data) {
@@ -129,4 +131,27 @@ func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 		out = append(out, pub)
 	}
 	return out, nil
+}
+
+// piped holds what was read from a pipe (/dev/stdin, a FIFO) while looking
+// for a cassette: a pipe reads only once, and the record it turns out to be
+// must be verified from the same bytes, not from an emptied pipe.
+var piped = map[string][]byte{}
+
+func keepPiped(path string, data []byte) {
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		piped[path] = data
+	}
+}
+
+// readInput reads a record, bundle or transcript named on the command line:
+// the bytes already read from it when it is a pipe, else the file.
+func readInput(path string, limit int64) ([]byte, error) {
+	if b, ok := piped[path]; ok {
+		if int64(len(b)) > limit {
+			return nil, &readlimit.TooLargeError{Path: path, Limit: limit}
+		}
+		return b, nil
+	}
+	return readlimit.Large(path, limit)
 }

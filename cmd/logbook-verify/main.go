@@ -53,7 +53,7 @@ logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
-logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--allow-absent] [--show-bodies differs|all]
 
 The level of an OK: local, server (a server's signed checkpoint covers the
 record) or logged (and a transparency log holds that checkpoint).
@@ -104,6 +104,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if ex.bundle != "" {
 		if fs.NArg() != 0 {
 			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
+			return 2
+		}
+		if len(ex.trust)+len(pubkeys) == 0 {
+			// A bundle carries its own signer key: checked under it, a
+			// bundle re-signed by anyone passes. As cosign will not verify
+			// without a key or an identity, nor does this.
+			fmt.Fprintln(stderr, "logbook-verify: --bundle needs --trust KEYS: the public keys of the signers you trust (a bundle's own signerKey proves only that the record is unchanged since someone signed it)")
 			return 2
 		}
 		return runBundle(ex, pubkeys, pf, cf, lf, *asJSON, stdout, stderr)
@@ -167,7 +174,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // verifyFile verifies one record file and prints its verdict, prefixed
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
-	data, err := readlimit.Large(file, maxRecord)
+	data, err := readInput(file, maxRecord)
 	if n, ok := unsealed.ForRecord(file); ok && err != nil {
 		// No record, but the session's end left word that it could not
 		// seal: that is the verdict, not a missing file.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/witness"
 )
 
@@ -68,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *state == "" || *keyFile == "" || len(logKeys) == 0:
 		return usage("--state, --key and at least one --log-key are required (make a key with --new-key FILE --name NAME)")
 	}
-	skey, err := os.ReadFile(*keyFile)
+	skey, err := readlimit.Small(*keyFile, readlimit.Key)
 	if err != nil {
 		return usage(err.Error())
 	}
@@ -79,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var vkeys []string
 	for _, k := range logKeys {
 		if f, ok := strings.CutPrefix(k, "@"); ok {
-			b, err := os.ReadFile(f)
+			b, err := readlimit.Small(f, readlimit.Key)
 			if err != nil {
 				return usage(err.Error())
 			}

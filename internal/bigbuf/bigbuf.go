@@ -70,33 +70,54 @@ func ReadInto(f io.Reader, b []byte) ([]byte, error) {
 // peak is about twice the input, where growing one buffer by append leaves
 // every outgrown copy behind for the collector, about four times it.
 func ReadStream(r io.Reader) ([]byte, error) {
+	b, _, err := ReadStreamLimit(r, -1)
+	return b, err
+}
+
+// ReadStreamLimit is ReadStream that stops once more than limit bytes
+// (limit < 0: no limit) have come, and then reports over without making
+// the final copy: a stream refused for its length (/dev/zero, a runaway
+// pipe) never costs more than about the limit in memory, where copying
+// it whole first doubled that.
+func ReadStreamLimit(r io.Reader, limit int64) (b []byte, over bool, err error) {
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			return ReadAll(f, st.Size())
+			if limit >= 0 && st.Size() > limit {
+				return nil, true, nil
+			}
+			var from io.Reader = f
+			if limit >= 0 {
+				from = io.LimitReader(f, limit+1) // a file growing as it is read
+			}
+			b, err := ReadAll(from, st.Size())
+			return b, err == nil && limit >= 0 && int64(len(b)) > limit, err
 		}
 	}
 	var chunks [][]byte
-	total, size := 0, 64<<10
+	total, size := int64(0), 64<<10
 	for {
 		c := make([]byte, size)
 		n, err := io.ReadFull(r, c)
 		chunks = append(chunks, c[:n])
-		total += n
+		total += int64(n)
+		if limit >= 0 && total > limit {
+			return nil, true, nil
+		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		size = min(size*2, 4<<20)
 	}
 	if len(chunks) == 1 {
-		return chunks[0], nil
+		return chunks[0], false, nil
 	}
-	out := Alloc(total)
+	out := Alloc(int(total))
 	for i, c := range chunks {
 		out = append(out, c...)
 		chunks[i] = nil
 	}
-	return out, nil
+	return out, false, nil
 }

@@ -6,7 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/logbook-project/logbook/internal/durable"
 )
 
 // A session's checkpoints are kept in DIR/ID.checkpoints, append-only:
@@ -32,7 +33,7 @@ type Log struct {
 // OpenLog opens (creating, mode 0600) a session's checkpoint log and reads
 // it once for its latest entry. session must already be a valid id.
 func OpenLog(dir, session string) (*Log, error) {
-	f, err := os.OpenFile(LogPath(dir, session), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := durable.OpenWrite(LogPath(dir, session), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // Dir resolves the session directory: the flag, else $LOGBOOK_DIR, else
@@ -47,7 +48,7 @@ func LogError(dir, at, prog, msg string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "errors.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := durable.OpenWrite(filepath.Join(dir, "errors.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func oneLine(s string) string {
 func SigningKeyPEM(file string, getenv func(string) string) (text []byte, from string, err error) {
 	switch {
 	case file != "":
-		b, err := os.ReadFile(file)
+		b, err := readlimit.Small(file, readlimit.Key)
 		if err != nil {
 			return nil, file, fmt.Errorf("signing key: %w", err)
 		}
@@ -89,7 +90,7 @@ func SigningKeyPEM(file string, getenv func(string) string) (text []byte, from s
 		return nil, "", errors.New("no signing key: pass --key FILE or set LOGBOOK_SIGNING_KEY")
 	}
 	from = filepath.Join(home, ".config", "logbook", "signing.key")
-	b, err := os.ReadFile(from)
+	b, err := readlimit.Small(from, readlimit.Key)
 	if err != nil {
 		return nil, from, fmt.Errorf("no signing key: pass --key FILE, set LOGBOOK_SIGNING_KEY, or create %s with logbook-seal --new-key (%v)", from, err)
 	}

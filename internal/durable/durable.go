@@ -23,7 +23,13 @@ func WriteFile(path string, data []byte) error {
 // fsyncs it, renames it over path (github.com/natefinch/atomic), then fsyncs
 // the directory, which atomic does not do: without it a crash can forget
 // the rename. A reader sees the old file or the new one, never a mix.
+//
+// A FIFO, device, socket or directory already at path is refused
+// (RefuseNonRegular) rather than silently replaced.
 func WriteFileMode(path string, data []byte, mode os.FileMode) error {
+	if err := RefuseNonRegular(path); err != nil {
+		return err
+	}
 	if err := atomic.WriteFile(path, bytes.NewReader(data)); err != nil {
 		// For a missing directory atomic names its temporary file
 		// ("cannot create temp file: open DIR/NAME123…") and does not

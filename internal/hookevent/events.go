@@ -167,6 +167,7 @@ func (b *builder) toolBatch(st *chain.Step, _ string) string {
 		if err != nil {
 			return nil
 		}
+		b.lastWins(call, "tool_calls[].")
 		o := objView{call, src[item.Start:item.End]}
 		tools = append(tools, o.str("tool_name"))
 		ids = append(ids, o.str("tool_use_id"))

@@ -36,6 +36,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"hookEventName":"post_tool_use","sessionId":"s","toolName":"run_terminal_command","toolResult":{"output":[104,105,256]}}`))
 	f.Add([]byte(`{"conversation_id":"s","hook_event_name":"postToolUse","tool_input":"[1,{\"a\":\"\\udc00\"}]","tool_output":"{\"x\":1e400}"}`))
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":"*** Update File: a\n*** Move to: b"}}`))
+	for _, p := range dupPayloads { // repeated keys: the last value wins
+		f.Add([]byte(p))
+	}
+	f.Add([]byte(`{"conversation_id":"s","hook_event_name":"postToolUse","tool_input":"{\"a\":1,\"a\":2,\"a\":3}","session_id":"t","session_id":"u"}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		ev, err := Parse(payload)
 		if err != nil {

@@ -73,6 +73,7 @@ func ParseRedacted(payload []byte, hint Hint, red *redact.Redactor) (Event, erro
 		return Event{}, ErrNotObject
 	}
 	b := builder{src: payload, root: v, red: red}
+	b.lastWins(v, "")
 	raw := b.eventName(hint)
 	event, implied := kinds.Canonical(raw)
 	if event == "PostToolUse" && b.responseFailed(raw) {
@@ -94,6 +95,30 @@ type builder struct {
 	data    []strictjson.Member
 	raw     []string // digests taken over exact text (no canonical form)
 	decoded []string // digests of bodies sent as JSON text inside a string
+	dups    []string // keys named twice, where the payload is read (lastWins)
+}
+
+// nameOf names a top-level field of the payload by its key ("?" when v
+// is not one), for data.duplicateKeys.
+func (b *builder) nameOf(v *strictjson.Value) string {
+	for i := range b.root.Members {
+		if &b.root.Members[i].Value == v {
+			return b.root.Members[i].Key
+		}
+	}
+	return "?"
+}
+
+// lastWins makes the object v (read one level deep) name each key once,
+// the last value winning, as the harness's own JSON.parse read it: the
+// step must record what the harness acted on. A repeated key is listed
+// (under prefix, the field v is) in data.duplicateKeys, so a reviewer
+// sees the payload was odd. The duplicated text is still in the digests:
+// a body holding it has no canonical form and is digested raw.
+func (b *builder) lastWins(v *strictjson.Value, prefix string) {
+	for _, k := range v.LastWins() {
+		b.dups = append(b.dups, redact.Clip(b.red.String(prefix+k), maxField))
+	}
 }
 
 // get returns the first of the top-level fields keys that is present
@@ -182,6 +207,7 @@ func (b *builder) jsonText(v *strictjson.Value) (sum string, view objView, ok bo
 	if err != nil {
 		return "", objView{}, false
 	}
+	b.lastWins(dv, b.nameOf(v)+".")
 	sum = b.digest(dv, text)
 	b.decoded = append(b.decoded, sum)
 	return sum, objView{dv, text}, true
@@ -211,6 +237,7 @@ func (b *builder) object(v *strictjson.Value) objView {
 	if err != nil {
 		return objView{} // unreachable: the payload was read whole already
 	}
+	b.lastWins(in, b.nameOf(v)+".")
 	return objView{in, b.src[v.Start:v.End]}
 }
 
@@ -351,6 +378,9 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	}
 	if len(b.decoded) > 0 {
 		b.data = append(b.data, strictjson.Member{Key: "decodedDigests", Value: strictjson.StrArr(b.decoded)})
+	}
+	if len(b.dups) > 0 {
+		b.data = append(b.data, strictjson.Member{Key: "duplicateKeys", Value: strictjson.StrArr(b.dups)})
 	}
 	st.Data = strictjson.Obj(b.data...)
 	sum := name

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // hookBinaries are what a project's hooks call; alsoCopied go with them
@@ -76,7 +77,7 @@ func (bs binaries) copy(src, dst string) ([]string, error) {
 			return nil, err
 		}
 		target := filepath.Join(dst, name)
-		if have, err := os.ReadFile(target); err == nil && bytes.Equal(have, b) {
+		if have, err := readlimit.Small(target, int64(len(b))); err == nil && bytes.Equal(have, b) {
 			continue
 		}
 		if err := os.MkdirAll(dst, 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/hookconf"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // cleanup is what a project's uninstall takes away beyond the hooks: the
@@ -47,7 +48,7 @@ func cleanup(o Options, spec *hookconf.Spec, path string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "%s: removed (empty)\n", bin)
 	}
 	if spec.Harness == "claude-code" && getenv("HOME") != "" {
-		g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true}
+		g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true, FollowSymlinks: o.FollowSymlinks}
 		var out strings.Builder
 		if Run(g, &out, stderr, getenv, now) == Done && strings.Contains(out.String(), "logbook hooks removed") {
 			fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks removed", "user-level guard removed"))
@@ -70,7 +71,7 @@ func projectHooks(project string) string {
 			if f == "" {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join(project, f))
+			b, err := readlimit.Small(filepath.Join(project, f), maxConfig) // a FIFO is not waited on
 			if err == nil && bytes.Contains(b, []byte(".logbook/bin/")) {
 				return f
 			}

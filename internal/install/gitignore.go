@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // gitignoreLine keeps .logbook/ (about 18 MB of binaries, the in-progress
@@ -14,7 +17,7 @@ const gitignoreLine = "/.logbook/*"
 // gitignoreNeeds reports whether PROJECT/.gitignore lacks an entry that
 // ignores .logbook/.
 func gitignoreNeeds(project string) (string, bool) {
-	b, _ := os.ReadFile(filepath.Join(project, ".gitignore"))
+	b, _ := readlimit.Small(filepath.Join(project, ".gitignore"), maxConfig)
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		switch string(bytes.TrimSpace(l)) {
 		case ".logbook", ".logbook/", "/.logbook", "/.logbook/", ".logbook/*", "/.logbook/*":
@@ -26,17 +29,20 @@ func gitignoreNeeds(project string) (string, bool) {
 
 // addGitignore appends the entry when the project's .gitignore has none,
 // and returns what it added ("" for nothing).
-func addGitignore(project string) (string, error) {
+func addGitignore(project string, lk *links) (string, error) {
 	line, need := gitignoreNeeds(project)
 	if !need {
 		return "", nil
 	}
-	path := filepath.Join(project, ".gitignore")
-	old, err := os.ReadFile(path)
+	path, err := lk.check(project, filepath.Join(project, ".gitignore"))
+	if err != nil {
+		return "", err
+	}
+	old, err := readlimit.Small(path, maxConfig)
 	if err != nil && !os.IsNotExist(err) {
 		return "", err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := durable.OpenWrite(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return "", err
 	}

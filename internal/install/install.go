@@ -19,6 +19,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/hookconf"
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // Options are what the command line says.
@@ -45,7 +46,14 @@ type Options struct {
 	// managed.go), or --config FILE as one, with the switch that makes
 	// the harness run managed hooks only.
 	Managed bool
+	// FollowSymlinks writes through a symbolic link at (or above, within
+	// the project or home) a path install writes, saying where on stdout;
+	// without it such a link is refused (links.go).
+	FollowSymlinks bool
 }
+
+// maxConfig bounds a hook configuration file (they are a few KiB).
+const maxConfig = 16 << 20
 
 // Exit statuses.
 const (
@@ -93,7 +101,39 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		fmt.Fprintf(stderr, "record-step %s: %s: %v; nothing was changed\n", o.Verb, path, err)
 		return Refused
 	}
-	old, err := os.ReadFile(path)
+	// Every path written is checked for symlinks before anything is.
+	lk := &links{follow: o.FollowSymlinks, out: stdout}
+	root := o.Project
+	switch {
+	case o.Config != "":
+		root = filepath.Dir(path)
+	case o.User:
+		root = getenv("HOME")
+	}
+	if path, err = lk.check(root, path); err != nil {
+		return fail(err)
+	}
+	binDir := filepath.Join(o.Project, ".logbook", "bin")
+	backups := backupDir(o, path)
+	if project {
+		if binDir, err = lk.check(o.Project, binDir); err != nil {
+			return fail(err)
+		}
+		for _, name := range binariesFor(o.Server != "").in(o.Bin) {
+			if _, err := lk.check(o.Project, filepath.Join(binDir, name)); err != nil {
+				return fail(err)
+			}
+		}
+		if _, err := lk.check(o.Project, filepath.Join(o.Project, ".gitignore")); err != nil {
+			return fail(err)
+		}
+		if backups, err = lk.check(o.Project, backups); err != nil {
+			return fail(err)
+		}
+	}
+	// readlimit.Small: a FIFO or device planted at the path is refused,
+	// not read (a FIFO would wait for a writer forever).
+	old, err := readlimit.Small(path, maxConfig)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fail(err)
@@ -154,14 +194,14 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		// wired: a hook that runs before its binary exists records
 		// nothing.
 		if project {
-			copied, err := binariesFor(o.Server != "").copy(o.Bin, filepath.Join(o.Project, ".logbook", "bin"))
+			copied, err := binariesFor(o.Server != "").copy(o.Bin, binDir)
 			if err != nil {
 				return fail(err)
 			}
 			if len(copied) > 0 {
-				fmt.Fprintf(stdout, "copied %s into %s\n", strings.Join(copied, ", "), filepath.Join(o.Project, ".logbook", "bin"))
+				fmt.Fprintf(stdout, "copied %s into %s\n", strings.Join(copied, ", "), binDir)
 			}
-			if added, err := addGitignore(o.Project); err != nil {
+			if added, err := addGitignore(o.Project, lk); err != nil {
 				return fail(fmt.Errorf(".gitignore: %w", err))
 			} else if added != "" {
 				fmt.Fprintf(stdout, "%s: added %s (binaries, sessions and records stay out of commits)\n", filepath.Join(o.Project, ".gitignore"), added)
@@ -171,7 +211,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	if changed {
 		backup := ""
 		if exists {
-			if backup, err = writeBackup(backupDir(o, path), path, old, now); err != nil {
+			if backup, err = writeBackup(backups, path, old, now); err != nil {
 				return fail(fmt.Errorf("backup: %w", err))
 			}
 		}
@@ -225,7 +265,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		// project's install, which runs it, names the key itself.
 		return Done
 	}
-	return signingKey(o, stdout, stderr, getenv)
+	return signingKey(o, lk, stdout, stderr, getenv)
 }
 
 // startGuard adds the user-level guard (hookconf's claude-code-guard) that
@@ -236,7 +276,7 @@ func startGuard(o Options, stdout, stderr io.Writer, getenv func(string) string,
 	if o.NoGuard {
 		return why + " (--no-guard: nothing refuses a session started there)."
 	}
-	g := Options{Verb: "install", Harness: "claude-code-guard", User: true, Bin: o.Bin, NoKey: true}
+	g := Options{Verb: "install", Harness: "claude-code-guard", User: true, Bin: o.Bin, NoKey: true, FollowSymlinks: o.FollowSymlinks}
 	if getenv("HOME") == "" {
 		return why + " ($HOME is not set: the guard that refuses such sessions was not installed)."
 	}
@@ -367,8 +407,9 @@ func writeBackup(dir, path string, old []byte, now time.Time) (string, error) {
 	}
 }
 
-// writeConfig replaces the file (through a symlink: a dotfiles manager's
-// link stays a link) atomically, keeping its mode, or deletes it.
+// writeConfig replaces the file (through a symlink, which Run allows only
+// with --follow-symlinks: a dotfiles manager's link stays a link)
+// atomically, keeping its mode, or deletes it.
 func writeConfig(path string, data []byte, remove bool) error {
 	target := path
 	if resolved, err := filepath.EvalSymlinks(path); err == nil {

@@ -98,8 +98,9 @@ func TestMain_FilesBackupDryRun(t *testing.T) {
 	}
 }
 
-// TestSymlinkKept: a configuration that is a symlink (dotfiles) is edited
-// through the link, which stays a link.
+// TestSymlinkKept: with --follow-symlinks, a configuration that is a
+// symlink (dotfiles) is edited through the link, which stays a link, and
+// stdout says where the write went.
 func TestSymlinkKept(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "dotfiles", "settings.json")
@@ -111,7 +112,7 @@ func TestSymlinkKept(t *testing.T) {
 		t.Skip(err)
 	}
 	var out, errb bytes.Buffer
-	if Run(Options{Verb: "install", Harness: "claude-code", Project: filepath.Join(dir, "proj"), Bin: fakeBin(t), NoKey: true, NoGuard: true}, &out, &errb, os.Getenv, time.Now()) != 0 {
+	if Run(Options{Verb: "install", Harness: "claude-code", Project: filepath.Join(dir, "proj"), Bin: fakeBin(t), NoKey: true, NoGuard: true, FollowSymlinks: true}, &out, &errb, os.Getenv, time.Now()) != 0 {
 		t.Fatal(errb.String())
 	}
 	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
@@ -119,6 +120,9 @@ func TestSymlinkKept(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(real); !bytes.Contains(b, []byte("--harness claude-code")) {
 		t.Error("the link's target was not edited")
+	}
+	if want := "following symlink " + link + " -> " + real; !strings.Contains(out.String(), want) {
+		t.Errorf("stdout does not say %q:\n%s", want, out.String())
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // making it failed), stderr says loudly that sessions will be recorded
 // but not sealed, and the exit status is 1 unless --no-key said that is
 // the plan (CI that seals in a later job).
-func signingKey(o Options, stdout, stderr io.Writer, getenv func(string) string) int {
+func signingKey(o Options, lk *links, stdout, stderr io.Writer, getenv func(string) string) int {
 	if _, from, err := cli.SigningKeyPEM("", getenv); err == nil {
 		fmt.Fprintf(stdout, "signing key: %s (the session's end seals with it)\n", from)
 		return Done
@@ -33,6 +33,13 @@ func signingKey(o Options, stdout, stderr io.Writer, getenv func(string) string)
 		return Refused
 	}
 	path := filepath.Join(home, ".config", "logbook", "signing.key")
+	for _, p := range []string{path, path + ".pub"} {
+		if _, err := lk.check(home, p); err != nil {
+			warn(fmt.Sprintf("no signing key made: %v", err))
+			return Refused
+		}
+	}
+	path, _ = lk.check(home, path)
 	if err := keys.WriteNew(path); err != nil {
 		warn(fmt.Sprintf("no signing key, and making %s failed (%v)", path, err))
 		return Refused

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -53,7 +54,7 @@ var FS = struct {
 	MkdirAll func(path string, perm os.FileMode) error
 	OpenFile func(name string, flag int, perm os.FileMode) (*os.File, error)
 	Write    func(f *os.File, b []byte) (int, error)
-}{os.MkdirAll, os.OpenFile, (*os.File).Write}
+}{os.MkdirAll, durable.OpenWrite, (*os.File).Write}
 
 // Journal is an open, locked in-progress file. Close releases the lock.
 type Journal struct {
@@ -98,9 +99,10 @@ func Open(dir, session string) (*Journal, error) {
 	if err := FS.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	// O_NOFOLLOW: a symlink planted in the directory (which may be committed
-	// to a repository) must not redirect writes elsewhere.
-	lock, err := FS.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	// durable.OpenWrite: a symlink planted in the directory (which may be
+	// committed to a repository) must not redirect writes elsewhere, and a
+	// FIFO or device there must not swallow them (it is refused).
+	lock, err := FS.OpenFile(filepath.Join(dir, session+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +110,7 @@ func Open(dir, session string) (*Journal, error) {
 		lock.Close()
 		return nil, fmt.Errorf("lock %s: %w", lock.Name(), err)
 	}
-	f, err := FS.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := FS.OpenFile(Path(dir, session), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		lock.Close()
 		return nil, err

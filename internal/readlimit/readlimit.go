@@ -12,7 +12,6 @@ package readlimit
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"syscall"
 
@@ -66,16 +65,37 @@ func Small(path string, limit int64) ([]byte, error) {
 }
 
 // Large reads a file of at most limit bytes into a buffer from bigbuf. A
-// pipe or device is read too, up to limit+1 bytes; a FIFO with no writer
-// reads as empty rather than waiting for one.
+// pipe (a FIFO, /dev/stdin fed by a pipe) is read too, up to limit+1
+// bytes, and memory stays within about the bytes read: a stream is
+// refused for its length before it is copied whole. A FIFO with no writer
+// reads as empty rather than waiting for one. A device (/dev/zero, a
+// terminal) or socket is refused at once, unread.
 func Large(path string, limit int64) ([]byte, error) {
 	return read(path, limit, true)
+}
+
+// NotRegular is the error for a path whose mode is not a regular file's.
+func NotRegular(path string, mode os.FileMode) error {
+	what := "special file"
+	switch {
+	case mode.IsDir():
+		what = "directory"
+	case mode&os.ModeNamedPipe != 0:
+		what = "named pipe"
+	case mode&os.ModeCharDevice != 0:
+		what = "character device"
+	case mode&os.ModeDevice != 0:
+		what = "block device"
+	case mode&os.ModeSocket != 0:
+		what = "socket"
+	}
+	return fmt.Errorf("%s: %w (a %s)", path, ErrNotRegular, what)
 }
 
 func read(path string, limit int64, pipes bool) ([]byte, error) {
 	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
 	// writer; a regular file ignores the flag.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -84,24 +104,18 @@ func read(path string, limit int64, pipes bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	m := st.Mode()
 	if st.IsDir() {
 		return nil, fmt.Errorf("read %s: is a directory", path)
 	}
-	var b []byte
-	if st.Mode().IsRegular() {
-		if st.Size() > limit {
-			return nil, &TooLargeError{path, limit}
-		}
-		b, err = bigbuf.ReadAll(io.LimitReader(f, limit+1), st.Size())
-	} else if !pipes {
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
-	} else {
-		b, err = bigbuf.ReadStream(io.LimitReader(f, limit+1))
+	if !m.IsRegular() && !(pipes && m&os.ModeNamedPipe != 0) {
+		return nil, NotRegular(path, m)
 	}
+	b, over, err := bigbuf.ReadStreamLimit(f, limit)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(b)) > limit {
+	if over {
 		return nil, &TooLargeError{path, limit}
 	}
 	return b, nil

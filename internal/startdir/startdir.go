@@ -9,9 +9,10 @@ package startdir
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // Check returns an error naming the project and the fix when start (the
@@ -40,7 +41,10 @@ func Check(start string) error {
 // logbook's binaries.
 func runsLogbook(dir string) bool {
 	for _, f := range []string{"settings.json", "settings.local.json"} {
-		b, err := os.ReadFile(filepath.Join(dir, ".claude", f))
+		// readlimit.Small: a FIFO planted there must not hold up the
+		// hook (the guard runs on every prompt); 16 MiB is far above
+		// any settings file.
+		b, err := readlimit.Small(filepath.Join(dir, ".claude", f), 16<<20)
 		if err == nil && (strings.Contains(string(b), "/record-step ") || strings.Contains(string(b), "/record-step\"")) {
 			return true
 		}

@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCheck(t *testing.T) {
@@ -27,5 +29,28 @@ func TestCheck(t *testing.T) {
 	os.WriteFile(filepath.Join(sub, ".claude", "settings.local.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"command":"/opt/lb/record-step --harness claude-code"}]}]}}`), 0o644)
 	if err := Check(sub); err != nil {
 		t.Errorf("a subdirectory with its own install: %v", err)
+	}
+}
+
+// TestFIFONotWaitedOn: a FIFO planted at a .claude/settings.json above the
+// start directory is passed over, not read: reading it would wait for a
+// writer forever, and the guard runs on every prompt.
+func TestFIFONotWaitedOn(t *testing.T) {
+	root := t.TempDir()
+	start := filepath.Join(root, "a", "b")
+	os.MkdirAll(start, 0o755)
+	os.MkdirAll(filepath.Join(root, "a", ".claude"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(root, "a", ".claude", "settings.json"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- Check(start) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Check is waiting on the FIFO")
 	}
 }

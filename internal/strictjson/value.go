@@ -120,3 +120,35 @@ func StrArr(ss []string) Value {
 	}
 	return Value{Kind: Array, Items: items}
 }
+
+// LastWins makes an object read in lenient mode name each key once, as
+// JavaScript's JSON.parse does: the key keeps the place of its first
+// occurrence and takes the value of its last. It returns the keys that
+// were repeated (nil when none was), in the order of their first repeat. The
+// DuplicateKey flag stays: the text still has no canonical form.
+//
+// Hook payloads are read this way: the harness that sent one acted on
+// what JSON.parse gave it, so the recorder must read the same values.
+func (v *Value) LastWins() []string {
+	if v == nil || v.Kind != Object || v.Flags&DuplicateKey == 0 {
+		return nil
+	}
+	at := make(map[string]int, len(v.Members))
+	repeated := map[string]bool{}
+	var dups []string
+	out := make([]Member, 0, len(v.Members))
+	for _, m := range v.Members {
+		if i, ok := at[m.Key]; ok {
+			if !repeated[m.Key] {
+				repeated[m.Key] = true
+				dups = append(dups, m.Key)
+			}
+			out[i].Value = m.Value
+			continue
+		}
+		at[m.Key] = len(out)
+		out = append(out, m)
+	}
+	v.Members = out
+	return dups
+}

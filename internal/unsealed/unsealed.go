@@ -13,7 +13,9 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -50,7 +52,7 @@ func Leave(dir, session, at, reason string) (Notice, error) {
 		return n, err
 	}
 	b, _ := json.MarshalIndent(n, "", "  ")
-	return n, os.WriteFile(Path(dir, session), append(b, '\n'), 0o600)
+	return n, durable.WriteFileMode(Path(dir, session), append(b, '\n'), 0o600)
 }
 
 // Clear removes the notice file once the session is sealed.
@@ -63,7 +65,7 @@ func ForRecord(recordPath string) (Notice, bool) {
 	if !ok {
 		return Notice{}, false
 	}
-	b, err := os.ReadFile(base + ".unsealed")
+	b, err := readlimit.Small(base+".unsealed", readlimit.Policy)
 	if err != nil {
 		return Notice{}, false
 	}
