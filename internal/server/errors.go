@@ -20,6 +20,7 @@ const (
 	errBadUnsent     = "UNSENT_INVALID"       // 400: X-Logbook-Unsent is not a count
 	errBadVerify     = "VERIFY_INPUT_INVALID" // 400: a multipart verify request that cannot be read
 	errSealFailed    = "SEAL_FAILED"          // 500: recorded and checkpointed, but the seal failed
+	errSyncFailed    = "SYNC_FAILED"          // 500: written, but the fsync before the answer failed
 	errNoCheckpoint  = "NO_CHECKPOINT"        // 404
 	errNotSealed     = "NOT_SEALED"           // 404
 	errNotLogged     = "NOT_LOGGED"           // 404: no tlog-proof yet
@@ -50,7 +51,7 @@ func status(code string) int {
 		return http.StatusUnauthorized
 	case errBusy:
 		return http.StatusServiceUnavailable
-	case errSealFailed, errInternal, recorder.WriteFailed:
+	case errSealFailed, errSyncFailed, errInternal, recorder.WriteFailed:
 		return http.StatusInternalServerError
 	}
 	return http.StatusBadRequest
