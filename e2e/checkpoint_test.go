@@ -43,6 +43,7 @@ type cpCase struct {
 	pubkeys       []string // --pubkey files
 	notes, keys   []string // --checkpoint, --checkpoint-key files
 	want, level   string   // "-" when not known in advance
+	managed       bool     // --require-managed
 }
 
 func (c cpCase) args() []string {
@@ -55,6 +56,9 @@ func (c cpCase) args() []string {
 	}
 	for _, k := range c.keys {
 		args = append(args, "--checkpoint-key", k)
+	}
+	if c.managed {
+		args = append(args, "--require-managed")
 	}
 	return append(args, c.record)
 }
@@ -89,12 +93,13 @@ func checkpointFixtures(t *testing.T) []cpCase {
 		name := filepath.Base(f)
 		var o struct {
 			Checkpoint, CheckpointKey []string
+			RequireManaged            bool
 		}
 		b, err := os.ReadFile(filepath.Join("../testdata/records/checkpoint/options", name))
 		if err != nil || json.Unmarshal(b, &o) != nil {
 			t.Fatalf("%s: options: %v", name, err)
 		}
-		c := cpCase{group: "fixtures", record: f, pubkeys: []string{"../testdata/keys/fixture.key.pub"}}
+		c := cpCase{group: "fixtures", record: f, pubkeys: []string{"../testdata/keys/fixture.key.pub"}, managed: o.RequireManaged}
 		for _, p := range o.Checkpoint {
 			c.notes = append(c.notes, filepath.Join("../testdata", p))
 		}
@@ -105,7 +110,7 @@ func checkpointFixtures(t *testing.T) []cpCase {
 		if strings.HasPrefix(rest, "good_") {
 			c.level = strings.Split(strings.TrimPrefix(rest, "good_"), "_")[0]
 		} else {
-			for _, code := range []string{checkpoint.Invalid, checkpoint.Mismatch, checkpoint.Truncated} {
+			for _, code := range []string{checkpoint.Invalid, checkpoint.Mismatch, checkpoint.Truncated, "HOOKS_NOT_MANAGED"} {
 				if strings.HasPrefix(rest, "fail_"+code+"_") {
 					c.want = code
 				}
@@ -195,10 +200,10 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 		early := file(id+".early.checkpoint", []byte(notes[r.IntN(len(notes))]))
 		k := func() string { return []string{pubFile, vkeyFile}[r.IntN(2)] }
 		out = append(out,
-			cpCase{"honest", rec, nil, []string{note}, []string{k()}, "", "server"},
-			cpCase{"honest, earlier checkpoint", rec, nil, []string{early}, []string{k()}, "-", "-"},
-			cpCase{"honest, both", rec, nil, []string{early, note}, []string{k(), wrongFile}, "", "server"},
-			cpCase{"honest, other key", rec, nil, []string{note}, []string{wrongFile}, checkpoint.Invalid, ""},
+			cpCase{"honest", rec, nil, []string{note}, []string{k()}, "", "server", false},
+			cpCase{"honest, earlier checkpoint", rec, nil, []string{early}, []string{k()}, "-", "-", false},
+			cpCase{"honest, both", rec, nil, []string{early, note}, []string{k(), wrongFile}, "", "server", false},
+			cpCase{"honest, other key", rec, nil, []string{note}, []string{wrongFile}, checkpoint.Invalid, "", false},
 		)
 		// The agent cuts its copy of the journal and seals it.
 		lines, _ := os.ReadFile(journal.Path(filepath.Join(dir, "data"), id))
@@ -211,20 +216,20 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 			res, err := seal.Seal(j, agent, seal.Options{Now: "2026-12-01T00:00:00Z"})
 			j.Close()
 			if err == nil {
-				out = append(out, cpCase{"cut and re-sealed", file(id+".cut.json", res.Record), nil, []string{note}, []string{k()}, "-", "-"})
+				out = append(out, cpCase{"cut and re-sealed", file(id+".cut.json", res.Record), nil, []string{note}, []string{k()}, "-", "-", false})
 			}
 		}
 		// It re-chains after editing a step.
 		recBytes, _ := os.ReadFile(rec)
 		if re, err := tamper.Apply(recBytes, tamper.EditSummary(r.IntN(steps), "edited"), tamper.Relink, tamper.FixCountAndTip, tamper.Resign(agent)); err == nil {
-			out = append(out, cpCase{"re-chained", file(id+".rechained.json", re), nil, []string{note}, []string{k()}, checkpoint.Mismatch, ""})
+			out = append(out, cpCase{"re-chained", file(id+".rechained.json", re), nil, []string{note}, []string{k()}, checkpoint.Mismatch, "", false})
 		}
 		// A damaged note: one byte changed.
 		nb, _ := os.ReadFile(note)
 		nb[r.IntN(len(nb))] ^= byte(1 + r.IntN(255))
-		out = append(out, cpCase{"damaged note", rec, nil, []string{file(id+".damaged.checkpoint", nb)}, []string{k()}, "-", "-"})
+		out = append(out, cpCase{"damaged note", rec, nil, []string{file(id+".damaged.checkpoint", nb)}, []string{k()}, "-", "-", false})
 		if prevNote != "" {
-			out = append(out, cpCase{"other session's note", rec, nil, []string{prevNote}, []string{k()}, checkpoint.Mismatch, ""})
+			out = append(out, cpCase{"other session's note", rec, nil, []string{prevNote}, []string{k()}, checkpoint.Mismatch, "", false})
 		}
 		prevNote = note
 	}

@@ -330,8 +330,12 @@ func startServerAs(t testing.TB, exe, addr, data, key string, uid uint32) *liveS
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
+	c := http.DefaultClient
+	if sock, ok := strings.CutPrefix(addr, "unix:"); ok {
+		c, s.url = unixClient(sock), "http://localhost"
+	}
 	for i := 0; i < 200; i++ {
-		if resp, err := http.Get(s.url + "/healthz"); err == nil {
+		if resp, err := c.Get(s.url + "/healthz"); err == nil {
 			resp.Body.Close()
 			return s
 		}

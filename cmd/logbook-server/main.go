@@ -76,6 +76,7 @@ logbook-server --verifier-key --key FILE [--name ORIGIN]`
 
 type config struct {
 	listen, data, keyFile, name, tokenFile string
+	managed, readTokenFile                 string
 	tlsCert, tlsKey, clientCA, logLevel    string
 	fsync                                  string
 	newKey, newToken, rotateKey            string
@@ -89,10 +90,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:8421", "`ADDR` to listen on; a non-loopback address needs --token-file or --client-ca")
+	fs.StringVar(&c.managed, "managed-settings", "", "the harness's managed settings `FILE` (Claude Code: /etc/claude-code/managed-settings.json): after each session's first event, a logbook.hooks note says whether the hooks come from it (root's, allowManagedHooksOnly, logbook's hooks in it), for logbook-verify --require-managed")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8421", "`ADDR` to listen on: HOST:PORT, or unix:/PATH, a Unix socket in a folder only the server's user can write (no other user can take it while the server is down; record-step --server unix:/PATH checks who answers); a non-loopback address needs --token-file or --client-ca")
 	fs.StringVar(&c.data, "data", "", "data `DIR` for journals, checkpoints and records (default $STATE_DIRECTORY, as systemd sets it, else ./logbook-server-data)")
 	fs.StringVar(&c.keyFile, "key", "", "the server's PKCS#8 PEM Ed25519 key `FILE`: signs checkpoints and seals (default $LOGBOOK_SERVER_KEY_FILE)")
 	fs.StringVar(&c.name, "name", "", "the server's `ORIGIN` name in checkpoints (default logbook-server/HOSTNAME)")
+	fs.StringVar(&c.readTokenFile, "read-token-file", "", "`FILE` holding the bearer token the read routes (a session's record, checkpoint and tlog-proof, the log's tiles) need instead of --token-file's, which the agent's hooks send: without it, whoever holds the hook token (the agent) or, with no token at all, every local user reads every session (default $LOGBOOK_SERVER_READ_TOKEN)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "`FILE` holding the bearer token every request but /healthz and the page must send (default $LOGBOOK_SERVER_TOKEN)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS with this certificate chain `PEM`")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the TLS certificate's private key `PEM`")
@@ -206,15 +209,28 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(2, err)
 	}
-	if !loopback(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
+	readToken := strings.TrimSpace(getenv("LOGBOOK_SERVER_READ_TOKEN"))
+	if c.readTokenFile != "" {
+		b, err := os.ReadFile(c.readTokenFile)
+		if err != nil {
+			return fail(2, err)
+		}
+		if readToken = strings.TrimSpace(string(b)); readToken == "" {
+			return fail(2, fmt.Errorf("--read-token-file %s is empty", c.readTokenFile))
+		}
+	}
+	if readToken != "" && readToken == token {
+		return fail(2, errors.New("the read token is the hook token: the agent, which sends the hook token, could read every session; give another"))
+	}
+	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
 		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
 	}
 	raiseFileLimit()
 	// Listen first: an address in use is the commonest start-up error,
 	// and it must not come after the log store was created.
-	ln, err := net.Listen("tcp", c.listen)
+	ln, err := listenAddr(c.listen)
 	if err != nil {
-		return fail(1, fmt.Errorf("%v (another server there? choose another --listen; 127.0.0.1:0 takes a free port)", err))
+		return fail(1, err)
 	}
 	defer ln.Close()
 	var self *recorderDesc
@@ -236,9 +252,9 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(1, err)
 	}
-	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
+	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, Gate: gt})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, Gate: gt, ManagedSettings: c.managed})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -259,6 +275,13 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		MaxHeaderBytes:    64 << 10,
 		TLSConfig:         tlsConf,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if readToken == "" {
+		who := "every local user"
+		if token != "" {
+			who = "whoever holds the hook token, which the agent's hooks send"
+		}
+		log.Warn("reads are open", "who", who, "fix", "--read-token-file FILE: the records, checkpoints and log tiles then need a token the agent does not hold")
 	}
 	vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))
 	log.Info("listening", "addr", ln.Addr().String(), "data", data, "origin", c.name, "verifierKey", vkey,

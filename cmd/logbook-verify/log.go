@@ -27,7 +27,7 @@ func (l *logFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.policy, "log-policy", "", "C2SP tlog-policy `FILE` (trusted log keys, witness keys, quorum): check the record's tlog-proof offline; LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds")
 	fs.StringVar(&l.proof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default: RECORD with .json replaced by .tlog-proof)")
 	fs.BoolVar(&l.consistency, "log-consistency", false, "logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW: show that log checkpoint NEW extends OLD (the log never rewrote its past)")
-	fs.StringVar(&l.tiles, "log-tiles", "", "where --log-consistency reads the log's tiles: a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/; $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token)")
+	fs.StringVar(&l.tiles, "log-tiles", "", "the log's tiles, a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/; $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token): for --log-consistency, and with --log-policy the freshness check: every leaf after the record's own, up to the log's latest checkpoint, is read, and a later checkpoint of the record's session refuses it (TRUNCATED)")
 }
 
 func (l *logFlags) load(record string) (verdict.LogInputs, error) {
@@ -38,6 +38,7 @@ func (l *logFlags) load(record string) (verdict.LogInputs, error) {
 		}
 		return in, nil
 	}
+
 	pol, err := readPolicy(l.policy)
 	if err != nil {
 		return in, err
@@ -50,8 +51,33 @@ func (l *logFlags) load(record string) (verdict.LogInputs, error) {
 	if _, err := os.Stat(p); err != nil {
 		return in, fmt.Errorf("--log-policy: no proof of logging: %v", err)
 	}
-	in.Proof, err = readProof(p)
-	return in, err
+	if in.Proof, err = readProof(p); err != nil {
+		return in, err
+	}
+	if l.tiles != "" {
+		if err := l.later(&in); err != nil {
+			return in, fmt.Errorf("--log-tiles %s: freshness not checked: %v", l.tiles, err)
+		}
+	}
+	return in, nil
+}
+
+// later reads, from --log-tiles, the log's leaves after the record's own
+// up to the log's latest checkpoint (logproof.LaterLeaves): the verdict
+// refuses the record when one is a later checkpoint of its session.
+func (l *logFlags) later(in *verdict.LogInputs) error {
+	p, err := logproof.Parse(in.Proof)
+	if err != nil {
+		return nil // the verdict names the bad proof
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	leaves, err := consistency.Later(ctx, in.Policy, uint64(p.Index)+1, l.tiles, strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN")))
+	if err != nil {
+		return err
+	}
+	in.Later, in.LaterFrom, in.Fresh = leaves, p.Index+1, true
+	return nil
 }
 
 // readProof reads a proof file of at most logproof.MaxProof bytes; a

@@ -48,19 +48,23 @@ const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--revoked FILE]...
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]...
                [--checkpoint FILE --checkpoint-key PUB]...
-               [--log-policy FILE [--log-proof FILE]] RECORD...
+               [--log-policy FILE [--log-proof FILE] [--log-tiles DIR|URL]] [--require-managed] RECORD...
 logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
-logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--allow-absent] [--show-bodies differs|all]`
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--allow-absent] [--show-bodies differs|all]
+
+The level of an OK: local, server (a server's signed checkpoint covers the
+record) or logged (and a transparency log holds that checkpoint).
+` + verdict.LocalWarning + `.`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runCassette(args, stdout, stderr); ok {
 		return code
 	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
-	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps (and file, with several records)")
+	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps, warnings (and file, with several records)")
 	var pubkeys pubkeyFlag
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
@@ -75,6 +79,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var gf gateFlags
 	gf.register(fs)
 	cx.register(fs)
+	requireManaged := fs.Bool("require-managed", false, "refuse (HOOKS_NOT_MANAGED) a record without a server's note that the session's hooks came from the harness's managed settings (logbook-server --managed-settings; docs/harnesses.md); needs level server or logged")
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -133,6 +138,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var in verdict.Inputs
+	in.RequireManaged = *requireManaged
 	var err error
 	if in.Pinned, err = keys.ReadPublicFiles("--pubkey", pubkeys); err != nil {
 		return ioError("", err)

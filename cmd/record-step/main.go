@@ -202,7 +202,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if *server != "" {
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
-		if err := forward(*server, cli.StripBOM(payload), hint, cwd, getenv); err != nil {
+		unsent := claimUnsent(dir)
+		if err := forward(*server, cli.StripBOM(payload), hint, cwd, unsent, getenv); err != nil {
+			// This event and those counted before it go to the next one
+			// that is sent.
+			if cerr := countUnsent(dir, unsent+1); cerr != nil {
+				report(fmt.Sprintf("cannot count the event not sent: %v", cerr))
+			}
 			// Read the event only now, on the way out: forwarding does
 			// not need it, and the notice does.
 			if ev, perr := hookevent.ParseWith(cli.StripBOM(payload), hint); perr == nil {

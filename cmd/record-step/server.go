@@ -17,7 +17,10 @@ const forwardTimeout = 5 * time.Second
 // reach. $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token. A
 // refusal's code comes back in the server's JSON error; an empty 200 is
 // recorded.
-func forward(server string, payload []byte, hint hookevent.Hint, cwd string, getenv func(string) string) error {
+//
+// unsent, when not 0, is the count of events earlier hooks could not send
+// (unsent.go), sent as X-Logbook-Unsent.
+func forward(server string, payload []byte, hint hookevent.Hint, cwd string, unsent int, getenv func(string) string) error {
 	t, err := hookpost.Parse(server)
 	if err != nil {
 		return err
@@ -32,6 +35,9 @@ func forward(server string, payload []byte, hint hookevent.Hint, cwd string, get
 	var headers [][2]string
 	if cwd != "" && !strings.ContainsAny(cwd, "\r\n") {
 		headers = append(headers, [2]string{"X-Logbook-Cwd", cwd})
+	}
+	if unsent > 0 {
+		headers = append(headers, unsentHeader(unsent))
 	}
 	tok := getenv("LOGBOOK_SERVER_TOKEN")
 	if tok != "" {

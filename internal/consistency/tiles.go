@@ -18,14 +18,25 @@ import (
 const maxTile = 256 * 32
 
 // tileClient is an HTTP client whose response bodies fail past maxTile.
-var tileClient = &http.Client{Transport: limitTransport{http.DefaultTransport}}
+var tileClient = &http.Client{Transport: limitTransport{http.DefaultTransport, maxTile}}
 
-type limitTransport struct{ next http.RoundTripper }
+// maxBundle is the largest entry bundle read: 256 leaves, each a session
+// checkpoint note of well under 16 KiB.
+const maxBundle = 256 << 14
+
+// bundleClient reads the log's checkpoint, tiles and entry bundles (the
+// freshness check), each at most maxBundle bytes.
+var bundleClient = &http.Client{Transport: limitTransport{http.DefaultTransport, maxBundle}}
+
+type limitTransport struct {
+	next  http.RoundTripper
+	limit int64
+}
 
 func (t limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(r)
 	if err == nil {
-		resp.Body = &limitedBody{ReadCloser: resp.Body, left: maxTile + 1}
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: t.limit + 1, limit: t.limit}
 	}
 	return resp, err
 }
@@ -33,7 +44,7 @@ func (t limitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // limitedBody reads at most maxTile bytes, then fails.
 type limitedBody struct {
 	io.ReadCloser
-	left int64
+	left, limit int64
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -43,7 +54,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	if b.left <= 0 {
-		return n, fmt.Errorf("a tile of more than %d bytes", maxTile)
+		return n, fmt.Errorf("a tile or bundle of more than %d bytes", b.limit)
 	}
 	return n, err
 }
@@ -65,5 +76,24 @@ func fileTiles(root string) client.TileFetcherFunc {
 			}
 		}
 		return read(ctx, l, i, p)
+	}
+}
+
+// fileBundles reads entry bundles from a copy of the log's directory, with
+// the same care as fileTiles.
+func fileBundles(root string) client.EntryBundleFetcherFunc {
+	read := client.FileFetcher{Root: root}.ReadEntryBundle
+	return func(ctx context.Context, i uint64, p uint8) ([]byte, error) {
+		for _, w := range []uint8{p, 0} {
+			name := path.Join(root, layout.EntriesPath(i, w))
+			st, err := os.Stat(name)
+			if err != nil {
+				continue
+			}
+			if !st.Mode().IsRegular() || st.Size() > maxBundle {
+				return nil, fmt.Errorf("%s: not an entry bundle (a regular file of at most %d bytes)", name, maxBundle)
+			}
+		}
+		return read(ctx, i, p)
 	}
 }

@@ -35,6 +35,9 @@ const (
 	LogProofInvalid Code = "LOG_PROOF_INVALID" // malformed, or the leaf is not in the tree its checkpoint states
 	LogUntrusted    Code = "LOG_UNTRUSTED"     // no log key of the policy signed the log checkpoint
 	WitnessQuorum   Code = "WITNESS_QUORUM"    // the witnesses' cosignatures do not meet the quorum
+	// Where the hooks came from (step 11, docs/server.md), only with
+	// --require-managed; internal/verdict decides it.
+	HooksNotManaged Code = "HOOKS_NOT_MANAGED" // no server note says the session's hooks were managed
 	// The organization policy's gate (step 11, docs/policy.md §8), only
 	// with --policy-key; internal/orgpolicy decides them.
 	PolicyMissing   Code = "POLICY_MISSING"   // a gate ran without a policy, or tool calls and no gate at all
@@ -47,7 +50,7 @@ const (
 var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
 	KeyRevoked, SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
 	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
-	LogProofInvalid, LogUntrusted, WitnessQuorum}
+	LogProofInvalid, LogUntrusted, WitnessQuorum, HooksNotManaged}
 
 // GateCodes are the codes of step 11, in order: the organization policy's
 // gate, judged only with --policy-key after every other step. They are

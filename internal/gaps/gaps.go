@@ -14,6 +14,7 @@ package gaps
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/format"
@@ -61,6 +62,14 @@ type Counts struct {
 	// is a session start, else 0 (a session of logbook-wrap steps alone
 	// has no harness to start it).
 	MissingSessionStart int `json:"missingSessionStart"`
+	// AfterSessionEnd: harness events recorded after a SessionEnd (a late
+	// hook, a resumed session, or an agent that ended the session early
+	// and went on): a record sealed at that SessionEnd did not hold them.
+	AfterSessionEnd int `json:"afterSessionEnd"`
+	// UnsentEvents: events the hook could not send to the server (it was
+	// down, or its answer was refused), as the hook counted them and the
+	// server noted them (data.event logbook.unsent, data.count).
+	UnsentEvents int `json:"unsentEvents"`
 	// ToolUseIDs names the calls behind the counts, so a report can say
 	// which call is unfinished, not only how many are.
 	ToolUseIDs *Named `json:"toolUseIds,omitempty"`
@@ -77,7 +86,8 @@ type Named struct {
 
 // Total is the number of gaps of every kind.
 func (c Counts) Total() int {
-	return c.UnfinishedToolCalls + c.DuplicatePreEvents + c.DuplicatePostEvents + c.PostWithoutPre + c.MissingSessionStart
+	return c.UnfinishedToolCalls + c.DuplicatePreEvents + c.DuplicatePostEvents + c.PostWithoutPre + c.MissingSessionStart +
+		c.AfterSessionEnd + c.UnsentEvents
 }
 
 // Tracker sees steps one at a time. The zero value is ready.
@@ -85,12 +95,28 @@ type Tracker struct {
 	pre, post map[string]int
 	started   bool
 	harness   bool // some event came from a harness, not from logbook itself
+	ended     bool // a SessionEnd was seen (steps come in seq order)
+	afterEnd  int
+	unsent    int
 }
+
+// UnsentEvent is the data.event of a server's note counting events the
+// hook could not send (internal/server).
+const UnsentEvent = "logbook.unsent"
+
+// maxUnsent bounds one note's count (as the server does).
+const maxUnsent = 1 << 30
 
 // Observe takes one event: its name and its toolUseId ("" when none).
 func (t *Tracker) Observe(event, toolUseID string) {
 	if event != "" && !strings.HasPrefix(event, "logbook") {
 		t.harness = true
+		if t.ended {
+			t.afterEnd++
+		}
+		if event == "SessionEnd" {
+			t.ended = true
+		}
 	}
 	switch PhaseOf(event) {
 	case Start:
@@ -127,6 +153,13 @@ func (t *Tracker) ObserveData(data *strictjson.Value, src []byte) {
 	ev, _ := data.GetString("event")
 	id, _ := data.GetString("toolUseId")
 	t.Observe(ev, id)
+	if ev == UnsentEvent {
+		if c := data.Get("count"); c != nil && c.Kind == strictjson.Number {
+			if n, err := strconv.Atoi(c.Str); err == nil && n > 0 && n <= maxUnsent && t.unsent <= maxUnsent {
+				t.unsent += n
+			}
+		}
+	}
 }
 
 // Counts returns the report for the steps seen so far.
@@ -147,7 +180,8 @@ func (t *Tracker) Counts() Counts {
 	if t.harness && !t.started {
 		c.MissingSessionStart = 1
 	}
-	if c.Total()-c.MissingSessionStart > 0 {
+	c.AfterSessionEnd, c.UnsentEvents = t.afterEnd, t.unsent
+	if c.Total()-c.MissingSessionStart-c.AfterSessionEnd-c.UnsentEvents > 0 {
 		n := t.Named()
 		c.ToolUseIDs = &n
 	}

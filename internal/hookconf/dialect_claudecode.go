@@ -52,5 +52,11 @@ func claudeCodeSpec() *Spec {
 				kv("allowedEnvVars", arr(str("LOGBOOK_SERVER_TOKEN"))))
 		},
 		NoHTTP: map[string]bool{"SessionStart": true, "Setup": true},
+		// Claude Code's managed settings on Linux (the folder can be
+		// moved with $CLAUDE_CODE_MANAGED_SETTINGS_PATH, which 2.1.328
+		// ignores); with allowManagedHooksOnly it runs no hook from the
+		// user's, project's or local settings.
+		ManagedFile:    "/etc/claude-code/managed-settings.json",
+		ManagedOnlyKey: "allowManagedHooksOnly",
 	}
 }

@@ -11,8 +11,15 @@ import (
 const hookRoute = "/v1/hooks/"
 
 // CheckServer accepts a server base URL for --server: http:// or
-// https://, a host, no query, no fragment, no white space or quotes.
+// https://, a host, no query, no fragment, no white space or quotes; or
+// unix:/PATH, the server's Unix socket.
 func CheckServer(u string) error {
+	if p, ok := strings.CutPrefix(u, "unix:"); ok {
+		if !strings.HasPrefix(p, "/") || len(p) > 107 || strings.ContainsAny(u, " \t\r\n\"'`$\\?#;&|<>*") {
+			return fmt.Errorf("--server %q: want unix:/ABSOLUTE/PATH (no spaces, quotes or shell characters)", u)
+		}
+		return nil
+	}
 	rest, ok := strings.CutPrefix(u, "http://")
 	if !ok {
 		rest, ok = strings.CutPrefix(u, "https://")
@@ -23,9 +30,11 @@ func CheckServer(u string) error {
 	return nil
 }
 
-// httpHook reports whether event e is written as an HTTP hook.
+// httpHook reports whether event e is written as an HTTP hook. A Unix
+// socket takes record-step --server commands for every event: Claude
+// Code's HTTP hooks reach TCP only, and cannot check who answers.
 func (t Target) httpHook(e Event) bool {
-	return t.Server != "" && t.Spec.HTTPHandler != nil && !t.Spec.NoHTTP[e.Name]
+	return t.Server != "" && !strings.HasPrefix(t.Server, "unix:") && t.Spec.HTTPHandler != nil && !t.Spec.NoHTTP[e.Name]
 }
 
 // serverCommand is what an event sends to the server: the hook URL for an

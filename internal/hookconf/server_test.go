@@ -59,3 +59,44 @@ func TestServerHooks(t *testing.T) {
 		}
 	}
 }
+
+// TestUnixServerHooks: a Unix socket server gets record-step --server
+// commands for every event (Claude Code's HTTP hooks reach TCP only), and
+// --server values that would break the shell command are refused.
+func TestUnixServerHooks(t *testing.T) {
+	tg := ProjectTarget(Lookup("claude-code"))
+	tg.Server = "unix:/run/logbook/hooks.sock"
+	got, _, err := Add(nil, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(got, []byte(`"http"`)) || bytes.Count(got, []byte("--server unix:/run/logbook/hooks.sock")) != len(tg.Spec.Events) {
+		t.Fatalf("not a record-step command for each event:\n%s", got)
+	}
+	for _, bad := range []string{"unix:run/x.sock", "unix:/a b", "unix:/a;rm", "unix:/a$(x)", "unix:/" + strings.Repeat("a", 120)} {
+		if CheckServer(bad) == nil {
+			t.Errorf("CheckServer(%q) accepted", bad)
+		}
+	}
+	if err := CheckServer("unix:/run/logbook/hooks.sock"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestManagedOnly: the switch is added, kept, or set to true whatever it
+// held, and the result reads as managed-only.
+func TestManagedOnly(t *testing.T) {
+	for _, in := range []string{"{}", "{\n  \"a\": 1\n}\n", `{"allowManagedHooksOnly": false}`, `{"allowManagedHooksOnly": "yes"}`, `{"allowManagedHooksOnly": true}`} {
+		got, err := ManagedOnly([]byte(in), "allowManagedHooksOnly")
+		if err != nil || !IsManagedOnly(got, "allowManagedHooksOnly") {
+			t.Errorf("%s -> %s (%v)", in, got, err)
+		}
+		var v map[string]any
+		if json.Unmarshal(got, &v) != nil {
+			t.Errorf("%s -> not JSON: %s", in, got)
+		}
+	}
+	if _, err := ManagedOnly([]byte("[]"), "k"); err == nil {
+		t.Error("a non-object was edited")
+	}
+}

@@ -38,6 +38,11 @@ type Spec struct {
 	// Fixed, when set, is every event's whole command (the start-directory
 	// guard), instead of one built from Bin.
 	Fixed string
+	// ManagedFile is the harness's system-wide managed configuration,
+	// which only root can write ("" when the harness has none that can
+	// hold hooks); ManagedOnlyKey is the member that makes the harness
+	// run the managed hooks only ("" when it has no such switch).
+	ManagedFile, ManagedOnlyKey string
 }
 
 // Event is one hook event the configuration wires.

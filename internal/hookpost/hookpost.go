@@ -23,12 +23,25 @@ type Target struct {
 	Path string // the path prefix, without a trailing slash
 	sa   syscall.Sockaddr
 	fam  int
+	// Socket is the Unix socket's path for unix:/PATH ("" for TCP): the
+	// answer is taken only from the socket's rightful owner (peer.go).
+	Socket string
 }
 
 // Parse reads http://HOST[:PORT][/PATH], HOST an IPv4 address, [::1] or
 // another bracketed IPv6 address, or localhost. The port defaults to 80.
+//
+// unix:/PATH is a Unix socket (logbook-server --listen unix:/PATH); the
+// Host header is then "localhost".
 func Parse(url string) (Target, error) {
 	var t Target
+	if p, ok := strings.CutPrefix(url, "unix:"); ok {
+		if !strings.HasPrefix(p, "/") || len(p) > 107 || strings.ContainsAny(p, " \r\n\x00") {
+			return t, fmt.Errorf("server URL %q: want unix:/ABSOLUTE/PATH (at most 107 bytes)", url)
+		}
+		t.Host, t.Socket, t.sa, t.fam = "localhost", p, &syscall.SockaddrUnix{Name: p}, syscall.AF_UNIX
+		return t, nil
+	}
 	rest, ok := strings.CutPrefix(url, "http://")
 	if !ok {
 		return t, fmt.Errorf("server URL %q: want http://HOST:PORT (https: reach it through a local forwarder)", url)
@@ -143,9 +156,19 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		return nil
 	}
 	_ = budget()
-	_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	if t.Socket == "" {
+		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+	}
 	if err := retry(func() error { return syscall.Connect(fd, t.sa) }); err != nil {
+		if t.Socket != "" {
+			return r, fmt.Errorf("connect to %s: %w", t.Socket, err)
+		}
 		return r, fmt.Errorf("connect to %s: %w", t.Host, err)
+	}
+	if t.Socket != "" {
+		if err := checkPeer(fd, t.Socket); err != nil {
+			return r, err
+		}
 	}
 	var req bytes.Buffer
 	req.Grow(256 + len(body))

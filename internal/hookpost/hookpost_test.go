@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,12 +134,12 @@ func TestParseResponse(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"http://127.0.0.1:8421", "http://[::1]:1/x", "http://localhost", "http://[1::]:2"} {
+	for _, s := range []string{"http://127.0.0.1:8421", "http://[::1]:1/x", "http://localhost", "http://[1::]:2", "unix:/run/logbook/hooks.sock", "unix:rel", "unix:/a b"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, u string) {
 		tg, err := Parse(u)
-		if err == nil && (tg.sa == nil || strings.ContainsAny(tg.Path+tg.Host, " \r\n")) {
+		if err == nil && (tg.sa == nil || strings.ContainsAny(tg.Path+tg.Host+tg.Socket, " \r\n\x00") || tg.Socket != "" && tg.Socket[0] != '/') {
 			t.Fatalf("%q: %+v", u, tg)
 		}
 		_, _ = parseResponse([]byte(u))
@@ -172,5 +173,47 @@ func TestPostDrip(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Fatalf("a dripping server held Post for %v", took)
+	}
+}
+
+// TestUnixPeer: an answer on a Unix socket is taken from a server whose
+// folder is root's (the test runs as root, as CI does), and refused when
+// the folder is writable by others, even though the server answers.
+func TestUnixPeer(t *testing.T) {
+	if syscall.Geteuid() != 0 {
+		t.Skip("needs root: the folder's owner decides")
+	}
+	for _, mode := range []os.FileMode{0o755, 0o777} {
+		dir := t.TempDir()
+		os.Chmod(dir, mode)
+		sock := dir + "/s.sock"
+		ln, err := net.Listen("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+				c.Close()
+			}
+		}()
+		tg, err := Parse("unix:" + sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Post(tg, "/v1/hooks", nil, []byte("{}"), 2*time.Second)
+		if mode == 0o755 && (err != nil || r.Status != 200) {
+			t.Errorf("root's folder: %v %+v", err, r)
+		}
+		if mode == 0o777 && (err == nil || !strings.Contains(err.Error(), "writable by group or others")) {
+			t.Errorf("a folder anyone can write: %v %+v", err, r)
+		}
+		ln.Close()
 	}
 }

@@ -42,6 +42,10 @@ type Options struct {
 	// there (hookconf's server hooks) and the server seals with its own
 	// key, so no signing key is made here.
 	Server string
+	// Managed: the harness's system-wide managed configuration (root's;
+	// managed.go), or --config FILE as one, with the switch that makes
+	// the harness run managed hooks only.
+	Managed bool
 	// FollowSymlinks writes through a symbolic link at (or above, within
 	// the project or home) a path install writes, saying where on stdout;
 	// without it such a link is refused (links.go).
@@ -72,7 +76,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	if o.Project == "" {
 		o.Project = "."
 	}
-	project := !o.User && o.Config == ""
+	project := !o.User && o.Config == "" && !o.Managed
 	if project {
 		// A mistyped --project must not become a new directory tree
 		// holding hooks no harness will ever read.
@@ -139,6 +143,14 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	gone := false
 	if o.Verb == "install" {
 		next, notes, err = hookconf.Add(old, t)
+		if err == nil && o.Managed && spec.ManagedOnlyKey != "" {
+			next, err = hookconf.ManagedOnly(next, spec.ManagedOnlyKey)
+		}
+		if err == nil && o.Managed && !o.DryRun {
+			if err := checkManaged(o); err != nil {
+				return fail(err)
+			}
+		}
 	} else {
 		if !exists {
 			fmt.Fprintf(stdout, "%s: no such file; nothing to remove\n", path)
@@ -232,6 +244,15 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	if spec.Harness == "claude-code" && project && !o.Local {
 		notes = append(notes, startGuard(o, stdout, stderr, getenv, now))
 	}
+	if o.Managed {
+		if err := rootOnly(path); err != nil {
+			notes = append(notes, "WARNING: "+path+" can be changed by a user other than root ("+err.Error()+"): the agent could rewrite these hooks")
+		} else {
+			notes = append(notes, path+" is root's and writable by no one else; with "+spec.ManagedOnlyKey+" the harness runs no hook from the user's or the project's settings")
+		}
+	} else if spec.ManagedFile != "" {
+		notes = append(notes, "WARNING: these hooks are in "+path+", which the agent's user can change (point them at another URL, or remove them): as root, record-step install --harness "+spec.Harness+" --managed --bin DIR --server URL puts them in "+spec.ManagedFile+", where it cannot (docs/install.md)")
+	}
 	if o.Server != "" {
 		notes = append(notes, "events go to the logbook server at "+o.Server+", which seals each session with its own key at its end; nothing is recorded in this project (docs/server.md)")
 		notes = append(notes, checkServer(o.Server, stderr, getenv)...)
@@ -285,6 +306,14 @@ func resolve(spec *hookconf.Spec, o Options, getenv func(string) string) (string
 	t := hookconf.Target{Spec: spec}
 	var path string
 	switch {
+	case o.Managed:
+		if spec.ManagedFile == "" {
+			return "", t, fmt.Errorf("%s has no managed (system-wide, root-only) hook configuration that install knows (docs/harnesses.md)", spec.Harness)
+		}
+		path = spec.ManagedFile
+		if o.Config != "" {
+			path = o.Config
+		}
 	case o.Config != "":
 		path = o.Config
 	case o.User:
@@ -304,7 +333,7 @@ func resolve(spec *hookconf.Spec, o Options, getenv func(string) string) (string
 	default:
 		path = filepath.Join(o.Project, spec.ProjectFile)
 	}
-	if o.User || o.Config != "" {
+	if o.User || o.Config != "" || o.Managed {
 		if o.Bin == "" {
 			return "", t, fmt.Errorf("--bin DIR is needed: where record-step and logbook-seal are")
 		}
@@ -340,7 +369,7 @@ func shellQuote(s string) string {
 // for a project (ignored by git with the rest of .logbook/, so neither
 // install nor uninstall leaves a file in git status), else beside the file.
 func backupDir(o Options, path string) string {
-	if !o.User && o.Config == "" {
+	if !o.User && o.Config == "" && !o.Managed {
 		return filepath.Join(o.Project, ".logbook", "backups")
 	}
 	return filepath.Dir(path)

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -61,6 +62,27 @@ func checkpointFixtures() map[string][]byte {
 		"other-key.checkpoint":     sign(other, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(good, n-1)}),
 		"other-session.checkpoint": sign(server, checkpoint.Checkpoint{Session: "another-session", Size: int64(n), Tip: stepHash(good, n-1)}),
 	}
+	// A server's record that says where the hooks came from: the note
+	// logbook-server --managed-settings appends after the first event.
+	hooksNote := func(source, reason string) chain.Step {
+		d := strictjson.Obj(strictjson.Member{Key: "event", Value: strictjson.Str("logbook.hooks")},
+			strictjson.Member{Key: "source", Value: strictjson.Str(source)},
+			strictjson.Member{Key: "file", Value: strictjson.Str("/etc/claude-code/managed-settings.json")},
+			strictjson.Member{Key: "sha256", Value: strictjson.Str(sum("{}"))})
+		if reason != "" {
+			d.Members = append(d.Members, strictjson.Member{Key: "reason", Value: strictjson.Str(reason)})
+		}
+		return chain.Step{At: "2026-03-01T10:00:00Z", Kind: "note", Summary: "hooks: " + source, Data: d}
+	}
+	withNote := func(note chain.Step) []byte {
+		steps := baseSteps()
+		steps = append(steps[:1], append([]chain.Step{note}, steps[1:]...)...)
+		return assemble(steps, pk)
+	}
+	managed, unmanaged := withNote(hooksNote("managed", "")), withNote(hooksNote("unmanaged", "allowManagedHooksOnly is not true"))
+	notes["managed.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n + 1), Tip: stepHash(managed, n)})
+	notes["managed-early.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: 3, Tip: stepHash(managed, 2)})
+	notes["unmanaged.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n + 1), Tip: stepHash(unmanaged, n)})
 	full := string(notes["full.checkpoint"])
 	// Edited after signing: the signature no longer covers the text.
 	notes["edited.checkpoint"] = []byte(strings.Replace(full, "size 5\n", "size 4\n", 1))
@@ -99,6 +121,11 @@ func checkpointFixtures() map[string][]byte {
 		"fail_CHECKPOINT_MISMATCH_rechained.json":     {rechained, opt(serverPub, "full.checkpoint")},
 		"fail_TRUNCATED_cut_tail.json":                {cut, opt(serverPub, "full.checkpoint")},
 		"fail_TRUNCATED_after_early_passes.json":      {cut, opt(serverVkey, "early.checkpoint", "full.checkpoint")},
+
+		"good_server_managed.json":              {managed, requireManaged(opt(serverPub, "managed.checkpoint"))},
+		"fail_HOOKS_NOT_MANAGED_local.json":     {managed, requireManaged(opt(serverPub, "managed-early.checkpoint"))},
+		"fail_HOOKS_NOT_MANAGED_no_note.json":   {good, requireManaged(opt(serverPub, "full.checkpoint"))},
+		"fail_HOOKS_NOT_MANAGED_unmanaged.json": {unmanaged, requireManaged(opt(serverPub, "unmanaged.checkpoint"))},
 	}
 	for name, f := range fx {
 		files[checkpointDir+"/"+name] = f.rec
@@ -106,6 +133,8 @@ func checkpointFixtures() map[string][]byte {
 	}
 	return files
 }
+
+func requireManaged(o options) options { o.requireManaged = true; return o }
 
 func must2(a, b []byte, err error) ([]byte, []byte) {
 	if err != nil {

@@ -159,6 +159,7 @@ type options struct {
 	attestation, attestorKey                   []string
 	checkpoint, checkpointKey                  []string // checkpointfixtures_test.go
 	logPolicy, logProof                        string   // logfixtures_test.go
+	requireManaged                             bool     // checkpointfixtures_test.go
 }
 
 func (o options) json() []byte {
@@ -183,6 +184,9 @@ func (o options) json() []byte {
 	}
 	if o.logPolicy != "" {
 		add("logPolicy", strictjson.Str(o.logPolicy))
+	}
+	if o.requireManaged {
+		add("requireManaged", strictjson.Bool(true))
 	}
 	if o.logProof != "" {
 		add("logProof", strictjson.Str(o.logProof))

@@ -17,6 +17,7 @@ const (
 	errUnknownHarnes = "HARNESS_UNKNOWN"      // 400: /v1/hooks/{harness} names none we read
 	errBadEvent      = "EVENT_INVALID"        // 400: ?event= is not a plain name
 	errBadCwd        = "CWD_INVALID"          // 400: X-Logbook-Cwd is not one line
+	errBadUnsent     = "UNSENT_INVALID"       // 400: X-Logbook-Unsent is not a count
 	errBadVerify     = "VERIFY_INPUT_INVALID" // 400: a multipart verify request that cannot be read
 	errSealFailed    = "SEAL_FAILED"          // 500: recorded and checkpointed, but the seal failed
 	errSyncFailed    = "SYNC_FAILED"          // 500: written, but the fsync before the answer failed

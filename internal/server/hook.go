@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"cmp"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
@@ -49,6 +51,11 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		hint.Event = e
+	}
+	unsent, err := unsentCount(r)
+	if err != nil {
+		s.fail(w, r, errBadUnsent, err.Error())
+		return
 	}
 	cwd := r.Header.Get("X-Logbook-Cwd")
 	if strings.ContainsAny(cwd, "\r\n\x00") || len(cwd) > 4096 {
@@ -86,6 +93,19 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
+			if s.cfg.ManagedSettings != "" {
+				// The session's first event: say where its hooks came from.
+				if seq, _, err := j.Tip(); err == nil && seq == 0 {
+					if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{hooksNote(s.cfg.ManagedSettings, ev.Step.At)}); err != nil {
+						return err
+					}
+				}
+			}
+			if unsent > 0 {
+				if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
+					return err
+				}
+			}
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err
@@ -544,10 +564,30 @@ func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.json"))
+	base := filepath.Join(s.cfg.Dir, id)
+	if _, err := os.Stat(base + ".record.json"); err != nil {
+		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
+		return
+	}
+	// The record and its own checkpoint are read under the session's
+	// lock, which every reseal holds while it writes both: the pair is
+	// always one seal's. A reader that fetched the record and then the
+	// latest checkpoint could get a checkpoint of a later event, and a
+	// false TRUNCATED; X-Logbook-Checkpoint gives it the matching one.
+	st, err := s.locked(id)
+	if err != nil {
+		s.fail(w, r, errInternal, err.Error())
+		return
+	}
+	b, err := os.ReadFile(base + ".record.json")
+	cp, cpErr := os.ReadFile(base + ".record.checkpoint")
+	st.mu.Unlock()
 	if err != nil {
 		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
 		return
+	}
+	if cpErr == nil {
+		w.Header().Set("X-Logbook-Checkpoint", base64.StdEncoding.EncodeToString(cp))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,4 +157,45 @@ func TestResealAtStart(t *testing.T) {
 	}
 	g.pub = f.pub
 	g.served(t, "late-2", 5)
+}
+
+// TestRecordReadDuringReseal: while late events reseal a session, every
+// GET of the record comes with the checkpoint it was sealed with
+// (X-Logbook-Checkpoint), and the pair always verifies at level server:
+// a reader is never handed a false TRUNCATED.
+func TestRecordReadDuringReseal(t *testing.T) {
+	f := newServer(t, nil)
+	f.record(t, http.DefaultClient, "rr-1", 2, true)
+	hook := f.ts.URL + "/v1/hooks/claude-code"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 10; i < 60; i++ {
+			post(t, http.DefaultClient, hook, event("rr-1", "PreToolUse", i))
+		}
+	}()
+	reads, sizes := 0, map[int64]bool{}
+	for running := true; running; reads++ {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		resp, err := http.Get(f.ts.URL + "/v1/sessions/rr-1/record")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cp, err := base64.StdEncoding.DecodeString(resp.Header.Get("X-Logbook-Checkpoint"))
+		if resp.StatusCode != 200 || err != nil || len(cp) == 0 {
+			t.Fatalf("%d, checkpoint header %v", resp.StatusCode, err)
+		}
+		o := f.verify(rec, cp)
+		if !o.Result.OK || o.Level != checkpoint.LevelServer {
+			t.Fatalf("read %d: the record and its checkpoint disagree: %+v", reads, o.Result)
+		}
+		sizes[o.Result.StepCount] = true
+	}
+	t.Logf("%d reads during 50 reseals, %d different record sizes, each verified with its checkpoint", reads, len(sizes))
 }

@@ -54,8 +54,14 @@ type Config struct {
 	// Token, when not empty, is required as "Authorization: Bearer TOKEN"
 	// on every route but /healthz and the page.
 	Token string
-	Log   *slog.Logger
-	Now   func() time.Time
+	// ReadToken, when not empty, is the token the read routes (a
+	// session's record, checkpoint and tlog-proof, the log's tiles) need
+	// instead of Token: the hooks send Token from the agent's
+	// environment, so with Token alone the agent could read every
+	// session's record. Empty: reads need Token, as every other route.
+	ReadToken string
+	Log       *slog.Logger
+	Now       func() time.Time
 	// Recorder names this program as session.recorder of the sessions it
 	// creates; nil names none.
 	Recorder *format.Recorder
@@ -68,6 +74,10 @@ type Config struct {
 	// TLog, when not nil, is the transparency log every checkpoint is
 	// appended to (tlog.go, docs/log.md).
 	TLog *translog.Log
+	// ManagedSettings, when not "", is the harness's managed settings
+	// file; each session's first event is followed by a note saying
+	// whether the hooks come from it (managed.go).
+	ManagedSettings string
 	// Fsync is FsyncGroup (or "") or FsyncOff: see those.
 	Fsync string
 	// SyncPath, when not nil, replaces the group commit's fsync of one
@@ -202,9 +212,9 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/hooks", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
-	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.auth(s.method("GET", s.getCheckpoint)))
-	mux.HandleFunc("/v1/sessions/{id}/record", s.auth(s.method("GET", s.getRecord)))
-	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.auth(s.method("GET", s.getRecordCheckpoint)))
+	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.readAuth(s.method("GET", s.getCheckpoint)))
+	mux.HandleFunc("/v1/sessions/{id}/record", s.readAuth(s.method("GET", s.getRecord)))
+	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.readAuth(s.method("GET", s.getRecordCheckpoint)))
 	mux.HandleFunc("/v1/key", s.auth(s.method("GET", s.getKey)))
 	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
 	mux.HandleFunc("/api/audit/verify", s.auth(s.method("POST", s.verify))) // runback's path for the same API
@@ -229,11 +239,22 @@ func (s *Server) method(m string, h http.HandlerFunc) http.HandlerFunc {
 
 // auth requires the bearer token when one is configured; the comparison
 // takes the same time whatever the guess.
-func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
-	if s.cfg.Token == "" {
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc { return s.authWith(s.cfg.Token, h) }
+
+// readAuth guards the read routes: ReadToken when there is one, else
+// Token.
+func (s *Server) readAuth(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.ReadToken != "" {
+		return s.authWith(s.cfg.ReadToken, h)
+	}
+	return s.auth(h)
+}
+
+func (s *Server) authWith(token string, h http.HandlerFunc) http.HandlerFunc {
+	if token == "" {
 		return h
 	}
-	want := sha256.Sum256([]byte(s.cfg.Token))
+	want := sha256.Sum256([]byte(token))
 	return func(w http.ResponseWriter, r *http.Request) {
 		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		sum := sha256.Sum256([]byte(got))

@@ -282,12 +282,12 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 
 // logRoutes mounts the log's tiles read-only at /v1/log/.
 func (s *Server) logRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("/v1/sessions/{id}/tlog-proof", s.auth(s.method("GET", s.getProof)))
+	mux.HandleFunc("/v1/sessions/{id}/tlog-proof", s.readAuth(s.method("GET", s.getProof)))
 	if s.cfg.TLog != nil {
 		// Behind the token like every route but /healthz and the page:
 		// the tiles name every session, its size and its tip.
 		logs := http.StripPrefix("/v1/log", s.cfg.TLog.Handler())
-		mux.HandleFunc("/v1/log/", s.auth(logs.ServeHTTP))
+		mux.HandleFunc("/v1/log/", s.readAuth(logs.ServeHTTP))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
@@ -35,6 +36,9 @@ type jsonResult struct {
 	// Gate is step 11's summary when --policy-key accepted the record
 	// (docs/policy.md §8); absent otherwise.
 	Gate *orgpolicy.Summary `json:"gate,omitempty"`
+	// Warnings say what an accepted verdict does not show (Warnings):
+	// [] when there is nothing to say, null when refused.
+	Warnings []string `json:"warnings"`
 }
 
 type jsonLog struct {
@@ -83,6 +87,7 @@ func WriteJSON(w io.Writer, o Outcome) {
 		for _, c := range o.Checkpoint.Covered {
 			out.Checkpoints = append(out.Checkpoints, jsonCheckpoint{Origin: c.Origin, Size: c.Size, Time: c.Time, KeyID: c.KeyID})
 		}
+		out.Warnings = append([]string{}, Warnings(o)...)
 	}
 	out.Gate = o.Gate
 	enc := json.NewEncoder(w)
@@ -105,10 +110,48 @@ func WriteHuman(w io.Writer, o Outcome) {
 	fmt.Fprintf(w, "OK recordId=%s keyId=%s steps=%d signer=%s level=%s%s%s%s%s\n", r.RecordID, r.KeyID, r.StepCount, signer, o.Level,
 		checkpointHuman(o), policyHuman(o.Report), gateHuman(o), note)
 	if g := r.Gaps; g.Total() > 0 {
-		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v\n",
-			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1)
+		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v%s\n",
+			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1, moreGaps(g))
 		printGapIDs(w, g.ToolUseIDs)
 	}
+	for _, warn := range Warnings(o) {
+		fmt.Fprintln(w, "warning:", warn)
+	}
+}
+
+// moreGaps names the gaps that only some records have, when they have them.
+func moreGaps(g gaps.Counts) string {
+	var b strings.Builder
+	if g.AfterSessionEnd > 0 {
+		fmt.Fprintf(&b, ", %d event(s) after a SessionEnd", g.AfterSessionEnd)
+	}
+	if g.UnsentEvents > 0 {
+		fmt.Fprintf(&b, ", %d event(s) the hook could not send to the server", g.UnsentEvents)
+	}
+	return b.String()
+}
+
+// LocalWarning is what level local does not show, in one line: the text
+// output, --json's warnings and logbook-verify --help say it.
+const LocalWarning = "level=local: nothing outside the record vouches for it; whoever held the signing key (in a local install, the recorded agent's own user) could have rewritten, cut or left events out of it (use logbook-server for level server)"
+
+// StaleWarning is said of an accepted record at level server or logged
+// whose freshness was not checked: an earlier checkpoint, kept and handed
+// over, verifies as well as the latest one.
+const StaleWarning = "freshness not checked: a later checkpoint of this session may exist (pass --log-tiles with --log-policy to require that this is the session's latest logged checkpoint)"
+
+// Warnings are the lines an accepted verdict adds (none when refused).
+func Warnings(o Outcome) []string {
+	if !o.Result.OK || o.Level == "" {
+		return nil
+	}
+	var w []string
+	if o.Level == checkpoint.LevelLocal {
+		w = append(w, LocalWarning)
+	} else if !o.Fresh {
+		w = append(w, StaleWarning)
+	}
+	return w
 }
 
 func checkpointHuman(o Outcome) string {

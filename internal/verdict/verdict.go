@@ -28,6 +28,7 @@ type Inputs struct {
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
 	Gate           *GateInputs         // --policy-key, --require-policy (gate.go)
+	RequireManaged bool                // --require-managed: step 11
 	// EachStep and Top are record.Options': a review reads the steps
 	// as they are verified.
 	EachStep func(i int, st *strictjson.Value)
@@ -48,6 +49,9 @@ type Outcome struct {
 	Logged *logproof.Result
 	// Gate is what the gate steps say, when --policy-key accepted them.
 	Gate *orgpolicy.Summary
+	// Fresh: the log was read past the record's leaf and holds no later
+	// checkpoint of the session (logproof.Fresh); false when not checked.
+	Fresh bool
 }
 
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and
@@ -78,6 +82,20 @@ func Run(in Inputs) Outcome {
 			return out
 		}
 		out.Level, out.Logged = logproof.LevelLogged, &lc.res
+		if in.Log.Fresh && in.Log.LaterFrom == lc.res.Index+1 {
+			if c, d := stale(in, res.Facts.SessionID, res.StepCount, lc.res.Index); c != "" {
+				out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
+				out.Report, out.Level, out.Logged = policy.Report{}, "", nil
+				return out
+			}
+			out.Fresh = true
+		}
+	}
+	if in.RequireManaged {
+		if c, d := requireManaged(in.Record, out.Level); c != "" {
+			out.Result.OK, out.Result.Code, out.Result.Detail = false, c, d
+			out.Report, out.Level, out.Logged = policy.Report{}, "", nil
+		}
 	}
 	judgeGate(in, &out)
 	return out
