@@ -94,6 +94,7 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 	if !ed25519.Verify(priv.Public().(ed25519.PublicKey), signed, sig) {
 		return nil, errors.New("record: the signature does not verify under the key's public half")
 	}
+	signed = nil // as large as the record: not needed to build it (issue 22)
 	sigObj := strictjson.Obj(
 		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
 		strictjson.Member{Key: "envelope", Value: strictjson.Str(format.Domain)},
