@@ -347,8 +347,8 @@ func toolCalls(events []transcript.Event) int {
 }
 
 // BenchmarkPageReview: the page checks a 100,000-step record and draws
-// its review (the first 2,000 call rows, its summary and filters) and the
-// first 1,000 steps.
+// its review (the first 200 call rows, its summary and filters) and the
+// first 50 steps.
 func BenchmarkPageReview(b *testing.B) {
 	rec, err := reviewtest.Record(reviewtest.Repeat(100_000))
 	if err != nil {
@@ -365,7 +365,7 @@ func BenchmarkPageReview(b *testing.B) {
 	}
 	b.StopTimer()
 	s := br.review(b)
-	if s.Rows != 2000 {
+	if s.Rows != 200 {
 		b.Fatalf("%d rows drawn", s.Rows)
 	}
 }

@@ -54,7 +54,11 @@ func newServerKey(t testing.TB, dir string) string {
 func startServer(t testing.TB, addr, data, key string, cred *syscall.Credential, extra ...string) *liveServer {
 	t.Helper()
 	s := &liveServer{url: "http://" + addr, data: data, key: key, pub: key + ".pub", vkey: key + ".vkey", stderr: &bytes.Buffer{}}
-	s.cmd = exec.Command(filepath.Join(bin, "logbook-server"), append([]string{"--listen", addr, "--data", data, "--key", key, "--name", "e2e.example"}, extra...)...)
+	exe := filepath.Join(bin, "logbook-server")
+	if e := os.Getenv("LOGBOOK_E2E_SERVER"); e != "" {
+		exe = e // another build, for before-and-after benchmarks
+	}
+	s.cmd = exec.Command(exe, append([]string{"--listen", addr, "--data", data, "--key", key, "--name", "e2e.example"}, extra...)...)
 	s.cmd.Stderr = s.stderr
 	if cred != nil {
 		s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}

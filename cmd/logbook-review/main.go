@@ -46,6 +46,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 type options struct {
 	dir, only, colour, export, jsonl, otlp, tsaRoots, logPolicy, logProof string
 	asJSON, list, noPager, version                                        bool
+	width                                                                 int
 	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys      multi
 }
 
@@ -56,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.dir, "dir", "", "session `DIR` for a SESSION-ID and --list (default $LOGBOOK_DIR, $CLAUDE_PROJECT_DIR/.logbook, ./.logbook)")
 	fs.BoolVar(&o.asJSON, "json", false, "print the review as one JSON object")
 	fs.StringVar(&o.only, "only", "", "show only calls that are `exec|edit|failed|gaps`")
+	fs.IntVar(&o.width, "width", -1, "fit the text to `N` columns (default: the terminal's width; 0: never cut, whole toolUseIds)")
 	fs.StringVar(&o.colour, "color", "auto", "colour: `auto` (a terminal only, and not with NO_COLOR), always, never")
 	fs.BoolVar(&o.noPager, "no-pager", false, "never pipe the output through a pager")
 	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
@@ -121,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	// no --pubkey, the bundle's own key is not trusted for being there.
 	var fromBundle bool
 	var bun *bundle.Bundle
-	if head := data[:min(len(data), 64)]; !inProgress && (bytes.Contains(head, []byte(`"format": "`+bundle.Format+`"`)) || bytes.Contains(head, []byte(`"format":"`+bundle.Format+`"`))) {
+	if !inProgress && bundle.Looks(data) {
 		b, err := bundle.Read(data)
 		if err != nil {
 			fmt.Fprintf(stderr, "logbook-review: %s: %v\n", path, err)
@@ -160,8 +162,10 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			fmt.Fprintln(stderr, "logbook-review:", perr)
 			return 2
 		}
+		var col review.Collector
+		in.EachStep, in.Top = col.Step, col.Top
 		out := verdict.Run(in)
-		r, err = review.FromRecord(data, out.Result, len(opt.Pinned) > 0)
+		r, err = review.FromCollected(&col, data, out.Result, len(opt.Pinned) > 0)
 		if err == nil {
 			r.SetAssurance(out.Level)
 		}
@@ -200,9 +204,12 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	term := isTerminal(stdout)
 	colour := o.colour == "always" || (o.colour == "auto" && term && getenv("NO_COLOR") == "")
 	var buf bytes.Buffer
-	width := 0
-	if term {
-		width, _ = termSize(stdout)
+	width := o.width
+	if width < 0 {
+		width = 0
+		if term {
+			width, _ = termSize(stdout)
+		}
 	}
 	if err := review.WriteText(&buf, r, review.TextOptions{Colour: colour, Width: width, Only: o.only}); err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)

@@ -21,6 +21,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/sealmark"
 	"io"
 	"os"
 	"path/filepath"
@@ -193,6 +194,16 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		return 1, err
 	}
 	unsealed.Clear(dir, c.session) // its note is in the record now
+	// A record written elsewhere leaves a mark in the session directory,
+	// so --list shows the session sealed, not in progress.
+	if abs, _ := filepath.Abs(out); abs == mustAbs(filepath.Join(dir, c.session+".record.json")) {
+		err = sealmark.Clear(dir, c.session)
+	} else {
+		err = sealmark.Write(dir, sealmark.Mark{Session: c.session, Record: out, Steps: res.Steps, At: now})
+	}
+	if err != nil {
+		return 1, fmt.Errorf("sealed %s, but its mark in %s was not written: %w", out, dir, err)
+	}
 	if !c.hook {
 		fmt.Fprintf(stdout, "sealed %s: %d steps", out, res.Steps)
 		if n := len(res.Unfinished); n > 0 {
@@ -213,4 +224,12 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 		fmt.Fprintln(stdout)
 	}
 	return 0, nil
+}
+
+func mustAbs(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return abs
 }

@@ -76,6 +76,7 @@ logbook-server --verifier-key --key FILE [--name ORIGIN]`
 type config struct {
 	listen, data, keyFile, name, tokenFile string
 	tlsCert, tlsKey, clientCA, logLevel    string
+	fsync                                  string
 	newKey, newToken, rotateKey            string
 	verifierKey                            bool
 	maxHook, maxVerify                     int64
@@ -96,6 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.clientCA, "client-ca", "", "require client certificates that chain to these roots `PEM` (mTLS; needs --tls-cert)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug (one line per event), info, warn or error")
 	fs.Int64Var(&c.maxHook, "max-hook-body", server.DefaultMaxHookBody, "largest hook payload in `BYTES`")
+	fs.StringVar(&c.fsync, "fsync", server.FsyncGroup, "group: answer an event once it is fsynced, appends that arrive together sharing one fsync (a power loss loses nothing acknowledged); off: once it is written (a kill loses nothing acknowledged, a power loss can)")
 	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
@@ -172,6 +174,9 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fail(2, fmt.Errorf("--log-level: %v", err))
 	}
+	if c.fsync != server.FsyncGroup && c.fsync != server.FsyncOff {
+		return fail(2, fmt.Errorf("--fsync %q: want %s or %s", c.fsync, server.FsyncGroup, server.FsyncOff))
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if c.data == "" {
 		c.data = getenv("STATE_DIRECTORY")
@@ -226,7 +231,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, Log: log,
 		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync})
 	if err != nil {
 		return fail(1, err)
 	}

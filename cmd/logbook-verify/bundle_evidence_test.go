@@ -68,8 +68,26 @@ func TestBundle(t *testing.T) {
 	if code, out := runVerify(t, "--bundle", bf, "--trust", pub); code != 0 || !strings.Contains(out, "signer=pinned") || !strings.Contains(out, "1 bundled checkpoint(s) not checked") {
 		t.Fatalf("good bundle: %d %s", code, out)
 	}
-	if code, out := runVerify(t, "--bundle", bf); code != 0 || !strings.Contains(out, "integrity only") {
+	// Without --trust (or --pubkey): a usage error naming --trust, as
+	// cosign refuses to verify without a key; a bundle re-signed by
+	// another key, with that key as its signerKey, is then refused.
+	if code, out := runVerify(t, "--bundle", bf); code != 2 || !strings.Contains(out, "--bundle needs --trust KEYS") || strings.Contains(out, "--pubkey") {
 		t.Fatalf("good bundle, no --trust: %d %s", code, out)
+	}
+	resigned, err := reviewtest.RecordWith(reviewtest.Session, otherPriv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, _ := bundle.Write(&bundle.Bundle{Record: resigned, SignerKey: string(otherPEM)})
+	rf := writeTemp(t, dir, "resigned.bundle.json", rb)
+	if code, out := runVerify(t, "--bundle", rf); code != 2 {
+		t.Fatalf("re-signed bundle, no --trust: %d %s", code, out)
+	}
+	if code, out := runVerify(t, "--bundle", rf, "--trust", pub); code != 1 || !strings.HasPrefix(out, "REFUSED SIGNER_NOT_TRUSTED") {
+		t.Fatalf("re-signed bundle: %d %s", code, out)
+	}
+	if !bytes.Contains(good, []byte(`"mediaType": "application/vnd.logbook.bundle.v0+json"`)) {
+		t.Fatalf("no mediaType:\n%s", good)
 	}
 	if code, out := runVerify(t, "--bundle", bf, "--trust", other); code != 1 || !strings.HasPrefix(out, "REFUSED SIGNER_NOT_TRUSTED") {
 		t.Fatalf("other trust: %d %s", code, out)
@@ -239,7 +257,7 @@ func TestEvidence(t *testing.T) {
 	// One edited tool result: exactly that call differs.
 	edited := writeTemp(t, dir, "e.jsonl", []byte(transcriptLines("ok (edited)")))
 	code, out = runVerify(t, recFile, "--evidence", edited)
-	if code != 1 || !strings.Contains(out, "differs  call Bash tu-bash: input matched, input matched, output differs") ||
+	if code != 1 || !strings.Contains(out, "differs  call Bash tu-bash (seq 4,5): input matched, input matched, output differs") ||
 		!strings.Contains(out, "calls: 1 matched, 1 differs, 0 absent") || strings.Contains(out, "ok (edited)") {
 		t.Fatalf("%d %s", code, out)
 	}
@@ -247,11 +265,16 @@ func TestEvidence(t *testing.T) {
 	if !strings.Contains(out, `transcript output (seq `) || !strings.Contains(out, "ok (edited)") || strings.Contains(out, "fix it") {
 		t.Fatalf("--show-bodies differs:\n%s", out)
 	}
-	// A transcript that misses the call: absent.
-	cut := strings.Join(strings.SplitAfter(text, "\n")[:3], "")
-	code, out = runVerify(t, recFile, "--evidence", writeTemp(t, dir, "c.jsonl", []byte(cut)))
-	if code != 0 || !strings.Contains(out, "absent   call Bash tu-bash") || !strings.Contains(out, "EVIDENCE MATCHES WHERE PRESENT") {
+	// A transcript that misses the call: absent, a failure unless
+	// --allow-absent.
+	cut := writeTemp(t, dir, "c.jsonl", []byte(strings.Join(strings.SplitAfter(text, "\n")[:3], "")))
+	code, out = runVerify(t, recFile, "--evidence", cut)
+	if code != 1 || !strings.Contains(out, "absent   call Bash tu-bash (seq 4,5)") || !strings.Contains(out, "EVIDENCE INCOMPLETE") {
 		t.Fatalf("%d %s", code, out)
+	}
+	code, out = runVerify(t, recFile, "--evidence", cut, "--allow-absent")
+	if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES WHERE PRESENT") {
+		t.Fatalf("--allow-absent: %d %s", code, out)
 	}
 }
 

@@ -88,6 +88,7 @@ func writeBundleFixtures(t *testing.T) {
 		"good_with_checkpoint.json":                 withCP,
 		"fail_BUNDLE_INVALID_unknown_member.json":   swap(`"format"`, `"extra": 1, "format"`),
 		"fail_BUNDLE_INVALID_other_format.json":     swap(`logbook/bundle@0`, `logbook/bundle@1`),
+		"fail_BUNDLE_INVALID_other_media_type.json": swap(`bundle.v0+json`, `bundle.v9+json`),
 		"fail_BUNDLE_INVALID_duplicate_member.json": swap(`"format"`, `"signerKey": "x", "format"`),
 		"fail_BUNDLE_INVALID_log_proof_object.json": bytes.Replace(withProof, []byte(`"logProofs": ["`), []byte(`"logProofs": [{}, "`), 1),
 		"fail_BUNDLE_INVALID_two_log_proofs.json":   bytes.Replace(withProof, []byte(`"logProofs": ["`), []byte(`"logProofs": ["x", "`), 1),

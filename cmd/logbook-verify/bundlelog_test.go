@@ -129,7 +129,7 @@ func TestBundleLogged(t *testing.T) {
 	if code != 2 || !strings.Contains(out, "no proof of logging") {
 		t.Errorf("policy without a proof: %d %s", code, out)
 	}
-	code, out = runVerify(t, "--bundle", p("good.bundle.json"), "--log-policy", p("w1.policy"), "--log-proof", p("s1.record.tlog-proof"))
+	code, out = runVerify(t, "--bundle", p("good.bundle.json"), "--trust", p("server.pub"), "--log-policy", p("w1.policy"), "--log-proof", p("s1.record.tlog-proof"))
 	if code != 2 || !strings.Contains(out, "--log-proof") {
 		t.Errorf("--log-proof with --bundle: %d %s", code, out)
 	}

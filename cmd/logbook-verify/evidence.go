@@ -12,9 +12,10 @@ import (
 )
 
 // runEvidence verifies the record, then checks the transcript against its
-// digests. Exit status: 0 when the record is accepted and no body differs
-// (absent ones are listed); 1 when the record is refused or a body
-// differs; 2 on a usage or I/O error.
+// digests. Exit status: 0 when the record is accepted and every body the
+// record has is in the transcript, unchanged and in order (absent ones are
+// allowed with --allow-absent); 1 when the record is refused or the
+// evidence fails; 2 on a usage or I/O error.
 func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, stdout, stderr io.Writer) int {
 	if ex.showBodies != "" && ex.showBodies != "differs" && ex.showBodies != "all" {
 		fmt.Fprintf(stderr, "logbook-verify: --show-bodies %q: want differs or all\n", ex.showBodies)
@@ -51,13 +52,13 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		return 2
 	}
 	if asJSON {
-		_ = evidence.WriteJSON(stdout, res.RecordID, rep)
+		_ = evidence.WriteJSON(stdout, res.RecordID, rep, ex.allowAbsent)
 	} else {
 		printHuman(stdout, res, len(opt.Pinned) > 0, policy.Report{})
-		evidence.WriteHuman(stdout, rep, ex.showBodies)
+		evidence.WriteHuman(stdout, rep, ex.showBodies, ex.allowAbsent)
 	}
-	if rep.OK() {
-		return 0
+	if rep.Failed(ex.allowAbsent) {
+		return 1
 	}
-	return 1
+	return 0
 }

@@ -32,7 +32,7 @@ func TestInputLimits(t *testing.T) {
 	}{
 		{"record", []string{rec}, rec},
 		{"record-json", []string{"--json", rec}, rec},
-		{"bundle", []string{"--bundle", rec}, rec},
+		{"bundle", []string{"--bundle", rec, "--trust", key}, rec},
 		{"evidence-record", []string{rec, "--evidence", big}, rec},
 		{"pubkey", []string{"--pubkey", key, rec}, key},
 		{"pubkey-dev", []string{"--pubkey", "/dev/zero", rec}, "/dev/zero"},

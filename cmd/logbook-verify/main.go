@@ -54,7 +54,7 @@ logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW
 logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
-logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--show-bodies differs|all]`
+logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--allow-absent] [--show-bodies differs|all]`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if code, ok := runCassette(args, stdout, stderr); ok {
@@ -100,6 +100,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if ex.bundle != "" {
 		if fs.NArg() != 0 {
 			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
+			return 2
+		}
+		if len(ex.trust)+len(pubkeys) == 0 {
+			// A bundle carries its own signer key: checked under it, a
+			// bundle re-signed by anyone passes. As cosign will not verify
+			// without a key or an identity, nor does this.
+			fmt.Fprintln(stderr, "logbook-verify: --bundle needs --trust KEYS: the public keys of the signers you trust (a bundle's own signerKey proves only that the record is unchanged since someone signed it)")
 			return 2
 		}
 		return runBundle(ex, pubkeys, pf, cf, lf, *asJSON, stdout, stderr)

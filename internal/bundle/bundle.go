@@ -23,6 +23,13 @@ import (
 // Format is the value of a bundle's "format" member.
 const Format = "logbook/bundle@0"
 
+// MediaType is the value of a bundle's "mediaType" member, the media type
+// of the file (as a Sigstore bundle names its own): a reader, a mail
+// filter or a registry can tell a bundle by it without knowing "format".
+// Write always writes it; Read requires it to be this when present
+// (bundles written before it was added have none).
+const MediaType = "application/vnd.logbook.bundle.v0+json"
+
 // Invalid is the refusal code of a bundle that is not one: not strict
 // JSON, not an object, another format, an unknown or missing member, or a
 // member of the wrong type. A damaged part inside a sound bundle gets that
@@ -57,6 +64,20 @@ type Bundle struct {
 // judges one proof of logging per record (docs/log.md, step 10).
 const MaxLogProofs = 1
 
+// Looks reports whether a file's first bytes are a bundle's: its
+// mediaType or format member, written first (a reader that opens records
+// and bundles alike tells them apart by it).
+func Looks(data []byte) bool {
+	head := data[:min(len(data), 256)]
+	for _, m := range [][]byte{[]byte(`"mediaType": "` + MediaType + `"`), []byte(`"mediaType":"` + MediaType + `"`),
+		[]byte(`"format": "` + Format + `"`), []byte(`"format":"` + Format + `"`)} {
+		if bytes.Contains(head, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // Error is a bundle refusal: Code is Invalid.
 type Error struct{ Detail string }
 
@@ -64,7 +85,7 @@ func (e *Error) Error() string { return string(Invalid) + ": " + e.Detail }
 
 func invalid(format string, a ...any) error { return &Error{Detail: fmt.Sprintf(format, a...)} }
 
-var members = map[string]bool{"format": true, "record": true, "signerKey": true, "attestations": true,
+var members = map[string]bool{"mediaType": true, "format": true, "record": true, "signerKey": true, "attestations": true,
 	"attestorKeys": true, "tsaRoots": true, "checkpoints": true, "checkpointKeys": true, "logProofs": true,
 	"logPolicy": true}
 
@@ -85,6 +106,9 @@ func Read(data []byte) (*Bundle, error) {
 	}
 	if f, _ := v.GetString("format"); f != Format {
 		return nil, invalid("format is not %q", Format)
+	}
+	if m := v.Get("mediaType"); m != nil && (m.Kind != strictjson.String || m.Str != MediaType) {
+		return nil, invalid("mediaType is not %q", MediaType)
 	}
 	b := &Bundle{}
 	rec := v.Get("record")
@@ -203,6 +227,8 @@ func Write(b *Bundle) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("%s is not a JSON object", name)
 	}
+	field("mediaType", str(MediaType))
+	out.WriteString(",\n")
 	field("format", str(Format))
 	out.WriteString(",\n")
 	rec, err := part("the record", b.Record, strictjson.Object)

@@ -192,6 +192,60 @@ func TestLog(t *testing.T) {
 	}
 }
 
+// TestLogCutAbove: the entries counting more steps than the journal kept
+// are cut, a torn tail with them; the log then appends where they began.
+func TestLogCutAbove(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, _ := checkpoint.NewSigner("logbook.example", key(1))
+	l, err := checkpoint.OpenLog(dir, "s-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes [][]byte
+	for i := int64(1); i <= 5; i++ {
+		c := sample()
+		c.Size = i
+		n, _ := s.Sign(c)
+		notes = append(notes, n)
+		if err := l.Append(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := l.CutAbove(5); n != 0 || err != nil {
+		t.Fatalf("nothing above 5: cut %d, %v", n, err)
+	}
+	l.Close()
+	f, _ := os.OpenFile(checkpoint.LogPath(dir, "s-2"), os.O_WRONLY|os.O_APPEND, 0)
+	f.Write(notes[0][:40]) // and a torn tail
+	f.Close()
+	if l, err = checkpoint.OpenLog(dir, "s-2"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.CutAbove(3); n != 2 || err != nil {
+		t.Fatalf("cut %d (%v), want 2", n, err)
+	}
+	if l.Count() != 3 || !bytes.Equal(l.Latest(), notes[2]) {
+		t.Fatalf("count %d, latest %q", l.Count(), l.Latest())
+	}
+	if err := l.Append(notes[4]); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	data, _ := os.ReadFile(checkpoint.LogPath(dir, "s-2"))
+	want := string(notes[0]) + "\n" + string(notes[1]) + "\n" + string(notes[2]) + "\n" + string(notes[4]) + "\n"
+	if string(data) != want {
+		t.Fatalf("log:\n%s", data)
+	}
+	if l, err = checkpoint.OpenLog(dir, "s-2"); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if n, err := l.CutAbove(0); n != 4 || err != nil || l.Count() != 0 || l.Latest() != nil {
+		t.Fatalf("cut to nothing: %d %v, count %d", n, err, l.Count())
+	}
+}
+
 func FuzzOpen(f *testing.F) {
 	priv := key(1)
 	s, _ := checkpoint.NewSigner("logbook.example", priv)

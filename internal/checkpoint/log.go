@@ -117,3 +117,42 @@ func (l *Log) Count() int { return l.count }
 
 // Close closes the file.
 func (l *Log) Close() error { return l.f.Close() }
+
+// CutAbove cuts the log at its first entry that counts more than size
+// steps, and returns how many entries it cut. A power loss can keep a
+// checkpoint whose step it lost (the two files are synced apart, and a
+// later append can reach the log's fsync and miss the journal's); such a
+// checkpoint was never acknowledged, and left in place it would stand
+// beside another of the same size over a different step. The server
+// calls it at start, before anything is appended.
+func (l *Log) CutAbove(size int64) (int, error) {
+	data := make([]byte, l.size)
+	if _, err := l.f.ReadAt(data, 0); err != nil {
+		return 0, err
+	}
+	var latest []byte
+	count, cut := 0, 0
+	var keep int64
+	for off := 0; ; {
+		n := entryLen(data[off:])
+		if n == 0 {
+			break
+		}
+		note := data[off : off+n-1]
+		text, _, _ := bytes.Cut(note, []byte("\n\n"))
+		if c, err := Parse(append(bytes.Clone(text), '\n')); err == nil && c.Size > size {
+			cut = l.count - count
+			break
+		}
+		latest, count, keep = note, count+1, int64(off+n)
+		off += n
+	}
+	if cut == 0 {
+		return 0, nil
+	}
+	if err := l.f.Truncate(keep); err != nil {
+		return 0, err
+	}
+	l.size, l.count, l.latest, l.torn = keep, count, bytes.Clone(latest), false
+	return cut, nil
+}

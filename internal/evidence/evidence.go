@@ -14,6 +14,7 @@ package evidence
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -29,13 +30,21 @@ const (
 	Matched = "matched"
 	Differs = "differs"
 	Absent  = "absent"
+	// Moved: the bodies match, but the transcript has them in another
+	// order than the record (a line moved, or a call put in another turn).
+	Moved = "moved"
+	// NotHeld: the transcript holds the call but keeps this body only in
+	// another form (a sub-agent's transcript keeps the text the model read,
+	// not the tool's result): nothing to compare, and nothing failed.
+	NotHeld = "not held"
 )
 
 // Body is one recorded digest and what the transcript says of it.
 type Body struct {
 	Seq        int64  `json:"seq"`
 	Event      string `json:"event"`
-	Role       string `json:"role"` // "input" or "output"
+	Role       string `json:"role"`            // "input" or "output"
+	Place      string `json:"place,omitempty"` // where the transcript holds it, when not the usual place
 	Status     string `json:"status"`
 	Recorded   string `json:"recorded"`
 	Transcript string `json:"transcript,omitempty"` // the transcript body's digest, when it differs
@@ -43,30 +52,54 @@ type Body struct {
 	body       []byte // the transcript's body text, for --show-bodies
 }
 
+// Places of a body other than the hook event's own.
+const (
+	PlaceRead  = "what the model read"     // the tool_result content
+	PlaceBatch = "PostToolBatch"           // a batch's copy of a call's input
+	PlaceAny   = "elsewhere in transcript" // matched by digest alone
+)
+
 // Item is a tool call (by toolUseId), a prompt, or a final message.
 type Item struct {
 	What      string `json:"what"` // "call", "prompt", "final message", or another event
 	ToolUseID string `json:"toolUseId,omitempty"`
 	Tool      string `json:"tool,omitempty"`
 	Status    string `json:"status"`
+	Line      int    `json:"line,omitempty"` // its line in the main transcript, when known
+	Note      string `json:"note,omitempty"` // why it is moved
 	Bodies    []Body `json:"bodies"`
+}
+
+// Seqs lists the record steps an item's bodies come from, in order.
+func (it *Item) Seqs() []int64 {
+	var out []int64
+	for _, b := range it.Bodies {
+		if len(out) == 0 || out[len(out)-1] != b.Seq {
+			out = append(out, b.Seq)
+		}
+	}
+	return out
 }
 
 // Report is the whole check.
 type Report struct {
 	Items   []Item         `json:"items"`
 	Summary map[string]int `json:"summary"` // "calls matched" etc.
-	// Transcript counts what the transcript held that the record does not
-	// name (tool calls by toolUseId).
+	// NotRecorded lists the calls the transcript holds (with hook events)
+	// that the record does not name, by toolUseId.
 	NotRecorded []string `json:"notRecorded"`
+	// ReadUnchecked counts calls whose result text the model read has no
+	// digest in the record (no PostToolBatch step names them): an edit of
+	// that text alone cannot be seen.
+	ReadUnchecked int `json:"readUnchecked"`
 }
 
-// OK reports whether nothing differs: every body the transcript holds
-// is the recorded one. Absent bodies are reported, not failed: a
-// transcript may be cut, or keep only the text the model saw.
+// OK reports whether nothing differs or moved: every body the transcript
+// holds is the recorded one, in the recorded order. Absent bodies are not
+// counted here: Failed does, unless they are allowed.
 func (r *Report) OK() bool {
 	for _, it := range r.Items {
-		if it.Status == Differs {
+		if it.Status == Differs || it.Status == Moved {
 			return false
 		}
 	}
@@ -83,6 +116,18 @@ func (r *Report) Complete() bool {
 	return true
 }
 
+// Failed is the verdict: a body differs or moved, or one the record has
+// is absent from the transcript (unless allowAbsent: a transcript cut
+// short, or kept in part, on purpose).
+func (r *Report) Failed(allowAbsent bool) bool {
+	for _, it := range r.Items {
+		if it.Status == Differs || it.Status == Moved || (it.Status == Absent && !allowAbsent) {
+			return true
+		}
+	}
+	return false
+}
+
 // digests of one transcript event, as the recorder would take them.
 type side struct {
 	in, out       []string
@@ -90,6 +135,8 @@ type side struct {
 	tool          string
 	rawIn         []byte // the tool input's text, for normalization
 	textOnly      bool   // the output is the text the model saw, not the tool's result
+	sub           bool   // a sub-agent's event
+	line, useLine int    // main transcript lines (0: not known)
 }
 
 type index struct {
@@ -114,7 +161,8 @@ func build(events []transcript.Event) (*index, error) {
 			return nil, err
 		}
 		e := &events[i]
-		s := &side{in: ev.Step.Inputs, out: ev.Step.Outputs, tool: e.ToolName, rawIn: e.ToolInput, textOnly: e.ResponseFromText}
+		s := &side{in: ev.Step.Inputs, out: ev.Step.Outputs, tool: e.ToolName, rawIn: e.ToolInput, textOnly: e.ResponseFromText,
+			sub: e.AgentID != "", line: e.Line, useLine: e.UseLine}
 		switch {
 		case e.ToolUseID != "" && (ev.Name == "PreToolUse" || ev.Name == "PostToolUse" || ev.Name == "PostToolUseFailure"):
 			s.inRaw = e.ToolInput
@@ -133,8 +181,7 @@ func build(events []transcript.Event) (*index, error) {
 				}
 			}
 			if c := bytes.TrimSpace(e.ResultContent); len(c) > 0 {
-				if v, err := strictjson.Shallow(c, strictjson.Options{Lenient: true, MaxDepth: hookevent.MaxPayloadDepth}, nil); err == nil {
-					sum, _ := digest.Body(v, c)
+				if sum, ok := digestOf(c); ok {
 					ix.all[sum] = c
 				}
 			}
@@ -153,17 +200,29 @@ func build(events []transcript.Event) (*index, error) {
 	return ix, nil
 }
 
+func digestOf(b []byte) (string, bool) {
+	v, err := strictjson.Shallow(b, strictjson.Options{Lenient: true, MaxDepth: hookevent.MaxPayloadDepth}, nil)
+	if err != nil {
+		return "", false
+	}
+	sum, _ := digest.Body(v, b)
+	return sum, true
+}
+
 // Check compares the record's steps with the transcript's events; raw
-// are further bodies of the transcript (RawBodies), matched only by
-// digest, for steps no event of the conversion stands for.
-func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Report, error) {
+// is what Scan read of the transcript files: the bodies no event of the
+// conversion stands for, and each call's input and the result the model
+// read, which a PostToolBatch step digests. raw may be nil.
+func Check(steps []review.Step, events []transcript.Event, raw *Raw) (*Report, error) {
 	ix, err := build(events)
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range raw {
-		if v, err := strictjson.Shallow(b, strictjson.Options{Lenient: true, MaxDepth: hookevent.MaxPayloadDepth}, nil); err == nil {
-			sum, _ := digest.Body(v, b)
+	if raw == nil {
+		raw = &Raw{Calls: map[string]*RawCall{}}
+	}
+	for _, b := range raw.Bodies {
+		if sum, ok := digestOf(b); ok {
 			if _, ok := ix.all[sum]; !ok {
 				ix.all[sum] = b
 			}
@@ -172,7 +231,18 @@ func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Repo
 	r := &Report{Summary: map[string]int{}, NotRecorded: []string{}}
 	calls := map[string]int{} // toolUseId -> index in r.Items
 	seen := map[string]bool{}
+	batched := map[string]bool{} // calls whose read result a batch digests
 	ordinal := map[string]int{}
+	var turns []turnMark // prompts and final messages, in record order
+	callItem := func(id, tool string) *Item {
+		k, ok := calls[id]
+		if !ok {
+			r.Items = append(r.Items, Item{What: "call", ToolUseID: id, Tool: tool})
+			k = len(r.Items) - 1
+			calls[id] = k
+		}
+		return &r.Items[k]
+	}
 	for i := range steps {
 		st := &steps[i]
 		if len(st.Inputs) == 0 && len(st.Outputs) == 0 {
@@ -180,13 +250,7 @@ func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Repo
 		}
 		if st.ToolUseID != "" && isTool(st.Event) {
 			seen[st.ToolUseID] = true
-			k, ok := calls[st.ToolUseID]
-			if !ok {
-				r.Items = append(r.Items, Item{What: "call", ToolUseID: st.ToolUseID, Tool: st.Tool})
-				k = len(r.Items) - 1
-				calls[st.ToolUseID] = k
-			}
-			it := &r.Items[k]
+			it := callItem(st.ToolUseID, st.Tool)
 			s := ix.tool[st.Event+"\x00"+st.ToolUseID]
 			if s == nil && st.Event != "PreToolUse" {
 				// A call may fail in one view and not the other.
@@ -199,9 +263,25 @@ func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Repo
 			it.Bodies = append(it.Bodies, compare(st, s)...)
 			continue
 		}
+		if st.Event == "PostToolBatch" && len(st.BatchIDs) > 0 && len(st.Inputs) <= len(st.BatchIDs) && len(st.Outputs) == len(st.BatchIDs) {
+			// Each call of the batch: its input, and the result the
+			// model read, against that call's own blocks.
+			for k, id := range st.BatchIDs {
+				tool := ""
+				if k < len(st.BatchTools) {
+					tool = st.BatchTools[k]
+				}
+				seen[id] = true
+				batched[id] = true
+				it := callItem(id, tool)
+				it.Bodies = append(it.Bodies, batchBodies(st, k, ix, raw.Calls[id])...)
+			}
+			continue
+		}
 		// Prompts, final messages and other bodies: the n-th such event
 		// of the record against the n-th of the transcript, and any one of
-		// them when a re-ordering put it elsewhere.
+		// them when a re-ordering put it elsewhere (the order check below
+		// then names it).
 		what := map[string]string{"UserPromptSubmit": "prompt", "Stop": "final message", "SubagentStop": "sub-agent final message"}[st.Event]
 		if what == "" {
 			what = st.Event
@@ -213,23 +293,30 @@ func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Repo
 		if n < len(list) {
 			s = list[n]
 		}
-		for _, cand := range list {
-			if sameDigests(st, cand) {
-				s = cand
-				break
+		if !sameDigests(st, s) {
+			for _, cand := range list {
+				if sameDigests(st, cand) {
+					s = cand
+					break
+				}
 			}
 		}
 		bodies := compare(st, s)
 		// An event the transcript has no counterpart for (Claude Code's
-		// PostToolBatch, which repeats its calls' bodies) is matched by
-		// any body of the transcript with the same digest.
+		// PostToolBatch when its calls cannot be told apart) is matched
+		// by any body of the transcript with the same digest.
 		for k := range bodies {
 			if raw, ok := ix.all[bodies[k].Recorded]; ok && bodies[k].Status != Matched {
 				bodies[k].Status, bodies[k].Transcript, bodies[k].body = Matched, "", raw
-				bodies[k].Note = "found elsewhere in the transcript"
+				bodies[k].Place = PlaceAny
 			}
 		}
-		r.Items = append(r.Items, Item{What: what, Bodies: bodies})
+		it := Item{What: what, Bodies: bodies}
+		if s != nil && !s.sub && s.line > 0 && (what == "prompt" || what == "final message") {
+			it.Line = s.line
+			turns = append(turns, turnMark{item: len(r.Items), seq: st.Seq, line: s.line, prompt: what == "prompt"})
+		}
+		r.Items = append(r.Items, it)
 	}
 	for i := range r.Items {
 		it := &r.Items[i]
@@ -242,15 +329,187 @@ func Check(steps []review.Step, events []transcript.Event, raw ...[]byte) (*Repo
 				it.Status = Absent
 			}
 		}
-		r.Summary[it.What+"s "+it.Status]++
+	}
+	order(r, steps, ix, calls, turns)
+	for i := range r.Items {
+		r.Summary[r.Items[i].What+"s "+r.Items[i].Status]++
 	}
 	for id := range ix.ids {
 		if !seen[id] {
 			r.NotRecorded = append(r.NotRecorded, id)
 		}
 	}
+	for id := range seen {
+		if !batched[id] {
+			r.ReadUnchecked++
+		}
+	}
 	sort.Strings(r.NotRecorded)
 	return r, nil
+}
+
+// batchBodies judges the k-th call of a PostToolBatch step: its input
+// against the call's tool_use input, its result against the tool_result
+// the model read (or the tool's result, should a harness send that).
+func batchBodies(st *review.Step, k int, ix *index, c *RawCall) []Body {
+	id := st.BatchIDs[k]
+	var out []Body
+	if k < len(st.Inputs) && len(st.Inputs) == len(st.BatchIDs) {
+		b := Body{Seq: st.Seq, Event: st.Event, Role: "input", Place: PlaceBatch, Recorded: st.Inputs[k], Status: Absent}
+		if c != nil && c.Input != nil {
+			got, _ := digestOf(c.Input)
+			b.body = c.Input
+			switch {
+			case got == b.Recorded:
+				b.Status = Matched
+			default:
+				b.Status, b.Transcript = Differs, got
+				tool := ""
+				if k < len(st.BatchTools) {
+					tool = st.BatchTools[k]
+				}
+				if fields, ok := harnessAdded(tool, c.Input, b.Recorded); ok {
+					b.Status, b.Transcript, b.Note = Matched, "", "normalized: harness-added fields: "+strings.Join(fields, ", ")
+				}
+			}
+		}
+		out = append(out, b)
+	}
+	b := Body{Seq: st.Seq, Event: st.Event, Role: "output", Place: PlaceRead, Recorded: st.Outputs[k], Status: Absent}
+	if c != nil && c.Content != nil {
+		got, _ := digestOf(c.Content)
+		b.body = c.Content
+		b.Status = Matched
+		if got != b.Recorded {
+			b.Status, b.Transcript = Differs, got
+			// A harness may hand its batch the tool's result instead.
+			for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} {
+				if s := ix.tool[ev+"\x00"+id]; s != nil && !s.textOnly && len(s.out) > 0 && s.out[0] == b.Recorded {
+					b.Status, b.Transcript, b.Place, b.body = Matched, "", "", s.outRaw
+				}
+			}
+		}
+	}
+	return append(out, b)
+}
+
+type turnMark struct {
+	item   int
+	seq    int64
+	line   int
+	prompt bool
+}
+
+// order checks that the transcript has the record's bodies in the
+// record's order, on the main transcript's lines: prompts and final
+// messages in turn; each call in the turn the record puts it in; each
+// tool_result after its tool_use; and a call the model asked for after
+// reading another's result comes after that result in the record too.
+// Sub-agents' events are not checked (their lines are in other files,
+// and their calls run beside the main thread's).
+func order(r *Report, steps []review.Step, ix *index, calls map[string]int, turns []turnMark) {
+	move := func(k int, note string) {
+		it := &r.Items[k]
+		if it.Status == Matched || it.Status == Moved {
+			it.Status = Moved
+			if it.Note == "" {
+				it.Note = note
+			}
+		}
+	}
+	for k := 1; k < len(turns); k++ {
+		if turns[k].line <= turns[k-1].line {
+			move(turns[k].item, fmt.Sprintf("transcript line %d is not after line %d, which the record has before it (seq %d)", turns[k].line, turns[k-1].line, turns[k-1].seq))
+		}
+	}
+	// The record's calls with their steps and lines.
+	type call struct {
+		item             int
+		pre, post        int64 // seqs, -1 when not recorded
+		useLine, resLine int
+	}
+	var cs []*call
+	byID := map[string]*call{}
+	for i := range steps {
+		st := &steps[i]
+		if st.ToolUseID == "" || !isTool(st.Event) || st.AgentID != "" {
+			continue
+		}
+		c := byID[st.ToolUseID]
+		if c == nil {
+			k, ok := calls[st.ToolUseID]
+			if !ok {
+				continue
+			}
+			c = &call{item: k, pre: -1, post: -1}
+			byID[st.ToolUseID] = c
+			cs = append(cs, c)
+		}
+		if st.Event == "PreToolUse" {
+			c.pre = st.Seq
+			if s := ix.tool["PreToolUse\x00"+st.ToolUseID]; s != nil && !s.sub {
+				c.useLine = s.line
+			}
+		} else {
+			c.post = st.Seq
+			for _, ev := range []string{"PostToolUse", "PostToolUseFailure"} {
+				if s := ix.tool[ev+"\x00"+st.ToolUseID]; s != nil && !s.sub {
+					c.resLine, c.useLine = s.line, s.useLine
+				}
+			}
+		}
+	}
+	var promptLines []int
+	for _, s := range ix.other["UserPromptSubmit"] {
+		if !s.sub && s.line > 0 {
+			promptLines = append(promptLines, s.line)
+		}
+	}
+	sort.Ints(promptLines)
+	var promptSeqs []int64
+	for i := range steps {
+		if steps[i].Event == "UserPromptSubmit" {
+			promptSeqs = append(promptSeqs, steps[i].Seq)
+		}
+	}
+	for _, c := range cs {
+		if c.useLine > 0 && c.resLine > 0 && c.resLine <= c.useLine {
+			move(c.item, fmt.Sprintf("its tool_result (line %d) is not after its tool_use (line %d)", c.resLine, c.useLine))
+		}
+		if c.useLine > 0 && c.pre >= 0 && len(promptLines) == len(promptSeqs) {
+			inRecord := sort.Search(len(promptSeqs), func(i int) bool { return promptSeqs[i] > c.pre })
+			inTranscript := sort.SearchInts(promptLines, c.useLine)
+			if inRecord != inTranscript {
+				move(c.item, fmt.Sprintf("the record has it in turn %d, the transcript (line %d) in turn %d", inRecord, c.useLine, inTranscript))
+			}
+		}
+	}
+	// Causal order: B asked for after A's result was read (B's tool_use
+	// line after A's tool_result line) must have its pre-event after A's
+	// post-event in the record.
+	byRes := make([]*call, 0, len(cs))
+	for _, c := range cs {
+		if c.resLine > 0 && c.post >= 0 {
+			byRes = append(byRes, c)
+		}
+	}
+	sort.Slice(byRes, func(i, j int) bool { return byRes[i].resLine < byRes[j].resLine })
+	maxPost := make([]int64, len(byRes)) // the latest post seq among byRes[:i+1]
+	for i, c := range byRes {
+		maxPost[i] = c.post
+		if i > 0 && maxPost[i-1] > c.post {
+			maxPost[i] = maxPost[i-1]
+		}
+	}
+	for _, c := range cs {
+		if c.useLine == 0 || c.pre < 0 {
+			continue
+		}
+		n := sort.Search(len(byRes), func(i int) bool { return byRes[i].resLine >= c.useLine })
+		if n > 0 && maxPost[n-1] > c.pre {
+			move(c.item, fmt.Sprintf("the transcript asks for it (line %d) after a result the record has after it (seq %d)", c.useLine, maxPost[n-1]))
+		}
+	}
 }
 
 func isTool(ev string) bool {
@@ -296,8 +555,13 @@ func compare(st *review.Step, s *side) []Body {
 				case k < len(got) && role == "output" && s.textOnly:
 					// The transcript kept only what the model read, not
 					// the tool's result the hook was given: it does not
-					// hold this body.
+					// hold this body. A sub-agent's transcript is written
+					// so; the main one always keeps toolUseResult, and a
+					// result without it there is one taken away.
 					b.Note = "the transcript holds only the text the model saw"
+					if s.sub {
+						b.Status = NotHeld
+					}
 				case k < len(got):
 					b.Status, b.Transcript = Differs, got[k]
 					if role == "input" && isTool(st.Event) {

@@ -23,10 +23,10 @@ import (
 )
 
 // dialects lists the harnesses other than Claude Code whose payloads the
-// tests read; realDirs, the folders of the shared samples that hold real
-// ones (conformance, when present).
+// tests read (every dialect of kinds' registry); realDirs, the folders of
+// the shared samples that hold real ones (conformance, when present).
 var (
-	dialects = []string{"codex", "gemini", "cursor", "copilot-cli", "vscode", "grok"}
+	dialects = kinds.Harnesses[1:]
 	realDirs = map[string]string{"codex": "codex", "copilot-cli": "copilot-cli", "vscode": "vscode-copilot", "grok": "grok"}
 )
 

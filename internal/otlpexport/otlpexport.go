@@ -6,6 +6,15 @@
 // span ids derive from the record id (or the session id), so sending the
 // same record twice gives the same ids and a receiver can drop the repeat.
 //
+// Spans follow the OpenTelemetry GenAI semantic conventions (semconv
+// v1.37.0, status Development): the session is an invoke_agent span
+// ("invoke_agent claude-code"), each sub-agent one too, each tool call an
+// execute_tool span ("execute_tool Bash") with gen_ai.tool.name,
+// gen_ai.tool.call.id and gen_ai.tool.type, and every span carries
+// gen_ai.conversation.id (the session id), so GenAI views (Jaeger, Tempo,
+// vendors' agent views) recognise them. logbook.* attributes keep what the
+// conventions lack: digests, seqs, kinds, the verdict and level.
+//
 // Only clear text the record already holds is sent (summaries, commands,
 // paths, digests); no body is ever in a record, so none can leave here.
 // The package is linked by logbook-review only: record-step, which runs on
@@ -17,6 +26,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,7 +101,22 @@ func (c *collector) Shutdown(context.Context) error { return nil }
 func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
 	start, end := when(r.Summary.Start), when(r.Summary.End)
 	n := 0
-	ctx, root := tr.Start(ctx, "session "+r.Session.ID, trace.WithTimestamp(start), trace.WithAttributes(
+	conv := semconv.GenAIConversationID(r.Session.ID)
+	// session.agent is the harness, perhaps with its version or model
+	// after a space ("claude-code (claude-sonnet-4)"): the name is the
+	// harness.
+	agent, _, _ := strings.Cut(r.Session.Agent, " ")
+	if agent == "" {
+		agent = "agent"
+	}
+	rootAttrs := []attribute.KeyValue{
+		semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(agent), conv,
+	}
+	if p, ok := providers[agent]; ok {
+		rootAttrs = append(rootAttrs, p)
+	}
+	ctx, root := tr.Start(ctx, "invoke_agent "+agent, trace.WithTimestamp(start), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(rootAttrs...), trace.WithAttributes(
+		attribute.String("logbook.session.id", r.Session.ID),
 		attribute.Bool("logbook.verified", r.Verdict.OK),
 		attribute.String("logbook.state", r.Verdict.State),
 		attribute.String("logbook.verdict", r.Verdict.Line),
@@ -110,21 +135,22 @@ func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
 	}
 	if !r.Verdict.OK {
 		root.SetStatus(codes.Error, r.Verdict.Line)
+		root.SetAttributes(semconv.ErrorTypeKey.String("logbook.refused"))
 	}
-	turn := 0
 	for _, t := range r.Turns {
 		name := "before the first prompt"
 		ts := start
-		var attrs []attribute.KeyValue
+		// A turn has no GenAI operation of its own: it groups the
+		// calls one prompt led to.
+		attrs := []attribute.KeyValue{conv, attribute.Int("logbook.turn", t.Number)}
 		if t.Prompt != nil {
-			turn++
-			name = fmt.Sprintf("turn %d", turn)
+			name = fmt.Sprintf("turn %d", t.Number)
 			ts = when(t.Prompt.At)
 			attrs = append(attrs, attribute.String("logbook.prompt.summary", t.Prompt.Summary),
 				attribute.StringSlice("logbook.prompt.sha256", t.Prompt.Inputs), attribute.Int64("logbook.seq", t.Prompt.Seq))
 		}
 		tctx, span := tr.Start(ctx, name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
-		last := items(tctx, tr, t.Items, span, &n, ts)
+		last := items(tctx, tr, t.Items, span, &n, ts, conv)
 		span.End(trace.WithTimestamp(last))
 		n++
 	}
@@ -134,7 +160,7 @@ func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
 
 // items emits calls and sub-agents as spans under parent and events as
 // span events on it; it returns the latest time seen.
-func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trace.Span, n *int, last time.Time) time.Time {
+func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trace.Span, n *int, last time.Time, conv attribute.KeyValue) time.Time {
 	for _, it := range list {
 		switch {
 		case it.Call != nil:
@@ -144,6 +170,10 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 				e = s
 			}
 			attrs := []attribute.KeyValue{
+				semconv.GenAIOperationNameExecuteTool,
+				semconv.GenAIToolName(c.Tool),
+				semconv.GenAIToolType(toolType(c.Tool)),
+				conv,
 				attribute.String("logbook.kind", c.Kind),
 				attribute.String("logbook.tool", c.Tool),
 				attribute.String("logbook.tool_use_id", c.ToolUseID),
@@ -161,12 +191,18 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 			if len(c.Gaps) > 0 {
 				attrs = append(attrs, attribute.StringSlice("logbook.gaps", c.Gaps))
 			}
-			if c.Agent != "" {
-				attrs = append(attrs, attribute.String("logbook.agent_id", c.Agent))
+			if c.ToolUseID != "" {
+				attrs = append(attrs, semconv.GenAIToolCallID(c.ToolUseID))
 			}
-			name := c.Kind
+			if c.Agent != "" {
+				attrs = append(attrs, semconv.GenAIAgentID(c.Agent), attribute.String("logbook.agent_id", c.Agent))
+			}
+			name := "execute_tool"
 			if c.Tool != "" {
 				name += " " + c.Tool
+			}
+			if c.Failed {
+				attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(c)))
 			}
 			_, span := tr.Start(ctx, name, trace.WithTimestamp(s), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
 			if c.Failed {
@@ -180,9 +216,14 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 		case it.SubAgent != nil:
 			a := it.SubAgent
 			s := when(a.Start)
-			actx, span := tr.Start(ctx, "sub-agent "+a.ID, trace.WithTimestamp(s), trace.WithAttributes(
+			name := a.Type
+			if name == "" {
+				name = "sub-agent"
+			}
+			actx, span := tr.Start(ctx, "invoke_agent "+name, trace.WithTimestamp(s), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
+				semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentID(a.ID), semconv.GenAIAgentName(name), conv,
 				attribute.String("logbook.agent_id", a.ID), attribute.String("logbook.agent_type", a.Type)))
-			e := items(actx, tr, a.Items, span, n, s)
+			e := items(actx, tr, a.Items, span, n, s, conv)
 			if a.End != "" {
 				e = when(a.End)
 			}
@@ -202,6 +243,32 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 		}
 	}
 	return last
+}
+
+// providers names the model provider behind a harness, as
+// gen_ai.provider.name spells it, where the harness has one.
+var providers = map[string]attribute.KeyValue{
+	"claude-code": semconv.GenAIProviderNameAnthropic,
+	"codex":       semconv.GenAIProviderNameOpenAI,
+	"gemini":      semconv.GenAIProviderNameGCPGemini,
+}
+
+// toolType is gen_ai.tool.type: an MCP server's tool ("mcp__server__name")
+// is an extension, a harness's own tool a function.
+func toolType(tool string) string {
+	if strings.HasPrefix(tool, "mcp__") {
+		return "extension"
+	}
+	return "function"
+}
+
+// errorType is error.type for a failed call: its exit status when it has
+// one, else "tool_error".
+func errorType(c *review.Call) string {
+	if c.ExitCode != nil {
+		return fmt.Sprintf("exit_%d", *c.ExitCode)
+	}
+	return "tool_error"
 }
 
 func when(at string) time.Time {

@@ -118,23 +118,49 @@ func TestExport(t *testing.T) {
 	if len(ids) != n {
 		t.Errorf("%d distinct span ids for %d spans", len(ids), n)
 	}
-	root, sub, fail := byName["session s1"], byName["sub-agent ag1"], byName["exec Bash"]
+	// OpenTelemetry GenAI semantic conventions: the session and the
+	// sub-agent are invoke_agent spans, each call an execute_tool span.
+	root, sub, fail := byName["invoke_agent claude-code"], byName["invoke_agent Explore"], byName["execute_tool Bash"]
 	if root == nil || sub == nil || fail == nil || root.ParentSpanId != nil {
 		t.Fatalf("spans: %v", byName)
 	}
+	for _, c := range []struct {
+		s         *tracepb.Span
+		key, want string
+	}{
+		{root, "gen_ai.operation.name", "invoke_agent"}, {root, "gen_ai.agent.name", "claude-code"},
+		{root, "gen_ai.provider.name", "anthropic"}, {root, "gen_ai.conversation.id", "s1"},
+		{sub, "gen_ai.operation.name", "invoke_agent"}, {sub, "gen_ai.agent.id", "ag1"}, {sub, "gen_ai.agent.name", "Explore"},
+		{sub, "gen_ai.conversation.id", "s1"},
+	} {
+		if got := attr(c.s, c.key); got != c.want {
+			t.Errorf("%s %s = %q, want %q", c.s.Name, c.key, got, c.want)
+		}
+	}
 	var read *tracepb.Span
+	calls := 0
 	for _, s := range rc.spans {
-		if s.Name == "read Read" && attr(s, "logbook.tool_use_id") == "t-read" {
+		if strings.HasPrefix(s.Name, "execute_tool") {
+			calls++
+			if attr(s, "gen_ai.operation.name") != "execute_tool" || s.Name != "execute_tool "+attr(s, "gen_ai.tool.name") ||
+				attr(s, "gen_ai.conversation.id") != "s1" || attr(s, "gen_ai.tool.type") != "function" || s.Kind != tracepb.Span_SPAN_KIND_INTERNAL {
+				t.Errorf("execute_tool span %s: %v", s.Name, s.Attributes)
+			}
+		}
+		if s.Name == "execute_tool Read" && attr(s, "gen_ai.tool.call.id") == "t-read" {
 			read = s
 		}
-		if attr(s, "logbook.tool_use_id") == "t-fail" {
+		if attr(s, "gen_ai.tool.call.id") == "t-fail" {
 			fail = s
 		}
 	}
-	if read == nil || string(read.ParentSpanId) != string(sub.SpanId) {
+	if calls != 9 {
+		t.Errorf("%d execute_tool spans, want 9", calls)
+	}
+	if read == nil || string(read.ParentSpanId) != string(sub.SpanId) || attr(read, "gen_ai.agent.id") != "ag1" {
 		t.Error("the sub-agent's call is not its child")
 	}
-	if fail.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || attr(fail, "logbook.subject") != "make lint" {
+	if fail.Status.GetCode() != tracepb.Status_STATUS_CODE_ERROR || attr(fail, "logbook.subject") != "make lint" || attr(fail, "error.type") != "exit_2" {
 		t.Errorf("failed call: %v", fail)
 	}
 	if got := fail.EndTimeUnixNano - fail.StartTimeUnixNano; got != 1e9 {

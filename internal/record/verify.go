@@ -38,6 +38,16 @@ type Options struct {
 	// HashesAt lists step indices whose stated hash the caller wants
 	// (Result.Hashes): a checkpoint's tip is compared with one of them.
 	HashesAt []int64
+	// EachStep, when set, is given each step as it is read, once its
+	// shape is sound (a "data" read without its children is given read
+	// whole): a reader of the steps (logbook-review) needs no second
+	// parse. Its strings point into the record's bytes; the Value itself
+	// is reused after EachStep returns. A step whose shape is refused,
+	// and every step after it, is not given.
+	EachStep func(i int, st *strictjson.Value)
+	// Top, when set, is given the record's top-level object (its steps
+	// left out) once its shape is sound.
+	Top func(rec *strictjson.Value)
 }
 
 // Result is the verdict. RecordID, KeyID, StepCount and Facts are set once
@@ -90,7 +100,7 @@ func Verify(data []byte, opt Options) Result {
 	// in the slack. (It was twice the file, with room in front: untouched
 	// pages cost no memory, but the collector counts them as live heap and
 	// let the process grow to several times the file; issue 22.)
-	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt}
+	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt, each: opt.EachStep}
 	w.signed.B = append(bigbuf.Alloc(len(data)+4096), '[')
 	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps", Stream: w.step,
 		StreamShallow: []string{"data", "dossier"}})
@@ -109,6 +119,9 @@ func Verify(data []byte, opt Options) Result {
 	}
 	if d := shape.DER(rec); d != "" {
 		return refuse(format.Shape, d)
+	}
+	if opt.Top != nil {
+		opt.Top(rec)
 	}
 	for _, r := range []Result{w.shape, w.order, chainResult} {
 		if r.Code != "" {
@@ -157,6 +170,7 @@ type stepWalker struct {
 	gaps         gaps.Tracker
 	want         []int64          // Options.HashesAt
 	hashes       map[int64]string // the stated hashes at want
+	each         func(int, *strictjson.Value)
 }
 
 func (w *stepWalker) step(i int, st *strictjson.Value) error {
@@ -198,6 +212,13 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		return nil
 	}
 	w.gaps.ObserveData(st.Get("data"), w.data)
+	if w.each != nil {
+		if d := st.Get("data"); d != nil && d.Kind == strictjson.Object && len(d.Members) == 0 && d.End-d.Start > 2 {
+			w.each(i, full()) // its data was read without its children
+		} else {
+			w.each(i, st)
+		}
+	}
 	// The hash and the links are checked on another core. The strings
 	// point into the record file or the heap, and the step's bytes are
 	// never written again: nothing here is reused.

@@ -70,6 +70,9 @@ type SubAgent struct {
 
 // Turn is a prompt and what followed it, up to the next prompt.
 type Turn struct {
+	// Number is the turn's place in the session (1 for the first
+	// prompt; 0 before it). A filtered view keeps it.
+	Number int    `json:"number"`
 	Prompt *Step  `json:"prompt"` // nil for the steps before the first prompt
 	Items  []Item `json:"items"`
 }
@@ -123,14 +126,20 @@ type Verdict struct {
 // Build joins the steps into calls, turns and sub-agents. Steps are taken
 // in seq order; a post-event that lands before its pre-event (parallel
 // hooks) still joins it.
-func Build(steps []Step) (turns []Turn, sum Summary) {
+func Build(steps []Step) (turns []Turn, sum Summary) { return build(steps, nil) }
+
+// build is Build; counted, when not nil, is the gap count the verifier
+// already made of these steps (record.Result.Gaps), not counted again.
+func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	var tr gaps.Tracker
-	calls := map[string]*Call{}
+	calls := make(map[string]*Call, len(steps)/2)
 	waiting := map[string][]*Call{} // id-less pre-events waiting for their post-event, by tool
 	var order []*Call
 	for i := range steps {
 		st := &steps[i]
-		tr.Observe(st.Event, st.ToolUseID)
+		if counted == nil {
+			tr.Observe(st.Event, st.ToolUseID)
+		}
 		ph := gaps.PhaseOf(st.Event)
 		if ph != gaps.Pre && ph != gaps.Post {
 			continue
@@ -239,7 +248,7 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 	for i := range steps {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
 			p := steps[i]
-			turns = append(turns, Turn{Prompt: &p, Items: []Item{}})
+			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
 			if p.TurnID != "" {
 				byTurnID[p.TurnID] = len(turns) - 1
 			}
@@ -253,9 +262,27 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 			turnAt[i] = t
 		}
 	}
-	bySeq := map[int64]int{}
+	// index of a step by its seq: the seq itself in a record (seq i is
+	// at i, spec §7), a map otherwise.
+	inOrder := true
 	for i := range steps {
-		bySeq[steps[i].Seq] = i
+		if steps[i].Seq != int64(i) {
+			inOrder = false
+			break
+		}
+	}
+	var bySeqMap map[int64]int
+	if !inOrder {
+		bySeqMap = make(map[int64]int, len(steps))
+		for i := range steps {
+			bySeqMap[steps[i].Seq] = i
+		}
+	}
+	bySeq := func(seq int64) int {
+		if inOrder {
+			return int(seq)
+		}
+		return bySeqMap[seq]
 	}
 	placedAgent := map[string]bool{}
 	add := func(ti int, agent string, it Item) {
@@ -297,20 +324,24 @@ func Build(steps []Step) (turns []Turn, sum Summary) {
 			// The start opens the group; it is not an item of its own.
 			if a := agents[agent]; a != nil && !placedAgent[agent] {
 				placedAgent[agent] = true
-				turns[turnAt[bySeq[p.pos]]].Items = append(turns[turnAt[bySeq[p.pos]]].Items, Item{SubAgent: a, pos: p.pos})
+				turns[turnAt[bySeq(p.pos)]].Items = append(turns[turnAt[bySeq(p.pos)]].Items, Item{SubAgent: a, pos: p.pos})
 			}
 			continue
 		}
 		if p.it.Event != nil && p.it.Event.Event == "SubagentStop" {
 			continue
 		}
-		add(turnAt[bySeq[p.pos]], agent, p.it)
+		add(turnAt[bySeq(p.pos)], agent, p.it)
 	}
 	if len(turns[0].Items) == 0 && len(turns) > 1 {
 		turns = turns[1:]
 	}
 
-	sum = summarize(steps, order, tr.Counts())
+	g := tr.Counts()
+	if counted != nil {
+		g = *counted
+	}
+	sum = summarize(steps, order, g)
 	sum.SubAgents = len(agents)
 	for _, t := range turns {
 		if t.Prompt != nil {

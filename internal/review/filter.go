@@ -47,7 +47,7 @@ func Filter(turns []Turn, only string) []Turn {
 	for _, t := range turns {
 		items := filterItems(t.Items, only)
 		if len(items) > 0 {
-			out = append(out, Turn{Prompt: t.Prompt, Items: items})
+			out = append(out, Turn{Number: t.Number, Prompt: t.Prompt, Items: items})
 		}
 	}
 	if out == nil {

@@ -3,8 +3,11 @@ package review_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
@@ -312,6 +315,83 @@ func TestTurnByID(t *testing.T) {
 	})
 	if len(r.Turns) != 3 || len(r.Turns[1].Items) != 1 || r.Turns[1].Items[0].Call == nil || r.Turns[1].Items[0].Call.ToolUseID != "t1" {
 		t.Fatalf("%+v", r.Turns)
+	}
+}
+
+// TestFilterKeepsTurnNumbers: --only failed shows the failed call under
+// the session's own turn number, not a count of the turns shown.
+func TestFilterKeepsTurnNumbers(t *testing.T) {
+	t.Parallel()
+	r := load(t, []string{
+		`{"session_id":"n","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"n","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"first"}`,
+		`{"session_id":"n","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"a1","tool_input":{"command":"ls"}}`,
+		`{"session_id":"n","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"a1","tool_input":{"command":"ls"},"tool_response":"x"}`,
+		`{"session_id":"n","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"second"}`,
+		`{"session_id":"n","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"b1","tool_input":{"command":"make lint"}}`,
+		`{"session_id":"n","cwd":"/w","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"b1","tool_input":{"command":"make lint"},"error":"Exit code 2"}`,
+	})
+	r.Turns = review.Filter(r.Turns, "failed")
+	if len(r.Turns) != 1 || r.Turns[0].Number != 2 {
+		t.Fatalf("filtered turns %+v", r.Turns)
+	}
+	var b bytes.Buffer
+	_ = review.WriteText(&b, r, review.TextOptions{Only: "failed"})
+	if !strings.Contains(b.String(), "── turn 2 ") || strings.Contains(b.String(), "── turn 1 ") {
+		t.Fatalf("text:\n%s", b.String())
+	}
+	j, _ := json.Marshal(r.Turns[0])
+	if !strings.Contains(string(j), `"number":2`) {
+		t.Fatalf("json: %s", j)
+	}
+}
+
+// TestTextFitsWidth: at 100 columns no line is wider, the verdict wraps
+// whole, the failed calls are capped with a count, rows show short ids
+// and keep most of their command.
+func TestTextFitsWidth(t *testing.T) {
+	t.Parallel()
+	p := []string{`{"session_id":"w","cwd":"/w","hook_event_name":"SessionStart"}`,
+		`{"session_id":"w","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"go"}`}
+	for i := 0; i < 40; i++ {
+		id := fmt.Sprintf("toolu_01ABCDEFGHIJKLMNOPQRSTUV%06d", i)
+		cmd := fmt.Sprintf("go test ./internal/some/deeply/nested/package/number/%d -run TestSomethingLong -count=1", i)
+		p = append(p,
+			`{"session_id":"w","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"`+id+`","tool_input":{"command":"`+cmd+`"}}`,
+			`{"session_id":"w","cwd":"/w","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_use_id":"`+id+`","tool_input":{"command":"`+cmd+`"},"error":"Exit code 1"}`,
+			`{"session_id":"w","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Edit","tool_use_id":"e`+id+`","tool_input":{"file_path":"/w/some/long/directory/name/file_`+fmt.Sprint(i)+`.go"}}`,
+			`{"session_id":"w","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Edit","tool_use_id":"e`+id+`","tool_input":{"file_path":"/w/some/long/directory/name/file_`+fmt.Sprint(i)+`.go"},"tool_response":{}}`)
+	}
+	r := load(t, p)
+	var b bytes.Buffer
+	if err := review.WriteText(&b, r, review.TextOptions{Width: 100, Colour: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, "")
+	for _, l := range strings.Split(plain, "\n") {
+		if n := utf8.RuneCountInString(l); n > 100 {
+			t.Errorf("%d columns: %s", n, l)
+		}
+	}
+	verdict := strings.Join(strings.Fields(strings.Join(strings.Split(plain, "\n")[:4], " ")), " ")
+	if !strings.Contains(verdict, strings.Join(strings.Fields(r.Verdict.Line), " ")) {
+		t.Errorf("the verdict is not all there:\n%s", plain)
+	}
+	for _, want := range []string{"… and 30 more failed calls", "…UV000007", "files     40: ", "more\n", "exit 1 go test ./internal/some/deeply/nested/package/number/7 -run TestSomethi…  …UV000007",
+		"exit 1 go test ./internal/some/deeply/nested/package/numb…  …UV000007"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("lacks %q:\n%s", want, plain)
+		}
+	}
+	if strings.Contains(plain, "toolu_01ABCDEFGHIJKLMNOPQRSTUV000007") {
+		t.Error("a whole id at a terminal width")
+	}
+	// A pipe (width 0) keeps whole lines and ids.
+	b.Reset()
+	_ = review.WriteText(&b, r, review.TextOptions{})
+	if !strings.Contains(b.String(), "toolu_01ABCDEFGHIJKLMNOPQRSTUV000007") || !strings.Contains(b.String(), "… and 30 more failed calls") {
+		t.Errorf("pipe output:\n%s", b.String())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -60,7 +61,7 @@ const maxDepth = 64
 func ReadRecord(data []byte) (Session, []Step, error) {
 	var steps []Step
 	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: maxDepth, Discard: "steps", Stream: func(i int, v *strictjson.Value) error {
-		steps = append(steps, stepOf(v))
+		steps = append(steps, reader{share: true}.step(v))
 		return nil
 	}})
 	if err != nil {
@@ -69,15 +70,7 @@ func ReadRecord(data []byte) (Session, []Step, error) {
 	if rec.Kind != strictjson.Object {
 		return Session{}, nil, errors.New("not a JSON object")
 	}
-	s := rec.Get("session")
-	var ses Session
-	ses.ID = str(s, "id")
-	ses.Agent = str(s, "agent")
-	ses.Goal = str(s, "goal")
-	ses.Cwd = str(s, "cwd")
-	ses.StartedAt = str(s, "startedAt")
-	ses.EndedAt = str(s, "endedAt")
-	return ses, steps, nil
+	return sessionOf(rec), steps, nil
 }
 
 // Progress says how far an in-progress file's chain holds.
@@ -150,23 +143,42 @@ func str(v *strictjson.Value, key string) string {
 	return strings.Clone(s)
 }
 
-func strs(v *strictjson.Value) []string {
+// reader copies the strings of a parsed step, or (share) keeps them: a
+// record read whole keeps its bytes unchanged for as long as the review
+// lives, and strings that point into it cost nothing.
+type reader struct{ share bool }
+
+func (r reader) str(v *strictjson.Value, key string) string {
+	s, _ := v.GetString(key)
+	if r.share {
+		return s
+	}
+	return strings.Clone(s)
+}
+
+func (r reader) strs(v *strictjson.Value) []string {
 	if v == nil || v.Kind != strictjson.Array {
 		return nil
 	}
 	out := make([]string, 0, len(v.Items))
 	for i := range v.Items {
-		out = append(out, strings.Clone(v.Items[i].Str))
+		if r.share {
+			out = append(out, v.Items[i].Str)
+		} else {
+			out = append(out, strings.Clone(v.Items[i].Str))
+		}
 	}
 	return out
 }
+
+func strs(v *strictjson.Value) []string { return reader{}.strs(v) }
 
 func intp(v *strictjson.Value) *int64 {
 	if v == nil || v.Kind != strictjson.Number {
 		return nil
 	}
-	var n int64
-	if _, err := fmt.Sscan(v.Str, &n); err != nil {
+	n, err := strconv.ParseInt(v.Str, 10, 64)
+	if err != nil {
 		return nil
 	}
 	return &n
@@ -174,7 +186,10 @@ func intp(v *strictjson.Value) *int64 {
 
 // stepOf copies what a review reads out of a parsed step (whose memory the
 // reader reuses).
-func stepOf(v *strictjson.Value) Step {
+func stepOf(v *strictjson.Value) Step { return reader{}.step(v) }
+
+func (r reader) step(v *strictjson.Value) Step {
+	str, strs := r.str, r.strs
 	st := Step{Kind: str(v, "kind"), At: str(v, "at"), Summary: str(v, "summary")}
 	if p := intp(v.Get("seq")); p != nil {
 		st.Seq = *p
@@ -204,4 +219,14 @@ func stepOf(v *strictjson.Value) Step {
 	st.BatchTools = strs(d.Get("tools"))
 	st.Duration = intp(d.Get("durationMs"))
 	return st
+}
+
+// sessionOf reads a record's session header.
+func sessionOf(rec *strictjson.Value) Session {
+	s := rec.Get("session")
+	if s == nil {
+		return Session{}
+	}
+	return Session{ID: str(s, "id"), Agent: str(s, "agent"), Goal: str(s, "goal"), Cwd: str(s, "cwd"),
+		StartedAt: str(s, "startedAt"), EndedAt: str(s, "endedAt")}
 }

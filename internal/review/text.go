@@ -11,9 +11,13 @@ import (
 
 // TextOptions shape the plain output.
 type TextOptions struct {
-	Colour bool   // ANSI colours (the command sets it for a terminal only)
-	Width  int    // cut subjects to fit this many columns; 0 = never cut
-	Only   string // the --only filter, named in the header
+	Colour bool // ANSI colours (the command sets it for a terminal only)
+	// Width fits every line to this many columns (a terminal's):
+	// the verdict and notes wrap, summaries and rows are cut with "…",
+	// toolUseIds are shortened (ShortID). 0 = nothing is cut (a pipe:
+	// grep gets whole lines and whole ids).
+	Width int
+	Only  string // the --only filter, named in the header
 }
 
 const (
@@ -45,9 +49,103 @@ func (p *printer) c(code, s string) string {
 
 func (p *printer) line(format string, a ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", a...)
+		s := fmt.Sprintf(format, a...)
+		if p.opt.Width > 0 {
+			s = fit(s, p.opt.Width)
+		}
+		_, p.err = io.WriteString(p.w, s+"\n")
 	}
 }
+
+// wrap prints text (one colour) in lines of the width, breaking at
+// spaces; continuation lines are indented by two spaces.
+func (p *printer) wrap(code, text string) {
+	if p.opt.Width <= 0 {
+		p.line("%s", p.c(code, text))
+		return
+	}
+	width := p.opt.Width
+	if width < 20 {
+		width = 20
+	}
+	lead := ""
+	for text != "" {
+		room := width - len(lead)
+		r := []rune(text)
+		if len(r) <= room {
+			p.line("%s", lead+p.c(code, text))
+			return
+		}
+		cut := room
+		for i := room; i > room/2; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+		p.line("%s", lead+p.c(code, string(r[:cut])))
+		text = strings.TrimLeft(string(r[cut:]), " ")
+		lead = "  "
+	}
+}
+
+// fit cuts s to n visible columns (ANSI colour codes take none), ending
+// it with "…" and a colour reset when it was cut inside a colour.
+func fit(s string, n int) string {
+	if visibleLen(s) <= n {
+		return s
+	}
+	var b strings.Builder
+	cols, esc, coloured := 0, false, false
+	for _, r := range s {
+		switch {
+		case r == 0x1b:
+			esc = true
+			b.WriteRune(r)
+			continue
+		case esc:
+			b.WriteRune(r)
+			if r == 'm' {
+				esc = false
+				coloured = !strings.HasSuffix(b.String(), reset)
+			}
+			continue
+		}
+		if cols == n-1 {
+			b.WriteString("…")
+			if coloured {
+				b.WriteString(reset)
+			}
+			return b.String()
+		}
+		b.WriteRune(r)
+		cols++
+	}
+	return b.String()
+}
+
+// ShortID is the toolUseId a terminal row shows: its last 8 characters
+// after "…" when it is longer than 12 (Claude Code's ids share their
+// "toolu_01" start; the end tells them apart). --json and a pipe have it
+// whole.
+func ShortID(id string) string {
+	r := []rune(id)
+	if len(r) <= 12 {
+		return id
+	}
+	return "…" + string(r[len(r)-8:])
+}
+
+func (p *printer) id(id string) string {
+	if p.opt.Width > 0 {
+		return ShortID(id)
+	}
+	return id
+}
+
+// MaxFailedListed bounds the failed calls listed in the summary; the rest
+// are counted (--only failed shows them all).
+const MaxFailedListed = 10
 
 // WriteText prints the review: the verdict, the summary, then each turn.
 func WriteText(w io.Writer, r *Review, opt TextOptions) error {
@@ -57,9 +155,9 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 	if !v.OK {
 		col = red
 	}
-	p.line("%s", p.c(bold+col, Clean(v.Line)))
+	p.wrap(bold+col, Clean(v.Line))
 	for _, n := range r.Notes {
-		p.line("%s", p.c(yellow, "note: "+Clean(n)))
+		p.wrap(yellow, "note: "+Clean(n))
 	}
 	s := r.Summary
 	p.line("session   %s  %s", Clean(r.Session.ID), p.c(dim, Clean(r.Session.Agent)))
@@ -72,16 +170,35 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 	p.line("steps     %d   turns %d   sub-agents %d", s.Steps, s.Turns, s.SubAgents)
 	p.line("calls     %d%s", s.Calls, byKind(s.ByKind))
 	if len(s.Files) > 0 {
-		var fs []string
-		for _, f := range s.Files {
-			fs = append(fs, Clean(f.Path)+" ("+kindsOf(f.ByKind)+")")
+		head := fmt.Sprintf("files     %d: ", len(s.Files))
+		var b strings.Builder
+		for i, f := range s.Files {
+			part := Clean(f.Path) + " (" + kindsOf(f.ByKind) + ")"
+			if i > 0 {
+				part = ", " + part
+			}
+			more := fmt.Sprintf(", … %d more", len(s.Files)-i)
+			if p.opt.Width > 0 && len(head)+utf8.RuneCountInString(b.String()+part)+len(more) > p.opt.Width && i > 0 {
+				b.WriteString(more)
+				break
+			}
+			b.WriteString(part)
 		}
-		p.line("files     %d: %s", len(s.Files), strings.Join(fs, ", "))
+		p.line("%s%s", head, b.String())
 	}
 	if len(s.Failed) > 0 {
 		p.line("failed    %s", p.c(red, fmt.Sprintf("%d", len(s.Failed))))
-		for _, c := range s.Failed {
-			p.line("          %s %s  %s", p.c(red, exitText(c)), p.cut(Clean(c.Subject), 60), p.c(dim, Clean(c.ToolUseID)))
+		for i, c := range s.Failed {
+			if i == MaxFailedListed {
+				p.line("          %s", p.c(dim, fmt.Sprintf("… and %d more failed calls (--only failed shows them all)", len(s.Failed)-i)))
+				break
+			}
+			id := p.id(Clean(c.ToolUseID))
+			room := 60
+			if p.opt.Width > 0 {
+				room = max(20, p.opt.Width-10-len(exitText(c))-1-utf8.RuneCountInString(id)-2)
+			}
+			p.line("          %s %s  %s", p.c(red, exitText(c)), p.cut(Clean(c.Subject), room), p.c(dim, id))
 		}
 	}
 	if g := s.Gaps; g.Total() > 0 {
@@ -97,14 +214,12 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 		p.line("")
 		p.line("%s", p.c(yellow, "! "+GapMissingStart+": no SessionStart event was recorded (lost, or the hooks were installed mid-session)"))
 	}
-	n := 0
 	for _, t := range r.Turns {
 		p.line("")
 		if t.Prompt == nil {
 			p.line("%s", p.c(bold, "── before the first prompt"))
 		} else {
-			n++
-			p.line("%s", p.c(bold, fmt.Sprintf("── turn %d  %s  %s", n, clock(t.Prompt.At), Clean(t.Prompt.Summary))))
+			p.line("%s", p.c(bold, fmt.Sprintf("── turn %d  %s  %s", t.Number, clock(t.Prompt.At), Clean(t.Prompt.Summary))))
 		}
 		p.items(t.Items, "   ")
 	}
@@ -151,10 +266,10 @@ func (p *printer) call(c *Call, indent string) {
 		subject = Clean(c.Tool) + " " + subject
 	}
 	head := fmt.Sprintf("%s%s %s %s %s ", indent, clock(c.Start), p.c(kindColour[c.Kind], kind), dur, exit)
-	id := Clean(c.ToolUseID)
+	id := p.id(Clean(c.ToolUseID))
 	room := maxSubject
 	if p.opt.Width > 0 {
-		room = p.opt.Width - visibleLen(head) - len(id) - 2
+		room = p.opt.Width - visibleLen(head) - utf8.RuneCountInString(id) - 2
 		if room < 20 {
 			room = 20
 		}

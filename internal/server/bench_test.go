@@ -3,31 +3,38 @@ package server_test
 import (
 	"bytes"
 	"crypto/ed25519"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/server"
 )
 
 // BenchmarkAppend: one hook event through the handler, in process (no
 // network): parse, redact, append under the lock, sign the checkpoint,
 // append it. The checkpoint's share is BenchmarkSign's figure over this
-// one.
+// one. fsync=group waits for its own fsync each time (one client: no
+// batch to share), fsync=off does not.
 func BenchmarkAppend(b *testing.B) {
-	f := newServer(b, nil)
-	h := f.srv.Handler()
-	body := event("bench", "PreToolUse", 1)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		r := httptest.NewRequest("POST", "/v1/hooks/claude-code", bytes.NewReader(body))
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		if w.Code != 200 {
-			b.Fatal(w.Code, w.Body.String())
-		}
+	for _, mode := range []string{server.FsyncOff, server.FsyncGroup} {
+		b.Run("fsync="+mode, func(b *testing.B) {
+			f := newServer(b, func(c *server.Config, _ *http.Server) { c.Fsync = mode })
+			h := f.srv.Handler()
+			body := event("bench", "PreToolUse", 1)
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				r := httptest.NewRequest("POST", "/v1/hooks/claude-code", bytes.NewReader(body))
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, r)
+				if w.Code != 200 {
+					b.Fatal(w.Code, w.Body.String())
+				}
+			}
+		})
 	}
 }
 

@@ -19,6 +19,7 @@ const (
 	errBadCwd        = "CWD_INVALID"          // 400: X-Logbook-Cwd is not one line
 	errBadVerify     = "VERIFY_INPUT_INVALID" // 400: a multipart verify request that cannot be read
 	errSealFailed    = "SEAL_FAILED"          // 500: recorded and checkpointed, but the seal failed
+	errSyncFailed    = "SYNC_FAILED"          // 500: written, but the fsync before the answer failed
 	errNoCheckpoint  = "NO_CHECKPOINT"        // 404
 	errNotSealed     = "NOT_SEALED"           // 404
 	errNotLogged     = "NOT_LOGGED"           // 404: no tlog-proof yet
@@ -49,7 +50,7 @@ func status(code string) int {
 		return http.StatusUnauthorized
 	case errBusy:
 		return http.StatusServiceUnavailable
-	case errSealFailed, errInternal, recorder.WriteFailed:
+	case errSealFailed, errSyncFailed, errInternal, recorder.WriteFailed:
 		return http.StatusInternalServerError
 	}
 	return http.StatusBadRequest

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -78,16 +79,21 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var size int64
 	var sealErr error
+	var synced durable.Ticket // the group commit's batch for this event
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
 	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			var err error
-			size, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
+			size, synced, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
 			return err
 		},
 	})
+	// Group commit: the step is on disk before the answer. The session's
+	// locks are released: other events of the session, and of every
+	// other, append meanwhile and share the fsync.
+	syncErr := synced.Wait()
 	if err != nil {
 		var ref *recorder.Refusal
 		if errors.As(err, &ref) {
@@ -95,6 +101,10 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.fail(w, r, recorder.WriteFailed, err.Error())
+		return
+	}
+	if syncErr != nil {
+		s.fail(w, r, errSyncFailed, fmt.Sprintf("event written (size %d) but not synced to disk: %v", size, syncErr))
 		return
 	}
 	w.Header().Set("X-Logbook-Session", ev.Session)
@@ -182,22 +192,43 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 // afterAppend runs under the session's lock, right after the append: it
 // signs a checkpoint of the new tip and appends it to the session's
 // checkpoint log, and at SessionEnd seals. It returns the step count, the
-// seal's error (the event is recorded either way), and an error that
-// means the checkpoint was not written.
-func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (int64, error, error) {
+// event's place in the fsync batch to wait for before the answer, the
+// seal's error (the event is
+// recorded either way), and an error that means the checkpoint was not
+// written.
+func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
 	st, err := s.locked(ev.Session)
 	if err != nil {
-		return 0, nil, err
+		return 0, synced, nil, err
 	}
 	defer st.mu.Unlock()
-	size, err := s.checkpoint(j, st)
-	// A SessionEnd seals; so does any event that lands in a session
-	// sealed already (a late hook, or `claude --resume` reusing the id):
-	// the served record and the latest checkpoint must agree after every
-	// answered event, or the record would be refused as TRUNCATED and the
-	// late step be in no sealed record.
-	if err != nil || ev.Name != "SessionEnd" && !st.sealed {
-		return size, nil, err
+	// The event's place in the next fsync batch is taken under the lock,
+	// after the checkpoint (and any seal): batches, and the leaves they
+	// queue, keep the order of the appends.
+	defer func() { synced = s.syncLater(j.Session, st) }()
+	size, err = s.checkpoint(j, st)
+	if err != nil {
+		return size, synced, nil, err
+	}
+	// A SessionStart in a sealed session (`claude --resume` reusing the
+	// id) reopens it: its events are recorded at a fresh session's cost,
+	// and its next SessionEnd seals it again. The record sealed before
+	// stays served, and verifiable with the checkpoint it was sealed with,
+	// until then.
+	if ev.Name == "SessionStart" && st.sealed {
+		if err := s.reopen(j.Session, st); err == nil {
+			return size, synced, nil, nil
+		} else {
+			s.cfg.Log.Error("reopen", "session", j.Session, "error", err.Error())
+		}
+	}
+	// A SessionEnd seals; so does any other event that lands in a session
+	// sealed and not reopened (a late hook): the served record and the
+	// latest checkpoint must agree after every answered event, or the
+	// record would be refused as TRUNCATED and the late step be in no
+	// sealed record.
+	if ev.Name != "SessionEnd" && !st.sealed {
+		return size, synced, nil, nil
 	}
 	size, err = s.seal(j, st, at)
 	if err == nil {
@@ -206,7 +237,77 @@ func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) 
 			s.evict(j.Session, st)
 		}
 	}
-	return size, err, nil
+	return size, synced, err, nil
+}
+
+// syncLater puts the session's journal (and, the first time, the data
+// directory: the session's files may be new, and their names must be
+// durable too) in the next fsync batch, and the checkpoints signed since
+// the last call in the transparency log's queue once that batch is
+// synced. With FsyncOff it returns a ticket that does not wait (the
+// checkpoints were queued as signed). st.mu is held.
+//
+// The checkpoint log is not synced: what must survive is the steps. A
+// power cut that takes checkpoints whose steps the journal kept leaves a
+// tip that Resume signs again, at the same size over the same step (the
+// same statement, a later time); one that keeps checkpoints whose steps
+// the journal lost (never acknowledged) has them cut at start
+// (checkpoint.Log.CutAbove). Syncing one file per session instead of two
+// halves the fsyncs of every batch.
+func (s *Server) syncLater(id string, st *session) durable.Ticket {
+	if s.commit == nil {
+		return durable.Ticket{}
+	}
+	paths := []string{journal.Path(s.cfg.Dir, id)}
+	if !st.dirSynced {
+		paths = append(paths, s.cfg.Dir)
+		st.dirSynced = true
+	}
+	var after func()
+	if notes := st.unlogged; len(notes) > 0 {
+		st.unlogged = nil
+		after = func() {
+			for _, n := range notes {
+				s.logLeaf(n)
+			}
+		}
+	}
+	return s.commit.Add(after, paths...)
+}
+
+// reopenedSuffix names the marker of a sealed session reopened by a
+// SessionStart: it holds the size of the record sealed before, and goes
+// when the session is sealed again. Without it, a restarted server would
+// take the session for a sealed one and reseal it at every event.
+const reopenedSuffix = ".reopened"
+
+// reopen marks a sealed session open again. The record sealed before is
+// kept beside it as ID.record.N.json and ID.record.N.checkpoint (N: its
+// checkpoint's size), so that it stays on the server, verifiable, after
+// the next seal replaces ID.record.json. st.mu is held.
+func (s *Server) reopen(id string, st *session) error {
+	base := filepath.Join(s.cfg.Dir, id)
+	cp, err := os.ReadFile(base + ".record.checkpoint")
+	if err != nil {
+		return err
+	}
+	text, _, _ := bytes.Cut(cp, []byte("\n\n"))
+	c, err := checkpoint.Parse(append(text, '\n'))
+	if err != nil {
+		return fmt.Errorf("%s.record.checkpoint: %w", id, err)
+	}
+	n := strconv.FormatInt(c.Size, 10)
+	for _, ext := range []string{".json", ".checkpoint"} {
+		if err := os.Link(base+".record"+ext, base+".record."+n+ext); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+	}
+	if err := durable.WriteFileMode(base+reopenedSuffix, []byte(n+"\n"), 0o600); err != nil {
+		return err
+	}
+	st.sealed = false
+	s.cfg.Log.Info("reopened", "session", id, "sealed", c.Size)
+	return nil
 }
 
 // locked returns the session's state with its mutex held and its log
@@ -256,9 +357,12 @@ func (s *Server) session(id string) (*session, error) {
 		return nil, err
 	}
 	// A record on disk means the session was sealed (by this process or
-	// an earlier one): what comes next reseals it.
-	_, err = os.Stat(filepath.Join(s.cfg.Dir, id+".record.json"))
-	st := &session{log: l, used: s.used, sealed: err == nil}
+	// an earlier one): what comes next reseals it, unless a SessionStart
+	// reopened it since.
+	base := filepath.Join(s.cfg.Dir, id)
+	_, err = os.Stat(base + ".record.json")
+	_, rerr := os.Stat(base + reopenedSuffix)
+	st := &session{log: l, used: s.used, sealed: err == nil && rerr != nil}
 	s.sessions[id] = st
 	return st, nil
 }
@@ -319,7 +423,11 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 		return 0, fmt.Errorf("checkpoint log: %w", err)
 	}
 	st.signed = seq + 1
-	s.logLeaf(note)
+	if s.commit != nil && s.cfg.TLog != nil {
+		st.unlogged = append(st.unlogged, note) // queued once synced (syncLater)
+	} else {
+		s.logLeaf(note)
+	}
 	return seq + 1, nil
 }
 
@@ -340,15 +448,27 @@ func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error)
 	// record covers the one before (same chain, more steps), and every
 	// earlier checkpoint stays in DIR/ID.checkpoints.
 	base := filepath.Join(s.cfg.Dir, j.Session)
+	// The steps and checkpoints the record covers are synced before it
+	// is written: after a power cut, a durable record whose steps the
+	// journal lost would be followed by other steps at the same seq,
+	// under checkpoints of the same size.
+	if err := s.syncLater(j.Session, st).Wait(); err != nil {
+		return size, err
+	}
+	// The reopened marker goes first: killed before the record is
+	// written, the server finds a sealed session whose record lags its
+	// checkpoints, and seals it again at start (Resume). The record's
+	// write syncs the directory, and with it this removal.
+	if err := ignoreMissing(os.Remove(base + reopenedSuffix)); err != nil {
+		return size, err
+	}
 	if err := durable.WriteFileMode(base+".record.json", res.Record, 0o600); err != nil {
 		return size, err
 	}
 	if err := durable.WriteFileMode(base+".record.checkpoint", st.log.Latest(), 0o600); err != nil {
 		return size, err
 	}
-	if err := s.sealLeaf(j.Session, st.log.Latest()); err != nil {
-		return size, fmt.Errorf("transparency log: %w", err)
-	}
+	s.sealLeafLater(j.Session, st.log.Latest())
 	s.cfg.Log.Info("sealed", "session", j.Session, "steps", res.Steps, "unfinished", len(res.Unfinished))
 	return size, nil
 }
@@ -374,9 +494,38 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errNoCheckpoint, "no checkpoint for session "+id)
 		return
 	}
+	// With group commit only a checkpoint whose steps are on disk is
+	// served: one whose step a power cut could take would later stand
+	// beside another of the same size over a different step.
+	if s.commit != nil {
+		if err := s.commit.Sync(journal.Path(s.cfg.Dir, id)); err != nil {
+			s.fail(w, r, errSyncFailed, err.Error())
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Write(note)
+}
+
+// getRecordCheckpoint serves the checkpoint the served record was sealed
+// with: while a reopened session runs, the latest checkpoint counts more
+// steps than that record holds (and a verifier given both says
+// TRUNCATED: the session went on), and this one verifies it.
+func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := journal.ValidSessionID(id); err != nil {
+		s.fail(w, r, recorder.SessionInvalid, err.Error())
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.checkpoint"))
+	if err != nil {
+		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Write(b)
 }
 
 func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {

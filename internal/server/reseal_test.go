@@ -36,11 +36,15 @@ func (f *fixture) served(t *testing.T, id string, n int64) {
 	}
 }
 
-// TestLateEventReseals: an event after SessionEnd (a late hook, or
-// `claude --resume` reusing the session id) is recorded and the session
-// sealed again before the answer: the served record and the served
-// checkpoint agree after every answered event.
+// TestLateEventReseals: a late hook after SessionEnd is recorded and the
+// session sealed again before the answer: the served record and the
+// served checkpoint agree. A SessionStart (`claude --resume` reusing the
+// session id) reopens the session instead: no reseal until its next
+// SessionEnd, the record sealed before stays served and verifies with
+// the checkpoint it was sealed with, and is kept on disk after the new
+// seal replaces it.
 func TestLateEventReseals(t *testing.T) {
+	t.Parallel()
 	f := newServer(t, nil)
 	hook := f.ts.URL + "/v1/hooks/claude-code"
 	send := func(body []byte) {
@@ -58,15 +62,81 @@ func TestLateEventReseals(t *testing.T) {
 	send(event("late-1", "PostToolUse", 1))
 	f.served(t, "late-1", 5)
 	// Resumed: a new SessionStart, more calls, another SessionEnd.
+	rec5, _ := os.ReadFile(filepath.Join(f.opts.Dir, "late-1.record.json"))
 	send(event("late-1", "SessionStart", 0))
-	f.served(t, "late-1", 6)
-	f.record(t, http.DefaultClient, "late-1", 2, true)
-	f.served(t, "late-1", 10)
+	f.record(t, http.DefaultClient, "late-1", 2, false)
+	f.reopened(t, "late-1", rec5, 5, 8)
+	send(event("late-1", "SessionEnd", 0))
+	f.served(t, "late-1", 9)
+	// The record sealed before is kept, and still verifies.
+	old, _ := os.ReadFile(filepath.Join(f.opts.Dir, "late-1.record.5.json"))
+	oldCP, _ := os.ReadFile(filepath.Join(f.opts.Dir, "late-1.record.5.checkpoint"))
+	if !bytes.Equal(old, rec5) {
+		t.Fatal("the record sealed before the resume is not kept as late-1.record.5.json")
+	}
+	if o := f.verify(old, oldCP); !o.Result.OK || o.Level != checkpoint.LevelServer {
+		t.Fatalf("kept record: %+v", o.Result)
+	}
+}
+
+// reopened checks a reopened session: the served record is still rec
+// (not resealed), it verifies at level server with the served
+// record-checkpoint (which counts sealed steps), and against the latest
+// checkpoint (which counts now) it is TRUNCATED: the session went on.
+func (f *fixture) reopened(t *testing.T, id string, rec []byte, sealed, now int64) {
+	t.Helper()
+	code, got := get(t, f.ts.URL+"/v1/sessions/"+id+"/record")
+	if code != 200 || !bytes.Equal(got, rec) {
+		t.Fatalf("record: %d, resealed: %v", code, !bytes.Equal(got, rec))
+	}
+	code, rcp := get(t, f.ts.URL+"/v1/sessions/"+id+"/record-checkpoint")
+	if code != 200 {
+		t.Fatalf("record-checkpoint: %d %s", code, rcp)
+	}
+	if o := f.verify(got, rcp); !o.Result.OK || o.Level != checkpoint.LevelServer || o.Result.StepCount != sealed {
+		t.Fatalf("served record against its own checkpoint: %+v", o.Result)
+	}
+	_, cp := get(t, f.ts.URL+"/v1/sessions/"+id+"/checkpoint")
+	c, err := checkpoint.Open(cp, []checkpoint.Key{{Pub: f.pub}}, nil)
+	if err != nil || c.Size != now {
+		t.Fatalf("latest checkpoint size %d, want %d (%v)", c.Size, now, err)
+	}
+	if o := f.verify(got, cp); o.Result.Code != checkpoint.Truncated {
+		t.Fatalf("the earlier record against the latest checkpoint: %+v, want TRUNCATED", o.Result)
+	}
+}
+
+// TestReopenSurvivesRestart: a session reopened by a SessionStart stays
+// open across a restart (Resume neither reseals it nor takes it for
+// sealed), and its next SessionEnd seals all of it.
+func TestReopenSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	f := newServer(t, nil)
+	f.record(t, http.DefaultClient, "reo-1", 2, true) // 2 calls, SessionEnd, the seal's note: 3
+	rec, _ := os.ReadFile(filepath.Join(f.opts.Dir, "reo-1.record.json"))
+	if code, b := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks/claude-code", event("reo-1", "SessionStart", 0)); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	f.ts.Close()
+	f.srv.Close()
+	g := newServer(t, func(c *server.Config, _ *http.Server) { c.Dir = f.opts.Dir })
+	if _, err := g.srv.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	g.pub = f.pub
+	g.record(t, http.DefaultClient, "reo-1", 2, false)
+	g.reopened(t, "reo-1", rec, 3, 6)
+	g.record(t, http.DefaultClient, "reo-1", 0, true)
+	g.served(t, "reo-1", 7)
+	if _, err := os.Stat(filepath.Join(f.opts.Dir, "reo-1.reopened")); err == nil {
+		t.Fatal("the reopened marker outlived the seal")
+	}
 }
 
 // TestResealAtStart: a server killed between a late event's checkpoint
 // and its reseal seals again at start.
 func TestResealAtStart(t *testing.T) {
+	t.Parallel()
 	f := newServer(t, nil)
 	f.record(t, http.DefaultClient, "late-2", 2, true)
 	rec0, _ := os.ReadFile(filepath.Join(f.opts.Dir, "late-2.record.json"))

@@ -22,12 +22,21 @@ func (s *Server) Resume() (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// A checkpoint log without its journal (a power loss that kept one
+	// file's name and not the other's) is resumed too: its checkpoints
+	// are cut.
+	logs, err := filepath.Glob(filepath.Join(s.cfg.Dir, "*.checkpoints"))
+	if err != nil {
+		return 0, err
+	}
+	seen := map[string]bool{}
 	n := 0
-	for _, f := range files {
-		id := strings.TrimSuffix(filepath.Base(f), ".steps.jsonl")
-		if journal.ValidSessionID(id) != nil {
+	for _, f := range append(files, logs...) {
+		id := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".steps.jsonl"), ".checkpoints")
+		if journal.ValidSessionID(id) != nil || seen[id] {
 			continue
 		}
+		seen[id] = true
 		signed, err := s.resume(id)
 		if err != nil {
 			s.cfg.Log.Error("resume", "session", id, "error", err.Error())
@@ -40,12 +49,28 @@ func (s *Server) Resume() (int, error) {
 	return n, nil
 }
 
-func (s *Server) resume(id string) (bool, error) {
+func (s *Server) resume(id string) (_ bool, err error) {
 	j, err := journal.Open(s.cfg.Dir, id)
 	if err != nil {
 		return false, err
 	}
 	defer j.Close()
+	st, err := s.locked(id)
+	if err != nil {
+		return false, err
+	}
+	defer st.mu.Unlock()
+	// Checkpoints of steps a power loss took (never acknowledged: the
+	// answer waits for both files' fsync) are cut before anything is
+	// signed, or a new step at the same seq would get a second checkpoint
+	// of the same size.
+	if last, _, err := j.Tail(); err == nil {
+		if n, err := st.log.CutAbove(last + 1); err != nil {
+			return false, err
+		} else if n > 0 {
+			s.cfg.Log.Warn("resume", "session", id, "checkpoints cut", n, "reason", "they count steps the journal lost (a power loss)")
+		}
+	}
 	if _, err := j.Repair(instant.Format(s.cfg.Now())); err != nil {
 		return false, err
 	}
@@ -53,12 +78,14 @@ func (s *Server) resume(id string) (bool, error) {
 	if err != nil || seq < 0 {
 		return false, err
 	}
-	st, err := s.locked(id)
-	if err != nil {
-		return false, err
-	}
-	defer st.mu.Unlock()
 	defer func() { s.resumeLog(id, st.log.Latest()) }()
+	// What start repaired and signed is synced (and its checkpoints queued
+	// for the log) before the server takes requests.
+	defer func() {
+		if serr := s.syncLater(id, st).Wait(); err == nil {
+			err = serr
+		}
+	}()
 	signed := false
 	if latest := st.log.Latest(); latest != nil {
 		text, _, _ := bytes.Cut(latest, []byte("\n\n"))

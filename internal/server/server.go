@@ -10,6 +10,7 @@
 //	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded
 //	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain)
 //	GET  /v1/sessions/{id}/record            the sealed record (404 until SessionEnd)
+//	GET  /v1/sessions/{id}/record-checkpoint the checkpoint that record was sealed with
 //	GET  /v1/key                             the server's name, key id and public keys, the keys it rotated out and the rotation notes
 //	GET  /.well-known/runback-audit-key.pem  the key in force as SPKI PEM (no token needed), where runback publishes its key
 //	POST /v1/verify                          a record (or a runback cassette) in, the logbook-verify --json object out
@@ -37,6 +38,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/rotation"
@@ -65,7 +67,25 @@ type Config struct {
 	// TLog, when not nil, is the transparency log every checkpoint is
 	// appended to (tlog.go, docs/log.md).
 	TLog *translog.Log
+	// Fsync is FsyncGroup (or "") or FsyncOff: see those.
+	Fsync string
+	// SyncPath, when not nil, replaces the group commit's fsync of one
+	// path (durable.Group.SyncPath): the power-cut test notes there what
+	// was synced.
+	SyncPath func(path string) error
 }
+
+// Fsync modes.
+const (
+	// FsyncGroup answers an event only once its step and its checkpoint
+	// are fsynced: appends that arrive together share one fsync per file
+	// (group commit, durable.Group), so a power loss loses nothing
+	// acknowledged. The default.
+	FsyncGroup = "group"
+	// FsyncOff answers once the bytes are written: a killed server loses
+	// nothing acknowledged, a power loss can lose the last seconds.
+	FsyncOff = "off"
+)
 
 // Defaults for the zero values of Config.
 const (
@@ -87,6 +107,7 @@ type Server struct {
 	sessions     map[string]*session
 	used         uint64 // counts session lookups, under mu
 	tl           tlogState
+	commit       *durable.Group      // nil: FsyncOff
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
 }
 
@@ -96,7 +117,16 @@ type session struct {
 	log    *checkpoint.Log
 	signed int64  // the size this process last signed for (0: none yet)
 	used   uint64 // Server.used when last asked for: shed closes the oldest
-	sealed bool   // DIR/ID.record.json exists: every event reseals
+	sealed bool   // DIR/ID.record.json exists and the session was not reopened: every event reseals
+	// dirSynced: this process fsynced the data directory since it opened
+	// the session, so the entries of its files are durable.
+	dirSynced bool
+	// unlogged are checkpoints signed but not yet queued for the
+	// transparency log: with group commit a leaf is queued only once its
+	// checkpoint is synced (sync), or a power cut could leave the log
+	// holding a checkpoint whose steps the session lost, and the server
+	// would sign another at the same size.
+	unlogged [][]byte
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
@@ -119,6 +149,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	switch cfg.Fsync {
+	case "":
+		cfg.Fsync = FsyncGroup
+	case FsyncGroup, FsyncOff:
+	default:
+		return nil, fmt.Errorf("fsync mode %q: want %s or %s", cfg.Fsync, FsyncGroup, FsyncOff)
+	}
 	signer, err := checkpoint.NewSigner(cfg.Origin, cfg.Key)
 	if err != nil {
 		return nil, err
@@ -140,6 +177,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
+	if cfg.Fsync == FsyncGroup {
+		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
+	}
 	s.tlogInit()
 	return s, nil
 }
@@ -159,6 +199,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.auth(s.method("GET", s.getCheckpoint)))
 	mux.HandleFunc("/v1/sessions/{id}/record", s.auth(s.method("GET", s.getRecord)))
+	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.auth(s.method("GET", s.getRecordCheckpoint)))
 	mux.HandleFunc("/v1/key", s.auth(s.method("GET", s.getKey)))
 	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
 	mux.HandleFunc("/api/audit/verify", s.auth(s.method("POST", s.verify))) // runback's path for the same API

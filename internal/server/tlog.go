@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -24,8 +25,11 @@ import (
 // session's latest checkpoint again, so a kill loses no session's state
 // from the log (earlier checkpoints of a session are implied by its
 // latest, whose tip chains them). At SessionEnd the final checkpoint's
-// leaf is sequenced before the answer, its index kept in
-// ID.record.tlog-pending; a background prover then writes
+// leaf is sequenced in the background, never in the hook's answer (a log
+// whose witnesses are down, or whose storage is slow, must not slow the
+// agent): its index is kept in ID.record.tlog-pending (a server killed
+// before that sequences the record's checkpoint again at start), and a
+// background prover then writes
 // ID.record.tlog-proof once a published (and, with witnesses, cosigned)
 // log checkpoint covers it.
 
@@ -53,6 +57,7 @@ type tlogState struct {
 	leaves    chan []byte
 	forwarded sync.WaitGroup
 	resolved  sync.WaitGroup
+	sealing   sync.WaitGroup // sealLeafLater's goroutines
 }
 
 // leafQueue bounds the leaves waiting for Tessera's Add (about 40 MB of
@@ -112,6 +117,27 @@ func (s *Server) logLeaf(note []byte) {
 	s.tl.leaves <- note
 }
 
+// sealLeafLater runs sealLeaf in the background: the seal's answer does
+// not wait for the log. A leaf not sequenced when the server stops is
+// sequenced at the next start (resumeLog: a sealed record with neither a
+// proof nor a pending index).
+func (s *Server) sealLeafLater(session string, note []byte) {
+	if s.cfg.TLog == nil {
+		return
+	}
+	s.tl.mu.RLock()
+	defer s.tl.mu.RUnlock()
+	if s.tl.closed {
+		s.cfg.Log.Error("log append", "session", session, "error", "the server is closing: the record's leaf is sequenced at the next start")
+		return
+	}
+	s.tl.sealing.Go(func() {
+		if err := s.sealLeaf(session, note); err != nil && s.tl.ctx.Err() == nil {
+			s.cfg.Log.Error("log append", "session", session, "error", err.Error())
+		}
+	})
+}
+
 // sealLeaf sequences the final checkpoint's leaf, notes its index, and
 // starts the prover. It returns once the index is durable.
 func (s *Server) sealLeaf(session string, note []byte) error {
@@ -127,8 +153,14 @@ func (s *Server) sealLeaf(session string, note []byte) error {
 	base := filepath.Join(s.cfg.Dir, session)
 	// A reseal makes the proof of the previous record stale: the pending
 	// index names the record's leaf, and a prover still running for an
-	// older one writes nothing (startProver).
+	// older one writes nothing (startProver). Sequenced in the
+	// background, an older seal's leaf may get its index after a newer
+	// one's: only the leaf of the record's own checkpoint is noted.
 	s.tl.proofMu.Lock()
+	if cur, _ := os.ReadFile(base + ".record.checkpoint"); !bytes.Equal(cur, note) {
+		s.tl.proofMu.Unlock()
+		return nil
+	}
 	err = durable.WriteFileMode(base+pendingSuffix, []byte(strconv.FormatUint(idx, 10)+"\n"), 0o600)
 	if err == nil {
 		err = ignoreMissing(os.Remove(base + proofSuffix))
@@ -149,6 +181,9 @@ func ignoreMissing(err error) error {
 }
 
 func (s *Server) startProver(session string, idx uint64, leaf []byte) {
+	if s.tl.ctx.Err() != nil {
+		return // closing: resumed at the next start (the pending index is kept)
+	}
 	s.tl.provers.Add(1)
 	go func() {
 		defer s.tl.provers.Done()
@@ -183,7 +218,13 @@ func (s *Server) resumeLog(session string, latest []byte) {
 	}
 	base := filepath.Join(s.cfg.Dir, session)
 	if _, err := os.Stat(base + proofSuffix); err == nil {
-		return // sealed and proved: its final checkpoint is in the log
+		// Sealed and proved: its final checkpoint is in the log, and
+		// with it every earlier one. A session reopened since has later
+		// checkpoints: the latest is queued.
+		if cur, _ := os.ReadFile(base + ".record.checkpoint"); latest != nil && !bytes.Equal(cur, latest) {
+			s.logLeaf(latest)
+		}
+		return
 	}
 	if latest != nil {
 		s.logLeaf(latest)
@@ -263,7 +304,7 @@ func (s *Server) closeLog() {
 		}
 		s.tl.mu.Unlock()
 		done := make(chan struct{})
-		go func() { s.tl.forwarded.Wait(); s.tl.resolved.Wait(); close(done) }()
+		go func() { s.tl.forwarded.Wait(); s.tl.resolved.Wait(); s.tl.sealing.Wait(); close(done) }()
 		t := time.NewTimer(closeWait)
 		defer t.Stop()
 		select {
@@ -273,6 +314,9 @@ func (s *Server) closeLog() {
 		}
 	}
 	s.tl.stop()
+	// The provers stop at once (their context is done); one writing a
+	// proof finishes it. Close returns with nothing left writing in DATA.
+	s.tl.provers.Wait()
 }
 
 // closeWait bounds how long Close waits for the queued leaves' indexes.

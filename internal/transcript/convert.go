@@ -231,8 +231,10 @@ func (c *converter) walk() {
 		if last != nil && last.Type == "assistant" && !last.HasToolUse() {
 			ev := c.base(Stop, lastI, last)
 			ev.StopHookActive = ptr(false)
+			ev.Line = last.Line
 			if lastText != nil {
 				ev.LastAssistantMessage = lines.TextOf(lastText.Blocks())
+				ev.Line = lastText.Line
 			}
 			c.emit(ev, last.Time, last.Line, math.MaxInt32)
 		}
@@ -245,7 +247,7 @@ func (c *converter) walk() {
 			if p := c.prompt(i); p != nil {
 				closeTurn()
 				ev := c.base(UserPromptSubmit, i, r)
-				ev.Prompt = p
+				ev.Prompt, ev.Line = p, r.Line
 				c.emit(ev, r.Time, r.Line)
 			} else if isInterrupt(r) || hasToolResult(r) {
 				last, lastI = r, i

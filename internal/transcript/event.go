@@ -68,6 +68,11 @@ type Event struct {
 	// (what Claude Code's PostToolBatch reports as a call's result); set
 	// on PostToolUse and PostToolUseFailure.
 	ResultContent json.RawMessage `json:"-"`
+	// Line is the 1-based line of the main transcript the event derives
+	// from (a prompt, the final text, a tool_use or tool_result); UseLine,
+	// on a post-event, is its call's tool_use line. Both are 0 for a
+	// sub-agent's events. The evidence check uses them to see lines moved.
+	Line, UseLine int `json:"-"`
 }
 
 // TimeLayout is the form of the lines WriteTimes writes: RFC 3339, UTC,

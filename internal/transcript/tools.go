@@ -130,6 +130,9 @@ func (c *converter) toolCallEvents(th *thread, tc *toolCall) {
 	}
 
 	pre := c.toolBase(th, PreToolUse, tc.i, tc.rec, tc)
+	if th.agentID == "" {
+		pre.Line = tc.rec.Line
+	}
 	prePos := th.pos(tc.rec, tc.idx, 0)
 	if tc.blocker != nil {
 		prePos = th.pos(tc.blocker.rec, tc.blocker.idx, 1+tc.order)
@@ -165,6 +168,9 @@ func (c *converter) toolCallEvents(th *thread, tc *toolCall) {
 		post.DurationMs = durationOf(res.rec.ToolUseResult)
 	}
 	post.ResultContent = res.b.Content
+	if th.agentID == "" {
+		post.Line, post.UseLine = res.rec.Line, tc.rec.Line
+	}
 	c.emit(post, res.rec.Time, th.pos(res.rec, res.idx, 0)...)
 }
 

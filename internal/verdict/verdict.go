@@ -8,6 +8,7 @@ package verdict
 import (
 	"bytes"
 	"crypto/ed25519"
+	"github.com/logbook-project/logbook/internal/strictjson"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
@@ -25,6 +26,10 @@ type Inputs struct {
 	Checkpoints    [][]byte            // --checkpoint: signed notes
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
+	// EachStep and Top are record.Options': a review reads the steps
+	// as they are verified.
+	EachStep func(i int, st *strictjson.Value)
+	Top      func(rec *strictjson.Value)
 }
 
 // Outcome is the verdict with what each stage found.
@@ -49,7 +54,7 @@ func Run(in Inputs) Outcome {
 	if lc != nil && lc.leafOK && !given(in.Checkpoints, lc.res.Leaf) {
 		cps = append(cps, lc.leaf) // judged in step 9 like the others
 	}
-	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps)}
+	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps), EachStep: in.EachStep, Top: in.Top}
 	res, rep := policy.Check(record.Verify(in.Record, opt), in.Policy)
 	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0, Report: rep}
 	if !res.OK {

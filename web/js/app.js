@@ -89,10 +89,23 @@
     const keys = splitPEM($('pubkeys').value);
     document.body.dataset.state = 'checking';
     const started = performance.now();
-    const v = await lb.check(bytes, checkOptions(keys), true);
+    // A bundle is opened as its record (js/bundle.js); its own signer
+    // key is never pinned for being there.
+    const bun = lb.bundle.detect(bytes) ? lb.bundle.read(bytes) : null;
+    let v;
+    if (bun && bun.error) {
+      v = { ok: false, code: 'BUNDLE_INVALID', detail: bun.error, recordId: null, checkpoints: [] };
+    } else {
+      const opts = checkOptions(keys);
+      if (bun && !opts.checkpoints && opts.checkpointKeys.length && bun.checkpoints.length) opts.checkpoints = bun.checkpoints;
+      v = await lb.check(bun ? bun.record : bytes, opts, true);
+      if (bun && v.recordId && lb.bundle.keyMismatch(bun, v.publicKey)) {
+        v = { ok: false, code: 'BUNDLE_KEY_MISMATCH', detail: 'the bundle\'s signerKey is not the key that signed its record', recordId: null, checkpoints: [] };
+      }
+    }
     const ms = performance.now() - started;
     if (mine !== run) return;
-    renderVerdict(name, bytes, v, keys.length > 0, ms);
+    renderVerdict(name, bytes, v, keys.length > 0, ms, bun);
     renderSession(v);
     renderReview(v);
     renderTimeline(v);
@@ -119,7 +132,7 @@
     return blocks;
   }
 
-  function renderVerdict(name, bytes, v, pinnedAny, ms) {
+  function renderVerdict(name, bytes, v, pinnedAny, ms, bun) {
     const box = $('verdict');
     box.hidden = false;
     box.replaceChildren();
@@ -139,6 +152,12 @@
     }
     const dl = el('dl');
     row(dl, 'file', name + ' (' + bytes.length.toLocaleString('en') + ' bytes)');
+    if (bun && !bun.error) {
+      const c = bun.counts;
+      row(dl, 'bundle', 'its record is checked here; its signer key is not trusted for being in the bundle (paste the key you trust above). '
+        + c.checkpoints + ' checkpoint(s)' + (c.checkpoints ? (v.checkpoints && v.checkpoints.length ? ', checked under the key given' : ', checked only under a checkpoint key given above') : '')
+        + '; ' + c.attestations + ' attestation(s) and ' + c.logProofs + ' proof(s) of logging, checked by logbook-verify --bundle');
+    }
     row(dl, 'detail', v.detail, 'detail');
     if (v.recordId) {
       row(dl, 'recordId', v.recordId, 'hex');
@@ -182,7 +201,9 @@
     if (v.ok) lb.review.render(v, box, el);
   }
 
-  const BATCH = 1000;
+  // The timeline shows PAGE steps at a time, with buttons to page: a long
+  // record is not one very long page.
+  const PAGE = 50;
 
   function renderTimeline(v) {
     const box = $('timeline');
@@ -200,20 +221,30 @@
     table.append(body);
     box.append(table);
     const start = Date.parse(get(steps[0], 'at'));
-    let shown = 0;
-    const day = { last: '' }; // the date is shown where it changes
-    const more = el('button', 'more');
-    const next = () => {
+    const pages = Math.ceil(steps.length / PAGE);
+    const nav = el('div', 'pager');
+    const prev = el('button', 'prev', '← previous');
+    const next = el('button', 'next', 'next →');
+    const where = el('span', 'where');
+    prev.type = next.type = 'button';
+    nav.append(prev, where, next);
+    let page = 0;
+    const draw = () => {
       const frag = document.createDocumentFragment();
-      const end = Math.min(steps.length, shown + BATCH);
-      for (; shown < end; shown++) frag.append(stepRow(steps[shown], start, day));
-      body.append(frag);
-      more.hidden = shown >= steps.length;
-      more.textContent = 'Show ' + Math.min(BATCH, steps.length - shown) + ' more (' + (steps.length - shown).toLocaleString('en') + ' not shown)';
+      const from = page * PAGE, to = Math.min(steps.length, from + PAGE);
+      const day = { last: '' }; // the date is shown where it changes
+      for (let i = from; i < to; i++) frag.append(stepRow(steps[i], start, day));
+      body.replaceChildren(frag);
+      where.textContent = 'steps ' + from.toLocaleString('en') + '–' + (to - 1).toLocaleString('en') + ' of ' + steps.length.toLocaleString('en') + ' (page ' + (page + 1) + ' of ' + pages + ')';
+      prev.disabled = page === 0;
+      next.disabled = page >= pages - 1;
+      box.dataset.page = String(page);
     };
-    more.addEventListener('click', next);
-    box.append(more);
-    next();
+    prev.addEventListener('click', () => { if (page > 0) { page--; draw(); } });
+    next.addEventListener('click', () => { if (page < pages - 1) { page++; draw(); } });
+    nav.hidden = pages <= 1;
+    box.insertBefore(nav, table);
+    draw();
   }
 
   function stepRow(st, start, day) {

@@ -132,7 +132,7 @@
     const turnOf = new Map(), byTurnId = new Map();
     for (const s of steps) {
       if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) {
-        turns.push({ prompt: s, items: [] });
+        turns.push({ prompt: s, items: [], number: turns.length }); // the session's own number, kept by filters
         if (s.turnId) byTurnId.set(s.turnId, turns.length - 1);
       }
       turnOf.set(s.seq, turns.length - 1);
@@ -246,7 +246,7 @@
     more.addEventListener('click', () => { limit += BATCH; draw(); });
     const draw = () => {
       list.replaceChildren();
-      let n = 0, shown = 0, total = 0;
+      let shown = 0, total = 0;
       for (const turn of r.turns) {
         if (shown >= limit) {
           total += countCalls(filterItems(turn.items, FILTERS[current]));
@@ -257,8 +257,7 @@
         const sec = el('div', 'turn');
         const h = el('h3');
         if (turn.prompt) {
-          n++;
-          h.append(el('span', 'turn-no', 'turn ' + n), el('span', 'time', clock(turn.prompt.at)), el('span', 'clip', turn.prompt.summary));
+          h.append(el('span', 'turn-no', 'turn ' + turn.number), el('span', 'time', clock(turn.prompt.at)), el('span', 'clip', turn.prompt.summary));
           h.querySelector('.time').title = turn.prompt.at;
           h.lastChild.title = turn.prompt.summary;
         } else h.append(el('span', 'turn-no', 'before the first prompt'));
@@ -295,8 +294,9 @@
   }
 
   // A long session is drawn a turn at a time until this many call rows
-  // are on the page; "Show more" draws the next turns.
-  const BATCH = 2000;
+  // are on the page; "Show more" draws the next turns (a reviewer reads
+  // the first screens; the page stays short and quick to draw).
+  const BATCH = 200;
 
   function countCalls(items) {
     let n = 0;

@@ -2,34 +2,58 @@ package kinds
 
 import (
 	"encoding/json"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestOneTable: every tool the table names maps to a step kind of the
-// format, and every harness event maps to a Claude Code event.
+// TestOneTable: every tool a dialect names maps to a step kind of the
+// format, and to the same kind wherever two dialects name it; every
+// harness event maps to a Claude Code event, the same wherever listed;
+// detection orders are unique, and every dialect has a rule.
 func TestOneTable(t *testing.T) {
+	t.Parallel()
 	kinds := map[string]bool{"exec": true, "edit": true, "read": true, "write": true, "tool_call": true}
-	seen := map[string]bool{}
-	for _, tk := range toolKinds {
-		if !kinds[tk.kind] || seen[tk.tool] {
-			t.Errorf("tool %s: kind %q (or listed twice)", tk.tool, tk.kind)
-		}
-		seen[tk.tool] = true
+	tools := map[string]string{}
+	events := map[string]Event{}
+	orders := map[int]string{}
+	for _, g := range generalRules {
+		orders[g.order] = "generalRules"
 	}
-	seen = map[string]bool{}
-	for _, e := range eventNames {
-		name, info := e.name, e.eventInfo
-		if seen[name] {
-			t.Errorf("event %s listed twice", name)
+	for _, d := range registry {
+		seen := map[string]bool{}
+		for _, tk := range d.Tools {
+			if k, ok := tools[tk.Name]; !kinds[tk.Kind] || seen[tk.Name] || (ok && k != tk.Kind) {
+				t.Errorf("%s: tool %s: kind %q (or listed twice, or %q elsewhere)", d.Name, tk.Name, tk.Kind, k)
+			}
+			seen[tk.Name], tools[tk.Name] = true, tk.Kind
 		}
-		seen[name] = true
-		if info.canonical == "" || (info.kind != "" && !kinds[info.kind]) {
-			t.Errorf("event %s: %+v", name, info)
+		for _, e := range d.Events {
+			if o, ok := events[e.Name]; seen["event "+e.Name] || (ok && o != e) {
+				t.Errorf("%s: event %s listed twice, or as %+v elsewhere", d.Name, e.Name, o)
+			}
+			seen["event "+e.Name], events[e.Name] = true, e
+			if e.Canonical == "" || (e.Kind != "" && !kinds[e.Kind]) {
+				t.Errorf("%s: event %+v", d.Name, e)
+			}
 		}
-		if info.harness != "" && !KnownHarness(info.harness) {
-			t.Errorf("event %s: harness %q", name, info.harness)
+		if len(d.Rules) == 0 {
+			t.Errorf("%s: no detection rule", d.Name)
 		}
+		for _, r := range d.Rules {
+			if o, ok := orders[r.Order]; ok || r.Match == nil {
+				t.Errorf("%s: rule order %d also %s's", d.Name, r.Order, o)
+			}
+			orders[r.Order] = d.Name
+		}
+	}
+	if registry[0].Name != "claude-code" {
+		t.Error("registry[0] is not claude-code: Harnesses[1:] must be every other harness")
+	}
+	if len(rules) != len(orders) || !slices.IsSortedFunc(rules, func(a, b rule) int { return a.order - b.order }) {
+		t.Errorf("rules out of order: %d rules, %d orders", len(rules), len(orders))
 	}
 }
 
@@ -49,5 +73,53 @@ func TestSystemMessage(t *testing.T) {
 	}
 	if !SessionStart("sessionStart") || !SessionStart("SessionStart") || SessionStart("PreToolUse") {
 		t.Error("SessionStart")
+	}
+}
+
+// TestDetectionDocumented: docs/harnesses.md's table of detection rules
+// lists the orders the registry has, no more, no fewer.
+func TestDetectionDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../docs/harnesses.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, _ := strings.Cut(string(doc), "**Where a harness lives.**")
+	table, _, _ = strings.Cut(table, "**Adding a harness**")
+	var documented []int
+	for _, line := range strings.Split(table, "\n") {
+		cell, ok := strings.CutPrefix(line, "| ")
+		if !ok {
+			continue
+		}
+		cell, _, _ = strings.Cut(cell, " |")
+		lo, hi, isRange := strings.Cut(cell, "–")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			if x, y, ok := strings.Cut(cell, ", "); ok {
+				for _, n := range []string{x, y} {
+					if v, err := strconv.Atoi(n); err == nil {
+						documented = append(documented, v)
+					}
+				}
+			}
+			continue
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil {
+				t.Fatalf("row %q", line)
+			}
+		}
+		for n := a; n <= b; n++ {
+			documented = append(documented, n)
+		}
+	}
+	var orders []int
+	for _, r := range rules {
+		orders = append(orders, r.order)
+	}
+	if !slices.Equal(documented, orders) {
+		t.Errorf("docs/harnesses.md lists rule orders %v, the registry has %v", documented, orders)
 	}
 }

@@ -1,0 +1,135 @@
+package durable
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestGroupBatches: 64 writers each append to one of 4 files and ask for
+// a sync at once. Every writer returns only after a sync of its file that
+// began after it asked, and the syncs are batched: far fewer than 64.
+func TestGroupBatches(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var g Group
+	var mu sync.Mutex
+	var calls atomic.Int64
+	synced := map[string]int64{} // path → the size its last sync began with
+	g.SyncPath = func(p string) error {
+		calls.Add(1)
+		st, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		time.Sleep(2 * time.Millisecond) // an fsync takes a while
+		if err := SyncPath(p); err != nil {
+			return err
+		}
+		mu.Lock()
+		synced[p] = max(synced[p], st.Size())
+		mu.Unlock()
+		return nil
+	}
+	var wg sync.WaitGroup
+	var fileMu [4]sync.Mutex
+	for i := range 64 {
+		wg.Go(func() {
+			p := filepath.Join(dir, string(rune('a'+i%4)))
+			fileMu[i%4].Lock()
+			f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			if err != nil {
+				t.Error(err)
+				fileMu[i%4].Unlock()
+				return
+			}
+			f.Write([]byte("0123456789"))
+			st, _ := f.Stat()
+			f.Close()
+			fileMu[i%4].Unlock()
+			if err := g.Sync(p); err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			got := synced[p]
+			mu.Unlock()
+			if got < st.Size() {
+				t.Errorf("writer %d answered with %d bytes of %s synced, it wrote up to %d", i, got, p, st.Size())
+			}
+		})
+	}
+	wg.Wait()
+	if n := calls.Load(); n >= 64 || n == 0 {
+		t.Fatalf("%d syncs for 64 writers: not batched", n)
+	}
+	t.Logf("%d syncs for 64 writers", calls.Load())
+}
+
+// TestGroupError: a failed sync is every waiter's error in that batch,
+// and the next batch starts clean.
+func TestGroupError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	boom := errors.New("EIO")
+	fail := true
+	g := Group{SyncPath: func(p string) error {
+		if fail {
+			return boom
+		}
+		return SyncPath(p)
+	}}
+	if err := g.Sync(dir); !errors.Is(err, boom) {
+		t.Fatalf("got %v, want %v", err, boom)
+	}
+	fail = false
+	if err := g.Sync(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Sync(filepath.Join(dir, "missing")); err == nil {
+		t.Fatal("a missing file synced")
+	}
+}
+
+// TestGroupAfterOrder: the afters of a batch run in the order of their
+// Adds, once its sync succeeded, before any of its waiters returns; a
+// failed batch runs none.
+func TestGroupAfterOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fail := false
+	g := Group{SyncPath: func(p string) error {
+		if fail {
+			return errors.New("EIO")
+		}
+		return SyncPath(p)
+	}}
+	var got []int
+	var tickets []Ticket
+	for i := range 5 {
+		tickets = append(tickets, g.Add(func() { got = append(got, i) }, dir))
+	}
+	if err := tickets[4].Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[0] != 0 || got[4] != 4 {
+		t.Fatalf("afters ran as %v", got)
+	}
+	for _, tk := range tickets {
+		if err := tk.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail = true
+	ran := false
+	if err := g.Add(func() { ran = true }, dir).Wait(); err == nil || ran {
+		t.Fatalf("failed batch: err %v, after ran %v", err, ran)
+	}
+	if err := (Ticket{}).Wait(); err != nil {
+		t.Fatal("the zero ticket waits for nothing")
+	}
+}

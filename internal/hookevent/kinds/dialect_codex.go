@@ -1,0 +1,42 @@
+package kinds
+
+import "strings"
+
+// codex: OpenAI Codex CLI, both its hooks (Claude Code's event names and
+// fields) and its legacy notify program (kebab-case keys, the event in
+// "type").
+var codex = Dialect{
+	Name: "codex",
+	Events: []Event{
+		{"agent-turn-complete", "Stop", ""}, // the notify program
+	},
+	// Shell-like tools reach hooks as "Bash"; these are the tool names
+	// older and newer builds use for the same thing.
+	Tools: []Tool{
+		{"shell", "exec"},
+		{"local_shell", "exec"},
+		{"exec_command", "exec"},
+		{"unified_exec", "exec"},
+		{"shell_command", "exec"},
+		{"apply_patch", "edit"}, // tool_input.command is the patch itself: never recorded in clear
+	},
+	Rules: []Rule{
+		// First of all: kebab-case keys are the notify program's.
+		{10, codexNotify},
+		// Codex hooks: a turn id, a null transcript path (Claude Code
+		// always names its transcript) or one under ~/.codex.
+		{60, func(s Shape) bool {
+			return s.Has("turn_id") || s.Null("transcript_path") || strings.Contains(transcript(s), "/.codex/")
+		}},
+	},
+	Unnamed: func(p Payload) (string, bool) {
+		if codexNotify(Shape{Payload: p}) {
+			return p.Str("type"), true
+		}
+		return "", false
+	},
+	StartMessage: true, // reads the common "systemMessage" output field
+}
+
+// codexNotify: a payload of Codex's notify program.
+func codexNotify(s Shape) bool { return s.Has("thread-id") || s.Has("last-assistant-message") }

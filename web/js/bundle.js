@@ -1,0 +1,93 @@
+// A hand-over bundle (docs/bundle.md, logbook/bundle@0): the page opens it
+// as its record. The bundle is read strictly, as logbook-verify reads it;
+// the record is checked from its own bytes inside the bundle. Nothing the
+// bundle carries is trusted for being there: its signerKey is compared
+// with the key that signed the record (BUNDLE_KEY_MISMATCH when another),
+// never pinned; checkpoints are checked only under keys the reader gives.
+(function (lb) {
+  'use strict';
+  const FORMAT = 'logbook/bundle@0';
+  const MEDIA_TYPE = 'application/vnd.logbook.bundle.v0+json';
+  const MEMBERS = ['mediaType', 'format', 'record', 'signerKey', 'attestations', 'attestorKeys', 'tsaRoots',
+    'checkpoints', 'checkpointKeys', 'logProofs', 'logPolicy'];
+
+  // detect: does the file start like a bundle? (its first members name it)
+  function detect(bytes) {
+    const head = new TextDecoder().decode(bytes.subarray(0, 256));
+    return /"format"\s*:\s*"logbook\/bundle@0"/.test(head) || /"mediaType"\s*:\s*"application\/vnd\.logbook\.bundle/.test(head);
+  }
+
+  // recordRange finds the bytes of the top-level member "record" by
+  // walking the text (strings and nesting) once it has parsed strictly.
+  function recordRange(b) {
+    let i = 0, depth = 0, key = null, expectKey = false, start = -1;
+    const skipString = () => { i++; while (b[i] !== 0x22) i += b[i] === 0x5c ? 2 : 1; i++; };
+    for (; i < b.length;) {
+      const c = b[i];
+      if (c === 0x22) {
+        const s = i;
+        skipString();
+        if (depth === 1 && expectKey) { key = new TextDecoder().decode(b.subarray(s + 1, i - 1)); expectKey = false; }
+        continue;
+      }
+      if (c === 0x7b || c === 0x5b) {
+        if (depth === 1 && key === 'record' && start < 0) start = i;
+        depth++;
+        if (depth === 1) expectKey = true;
+      } else if (c === 0x7d || c === 0x5d) {
+        depth--;
+        if (depth === 1 && start >= 0) return [start, i + 1];
+      } else if (c === 0x2c && depth === 1) expectKey = true;
+      i++;
+    }
+    return null;
+  }
+
+  // read returns {record, signerKey, checkpoints, counts} or {error}.
+  function read(bytes) {
+    const { K, get } = lb.json;
+    let v;
+    try {
+      v = lb.json.parse(bytes, 65);
+    } catch (e) {
+      return { error: 'not strict JSON: ' + e.message };
+    }
+    if (!v || v.t !== K.OBJ) return { error: 'not a JSON object' };
+    for (const k of v.keys) if (!MEMBERS.includes(k)) return { error: 'unknown member "' + k + '"' };
+    if (get(v, 'format') !== FORMAT) return { error: 'format is not "' + FORMAT + '"' };
+    const mt = get(v, 'mediaType');
+    if (mt !== undefined && mt !== MEDIA_TYPE) return { error: 'mediaType is not "' + MEDIA_TYPE + '"' };
+    const rec = get(v, 'record');
+    if (!rec || rec.t !== K.OBJ) return { error: 'record is missing or not an object' };
+    const signerKey = get(v, 'signerKey');
+    if (typeof signerKey !== 'string' || !signerKey) return { error: 'signerKey is missing or not a string' };
+    const list = (k) => { const a = get(v, k); return a && a.t === K.ARR ? a.items : []; };
+    const range = recordRange(bytes);
+    if (!range) return { error: 'record is missing or not an object' };
+    const checkpoints = list('checkpoints').filter((c) => typeof c === 'string');
+    return {
+      record: bytes.subarray(range[0], range[1]),
+      signerKey,
+      checkpoints,
+      counts: { checkpoints: checkpoints.length, attestations: list('attestations').length, logProofs: list('logProofs').length },
+    };
+  }
+
+  const hex = (u8) => [...u8].map((x) => x.toString(16).padStart(2, '0')).join('');
+
+  // keyMismatch: the bundle's signerKey is not the key whose signature
+  // verified (the check's publicKey, 32 bytes).
+  function keyMismatch(b, pub) {
+    try {
+      return !pub || hex(lb.readPublicKeyPEM(b.signerKey)) !== hex(pub);
+    } catch (e) {
+      return true;
+    }
+  }
+
+  Object.assign(lb.CODES, {
+    BUNDLE_INVALID: 'The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member.',
+    BUNDLE_KEY_MISMATCH: 'The bundle\'s signerKey is not the key that signed its record: the bundle is damaged or its parts swapped.',
+  });
+  lb.bundle = { detect, read, keyMismatch, FORMAT, MEDIA_TYPE };
+})(globalThis.logbook = globalThis.logbook || {});
