@@ -16,6 +16,8 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 # npm installs the real Claude Code and Gemini CLI (pinned) for e2e/realharness_test.go,
 # into $LOGBOOK_NPM_CACHE (default ~/.cache/logbook/npm) on first use.
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+# GNU time: the benchmarks read a child's peak memory with /usr/bin/time -f %M.
+[ -x /usr/bin/time ] || missing+=(time)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "scripts/test.sh: missing Debian packages: ${missing[*]} (install them as root: apt-get install -y ${missing[*]})" >&2

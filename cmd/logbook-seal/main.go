@@ -34,6 +34,7 @@ import (
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	ijournal "github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/membudget"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/unsealed"
 	"github.com/logbook-project/logbook/journal"
@@ -164,9 +165,13 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err := ijournal.ValidSessionID(c.session); err != nil {
 		return 2, err
 	}
-	if _, err := os.Stat(ijournal.Path(dir, c.session)); err != nil {
+	st, err := os.Stat(ijournal.Path(dir, c.session))
+	if err != nil {
 		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
 	}
+	// The record (about the journal's size) and the canonical copy the
+	// check makes of it before it is written are live at the peak.
+	membudget.ForInput(st.Size(), 2)
 	opt := logbook.SealOptions{Goal: c.goal, Certificates: certs, Timestamp: stamp}
 	if opt.Now, err = time.Parse(time.RFC3339Nano, now); err != nil {
 		return 2, err

@@ -21,6 +21,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/membudget"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
@@ -195,6 +196,8 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Wri
 	if err := notARecord(file, data); err != nil {
 		return ioError(name, err)
 	}
+	// The file and one canonical copy of it are live at the peak.
+	membudget.ForInput(int64(len(data)), 2)
 	in.Record = data
 	out := verdict.Run(in)
 	out.File = name

@@ -13,6 +13,7 @@ import (
 	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
+	"slices"
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
@@ -91,14 +92,15 @@ type Facts struct {
 // the verdict is chosen in the spec's order at the end. Memory is about
 // the file plus the signed bytes.
 func Verify(data []byte, opt Options) Result {
-	// The steps are written at an offset that leaves room for the envelope
-	// prefix, which needs the session and is built after the read. The
-	// prefix is never longer than the file (canonical text is never longer
-	// than the text it came from), and pages not touched cost nothing.
-	room := len(data) + 4096
+	// The steps are written first and moved up once the envelope prefix,
+	// which needs the session, is built after the read. One buffer the
+	// size of the file holds them all: canonical text is never longer than
+	// the text it came from, and the envelope's own few hundred bytes fit
+	// in the slack. (It was twice the file, with room in front: untouched
+	// pages cost no memory, but the collector counts them as live heap and
+	// let the process grow to several times the file; issue 22.)
 	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt, each: opt.EachStep}
-	w.signed.B = bigbuf.Alloc(2*room + 1024)[:room]
-	w.signed.B = append(w.signed.B, '[')
+	w.signed.B = append(bigbuf.Alloc(len(data)+4096), '[')
 	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps", Stream: w.step,
 		StreamShallow: []string{"data", "dossier"}})
 	chainResult, lastHash := w.hasher.wait()
@@ -127,12 +129,14 @@ func Verify(data []byte, opt Options) Result {
 	}
 	parts := partsOf(rec)
 	prefix, suffix, err := envelope(parts)
-	if err != nil || len(prefix) > room {
+	if err != nil {
 		return refuse(format.Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
 	}
-	signed := w.signed.B[room-len(prefix):]
-	// signed's backing array may have been replaced by a growing append;
-	// the prefix goes in front of the steps wherever they now are.
+	// The steps move up to make room for the prefix (copy is a memmove),
+	// in the same buffer when it has room, else in a grown one.
+	steps := w.signed.B
+	signed := slices.Grow(steps, len(prefix)+1+len(suffix))[:len(prefix)+len(steps)]
+	copy(signed[len(prefix):], steps)
 	copy(signed, prefix)
 	signed = append(append(signed, ']'), suffix...)
 	if intOf(parts.StepCount) != int64(w.n) {

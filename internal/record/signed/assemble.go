@@ -99,6 +99,7 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 	if err != nil {
 		return nil, fmt.Errorf("record: %w", err)
 	}
+	signed = nil // as large as the record: not needed to build it (issue 22)
 	sigObj := strictjson.Obj(
 		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
 		strictjson.Member{Key: "envelope", Value: strictjson.Str(format.Domain)},

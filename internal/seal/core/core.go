@@ -86,6 +86,9 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 			return res, err
 		}
 		scan = scanner{}
+		// The first read's steps are stale: let them go before the
+		// second read allocates as much again (issue 22).
+		steps = journal.Steps{}
 		if hdr, steps, err = j.ReadAll(scan.step); err != nil {
 			return res, err
 		}
@@ -117,10 +120,13 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if err != nil {
 		return res, err
 	}
+	// The steps are inside out now: drop them before the check, which
+	// makes a canonical copy of out (issue 22: the peak is out and that copy).
+	res.Steps, steps = steps.Count, journal.Steps{}
 	if err := opt.Check(out); err != nil {
 		return res, fmt.Errorf("sealed record does not verify (%v); nothing written", err)
 	}
-	res.Record, res.Steps = out, steps.Count
+	res.Record = out
 	return res, nil
 }
 
