@@ -45,6 +45,7 @@ func (b *browser) layout(tb testing.TB) layout {
 // a 400-step record's timeline is paged 50 steps at a time, so the page
 // stays short.
 func TestBrowserBundleAndLongRecord(t *testing.T) {
+	t.Parallel()
 	rec, err := reviewtest.Record(reviewtest.Repeat(400))
 	if err != nil {
 		t.Fatal(err)
