@@ -10,7 +10,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 // layout is where the page puts things at the window's size.

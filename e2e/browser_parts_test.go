@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestBrowserParts holds the page's building blocks to the shared corpora

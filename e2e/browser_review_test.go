@@ -13,10 +13,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 	"github.com/logbook-project/logbook/internal/transcript"
 )
 

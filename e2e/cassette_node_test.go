@@ -13,9 +13,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
 	"github.com/logbook-project/logbook/internal/runback/oracle"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // nodeScript reads each file as runback does (readFileSync utf-8, then

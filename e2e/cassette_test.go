@@ -19,10 +19,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
 	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
 	"github.com/logbook-project/logbook/internal/runback/oracle"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // cassetteOpts are the verifier options of one cassette case, as files.

@@ -20,7 +20,7 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/server"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 )
 
 // cpVerdict is logbook-verify --json with the level.

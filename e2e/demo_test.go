@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestDemoScript runs the README's main command on the shortest session,

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // diffCase is one record file run through both verifiers.

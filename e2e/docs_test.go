@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // headings returns the "## N. Title" headings of a Markdown file, by N.

@@ -15,7 +15,7 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/synth"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 )
 
 // ownSessions lists the project's own Claude Code sessions (internal/synth),

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // samplePayload is the Claude Code payload the floor benchmarks feed: the
 // real 2.4 KB PostToolUse of TodoWrite from the shared samples when they
-// are there (internal/corpora), else the synthesized TodoWrite payload.
+// are there (internal/testkit/corpora), else the synthesized TodoWrite payload.
 func samplePayload(tb testing.TB) []byte {
 	if p, ok := corpora.Find("samples/hooks/claude-code/post-tool-use-todowrite.json"); ok {
 		b, err := os.ReadFile(p)

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/hookconf"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // harnessReplay is one harness's session: its payloads in order, the

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/fakemodel"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // hookSink is an HTTP hook receiver that keeps the event names it got.

@@ -16,7 +16,7 @@ import (
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 )
 
 // recGen makes records with random content for the differential test:

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/fakemodel"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // The real Codex CLI, pinned: the current release and the one before it

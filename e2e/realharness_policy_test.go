@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/fakemodel"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // TestRealClaudeCodePolicy runs the real Claude Code CLI, driven by a fake

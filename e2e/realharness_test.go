@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/digest"
-	"github.com/logbook-project/logbook/internal/fakemodel"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // The real CLIs, pinned: the current release and the one before it

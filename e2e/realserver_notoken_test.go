@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/fakemodel"
+	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
 )
 
 // TestRealClaudeCodeServerNoToken: the server wants a token and the real

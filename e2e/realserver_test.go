@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/fakemodel"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
 )
 
 // TestRealClaudeCodeServer: the real Claude Code CLI, driven by a fake

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 // BenchmarkReviewVsVerify: logbook-review (the text review, as a pipe

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 // TestReviewAtTerminal: at a terminal, logbook-review colours its output

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 	"github.com/logbook-project/logbook/internal/transcript"
 )
 

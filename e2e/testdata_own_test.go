@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestTestdataIsOwn: no file in any testdata/ folder of the repository is

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/testpki"
+	"github.com/logbook-project/logbook/internal/testkit/testpki"
 )
 
 // trustVerdict is logbook-verify --json with the policy keys.

@@ -14,7 +14,7 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 // TestOTLPFlag: --otlp sends the session's spans to a receiver on

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

@@ -15,10 +15,10 @@ import (
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/checkpoint"
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 	"github.com/logbook-project/logbook/internal/transcript"
 	"github.com/logbook-project/logbook/internal/verdict"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 var updateBundles = flag.Bool("update-bundles", false, "rewrite testdata/bundles")

@@ -18,7 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/server"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/witness"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // verifyCLI runs logbook-verify with args and returns its exit status and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 	"github.com/logbook-project/logbook/internal/transcript"
 )
 

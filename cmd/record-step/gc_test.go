@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // TestSmallEventGC is the deterministic guard against the regression in

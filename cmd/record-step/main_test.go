@@ -14,7 +14,7 @@ import (
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 func event(name, id string) string {

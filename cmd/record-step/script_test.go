@@ -5,7 +5,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/logbook-project/logbook/internal/clitest"
+	"github.com/logbook-project/logbook/internal/testkit/clitest"
 )
 
 // TestMain lets the scripts in testdata/script run this command as

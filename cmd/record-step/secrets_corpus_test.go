@@ -17,8 +17,8 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/redact"
-	"github.com/logbook-project/logbook/internal/secretcorpus"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/secretcorpus"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 	"github.com/logbook-project/logbook/internal/wrap"
 )
 

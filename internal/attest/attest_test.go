@@ -9,7 +9,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/attest"
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/testpki"
+	"github.com/logbook-project/logbook/internal/testkit/testpki"
 )
 
 var (

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // canonBoth returns the canonical form from the tree and from the stream.

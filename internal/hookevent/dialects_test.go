@@ -14,12 +14,12 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // dialects lists the harnesses other than Claude Code whose payloads the

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // FuzzParse: any stdin, in any dialect, either is refused with an error or becomes a step

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // payloads returns the project's own Claude Code payloads (internal/synth):

@@ -9,7 +9,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/identity"
-	"github.com/logbook-project/logbook/internal/testpki"
+	"github.com/logbook-project/logbook/internal/testkit/testpki"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 10, 0, time.UTC)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestRFC8785Vectors: every input of the public RFC 8785 test set

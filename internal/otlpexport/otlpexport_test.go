@@ -18,7 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/otlpexport"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 // receiver is an OTLP/HTTP traces receiver on 127.0.0.1: it decodes each

@@ -8,7 +8,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 )
 
 // Checkpoint fixtures (docs/checkpoint.md) live in

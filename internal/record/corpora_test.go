@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestJSONTestSuite: every n_ file is NOT_JSON; every y_ file is valid JSON

@@ -25,7 +25,7 @@ import (
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 

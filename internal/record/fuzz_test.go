@@ -7,9 +7,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 var knownCodes = map[format.Code]bool{

@@ -13,7 +13,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/logproof"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 	"github.com/logbook-project/logbook/internal/translog"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/tamper"
-	"github.com/logbook-project/logbook/internal/testpki"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/testpki"
 	"github.com/logbook-project/logbook/internal/tsa"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // The tests below start this test binary again as a worker process (the

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/redact/names"
-	"github.com/logbook-project/logbook/internal/secretcorpus"
+	"github.com/logbook-project/logbook/internal/testkit/secretcorpus"
 )
 
 // TestGitleaksTruePositives plants every true positive of gitleaks'

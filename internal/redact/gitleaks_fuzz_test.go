@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/redact/gitleaks"
-	"github.com/logbook-project/logbook/internal/secretcorpus"
+	"github.com/logbook-project/logbook/internal/testkit/secretcorpus"
 )
 
 // FuzzRedactedHoldsNoRuleMatch: what String returns holds no match of any

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // sampleEvents returns, for every real hook payload in the shared samples

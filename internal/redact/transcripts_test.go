@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
-// The folder corpora/agent-sessions of the shared data (internal/corpora)
+// The folder corpora/agent-sessions of the shared data (internal/testkit/corpora)
 // holds real Claude Code transcripts (marot/spotter fixtures, see its
 // PROVENANCE.md). Their publisher scrubbed tokens and a grep for common
 // secret patterns finds none, so every change String makes to them is a

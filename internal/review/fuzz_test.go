@@ -5,7 +5,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 // FuzzReview: any bytes, as a record or as an in-progress file, give a

@@ -3,7 +3,7 @@ package review_test
 import (
 	"crypto/ed25519"
 
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 func reviewtestKey() ed25519.PrivateKey { return reviewtest.Key }

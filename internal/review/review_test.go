@@ -12,7 +12,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/review/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
 func load(t testing.TB, payloads []string) *review.Review {

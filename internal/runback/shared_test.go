@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 type expected struct {

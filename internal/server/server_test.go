@@ -24,7 +24,7 @@ import (
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/server"
-	"github.com/logbook-project/logbook/internal/tamper"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 	"github.com/logbook-project/logbook/internal/verdict"
 	"github.com/logbook-project/logbook/web"
 )

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // FuzzParse: whatever the strict reader accepts, encoding/json also calls

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestClaudeKeysLikeReal holds the synthesized Claude Code payloads to the

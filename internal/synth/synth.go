@@ -1,5 +1,5 @@
 // Package synth makes the hook sessions the project's own tests and the
-// demo replay when the real ones (../shared, see internal/corpora) are not
+// demo replay when the real ones (../shared, see internal/testkit/corpora) are not
 // there. Every payload is written here, in the shape each harness's hook
 // documentation gives (field names, value types, key order, event names),
 // with values invented for a small made-up project: nothing is copied from

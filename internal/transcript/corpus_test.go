@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // session is one transcript of the shared corpus (corpora/agent-sessions,
-// found by internal/corpora) and what its conversion must contain. The
+// found by internal/testkit/corpora) and what its conversion must contain. The
 // counts were worked out by hand from the transcripts (see
 // docs/transcripts.md), not copied from the converter's output. Every test
 // here is conformance: without the corpus it is skipped, with one line

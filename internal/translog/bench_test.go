@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/testmysql"
+	"github.com/logbook-project/logbook/internal/testkit/testmysql"
 	"github.com/logbook-project/logbook/internal/translog"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/transparency-dev/tessera/client"
 
 	"github.com/logbook-project/logbook/internal/logproof"
-	"github.com/logbook-project/logbook/internal/testmysql"
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/testmysql"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/witness"
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // TestSharedEdgeVectors checks runback's canonical() outputs computed under

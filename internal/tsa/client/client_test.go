@@ -21,7 +21,7 @@ import (
 
 	"github.com/digitorus/timestamp"
 
-	"github.com/logbook-project/logbook/internal/testpki"
+	"github.com/logbook-project/logbook/internal/testkit/testpki"
 	"github.com/logbook-project/logbook/internal/tsa"
 	"github.com/logbook-project/logbook/internal/tsa/client"
 )

@@ -29,7 +29,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/testreport"
+	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
 // Env names the variable that points at the folder, overriding ../shared.

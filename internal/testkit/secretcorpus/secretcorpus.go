@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 
 // Corpus is corpus.json.
