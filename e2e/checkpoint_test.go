@@ -271,7 +271,7 @@ func TestBrowserCheckpointDifferential(t *testing.T) {
 		for _, p := range c.keys {
 			ks = append(ks, read(p))
 		}
-		opts, _ := json.Marshal(map[string][]string{"pubkeys": pubs, "checkpoints": notes, "checkpointKeys": ks})
+		opts, _ := json.Marshal(map[string]any{"pubkeys": pubs, "checkpoints": notes, "checkpointKeys": ks, "requireManaged": c.managed})
 		page, err := evalJS[cpVerdict](b, `logbookVerify(`+bytesExpr([]byte(read(c.record)))+`, `+string(opts)+`)`)
 		if err != nil {
 			t.Fatalf("%s: %v", c.record, err)

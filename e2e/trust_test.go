@@ -371,7 +371,7 @@ func TestPolicyFixturesCLI(t *testing.T) {
 				t.Fatal(err)
 			}
 			flagOf := map[string]string{"pubkey": "--pubkey", "tsaRoots": "--tsa-roots", "identityRoots": "--identity-roots",
-				"trustedIdentities": "--trusted-identities", "attestation": "--attestation", "attestorKey": "--attestor-key"}
+				"trustedIdentities": "--trusted-identities", "attestation": "--attestation", "attestorKey": "--attestor-key", "revoked": "--revoked"}
 			for k, v := range o {
 				switch v := v.(type) {
 				case string:
@@ -392,7 +392,7 @@ func TestPolicyFixturesCLI(t *testing.T) {
 		want := ""
 		if strings.HasPrefix(name, "fail_") {
 			rest := strings.TrimPrefix(name, "fail_")
-			for _, c := range []string{"IDENTITY_KEY_MISMATCH", "IDENTITY_UNTRUSTED", "IDENTITY_NOT_ALLOWED", "TIMESTAMP_MISSING",
+			for _, c := range []string{"KEY_REVOKED", "IDENTITY_KEY_MISMATCH", "IDENTITY_UNTRUSTED", "IDENTITY_NOT_ALLOWED", "TIMESTAMP_MISSING",
 				"TIMESTAMP_INVALID", "ATTEST_KEYID_MISMATCH", "RECORDER_DIGEST_MISMATCH", "ATTEST_INVALID"} {
 				if strings.HasPrefix(rest, c+"_") {
 					want = c

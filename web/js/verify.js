@@ -24,6 +24,7 @@
     SIGNATURE_INVALID: 'The Ed25519 signature does not verify over the signed bytes, or the public key is weak (off the curve, non-canonical or of small order).',
     NO_ED25519: 'This browser offers no Ed25519 (WebCrypto): no verdict was reached. This is not a pass.',
     SIGNER_NOT_TRUSTED: 'The signature is sound, but the key is not one of the pinned public keys.',
+    HOOKS_NOT_MANAGED: "Asked to require managed hooks: no server note says the session's hooks came from a file the agent cannot write.",
   };
 
   const refuse = (code, detail) => ({ ok: false, code, detail, recordId: null, keyId: null, stepCount: null });
@@ -281,15 +282,41 @@
         return usage('pubkeys[' + i + ']: ' + e.message);
       }
     }
+    const managed = !!(options && options.requireManaged);
     let v;
     try {
-      v = await verifyRecord(bytes, opt, keep);
+      v = await verifyRecord(bytes, opt, keep || managed);
     } catch (e) {
       // A defect, not a verdict: refuse rather than pass, and say so.
       return usage('internal error: ' + (e && e.message));
     }
+    if (v.ok && managed) {
+      const r = requireManaged(v);
+      if (r) { v.ok = false; v.code = r.code; v.detail = r.detail; v.level = null; }
+    }
     if (v.ok) v.detail += opt.pinned.length ? '; signer pinned' : '; signer not pinned: integrity only, not authorship';
     return v;
+  }
+
+  // requireManaged is logbook-verify --require-managed (internal/verdict,
+  // managed.go), after step 9: the server's logbook.hooks note, among the
+  // session's first two steps, must say the hooks were managed.
+  function requireManaged(v) {
+    const no = (detail) => ({ code: 'HOOKS_NOT_MANAGED', detail });
+    if (v.level === 'local') return no("level local: only a server's checkpoint can show where the hooks came from");
+    const steps = get(v.record, 'steps');
+    const items = (steps && steps.items) || [];
+    for (let i = 0; i < items.length; i++) {
+      const d = get(items[i], 'data');
+      if (!d || d.t !== lb.json.K.OBJ || get(d, 'event') !== 'logbook.hooks') continue;
+      if (i > 1) return no("the first logbook.hooks note is not among the session's first two steps");
+      if (get(d, 'source') !== 'managed') {
+        const why = get(d, 'reason');
+        return no('the server found the hooks not managed: ' + (typeof why === 'string' ? why : ''));
+      }
+      return null;
+    }
+    return no('no logbook.hooks note: the server was not run with --managed-settings, or the session began before it was');
   }
 
   function usage(detail) {
