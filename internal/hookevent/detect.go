@@ -27,7 +27,7 @@ func KnownHarness(name string) bool { return kinds.KnownHarness(name) }
 // says (kinds.EventName: Codex's notify program, Copilot CLI's camelCase
 // dialect).
 func (b *builder) eventName(hint Hint) string {
-	if n := b.str("hook_event_name", "hookEventName"); n != "" {
+	if n := b.field(keys.Event); n != "" {
 		return n
 	}
 	if hint.Event != "" {

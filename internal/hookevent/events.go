@@ -92,7 +92,7 @@ var laterEvents = [...]struct {
 	{"MessageDisplay", func(b *builder, st *chain.Step, _ string) string {
 		st.Outputs = b.body("delta")
 		b.set("messageId", b.str("message_id"))
-		b.setInt("index", "index")
+		b.setInt("index", b.get("index"))
 		if v := b.get("final"); v != nil && (v.Kind == strictjson.True || v.Kind == strictjson.False) {
 			b.data = append(b.data, strictjson.Member{Key: "final", Value: strictjson.Value{Kind: v.Kind}})
 		}

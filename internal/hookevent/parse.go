@@ -80,8 +80,7 @@ func ParseRedacted(payload []byte, hint Hint, red *redact.Redactor) (Event, erro
 		event = "PostToolUseFailure"
 	}
 	ev := Event{Name: event}
-	// Cursor sends conversation_id on every event (session_id only on some).
-	ev.Session = b.str("conversation_id", "session_id", "sessionId", "thread-id")
+	ev.Session = b.field(keys.Session)
 	ev.Cwd = b.cwd()
 	ev.Harness = harnessLabel(&b, harnessOf(&b, raw, hint))
 	ev.Step = b.step(raw, event, implied, ev.Cwd)
@@ -121,28 +120,58 @@ func (b *builder) lastWins(v *strictjson.Value, prefix string) {
 	}
 }
 
-// get returns the first of the top-level fields keys that is present
+// keys are the first-match lists each field is read by: every dialect's
+// keys, in the order the dialect files give them (kinds.Keys).
+var keys = &kinds.Keys
+
+// agentResponse: Cursor's afterAgentResponse carries its message in "text".
+var agentResponse = []kinds.FieldKey{{Key: "text"}}
+
+// get returns the first of the top-level fields names that is present
 // (null included), nil when none is.
-func (b *builder) get(keys ...string) *strictjson.Value {
-	_, v := b.getKey(keys...)
-	return v
+func (b *builder) get(names ...string) *strictjson.Value {
+	for _, k := range names {
+		if v := b.root.Get(k); v != nil {
+			return v
+		}
+	}
+	return nil
 }
 
-func (b *builder) getKey(keys ...string) (string, *strictjson.Value) {
-	for _, k := range keys {
-		if v := b.root.Get(k); v != nil {
-			return k, v
+// getKey returns the first of a field's keys that is present at the top
+// level (null included), and its value; nil when none is.
+func (b *builder) getKey(field []kinds.FieldKey) (string, *strictjson.Value) {
+	for _, k := range field {
+		if v := b.root.Get(k.Key); v != nil {
+			return k.Key, v
 		}
 	}
 	return "", nil
 }
 
+// getOf is getKey's value.
+func (b *builder) getOf(field []kinds.FieldKey) *strictjson.Value {
+	_, v := b.getKey(field)
+	return v
+}
+
+// field returns the first of a field's keys that is a non-empty string at
+// the top level, "" when none is.
+func (b *builder) field(field []kinds.FieldKey) string {
+	for _, k := range field {
+		if s, ok := b.root.GetString(k.Key); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
 func (b *builder) has(key string) bool { return b.root.Get(key) != nil }
 
-// str returns the first of the top-level string fields keys that is a
+// str returns the first of the top-level string fields names that is a
 // non-empty string, "" when none is.
-func (b *builder) str(keys ...string) string {
-	for _, k := range keys {
+func (b *builder) str(names ...string) string {
+	for _, k := range names {
 		if s, ok := b.root.GetString(k); ok && s != "" {
 			return s
 		}
@@ -150,31 +179,41 @@ func (b *builder) str(keys ...string) string {
 	return ""
 }
 
-// cwd is the payload's cwd, else the first of Cursor's workspace_roots,
-// else Grok's workspaceRoot.
+// cwd is the first of the dialects' working-directory fields (kinds.Keys)
+// that gives one: a string, or an array's first item (Cursor's
+// workspace_roots).
 func (b *builder) cwd() string {
-	if c := b.str("cwd"); c != "" {
-		return c
-	}
-	if r := b.get("workspace_roots"); r != nil && r.Kind == strictjson.Array {
-		first := ""
-		_, _ = strictjson.Shallow(b.src[r.Start:r.End], strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth, Depth: 1}, func(i int, item *strictjson.Value) error {
-			if i == 0 && item.Kind == strictjson.String {
-				first = item.Str
+	for _, k := range keys.Cwd {
+		if !k.First {
+			if c := b.str(k.Key); c != "" {
+				return c
 			}
-			return nil
-		})
-		if first != "" {
-			return first
+			continue
+		}
+		if r := b.get(k.Key); r != nil && r.Kind == strictjson.Array {
+			first := ""
+			_, _ = strictjson.Shallow(b.src[r.Start:r.End], strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth, Depth: 1}, func(i int, item *strictjson.Value) error {
+				if i == 0 && item.Kind == strictjson.String {
+					first = item.Str
+				}
+				return nil
+			})
+			if first != "" {
+				return first
+			}
 		}
 	}
-	return b.str("workspaceRoot")
+	return ""
 }
 
-// body digests the first present top-level field of keys (null included:
-// it is a value the harness sent).
-func (b *builder) body(keys ...string) []string {
-	v := b.get(keys...)
+// body digests the first present top-level field of names (null
+// included: it is a value the harness sent).
+func (b *builder) body(names ...string) []string { return b.digestOf(b.get(names...)) }
+
+// bodyOf digests the first present of a field's keys (as body).
+func (b *builder) bodyOf(field []kinds.FieldKey) []string { return b.digestOf(b.getOf(field)) }
+
+func (b *builder) digestOf(v *strictjson.Value) []string {
 	if v == nil {
 		return nil
 	}
@@ -219,9 +258,17 @@ type objView struct {
 	src []byte
 }
 
-func (o objView) str(keys ...string) string {
-	for _, k := range keys {
-		if s, ok := o.v.GetString(k); ok && s != "" {
+func (o objView) str(key string) string {
+	if s, ok := o.v.GetString(key); ok && s != "" {
+		return s
+	}
+	return ""
+}
+
+// field is the first of a field's keys that is a non-empty string in o.
+func (o objView) field(field []kinds.FieldKey) string {
+	for _, k := range field {
+		if s := o.str(k.Key); s != "" {
 			return s
 		}
 	}
@@ -249,9 +296,9 @@ func (b *builder) set(key, val string) {
 	b.data = append(b.data, strictjson.Member{Key: key, Value: strictjson.Str(redact.Clip(b.red.String(val), maxField))})
 }
 
-// setInt records the first integer field of keys as data[name].
-func (b *builder) setInt(name string, keys ...string) {
-	if v := b.get(keys...); v != nil && v.Kind == strictjson.Number && isInt(v.Str) {
+// setInt records v as data[name] when it is an integer.
+func (b *builder) setInt(name string, v *strictjson.Value) {
+	if v != nil && v.Kind == strictjson.Number && isInt(v.Str) {
 		b.data = append(b.data, strictjson.Member{Key: name, Value: strictjson.Value{Kind: strictjson.Number, Str: v.Str}})
 	}
 }
@@ -266,7 +313,7 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	if raw != event {
 		b.set("harnessEvent", raw)
 	}
-	tool := b.str("tool_name", "toolName")
+	tool := b.field(keys.ToolName)
 	var detail string
 	switch {
 	case kinds.ToolEvent(event):
@@ -283,7 +330,7 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 		case event == "PostToolUseFailure" && b.responseFailed(raw):
 			st.Outputs = b.toolOutput() // the failure is inside the tool's response
 		case event == "PostToolUseFailure":
-			st.Outputs = b.body("error", "error_message")
+			st.Outputs = b.bodyOf(keys.ToolError)
 			if code, ok := exitCode(b.str("error")); ok {
 				b.data = append(b.data, strictjson.Member{Key: "exitCode", Value: strictjson.Int(code)})
 				detail = fmt.Sprintf("exit %d: %s", code, detail)
@@ -297,61 +344,61 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 				detail = fmt.Sprintf("exit %d: %s", code, detail)
 			}
 		}
-		b.setInt("durationMs", "duration_ms", "duration")
+		b.setInt("durationMs", b.getOf(keys.Duration))
 	case event == "PermissionRequest" || event == "PermissionDenied":
 		st.Kind = "gate"
 		var view objView
 		st.Inputs, view = b.toolInput("")
 		detail = b.toolMeta(tool, cwd, view)
-		b.set("permissionMode", b.str("permission_mode", "permissionMode"))
+		b.set("permissionMode", b.field(keys.PermissionMode))
 		b.set("reason", b.str("reason"))
 	case event == "UserPromptSubmit":
 		st.Kind = kinds.EventKind(event)
-		st.Inputs = b.body("prompt")
+		st.Inputs = b.bodyOf(keys.Prompt)
 		b.set("model", b.str("model"))
-		detail = "prompt" + sizeNote(b.get("prompt"))
+		detail = "prompt" + sizeNote(b.getOf(keys.Prompt))
 	case kinds.EventKind(event) == "claim":
 		st.Kind = "claim"
-		finals := []string{"last_assistant_message", "lastAssistantMessage", "prompt_response", "last-assistant-message", "summary"}
+		finals := keys.Final
 		if event == "AgentResponse" {
-			finals = []string{"text"}
+			finals = agentResponse
 		}
-		st.Inputs = b.body("prompt", "input-messages", "task")
-		st.Outputs = b.body(finals...)
-		b.set("reason", b.str("reason", "stopReason", "stop_reason", "status"))
+		st.Inputs = b.bodyOf(keys.ClaimInput)
+		st.Outputs = b.bodyOf(finals)
+		b.set("reason", b.field(keys.StopReason))
 		b.set("client", b.str("client"))
-		detail = "final message" + sizeNote(b.get(finals...))
+		detail = "final message" + sizeNote(b.getOf(finals))
 	case event == "StopFailure":
-		st.Outputs = append(b.body("error"), b.body("errorDetails", "error_details")...)
+		st.Outputs = append(b.body("error"), b.bodyOf(keys.ErrorDetails)...)
 		b.set("errorType", b.str("error_type"))
 		detail = b.str("error_type")
 	case event == "SessionStart":
 		b.set("source", b.str("source"))
 		b.set("model", b.str("model"))
-		st.Inputs = b.body("initialPrompt", "initial_prompt")
+		st.Inputs = b.bodyOf(keys.InitialPrompt)
 		detail = strings.Trim(b.str("source")+" "+b.str("model"), " ")
 	case event == "SessionEnd":
 		b.set("reason", b.str("reason"))
-		b.setInt("durationMs", "duration_ms")
+		b.setInt("durationMs", b.get("duration_ms"))
 		detail = b.str("reason")
 	case event == "Notification":
 		st.Inputs = append(b.body("message"), b.body("details")...)
-		b.set("notificationType", b.str("notification_type", "notificationType"))
-		detail = b.str("notification_type", "notificationType")
+		b.set("notificationType", b.field(keys.NotificationType))
+		detail = b.field(keys.NotificationType)
 	case event == "SubagentStart":
 		st.Inputs = b.body("task")
-		detail = b.str("agent_type", "subagent_type", "agentName", "agent_name", "subagentType")
+		detail = b.field(keys.AgentType)
 	case event == "PreCompact" || event == "PostCompact":
 		b.set("trigger", b.str("trigger"))
-		st.Inputs = b.body("custom_instructions", "customInstructions")
+		st.Inputs = b.bodyOf(keys.Instructions)
 		if event == "PostCompact" {
 			st.Outputs = b.body("compact_summary")
 		}
 		detail = b.str("trigger")
 	case event == "ErrorOccurred":
 		st.Outputs = b.body("error")
-		b.set("errorContext", b.str("errorContext", "error_context"))
-		detail = b.str("errorContext", "error_context")
+		b.set("errorContext", b.field(keys.ErrorContext))
+		detail = b.field(keys.ErrorContext)
 	case event == "AgentThought":
 		st.Outputs = b.body("text")
 	case laterEvent(event) != nil:
@@ -369,9 +416,9 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	// Every event a sub-agent's work sends (its tool calls too) names the
 	// agent, so its steps can be told from the main agent's; Claude Code's
 	// prompt_id ties each event to the user turn that caused it.
-	b.set("agentId", b.str("agent_id", "subagent_id"))
-	b.set("agentType", b.str("agent_type", "subagent_type", "agentName", "agent_name", "subagentType"))
-	b.set("turnId", b.str("prompt_id", "turn_id", "turn-id", "promptId", "generation_id"))
+	b.set("agentId", b.field(keys.AgentID))
+	b.set("agentType", b.field(keys.AgentType))
+	b.set("turnId", b.field(keys.TurnID))
 	b.harnessTime()
 	if len(b.raw) > 0 {
 		b.data = append(b.data, strictjson.Member{Key: "rawDigests", Value: strictjson.StrArr(b.raw)})
@@ -414,9 +461,9 @@ func (b *builder) harnessTime() {
 // deep for toolMeta. Cursor's shell, read and edit events (implied kind)
 // carry their input at the top level instead: the command, or the edits.
 func (b *builder) toolInput(implied string) ([]string, objView) {
-	v := b.get("tool_input", "toolInput", "toolArgs", "tool_args")
+	v := b.getOf(keys.ToolInput)
 	if v == nil && implied != "" && implied != "tool_call" {
-		return b.body("command", "edits"), objView{b.root, b.src}
+		return b.bodyOf(keys.ImpliedInput), objView{b.root, b.src}
 	}
 	if v == nil {
 		return nil, objView{}
@@ -435,7 +482,7 @@ func (b *builder) toolInput(implied string) ([]string, objView) {
 // the response's digest, so the output can be checked against the bytes
 // the command printed.
 func (b *builder) toolOutput() []string {
-	key, v := b.getKey("tool_response", "toolResult", "tool_result", "tool_output", "result_json", "output")
+	key, v := b.getKey(keys.ToolOutput)
 	if v == nil {
 		return nil
 	}
@@ -481,7 +528,7 @@ var errNotBytes = errors.New("not a byte array")
 // CLI's result type is not "success". Claude Code sends such calls as
 // PostToolUseFailure, and so they are recorded.
 func (b *builder) responseFailed(raw string) bool {
-	key, v := b.getKey("tool_response", "toolResult", "tool_result")
+	key, v := b.getKey(keys.ToolResult)
 	if key == "tool_response" && raw != "AfterTool" {
 		return false // only Gemini's tool_response reports a failure inside
 	}
@@ -492,7 +539,7 @@ func (b *builder) responseFailed(raw string) bool {
 	if e := res.v.Get("error"); e != nil && e.Kind != strictjson.Null && !(e.Kind == strictjson.String && e.Str == "") && e.Kind != strictjson.False {
 		return true
 	}
-	if t := res.str("resultType", "result_type"); t != "" && t != "success" {
+	if t := res.field(keys.ResultType); t != "" && t != "success" {
 		return true
 	}
 	if code, ok := geminiExitCode(res); ok && code != 0 {
@@ -505,12 +552,12 @@ func (b *builder) responseFailed(raw string) bool {
 // say what it touched, and returns a short detail for the summary.
 func (b *builder) toolMeta(tool, cwd string, in objView) string {
 	b.set("tool", tool)
-	b.set("toolUseId", b.str("tool_use_id", "toolUseId"))
+	b.set("toolUseId", b.field(keys.ToolUseID))
 	if in.v == nil || in.v.Kind != strictjson.Object {
 		return ""
 	}
 	var detail string
-	if p := in.str("file_path", "notebook_path", "path", "filePath", "absolute_path", "target_file"); p != "" {
+	if p := in.field(keys.Path); p != "" {
 		// Redacted before it is shortened: cleaning a path joins the "//"
 		// of a URL inside it, which hides a password from the URL rule.
 		rel := relPath(b.red.String(p), cwd)
@@ -520,7 +567,7 @@ func (b *builder) toolMeta(tool, cwd string, in objView) string {
 	if patchTools[tool] {
 		// The "command" of a patch tool is the patch: a body. Only the
 		// files it names are recorded.
-		if files := patchFiles(in.str("command", "input", "patch")); len(files) > 0 {
+		if files := patchFiles(in.field(keys.Patch)); len(files) > 0 {
 			for i := range files {
 				files[i] = relPath(b.red.String(files[i]), cwd)
 			}

@@ -3,18 +3,22 @@ package kinds
 import "strings"
 
 // A Dialect is everything the recorder knows about one harness: its name,
-// the event and tool names it uses, how its payloads are told from other
-// harnesses', what its session start can show. Each harness has one file,
+// the event and tool names and payload keys it uses, how its payloads are
+// told from other harnesses', what its session start can show. Each
+// harness has one file,
 // dialect_NAME.go, and one line in registry; its install spec lives in
 // internal/hookconf/dialect_NAME.go (docs/harnesses.md says why two).
 //
 // Every value is a literal laid out at build time: record-step reads these
 // tables on every event and builds nothing at start-up but the order of
-// the detection rules.
+// the detection rules and the merged field keys (Keys).
 type Dialect struct {
 	Name   string  // as record-step --harness and session.agent spell it
 	Events []Event // its own event names, mapped onto Claude Code's
 	Tools  []Tool  // its tool names that are not tool_calls
+	// Fields are the payload keys it sends the fields the recorder reads
+	// under, beyond generalFields' (fields.go).
+	Fields Fields
 	// Rules say which payloads are this harness's, each at a place
 	// (Order) in the one ordered set that Detect tries, lowest first.
 	Rules []Rule

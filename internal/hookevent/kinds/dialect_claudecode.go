@@ -19,6 +19,10 @@ var claudeCode = Dialect{
 		{"NotebookRead", "read"},
 		{"LS", "read"},
 	},
+	Fields: Fields{
+		TurnID: []FieldKey{{Key: "prompt_id", Order: 10}},
+		Path:   []FieldKey{{Key: "notebook_path", Order: 20}}, // NotebookEdit
+	},
 	Rules: []Rule{
 		// Last of all: Claude Code sends no timestamp, no kebab-case or
 		// camelCase keys, and names its transcript.

@@ -20,6 +20,14 @@ var codex = Dialect{
 		{"shell_command", "exec"},
 		{"apply_patch", "edit"}, // tool_input.command is the patch itself: never recorded in clear
 	},
+	Fields: Fields{
+		Session:    []FieldKey{{Key: "thread-id", Order: 40}}, // the notify program
+		ClaimInput: []FieldKey{{Key: "input-messages", Order: 20}},
+		Final:      []FieldKey{{Key: "last-assistant-message", Order: 40}},
+		TurnID:     []FieldKey{{Key: "turn_id", Order: 20}, {Key: "turn-id", Order: 30}},
+		// apply_patch's input: the patch, under the name each build gives it.
+		Patch: []FieldKey{{Key: "command", Order: 10}, {Key: "input", Order: 20}, {Key: "patch", Order: 30}},
+	},
 	Rules: []Rule{
 		// First of all: kebab-case keys are the notify program's.
 		{10, codexNotify},

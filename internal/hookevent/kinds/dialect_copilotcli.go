@@ -30,6 +30,18 @@ var copilotCLI = Dialect{
 		{"create", "write"},
 		{"view", "read"},
 	},
+	Fields: Fields{
+		Session:       []FieldKey{{Key: "sessionId", Order: 30}},
+		ToolName:      []FieldKey{{Key: "toolName", Order: 20}},
+		ToolInput:     []FieldKey{{Key: "toolArgs", Order: 30}, {Key: "tool_args", Order: 40}},
+		ToolOutput:    []FieldKey{{Key: "toolResult", Order: 20}, {Key: "tool_result", Order: 30}},
+		ToolResult:    []FieldKey{{Key: "toolResult", Order: 20}, {Key: "tool_result", Order: 30}},
+		StopReason:    []FieldKey{{Key: "stopReason", Order: 20}, {Key: "stop_reason", Order: 30}},
+		InitialPrompt: []FieldKey{{Key: "initialPrompt", Order: 10}},
+		AgentType:     []FieldKey{{Key: "agentName", Order: 30}},
+		ErrorContext:  []FieldKey{{Key: "errorContext", Order: 10}},
+		ResultType:    []FieldKey{{Key: "resultType", Order: 10}, {Key: "result_type", Order: 20}},
+	},
 	Rules: []Rule{
 		// The camelCase dialect (a hookEventName is VS Code's, rule 21).
 		{40, func(s Shape) bool { return s.Has("sessionId") }},

@@ -28,6 +28,18 @@ var cursor = Dialect{
 		{"Shell", "exec"},
 		{"StrReplace", "edit"},
 	},
+	Fields: Fields{
+		Session: []FieldKey{{Key: "conversation_id", Order: 10}}, // on every event, session_id only on some
+		Cwd:     []FieldKey{{Key: "workspace_roots", Order: 20, First: true}},
+		// Its shell and edit events carry their input at the top level.
+		ImpliedInput: []FieldKey{{Key: "command", Order: 10}, {Key: "edits", Order: 20}},
+		// MCP results as JSON text, a shell's raw output.
+		ToolOutput: []FieldKey{{Key: "tool_output", Order: 40}, {Key: "result_json", Order: 50}, {Key: "output", Order: 60}},
+		ToolError:  []FieldKey{{Key: "error_message", Order: 20}},
+		Duration:   []FieldKey{{Key: "duration", Order: 20}},
+		StopReason: []FieldKey{{Key: "status", Order: 40}},
+		TurnID:     []FieldKey{{Key: "generation_id", Order: 50}},
+	},
 	Rules: []Rule{
 		// Fields only Cursor sends (conversation_id on every event).
 		{30, func(s Shape) bool {

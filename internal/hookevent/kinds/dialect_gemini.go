@@ -24,6 +24,12 @@ var gemini = Dialect{
 		{"read_many_files", "read"},
 		{"list_directory", "read"},
 	},
+	Fields: Fields{
+		// Only Gemini's tool_response reports a failure inside it.
+		ToolResult: []FieldKey{{Key: "tool_response", Order: 10}},
+		Final:      []FieldKey{{Key: "prompt_response", Order: 30}},
+		Path:       []FieldKey{{Key: "absolute_path", Order: 50}},
+	},
 	Rules: []Rule{
 		// A timestamp (Claude Code sends none) and a transcript under
 		// ~/.gemini; its own event names are rule 50's.

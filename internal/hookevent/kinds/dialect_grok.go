@@ -29,6 +29,22 @@ var grok = Dialect{
 		{"read_file", "read"},
 		{"list_dir", "read"},
 	},
+	Fields: Fields{
+		Event:            []FieldKey{{Key: "hookEventName", Order: 20}},
+		Session:          []FieldKey{{Key: "sessionId", Order: 30}},
+		Cwd:              []FieldKey{{Key: "workspaceRoot", Order: 30}},
+		ToolName:         []FieldKey{{Key: "toolName", Order: 20}},
+		ToolInput:        []FieldKey{{Key: "toolInput", Order: 20}},
+		ToolOutput:       []FieldKey{{Key: "toolResult", Order: 20}},
+		ToolResult:       []FieldKey{{Key: "toolResult", Order: 20}},
+		ToolUseID:        []FieldKey{{Key: "toolUseId", Order: 20}},
+		PermissionMode:   []FieldKey{{Key: "permissionMode", Order: 20}},
+		Final:            []FieldKey{{Key: "lastAssistantMessage", Order: 20}},
+		ErrorDetails:     []FieldKey{{Key: "errorDetails", Order: 10}},
+		NotificationType: []FieldKey{{Key: "notificationType", Order: 20}},
+		TurnID:           []FieldKey{{Key: "promptId", Order: 40}},
+		Path:             []FieldKey{{Key: "target_file", Order: 60}}, // read_file
+	},
 	Rules: []Rule{
 		// hookEventName with a snake_case value (VS Code's are
 		// PascalCase, rule 21).

@@ -22,6 +22,10 @@ var vscode = Dialect{
 		{"readFile", "read"},
 		{"list_dir", "read"},
 	},
+	Fields: Fields{
+		Event: []FieldKey{{Key: "hookEventName", Order: 20}},
+		Path:  []FieldKey{{Key: "filePath", Order: 40}},
+	},
 	Rules: []Rule{
 		// hookEventName with a value that is not snake_case (rule 20).
 		{21, func(s Shape) bool { return s.Has("hookEventName") }},

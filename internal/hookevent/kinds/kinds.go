@@ -1,7 +1,8 @@
 // Package kinds is the recorder's one table of harness dialects: which
 // harness event is which Claude Code event, which tool is which step kind
-// (spec §8), and which harness sent a payload — each harness in its own
-// file, dialect_NAME.go, listed once in registry (dialect.go). Sources for
+// (spec §8), which keys a payload's fields come under (fields.go), and
+// which harness sent a payload — each harness in its own file,
+// dialect_NAME.go, listed once in registry (dialect.go). Sources for
 // the names: each harness's hook documentation (docs/harnesses.md);
 // internal/synth writes payloads in each documented shape, and the real
 // ones are in the shared samples (internal/testkit/corpora).
