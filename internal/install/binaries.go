@@ -14,12 +14,13 @@ import (
 
 // hookBinaries are what a project's hooks call; alsoCopied go with them
 // when they are there, so that the project's copy can install, uninstall
-// and verify too. Hooks that send events to a logbook server call
+// and verify too, and record-step --policy finds logbook-policy beside
+// it (docs/policy.md). Hooks that send events to a logbook server call
 // record-step only (serverBinaries): the server seals, and the project
 // records nothing to verify.
 var (
 	hookBinaries   = []string{"record-step", "logbook-seal"}
-	alsoCopied     = []string{"logbook-install", "logbook-verify"}
+	alsoCopied     = []string{"logbook-install", "logbook-verify", "logbook-policy"}
 	serverBinaries = []string{"record-step"}
 )
 
