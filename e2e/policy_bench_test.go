@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 )
@@ -98,45 +95,9 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			d := b.TempDir()
 			s := startServer(b, freePort(b), filepath.Join(d, "data"), newServerKey(b, d), nil, c.extra...)
-			pacedLatency(b, s.url)
+			pacedLatency(b, s.url, func(it, c, i int) []byte {
+				return []byte(fmt.Sprintf(`{"session_id":"lat-%d-%02d","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_%06d","tool_input":{"command":"echo %d"}}`, it, c, i, i))
+			})
 		})
 	}
-}
-
-func pacedLatency(b *testing.B, url string) {
-	const clients, rate, seconds = 16, 1000, 2
-	tr := &http.Transport{MaxIdleConnsPerHost: clients}
-	var all []time.Duration
-	for it := 0; it < b.N; it++ {
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		begin := time.Now()
-		for c := 0; c < clients; c++ {
-			wg.Go(func() {
-				cl := &http.Client{Transport: tr}
-				per := rate / clients
-				interval := time.Second / time.Duration(per)
-				next := begin.Add(time.Duration(c) * interval / clients)
-				for i := 0; i < per*seconds; i++ {
-					time.Sleep(time.Until(next))
-					ev := []byte(fmt.Sprintf(`{"session_id":"lat-%d-%02d","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_%06d","tool_input":{"command":"echo %d"}}`, it, c, i, i))
-					t0 := time.Now()
-					if code, err := postEvent(cl, url, ev); err != nil || code != 200 {
-						b.Error(code, err)
-						return
-					}
-					d := time.Since(t0)
-					mu.Lock()
-					all = append(all, d)
-					mu.Unlock()
-					next = next.Add(interval)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	slices.Sort(all)
-	pct := func(p float64) float64 { return float64(all[int(p*float64(len(all)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
 }

@@ -98,6 +98,13 @@ func BenchmarkServerThroughput(b *testing.B) {
 // 50th and 99th percentiles reported.
 func BenchmarkServerLatency(b *testing.B) {
 	s := benchServer(b)
+	pacedLatency(b, s.url, func(it, c, i int) []byte { return toolEvent(fmt.Sprintf("lat-%d-%02d", it, c), i) })
+}
+
+// pacedLatency has 16 clients pace 1,000 events/s between them at url for
+// two seconds per iteration, event(iteration, client, i) making each, and
+// reports the 50th and 99th percentiles of a whole request.
+func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) {
 	const clients, rate, seconds = 16, 1000, 2
 	tr := &http.Transport{MaxIdleConnsPerHost: clients}
 	var all []time.Duration
@@ -115,7 +122,7 @@ func BenchmarkServerLatency(b *testing.B) {
 				for i := 0; i < per*seconds; i++ {
 					time.Sleep(time.Until(next))
 					t0 := time.Now()
-					if code, err := postEvent(cl, s.url, toolEvent(fmt.Sprintf("lat-%d-%02d", it, c), i)); err != nil || code != 200 {
+					if code, err := postEvent(cl, url, event(it, c, i)); err != nil || code != 200 {
 						b.Error(code, err)
 						return
 					}

@@ -240,26 +240,7 @@ func TestServerOtherUser(t *testing.T) {
 		t.Skip("needs root to run the server and the agent as two other users")
 	}
 	const serverUID, nobody = 64021, 65534
-	root, err := os.MkdirTemp("", "logbook-uid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	os.Chmod(root, 0o755)
-	// The binaries must be reachable by both users.
-	exe := filepath.Join(root, "bin")
-	os.Mkdir(exe, 0o755)
-	for _, name := range []string{"logbook-server", "record-step"} {
-		b, _ := os.ReadFile(filepath.Join(bin, name))
-		os.WriteFile(filepath.Join(exe, name), b, 0o755)
-	}
-	keyDir := filepath.Join(root, "etc")
-	os.Mkdir(keyDir, 0o700)
-	key := newServerKey(t, keyDir)
-	for _, f := range []string{keyDir, key, key + ".pub", key + ".vkey"} {
-		os.Chown(f, serverUID, serverUID)
-	}
-	os.Chmod(keyDir, 0o755) // the public halves are for everyone; the key is 0600
+	root, exe, key := twoUsers(t, "logbook-uid", serverUID)
 	// The data directory belongs to the server's user, as systemd's
 	// StateDirectory= makes it.
 	data := filepath.Join(root, "data")
@@ -410,4 +391,31 @@ func TestServerVerifyAPI(t *testing.T) {
 		t.Fatalf("only %d files", n)
 	}
 	report(t, fmt.Sprintf("server verify API: %d records and cassettes, the same bytes as logbook-verify --json at both routes", n))
+}
+
+// twoUsers lays out what a test of the server as serverUID and the agent
+// as another user needs: a temporary root both can enter, the server and
+// record-step in root/bin, and a server key in root/etc owned by
+// serverUID (the public halves readable by everyone; the key is 0600).
+func twoUsers(t *testing.T, prefix string, serverUID int) (root, exe, key string) {
+	root, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	os.Chmod(root, 0o755)
+	exe = filepath.Join(root, "bin")
+	os.Mkdir(exe, 0o755)
+	for _, name := range []string{"logbook-server", "record-step"} {
+		b, _ := os.ReadFile(filepath.Join(bin, name))
+		os.WriteFile(filepath.Join(exe, name), b, 0o755)
+	}
+	keyDir := filepath.Join(root, "etc")
+	os.Mkdir(keyDir, 0o700)
+	key = newServerKey(t, keyDir)
+	for _, f := range []string{keyDir, key, key + ".pub", key + ".vkey"} {
+		os.Chown(f, serverUID, serverUID)
+	}
+	os.Chmod(keyDir, 0o755)
+	return root, exe, key
 }

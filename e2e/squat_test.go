@@ -33,25 +33,7 @@ func TestServerPortSquat(t *testing.T) {
 		t.Skip("needs root to run the server and the agent as two other users")
 	}
 	const serverUID, nobody = 64021, 65534
-	root, err := os.MkdirTemp("", "logbook-squat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	os.Chmod(root, 0o755)
-	exe := filepath.Join(root, "bin")
-	os.Mkdir(exe, 0o755)
-	for _, name := range []string{"logbook-server", "record-step"} {
-		b, _ := os.ReadFile(filepath.Join(bin, name))
-		os.WriteFile(filepath.Join(exe, name), b, 0o755)
-	}
-	keyDir := filepath.Join(root, "etc")
-	os.Mkdir(keyDir, 0o700)
-	key := newServerKey(t, keyDir)
-	for _, f := range []string{keyDir, key, key + ".pub", key + ".vkey"} {
-		os.Chown(f, serverUID, serverUID)
-	}
-	os.Chmod(keyDir, 0o755)
+	root, exe, key := twoUsers(t, "logbook-squat", serverUID)
 	mk := func(name string, uid int, mode os.FileMode) string {
 		d := filepath.Join(root, name)
 		os.Mkdir(d, mode)
