@@ -74,7 +74,9 @@ func TestStreamRefusesAsReadAll(t *testing.T) {
 	t.Parallel()
 	for name, edit := range map[string]func([]byte) []byte{
 		"edited step": func(b []byte) []byte { return bytes.Replace(b, []byte("step 700"), []byte("step 7OO"), 1) },
-		"not JSON":    func(b []byte) []byte { return bytes.Replace(b, []byte(`"summary":"step 900 `), []byte(`"summary":step 900 `), 1) },
+		"not JSON": func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"summary":"step 900 `), []byte(`"summary":step 900 `), 1)
+		},
 		"no header":   func(b []byte) []byte { return b[bytes.IndexByte(b, '\n')+1:] },
 		"empty":       func([]byte) []byte { return nil },
 		"header only": func(b []byte) []byte { return b[:bytes.IndexByte(b, '\n')] },
