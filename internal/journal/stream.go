@@ -50,7 +50,9 @@ func (j *Journal) Stream(each func(i int, step *strictjson.Value) error, out io.
 		if header {
 			first, rest, _ := bytes.Cut(text, []byte("\n"))
 			var err error
-			if h, err = parseHeader(first); err != nil {
+			// A copy: the header's strings point into the text it is
+			// read from, and this buffer is reused.
+			if h, err = parseHeader(bytes.Clone(first)); err != nil {
 				return fmt.Errorf("%s: %v", j.f.Name(), err)
 			}
 			header = false

@@ -14,19 +14,24 @@ import (
 // both reads the journal with ReadAll and with Stream and returns what
 // each gave: the steps array, count, tip, the steps each saw, the error.
 func both(t *testing.T, dir string) (all, streamed Steps, seenAll, seenStream []string, errAll, errStream error) {
+	all, streamed, seenAll, seenStream, errAll, errStream, _, _ = bothHeaders(t, dir)
+	return
+}
+
+func bothHeaders(t *testing.T, dir string) (all, streamed Steps, seenAll, seenStream []string, errAll, errStream error, hAll, hStream Header) {
 	t.Helper()
 	j, err := Open(dir, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	_, all, errAll = j.ReadAll(func(i int, v *strictjson.Value) error {
+	hAll, all, errAll = j.ReadAll(func(i int, v *strictjson.Value) error {
 		s, _ := v.GetString("summary")
 		seenAll = append(seenAll, fmt.Sprint(i, len(s)))
 		return nil
 	})
 	var out bytes.Buffer
-	_, streamed, errStream = j.Stream(func(i int, v *strictjson.Value) error {
+	hStream, streamed, errStream = j.Stream(func(i int, v *strictjson.Value) error {
 		s, _ := v.GetString("summary")
 		seenStream = append(seenStream, fmt.Sprint(i, len(s)))
 		return nil
@@ -55,9 +60,12 @@ func TestStreamMatchesReadAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	all, got, seenAll, seenStream, errAll, errStream := both(t, dir)
+	all, got, seenAll, seenStream, errAll, errStream, hAll, hStream := bothHeaders(t, dir)
 	if errAll != nil || errStream != nil {
 		t.Fatal(errAll, errStream)
+	}
+	if hAll != hStream || hStream.Session != "s1" {
+		t.Fatalf("header %+v, ReadAll's %+v", hStream, hAll)
 	}
 	if !bytes.Equal(all.JSON, got.JSON) || all.Count != got.Count || all.LastHash != got.LastHash || all.Count != len(steps) {
 		t.Fatalf("Stream: %d steps, tip %s, %d bytes; ReadAll: %d steps, tip %s, %d bytes",
