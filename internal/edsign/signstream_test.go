@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// chunks writes msg to w in pieces of random lengths (empty ones too), as
+// writeInChunks writes msg to w in pieces of random lengths (empty ones too), as
 // a reader of a file hands them over.
-func chunks(rng *mrand.Rand, msg []byte) func(io.Writer) error {
+func writeInChunks(rng *mrand.Rand, msg []byte) func(io.Writer) error {
 	return func(w io.Writer) error {
 		for rest := msg; ; {
 			n := rng.IntN(len(rest) + 1)
@@ -38,7 +38,7 @@ func TestSignStreamMatchesCryptoEd25519(t *testing.T) {
 		rand.Read(seed)
 		rand.Read(msg)
 		priv := ed25519.NewKeyFromSeed(seed)
-		sig, err := SignStream(priv, chunks(rng, msg))
+		sig, err := SignStream(priv, writeInChunks(rng, msg))
 		if err != nil {
 			t.Fatalf("seed %x: %v", seed, err)
 		}
