@@ -129,6 +129,11 @@ type parser struct {
 	// allocation per few thousand values instead of one per array.
 	itemSlab   slab[Value]
 	memberSlab slab[Member]
+	// cb is what a callback (Stream, EachMember, Shallow's each) is given
+	// a pointer to: handing out the address of a local would move every
+	// value read to the heap, one allocation per value (about 1.5 KB a
+	// record step). Callbacks never nest within one parser.
+	cb Value
 }
 
 // slab is a block that slices are carved from; off is the first free index.
@@ -381,12 +386,11 @@ func (p *parser) object(v *Value, depth int) error {
 		}
 		v.Flags |= kflags | val.Flags
 		if each {
-			// A copy taken here: &val would move every member's value
-			// to the heap, handed out or not (issue 22).
-			m := val
-			if err := p.opt.EachMember(key, kflags, &m); err != nil {
+			p.cb = val
+			if err := p.opt.EachMember(key, kflags, &p.cb); err != nil {
 				return err
 			}
+			p.cb = Value{}
 		} else if !unchecked {
 			p.members = append(p.members, Member{Key: key, Value: val})
 		}
