@@ -37,7 +37,7 @@ type SealOptions struct {
 
 // Sealed is a sealed record and what sealing it found.
 type Sealed struct {
-	Record     []byte   // the record file's bytes
+	Record     []byte   // the record file's bytes (nil from SealFile, which wrote them to a file)
 	Steps      int      // steps in the record
 	Unfinished []string // tool calls that started and never ended, named in a note step
 	TornCut    bool     // a torn last line was cut (and noted)
@@ -49,7 +49,9 @@ type Sealed struct {
 // last line (an interrupted append) and notes tool calls that never
 // finished in the journal itself, so sealing again later covers the same
 // steps. A journal edited behind the recorder's back is an error: it is
-// never sealed. The record is verified before it is returned.
+// never sealed. The record is verified before it is returned. Seal holds
+// the journal, the record and the check's copy at once, several times the
+// journal: SealFile gives the same bytes without holding them.
 func Seal(dir, session string, key ed25519.PrivateKey, opt SealOptions) (*Sealed, error) {
 	var sealed *Sealed
 	err := withJournal(dir, session, opt, func(j *journal.Journal, so seal.Options) error {
