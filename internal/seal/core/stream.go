@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/journal"
@@ -35,6 +36,7 @@ func SealFile(j *journal.Journal, priv ed25519.PrivateKey, opt Options, tmpDir s
 		return res, "", err
 	}
 	res.TornBytes = cuts > 0
+	removeStale(tmpDir, j.Session)
 	stepsFile, err := os.CreateTemp(tmpDir, "."+j.Session+".steps-*.tmp")
 	if err != nil {
 		return res, "", fmt.Errorf("seal: a temporary file for the steps: %w", err)
@@ -135,4 +137,18 @@ func streamTo(j *journal.Journal, scan *scanner, f *os.File) (journal.Header, jo
 		return hdr, steps, err
 	}
 	return hdr, steps, bw.Flush()
+}
+
+// removeStale removes the temporary files a seal of session killed before
+// it could clean up left in dir (each about the record's size). The
+// journal's lock is held: no other seal of the session is running.
+func removeStale(dir, session string) {
+	for _, kind := range []string{"steps", "record"} {
+		// A session id is [A-Za-z0-9._-] (journal.ValidSessionID):
+		// nothing in it is special to filepath.Match.
+		old, _ := filepath.Glob(filepath.Join(dir, "."+session+"."+kind+"-*.tmp"))
+		for _, f := range old {
+			os.Remove(f)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -100,4 +101,37 @@ func sealMemory(t *testing.T, n int) (alloc, held uint64, size int64) {
 		held = afterGC.HeapAlloc - before.HeapAlloc
 	}
 	return atCheck.TotalAlloc - before.TotalAlloc, held, st.Size()
+}
+
+// A seal killed before it cleaned up left its temporary files beside the
+// record; the next seal of the session removes them, and only them.
+func TestSealFileRemovesStale(t *testing.T) {
+	dir, out := t.TempDir(), t.TempDir()
+	j, err := journal.Open(dir, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "claude-code"},
+		[]chain.Step{{At: "2026-05-01T00:00:00Z", Kind: "note", Summary: "x", Data: strictjson.Obj()}}); err != nil {
+		t.Fatal(err)
+	}
+	stale := []string{".s.steps-123.tmp", ".s.record-456.tmp"}
+	kept := []string{".t.steps-123.tmp", "s.record.json", ".s.steps-1.tmpx"}
+	for _, f := range append(stale, kept...) {
+		os.WriteFile(filepath.Join(out, f), []byte("x"), 0o600)
+	}
+	_, path, err := SealFile(j, ed25519.NewKeyFromSeed(make([]byte, 32)), Options{Now: "2026-05-02T00:00:00Z", CheckFile: func(string) error { return nil }}, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path)
+	var left []string
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	if strings.Join(left, " ") != ".s.steps-1.tmpx .t.steps-123.tmp s.record.json" {
+		t.Fatalf("left: %v", left)
+	}
 }
