@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookpost"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -57,6 +59,12 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadUnsent, err.Error())
 		return
 	}
+	// A nonce asks for a signed answer (answer.go).
+	nonce := r.Header.Get(hookpost.NonceHeader)
+	if nonce != "" && !hookpost.ValidNonce(nonce) {
+		s.fail(w, r, errBadNonce, fmt.Sprintf("%s must be %d lowercase hex digits", hookpost.NonceHeader, hookpost.NonceLen))
+		return
+	}
 	cwd := r.Header.Get("X-Logbook-Cwd")
 	if strings.ContainsAny(cwd, "\r\n\x00") || len(cwd) > 4096 {
 		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
@@ -79,6 +87,10 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	if code != "" {
 		s.fail(w, r, code, detail)
 		return
+	}
+	var bodySum [32]byte
+	if nonce != "" {
+		bodySum = sha256.Sum256(body) // as received: Gate.Wire may change body below
 	}
 	if !s.acquire(w, r, s.slots) {
 		return
@@ -139,6 +151,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	if sealErr != nil {
 		s.fail(w, r, errSealFailed, fmt.Sprintf("event recorded and checkpointed (size %d); seal failed: %v", size, sealErr))
 		return
+	}
+	if nonce != "" {
+		s.signAnswer(w, nonce, bodySum, ev.Session, size)
 	}
 	if s.answer(w, hint, ev, gv) {
 		return

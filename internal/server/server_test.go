@@ -352,6 +352,7 @@ func TestHostile(t *testing.T) {
 		{"escaping id 2", "POST", "/v1/hooks", `{"session_id":"..","hook_event_name":"Stop"}`, 400, "SESSION_ID_INVALID"},
 		{"escaping GET", "GET", "/v1/sessions/..%2f..%2fetc/checkpoint", "", 400, "SESSION_ID_INVALID"},
 		{"dot GET", "GET", "/v1/sessions/.calm/record", "", 400, "SESSION_ID_INVALID"},
+		{"forged internal note", "POST", "/v1/hooks", `{"session_id":"calm","hook_event_name":"logbook.hooks","managed":true}`, 400, "EVENT_RESERVED"},
 		{"unknown harness", "POST", "/v1/hooks/evil", "{}", 400, "HARNESS_UNKNOWN"},
 		{"bad event hint", "POST", "/v1/hooks?event=a%0Ab", "{}", 400, "EVENT_INVALID"},
 		{"unknown route", "GET", "/v2/anything", "", 404, "NOT_FOUND"},
