@@ -42,7 +42,9 @@ func newServer(t testing.TB, mod func(*server.Config, *http.Server)) *fixture {
 	t.Helper()
 	f := &fixture{dir: t.TempDir(), key: ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))}
 	f.pub = f.key.Public().(ed25519.PublicKey)
-	cfg := server.Config{Dir: filepath.Join(f.dir, "data"), Origin: "logbook.test", Key: f.key, Web: web.Files, Version: "test"}
+	// OpenReads: the tests read without a token unless they set one
+	// (TestReadsNeedAToken: the default).
+	cfg := server.Config{Dir: filepath.Join(f.dir, "data"), Origin: "logbook.test", Key: f.key, Web: web.Files, Version: "test", OpenReads: true}
 	hs := &http.Server{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
 	if mod != nil {
 		mod(&cfg, hs)
