@@ -3,13 +3,11 @@ package hookpost
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
-
-	"golang.org/x/sys/unix"
+	"syscall"
 
 	"github.com/logbook-project/logbook/internal/edverify"
 )
@@ -23,7 +21,7 @@ import (
 // body is taken as "not recorded". docs/server.md, "Who answers".
 const (
 	NonceHeader     = "X-Logbook-Nonce"
-	SignatureHeader = "X-Logbook-Signature" // base64 (standard, padded) of the Ed25519 signature
+	SignatureHeader = "X-Logbook-Signature" // the Ed25519 signature, 128 lowercase hex digits (hex: encoding/base64 would add its start-up to every hook)
 	SessionHeader   = "X-Logbook-Session"
 	SizeHeader      = "X-Logbook-Size"
 )
@@ -76,17 +74,21 @@ func ValidNonce(s string) bool {
 	return true
 }
 
-// NewNonce is 16 bytes from the kernel's random source (getrandom(2);
-// crypto/rand would link math/big into every hook), as hex.
+// NewNonce is 16 bytes from the kernel's random source (/dev/urandom,
+// read with system calls: crypto/rand would link math/big, and
+// golang.org/x/sys/unix's getrandom its package start-up, into every
+// hook), as hex.
 func NewNonce() (string, error) {
 	var b [NonceLen / 2]byte
+	fd, err := syscall.Open("/dev/urandom", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("nonce: open /dev/urandom: %w", err)
+	}
+	defer syscall.Close(fd)
 	for got := 0; got < len(b); {
-		n, err := unix.Getrandom(b[got:], 0)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("getrandom: %w", err)
+		var n int
+		if err := retry(func() (err error) { n, err = syscall.Read(fd, b[got:]); return }); err != nil || n <= 0 {
+			return "", fmt.Errorf("nonce: read /dev/urandom: %v", err)
 		}
 		got += n
 	}
@@ -120,9 +122,9 @@ func CheckAnswer(r Response, nonce string, body []byte, keys [][]byte) (string, 
 	if session == "" || sig64 == "" || err != nil {
 		return "", 0, fmt.Errorf("%w: it carries no %s (or no session and size)", ErrUnsigned, SignatureHeader)
 	}
-	sig, err := base64.StdEncoding.DecodeString(sig64)
-	if err != nil {
-		return "", 0, fmt.Errorf("%w: %s is not base64", ErrUnsigned, SignatureHeader)
+	sig, err := hex.DecodeString(sig64)
+	if err != nil || len(sig) != edverify.SignatureSize {
+		return "", 0, fmt.Errorf("%w: %s is not 128 hex digits", ErrUnsigned, SignatureHeader)
 	}
 	msg := Statement(nonce, sha256.Sum256(body), session, r.Status, size)
 	for _, k := range keys {

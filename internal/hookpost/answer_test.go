@@ -3,7 +3,6 @@ package hookpost
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"strconv"
@@ -30,7 +29,7 @@ func TestCheckAnswer(t *testing.T) {
 	answer := func(nonce string, body []byte, session string, status int, size int64, key ed25519.PrivateKey) Response {
 		sig := ed25519.Sign(key, Statement(nonce, sha256.Sum256(body), session, status, size))
 		raw := "HTTP/1.1 " + itoa(status) + " OK\r\nx-logbook-session: " + session + "\r\nX-Logbook-Size: " + itoa(int(size)) +
-			"\r\nX-Logbook-Signature: " + base64.StdEncoding.EncodeToString(sig) + "\r\nContent-Length: 0\r\n\r\n"
+			"\r\nX-Logbook-Signature: " + hex.EncodeToString(sig) + "\r\nContent-Length: 0\r\n\r\n"
 		r, err := parseResponse([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
@@ -48,7 +47,7 @@ func TestCheckAnswer(t *testing.T) {
 		"another nonce":       answer(replayNonce, body, "s1", 200, 7, priv),
 		"another body":        answer(nonce, []byte(`{}`), "s1", 200, 7, priv),
 		"no signature":        {Status: 200, head: []byte("X-Logbook-Session: s1\r\nX-Logbook-Size: 7")},
-		"not base64":          {Status: 200, head: []byte("X-Logbook-Session: s1\r\nX-Logbook-Size: 7\r\nX-Logbook-Signature: !!")},
+		"not hex":             {Status: 200, head: []byte("X-Logbook-Session: s1\r\nX-Logbook-Size: 7\r\nX-Logbook-Signature: !!")},
 		"a squatter's 200":    {Status: 200},
 		"size changed":        withHeader(answer(nonce, body, "s1", 200, 7, priv), "X-Logbook-Size", "8"),
 		"session changed":     withHeader(answer(nonce, body, "s1", 200, 7, priv), "x-logbook-session", "s2"),

@@ -2,7 +2,7 @@ package server
 
 import (
 	"crypto/ed25519"
-	"encoding/base64"
+	"encoding/hex"
 	"net/http"
 
 	"github.com/logbook-project/logbook/internal/hookpost"
@@ -20,5 +20,5 @@ import (
 // counts it as not sent.
 func (s *Server) signAnswer(w http.ResponseWriter, nonce string, body [32]byte, session string, size int64) {
 	sig := ed25519.Sign(s.cfg.Key, hookpost.Statement(nonce, body, session, http.StatusOK, size))
-	w.Header().Set(hookpost.SignatureHeader, base64.StdEncoding.EncodeToString(sig))
+	w.Header().Set(hookpost.SignatureHeader, hex.EncodeToString(sig))
 }
