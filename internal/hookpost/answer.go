@@ -24,6 +24,7 @@ const (
 	SignatureHeader = "X-Logbook-Signature" // the Ed25519 signature, 128 lowercase hex digits (hex: encoding/base64 would add its start-up to every hook)
 	SessionHeader   = "X-Logbook-Session"
 	SizeHeader      = "X-Logbook-Size"
+	HeadHeader      = "X-Logbook-Head" // the session's chain tip after the event, 64 hex digits ("-": not known)
 )
 
 // statementDomain opens every statement. It holds spaces, so no signed
@@ -39,11 +40,12 @@ const NonceLen = 32
 
 // Statement is what the server signs for an answered event: the nonce
 // the hook sent, the SHA-256 of the request body as received, the
-// session the event went to, the status, and the session's size (its
-// step count, which the event's checkpoint signs) after it. Each line is
-// "name value"; the session id is a plain name (journal.ValidSessionID),
-// the rest are numbers and hex.
-func Statement(nonce string, body [32]byte, session string, status int, size int64) []byte {
+// session the event went to, the status, the session's size (its step
+// count, which the event's checkpoint signs) after it, and the hash of
+// its last step then (head; "-" when the server could not tell). Each
+// line is "name value"; the session id is a plain name
+// (journal.ValidSessionID), the rest are numbers and hex.
+func Statement(nonce string, body [32]byte, session string, status int, size int64, head string) []byte {
 	var b bytes.Buffer
 	b.Grow(160 + len(session))
 	b.WriteString(statementDomain)
@@ -57,15 +59,19 @@ func Statement(nonce string, body [32]byte, session string, status int, size int
 	b.WriteString(strconv.Itoa(status))
 	b.WriteString("\nsize ")
 	b.WriteString(strconv.FormatInt(size, 10))
+	b.WriteString("\nhead ")
+	b.WriteString(head)
 	b.WriteString("\n")
 	return b.Bytes()
 }
 
 // ValidNonce reports whether s has a nonce's form.
-func ValidNonce(s string) bool {
-	if len(s) != NonceLen {
-		return false
-	}
+func ValidNonce(s string) bool { return len(s) == NonceLen && lowerHex(s) }
+
+// validHead reports whether s is a head: 64 lowercase hex digits, or "-".
+func validHead(s string) bool { return s == "-" || len(s) == 64 && lowerHex(s) }
+
+func lowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
@@ -114,19 +120,19 @@ func ParseKey(s string) ([]byte, error) {
 var ErrUnsigned = errors.New("the answer is not signed by the pinned server key")
 
 // CheckAnswer checks a 200 answer to a request that carried nonce and
-// body: it must carry the session, its size and a signature by one of
-// keys over Statement. It returns the session and the size.
+// body: it must carry the session, its size and head, and a signature by
+// one of keys over Statement. It returns the session and the size.
 func CheckAnswer(r Response, nonce string, body []byte, keys [][]byte) (string, int64, error) {
-	session, sig64 := r.Header(SessionHeader), r.Header(SignatureHeader)
+	session, sig64, head := r.Header(SessionHeader), r.Header(SignatureHeader), r.Header(HeadHeader)
 	size, err := strconv.ParseInt(r.Header(SizeHeader), 10, 64)
-	if session == "" || sig64 == "" || err != nil {
-		return "", 0, fmt.Errorf("%w: it carries no %s (or no session and size)", ErrUnsigned, SignatureHeader)
+	if session == "" || sig64 == "" || err != nil || !validHead(head) {
+		return "", 0, fmt.Errorf("%w: it carries no %s (or no session, size and head)", ErrUnsigned, SignatureHeader)
 	}
 	sig, err := hex.DecodeString(sig64)
 	if err != nil || len(sig) != edverify.SignatureSize {
 		return "", 0, fmt.Errorf("%w: %s is not 128 hex digits", ErrUnsigned, SignatureHeader)
 	}
-	msg := Statement(nonce, sha256.Sum256(body), session, r.Status, size)
+	msg := Statement(nonce, sha256.Sum256(body), session, r.Status, size, head)
 	for _, k := range keys {
 		if edverify.Verify(k, msg, sig) {
 			return session, size, nil

@@ -26,10 +26,11 @@ func TestCheckAnswer(t *testing.T) {
 		t.Fatal("two nonces alike")
 	}
 	body := []byte(`{"session_id":"s1","hook_event_name":"Stop"}`)
+	head := strings.Repeat("ab", 32)
 	answer := func(nonce string, body []byte, session string, status int, size int64, key ed25519.PrivateKey) Response {
-		sig := ed25519.Sign(key, Statement(nonce, sha256.Sum256(body), session, status, size))
+		sig := ed25519.Sign(key, Statement(nonce, sha256.Sum256(body), session, status, size, head))
 		raw := "HTTP/1.1 " + itoa(status) + " OK\r\nx-logbook-session: " + session + "\r\nX-Logbook-Size: " + itoa(int(size)) +
-			"\r\nX-Logbook-Signature: " + hex.EncodeToString(sig) + "\r\nContent-Length: 0\r\n\r\n"
+			"\r\nX-Logbook-Head: " + head + "\r\nX-Logbook-Signature: " + hex.EncodeToString(sig) + "\r\nContent-Length: 0\r\n\r\n"
 		r, err := parseResponse([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
@@ -51,6 +52,8 @@ func TestCheckAnswer(t *testing.T) {
 		"a squatter's 200":    {Status: 200},
 		"size changed":        withHeader(answer(nonce, body, "s1", 200, 7, priv), "X-Logbook-Size", "8"),
 		"session changed":     withHeader(answer(nonce, body, "s1", 200, 7, priv), "x-logbook-session", "s2"),
+		"head changed":        withHeader(answer(nonce, body, "s1", 200, 7, priv), "X-Logbook-Head", strings.Repeat("cd", 32)),
+		"head not hex":        withHeader(answer(nonce, body, "s1", 200, 7, priv), "X-Logbook-Head", "x\nsize 9"),
 		"status not the same": answer(nonce, body, "s1", 201, 7, priv),
 	}
 	for name, r := range bad {
@@ -59,7 +62,7 @@ func TestCheckAnswer(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	if !strings.HasPrefix(string(Statement(nonce, sha256.Sum256(body), "s1", 200, 7)), "logbook-server hook answer v1\nnonce "+nonce+"\n") {
+	if !strings.HasPrefix(string(Statement(nonce, sha256.Sum256(body), "s1", 200, 7, head)), "logbook-server hook answer v1\nnonce "+nonce+"\n") {
 		t.Error("the statement's first lines changed")
 	}
 }

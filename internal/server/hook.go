@@ -99,6 +99,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var size int64
 	var sealErr error
+	head := "-"               // the session's tip after the event, when known
 	var synced durable.Ticket // the group commit's batch for this event
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
@@ -120,6 +121,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			}
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
+			if seq, h, terr := j.Tip(); err == nil && terr == nil && seq+1 == size {
+				head = h // the tip the size counts to, for a signed answer
+			}
 			return err
 		},
 	}
@@ -153,7 +157,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if nonce != "" {
-		s.signAnswer(w, nonce, bodySum, ev.Session, size)
+		s.signAnswer(w, nonce, bodySum, ev.Session, size, head)
 	}
 	if s.answer(w, hint, ev, gv) {
 		return
