@@ -7,8 +7,8 @@
 //
 // Routes:
 //
-//	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded
-//	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain)
+//	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded (signed when the request has X-Logbook-Nonce: answer.go)
+//	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain); every read route needs a token (readAuth)
 //	GET  /v1/sessions/{id}/record            the sealed record (404 until SessionEnd)
 //	GET  /v1/sessions/{id}/record-checkpoint the checkpoint that record was sealed with
 //	GET  /v1/key                             the server's name, key id and public keys, the keys it rotated out and the rotation notes
