@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.keyFile, "key", "", "the server's PKCS#8 PEM Ed25519 key `FILE`: signs checkpoints and seals (default $LOGBOOK_SERVER_KEY_FILE)")
 	fs.StringVar(&c.name, "name", "", "the server's `ORIGIN` name in checkpoints (default logbook-server/HOSTNAME)")
 	fs.StringVar(&c.readTokenFile, "read-token-file", "", "`FILE` holding the bearer token the read routes (a session's record, checkpoint and tlog-proof, the log's tiles) need instead of --token-file's, which the agent's hooks send: without it, reads need the hook token (which the agent holds) and, with no token at all, they are refused (default $LOGBOOK_SERVER_READ_TOKEN)")
-	fs.BoolVar(&c.openReads, "open-reads", false, "serve the read routes without a token: anyone who reaches the server, the agent included, reads every session (warned at start; not with a read token)")
+	fs.BoolVar(&c.openReads, "open-reads", false, "serve the read routes without a token: anyone who reaches the server, the agent included, reads every session (warned at start; not with a token of any kind)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "`FILE` holding the bearer token every request but /healthz and the page must send (default $LOGBOOK_SERVER_TOKEN)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS with this certificate chain `PEM`")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the TLS certificate's private key `PEM`")
@@ -226,8 +226,8 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if readToken != "" && readToken == token {
 		return fail(2, errors.New("the read token is the hook token: the agent, which sends the hook token, could read every session; give another"))
 	}
-	if c.openReads && readToken != "" {
-		return fail(2, errors.New("--open-reads and a read token (--read-token-file or $LOGBOOK_SERVER_READ_TOKEN): give one or the other"))
+	if c.openReads && (readToken != "" || token != "") {
+		return fail(2, errors.New("--open-reads and a token (--read-token-file, --token-file or their variables): with a token, reads need it; give one or the other"))
 	}
 	if c.openReads {
 		fmt.Fprintln(stderr, "logbook-server: warning: --open-reads: every session's record, checkpoints and the log's tiles are served without a token, to any local user (the agent included) and anyone who reaches the address; give --read-token-file FILE instead")
@@ -287,7 +287,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	switch {
-	case readToken != "" || c.openReads: // said above
+	case readToken != "" || c.openReads: // fine, or said above
 	case token != "":
 		log.Warn("reads need the hook token", "who", "whoever holds the hook token, which the agent's hooks send", "fix", "--read-token-file FILE: the records, checkpoints and log tiles then need a token the agent does not hold")
 	default:

@@ -62,9 +62,9 @@ type Config struct {
 	// with no Token either, reads are refused (UNAUTHORIZED, naming the
 	// fix) unless OpenReads.
 	ReadToken string
-	// OpenReads serves the read routes without any token when ReadToken
-	// is not set (logbook-server --open-reads): anyone who reaches the
-	// server, the agent included, then reads every session.
+	// OpenReads serves the read routes without a token when neither
+	// ReadToken nor Token is set (logbook-server --open-reads): anyone who
+	// reaches the server, the agent included, then reads every session.
 	OpenReads bool
 	Log       *slog.Logger
 	Now       func() time.Time
@@ -254,10 +254,10 @@ func (s *Server) readAuth(h http.HandlerFunc) http.HandlerFunc {
 	switch {
 	case s.cfg.ReadToken != "":
 		return s.authWith(s.cfg.ReadToken, h)
-	case s.cfg.OpenReads:
-		return h
 	case s.cfg.Token != "":
 		return s.auth(h)
+	case s.cfg.OpenReads:
+		return h
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errUnauthorized, "reads need a token, and this server has none: start it with --read-token-file FILE (or --token-file FILE) and send Authorization: Bearer TOKEN, or with --open-reads to serve every session to anyone who reaches it")
