@@ -31,7 +31,7 @@ import (
 	"github.com/logbook-project/logbook/internal/install"
 )
 
-const synopsis = `logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--dry-run]
+const synopsis = `logbook-install install   --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--policy FILE --policy-key PUB] [--dry-run]
 logbook-install uninstall --harness NAME [--project DIR | --user | --local | --config FILE] [--dry-run]
 logbook-install install|uninstall --help   (the flags of each)`
 
@@ -72,9 +72,12 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Server, "server", "", "send the events to a logbook server at `URL` (http://IP:PORT; docs/server.md): Claude Code gets HTTP hooks, other harnesses record-step --server; the server seals")
 	if name == "install" {
 		fs.BoolVar(&o.NoGuard, "no-guard", false, "Claude Code: do not add the user-level hook that refuses sessions started below the project (where its hooks do not run)")
+		fs.StringVar(&o.Policy, "policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: the hooks of those events run record-step --policy FILE --policy-key PUB (docs/policy.md §7); install checks the signature first and copies neither file")
+		fs.Var((*multi)(&o.PolicyKeys), "policy-key", "with --policy: the policy signer's SPKI PEM public key `PUB` (repeatable; at least one)")
+		fs.StringVar(&o.PolicyFail, "policy-fail", "", "with --policy: a gated call the policy cannot decide (policy unreadable, record-step missing) is `deny` (default, blocked) or allow")
 		fs.BoolVar(&o.NoKey, "no-key", false, "install without a signing key: sessions are recorded, not sealed at their end (seal them later); without it, install makes a key or fails")
 	}
-	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--server URL] [--managed] [--dry-run]", stdout, stderr); done {
+	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--server URL] [--managed] [--policy FILE --policy-key PUB [--policy-fail deny|allow]] [--dry-run]", stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() > 0 {
@@ -89,3 +92,9 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	return install.Run(o, stdout, stderr, os.Getenv, time.Now())
 }
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
