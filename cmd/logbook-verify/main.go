@@ -171,6 +171,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = max(status, ioError(name, err))
 			continue
 		}
+		if len(cf.files) == 0 && len(rin.CheckpointKeys) > 0 {
+			// The server's checkpoint beside the record, as
+			// logbook-review reads it: --checkpoint-key alone checks it.
+			if rin.Checkpoints, err = sidecarCheckpoint(file); err != nil {
+				status = max(status, ioError(name, err))
+				continue
+			}
+		}
 		code := verifyFile(file, name, rin, *asJSON, stdout, ioError)
 		status = max(status, code)
 	}
