@@ -3,6 +3,7 @@ package otlpexport_test
 import (
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,4 +413,55 @@ func when(t *testing.T, at string) time.Time {
 		t.Fatal(err)
 	}
 	return tm
+}
+
+// BenchmarkSend: a 4,000-event session (1,000 calls, 2,000 notifications)
+// sent as spans alone, and as spans with its non-call steps as log
+// records, to a receiver on 127.0.0.1 that reads and drops the requests;
+// side by side, so the ratio is the cost of the logs (docs/performance.md).
+func BenchmarkSend(b *testing.B) {
+	payloads := reviewtest.Repeat(2000)
+	for i := 0; i < 2000; i++ {
+		payloads = append(payloads, fmt.Sprintf(`{"session_id":"s1","cwd":"/w","hook_event_name":"Notification","message":"waiting %d","notification_type":"idle_prompt"}`, i))
+	}
+	rec, err := reviewtest.Record(payloads)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := review.FromRecord(rec, record.Verify(rec, record.Options{}), false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		name string
+		e    otlpexport.Endpoints
+	}{
+		{"spans", otlpexport.Endpoints{Traces: srv.URL + "/v1/traces"}},
+		{"spans+logs", otlpexport.Endpoints{Traces: srv.URL + "/v1/traces", Logs: srv.URL + "/v1/logs"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			// CPU time of the process (the receiver's included), not wall
+			// time: the machine is shared.
+			cpu := func() time.Duration {
+				var ru syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+				return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			}
+			start := cpu()
+			for i := 0; i < b.N; i++ {
+				s, err := otlpexport.Send(context.Background(), c.e, r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(s.Spans+s.Logs), "items/op")
+			}
+			b.ReportMetric(float64(cpu()-start)/float64(b.N)/1e6, "cpu-ms/op")
+		})
+	}
 }
