@@ -25,7 +25,7 @@ func TestInstallPolicyHooks(t *testing.T) {
 	os.MkdirAll(proj, 0o755)
 	home := filepath.Join(dir, "home")
 	install := exec.Command(filepath.Join(bin, "record-step"), "install", "--harness", "claude-code", "--project", proj, "--bin", bin,
-		"--no-key", "--no-guard", "--policy", signed, "--policy-key", pub)
+		"--no-key", "--no-guard", "--policy", signed, "--policy-key", pub, "--require-policy", digest)
 	install.Env = append(os.Environ(), "HOME="+home)
 	out, err := install.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "note: policy "+digest) {
@@ -76,5 +76,18 @@ func TestInstallPolicyHooks(t *testing.T) {
 	// Without --policy-key the gate steps are named as not checked.
 	if out, code := verifyArgs(t, rec); code != 0 || !strings.Contains(out, "gate step(s)") || !strings.Contains(out, "not checked: pass --policy-key") {
 		t.Errorf("verify without --policy-key: %d %s", code, out)
+	}
+	// Another policy put in place, signed by the same key (an older,
+	// laxer one, say): the pinned digest keeps it out of force, and every
+	// gated call is denied until the pin or the file is put right.
+	lax := filepath.Join(dir, "lax")
+	os.MkdirAll(lax, 0o755)
+	laxPolicy := strings.Replace(orgPolicy, `"name":"acme-default"`, `"name":"acme-lax"`, 1)
+	src := filepath.Join(lax, "policy.json")
+	os.WriteFile(src, []byte(laxPolicy), 0o644)
+	run(t, nil, "logbook-policy", "sign", "--key", strings.TrimSuffix(pub, ".pub"), "--out", signed, src)
+	if r := hook("PreToolUse", policyEvent("PreToolUse", "Bash", "t3", `{"command":"ls"}`)); r.exit != 0 ||
+		!strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stderr, "--require-policy pins "+digest) {
+		t.Errorf("another policy under the pin: %+v", r)
 	}
 }

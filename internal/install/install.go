@@ -55,6 +55,9 @@ type Options struct {
 	Policy     string
 	PolicyKeys []string
 	PolicyFail string
+	// RequirePolicy pins the policy's digest: install refuses another,
+	// and the hooks decide by no other (--require-policy).
+	RequirePolicy string
 	// FollowSymlinks writes through a symbolic link at (or above, within
 	// the project or home) a path install writes, saying where on stdout;
 	// without it such a link is refused (links.go).
@@ -107,7 +110,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		t.Server = o.Server
 	}
 	var gate *policyGate
-	if o.Policy != "" || len(o.PolicyKeys) > 0 || o.PolicyFail != "" {
+	if o.Policy != "" || len(o.PolicyKeys) > 0 || o.PolicyFail != "" || o.RequirePolicy != "" {
 		if gate, err = checkPolicy(o, spec); err != nil {
 			if ue, ok := err.(usageError); ok {
 				return usage("%s", string(ue))

@@ -37,7 +37,9 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 	case o.Verb != "install":
 		return nil, usageError("--policy is for install")
 	case o.Policy == "":
-		return nil, usageError("--policy-key and --policy-fail go with --policy FILE (the signed organization policy)")
+		return nil, usageError("--policy-key, --require-policy and --policy-fail go with --policy FILE (the signed organization policy)")
+	case o.RequirePolicy != "" && !digest(o.RequirePolicy):
+		return nil, usageError(fmt.Sprintf("--require-policy %q: want a policy digest, 64 lowercase hex (logbook-policy verify prints it)", o.RequirePolicy))
 	case len(o.PolicyKeys) == 0:
 		return nil, usageError("--policy needs --policy-key PUB: the hooks trust the policy only under its signer's public key (docs/policy.md)")
 	case o.PolicyFail != "" && o.PolicyFail != "deny" && o.PolicyFail != "allow":
@@ -71,6 +73,9 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--policy %s: %v", o.Policy, err)
 	}
+	if o.RequirePolicy != "" && signed.Digest != o.RequirePolicy {
+		return nil, fmt.Errorf("--policy %s: %s: its digest is %s, --require-policy pins %s", o.Policy, orgpolicy.ErrUntrusted, signed.Digest, o.RequirePolicy)
+	}
 	if need := filepath.Join(o.Bin, "logbook-policy"); !o.project() && !executable(need) {
 		return nil, fmt.Errorf("--policy: %s is missing: record-step --policy runs logbook-policy from beside it", need)
 	}
@@ -93,6 +98,9 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 			inside = append(inside, k)
 		}
 	}
+	if o.RequirePolicy != "" {
+		g.flags += " --require-policy " + o.RequirePolicy
+	}
 	if o.PolicyFail == "allow" {
 		g.flags += " --policy-fail allow"
 	}
@@ -103,6 +111,9 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 	fail := "blocked (--policy-fail deny)"
 	if o.PolicyFail == "allow" {
 		fail = "let through (--policy-fail allow)"
+	}
+	if o.RequirePolicy != "" {
+		mode += ", pinned by --require-policy"
 	}
 	g.notes = append(g.notes, fmt.Sprintf("policy %s (signed by %s, %s) gates %s: verify records with logbook-verify --policy-key %s --require-policy %s; a call the policy cannot decide is %s",
 		signed.Digest, keyName(signed.Key), mode, strings.Join(gated, ", "), o.PolicyKeys[0], signed.Digest, fail))
@@ -152,4 +163,17 @@ func (o Options) binaries() binaries {
 	}
 	b.optional = opt
 	return b
+}
+
+// digest reports 64 lowercase hex digits (a policy digest).
+func digest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
