@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
@@ -72,6 +73,18 @@ func (g *gateFlags) load() *gate.Gate {
 // the policy allows (unless --fail-closed), and a call the policy denies
 // is denied even when it could not be recorded.
 func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return hookIn(hookCtx{}, args, stdin, stdout, stderr, getenv)
+}
+
+// hookCtx is what a decider (serve.go) gives hookIn in place of this
+// process's own: the caller's working directory and the gate it loaded
+// once. The zero value is the hook's own process.
+type hookCtx struct {
+	cwd  string     // "": os.Getwd
+	gate *gate.Gate // nil: load the --policy file now
+}
+
+func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("logbook-policy hook", flag.ContinueOnError)
 	var g gateFlags
 	g.define(fs)
@@ -90,6 +103,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		at = instant.Format(time.Now())
 	}
 	dir, dirErr := cli.Dir(g.dir, getenv)
+	if hc.cwd != "" && dir != "" && !filepath.IsAbs(dir) {
+		// A decider's working directory is not the caller's.
+		dir = filepath.Join(hc.cwd, dir)
+	}
 	report := func(msg string) {
 		fmt.Fprintln(stderr, "logbook-policy:", msg)
 		if dir != "" {
@@ -107,7 +124,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		return failExit(g.failClosed)
 	}
 	payload = cli.StripBOM(payload)
-	gt := g.load()
+	gt := hc.gate
+	if gt == nil {
+		gt = g.load()
+	}
 	if gt.LoadErr != nil {
 		report(fmt.Sprintf("policy %s not in force (%v); gated calls are decided %s", g.policy, gt.LoadErr, gt.OnLoadError))
 	}
@@ -118,7 +138,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		report(fmt.Sprintf("not recorded: %v", dirErr))
 		return failExit(g.failClosed)
 	}
-	cwd, _ := os.Getwd()
+	cwd := hc.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
 	now := func() string {
 		if clockErr != nil {
 			return instant.Format(time.Now())

@@ -54,18 +54,6 @@ func main() {
 // made every hook's start-up about 1 ms slower (docs/performance.md).
 func installer(args []string) int { return execBeside("logbook-install", args, os.Stderr) }
 
-// gated runs logbook-policy hook in this process's place with the same
-// flags. If it cannot be started, the call cannot be decided: it is
-// blocked (exit 2) unless the hook fails open, and stderr says why.
-func gated(args []string, failOpen bool, stderr io.Writer) int {
-	execBeside("logbook-policy", append([]string{"hook"}, args...), stderr)
-	if failOpen {
-		return 0
-	}
-	fmt.Fprintln(stderr, "record-step: the organization policy could not be applied, so the call is blocked (--policy-fail deny)")
-	return 2
-}
-
 // execBeside runs the program name, built beside record-step, in this
 // process's place; it returns only when that fails.
 func execBeside(name string, args []string, stderr io.Writer) int {
@@ -125,11 +113,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintln(stderr, "record-step: records one hook event a harness sends on stdin; it is run by the hooks record-step install writes, not by hand (record-step install --harness NAME; record-step --help)")
 		return 2
 	}
-	if *policy != "" {
-		// CEL's start-up (about 3 ms) stays out of this program: the
-		// gated hook is another one (docs/policy.md §7, performance.md).
-		return gated(args, *policyFail == "allow", stderr)
-	}
 	at, clockErr := cli.Now(getenv)
 	if clockErr != nil {
 		at = instant.Format(time.Now())
@@ -151,6 +134,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 				fmt.Fprintln(stderr, "record-step: cannot write the error log:", lerr)
 			}
 		}
+	}
+	if *policy != "" {
+		// CEL's start-up (about 3 ms) stays out of this program: the
+		// gate is logbook-policy's, reached through its decider or
+		// exec'd (policy.go; docs/policy.md §7, performance.md).
+		return gated(policyCall{args: args, policy: *policy, keys: policyKeys, failMode: *policyFail, inArgs: fs.NArg() > 0},
+			stdin, stdout, stderr, getenv, report)
 	}
 	// At the start of a session, a failure is also said where the user
 	// looks: the harness's own screen (kinds.StartMessage), not only
