@@ -1,0 +1,256 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/orgpolicy/decider"
+)
+
+// deciderHook runs record-step (in exe's directory) as a harness would,
+// with the decider's socket directory socks; mode "off" is the exec'd
+// hook only (LOGBOOK_POLICYD=off).
+func deciderHook(t *testing.T, exe, data, socks, mode, at string, payload []byte, args ...string) hookRun {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(exe, "record-step"), args...)
+	cmd.Env = append(os.Environ(), "LOGBOOK_DIR="+data, "LOGBOOK_CACHE_DIR="+filepath.Join(socks, "..", "cache"),
+		"LOGBOOK_POLICYD_DIR="+socks, "LOGBOOK_POLICYD="+mode)
+	if at != "" {
+		cmd.Env = append(cmd.Env, "LOGBOOK_NOW="+at)
+	}
+	cmd.Stdin = bytes.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := hookRun{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.exit = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// shortTemp is a temporary directory with a short name (a socket's path
+// is at most 107 bytes).
+func shortTemp(t *testing.T) string {
+	d, err := os.MkdirTemp("", "pd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// stopDeciders ends the deciders serving in socks when the test ends.
+func stopDeciders(t *testing.T, socks string) {
+	t.Cleanup(func() {
+		m, _ := filepath.Glob(filepath.Join(socks, "*.sock"))
+		for _, s := range m {
+			if c, err := decider.Connect(s); err == nil {
+				if st, err := c.Status(time.Second); err == nil {
+					syscall.Kill(int(st.Pid), syscall.SIGTERM)
+				}
+			}
+		}
+	})
+}
+
+// TestPolicyDeciderSameBytes: the same calls, decided by the exec'd hook
+// (LOGBOOK_POLICYD=off) and by the warm decider, give the same exit
+// status, stdout and stderr, and journals equal byte for byte: the gate
+// steps (decision, rule, reason, policy identity), the events and the
+// session header (logbook-policy as the recorder) alike.
+func TestPolicyDeciderSameBytes(t *testing.T) {
+	t.Parallel()
+	root := shortTemp(t)
+	signed, pub, _ := signedPolicy(t, root, orgPolicy)
+	socks := filepath.Join(root, "pd")
+	stopDeciders(t, socks)
+	gate := []string{"--policy", signed, "--policy-key", pub}
+	// Start the decider with a call of another session, and wait for it.
+	deciderHook(t, bin, filepath.Join(root, "warm"), socks, "", "", policyEvent("PreToolUse", "Bash", "w", `{"command":"ls"}`), gate...)
+	before := waitDecider(t, socks)
+	calls := []struct {
+		payload []byte
+		args    []string
+	}{
+		{policyEvent("PreToolUse", "Bash", "t1", `{"command":"rm -rf build"}`), nil},
+		{policyEvent("PreToolUse", "Read", "t2", `{"file_path":"/w/.env"}`), []string{"--harness", "gemini"}},
+		{policyEvent("PreToolUse", "Bash", "t3", `{"command":"ls"}`), nil},
+		{policyEvent("PostToolUse", "Bash", "t3", `{"command":"ls"}`), nil},
+		{[]byte(`{"session_id":"gated","cwd":"/w","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/w/prod.env","content":"x"}}`), nil},
+		{[]byte(`{"session_id":"gated","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":`), nil}, // cut off
+		{[]byte(`{"session_id":"gated","cwd":"/w","hook_event_name":"Stop"}`), []string{"--fail-closed"}},
+	}
+	viaExec, viaDecider := filepath.Join(root, "exec"), filepath.Join(root, "decider")
+	for i, c := range calls {
+		at := fmt.Sprintf("2026-05-01T10:00:%02d.000000000Z", i)
+		args := append(append([]string{}, gate...), c.args...)
+		a := deciderHook(t, bin, viaExec, socks, "off", at, c.payload, args...)
+		b := deciderHook(t, bin, viaDecider, socks, "", at, c.payload, args...)
+		if a != b {
+			t.Errorf("call %d: exec'd hook %+v, decider %+v", i, a, b)
+		}
+	}
+	after := waitDecider(t, socks)
+	if after.Pid != before.Pid || after.Served-before.Served != uint64(len(calls)) {
+		t.Errorf("the decider did not answer every call: %+v then %+v", before, after)
+	}
+	for _, name := range []string{"gated.steps.jsonl", "errors.log"} {
+		x, errX := os.ReadFile(filepath.Join(viaExec, name))
+		y, errY := os.ReadFile(filepath.Join(viaDecider, name))
+		if errX != nil || errY != nil {
+			t.Fatalf("%s: %v %v", name, errX, errY)
+		}
+		if name == "errors.log" {
+			// Its lines may name the session directory, which differs.
+			x, y = bytes.ReplaceAll(x, []byte(viaExec), nil), bytes.ReplaceAll(y, []byte(viaDecider), nil)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs:\nexec'd hook:\n%s\ndecider:\n%s", name, x, y)
+		}
+	}
+	j, _ := os.ReadFile(filepath.Join(viaDecider, "gated.steps.jsonl"))
+	if n := bytes.Count(j, []byte(`"summary":"policy `)); n != 4 {
+		t.Errorf("%d gate steps, want 4 (three PreToolUse, one PermissionRequest):\n%s", n, j)
+	}
+}
+
+// TestPolicyDeciderParallel: 32 hooks at once, no decider yet: the first
+// calls are exec'd, one decider serves (however many hooks tried to
+// start one), every call is decided and recorded once, and the sealed
+// record verifies under the policy's key.
+func TestPolicyDeciderParallel(t *testing.T) {
+	t.Parallel()
+	root := shortTemp(t)
+	signed, pub, digest := signedPolicy(t, root, orgPolicy)
+	socks, data := filepath.Join(root, "pd"), filepath.Join(root, "data")
+	stopDeciders(t, socks)
+	gate := []string{"--policy", signed, "--policy-key", pub}
+	const sessions, calls = 4, 8
+	var wg sync.WaitGroup
+	results := make([]hookRun, sessions*calls)
+	for s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range calls {
+				cmd := `ls`
+				if i%4 == 3 {
+					cmd = `rm -rf /`
+				}
+				p := []byte(fmt.Sprintf(`{"session_id":"par%d","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":%q}}`, s, i, cmd))
+				results[s*calls+i] = deciderHook(t, bin, data, socks, "", "", p, gate...)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, r := range results {
+		denied := i%calls%4 == 3
+		if r.exit != 0 || denied != strings.Contains(r.stdout, `"permissionDecision":"deny"`) || r.stderr != "" {
+			t.Errorf("call %d: %+v", i, r)
+		}
+	}
+	st := waitDecider(t, socks)
+	if st.Served == 0 {
+		t.Errorf("the decider answered no call: %+v", st)
+	}
+	// One decider: one socket, and one serve process for this directory.
+	time.Sleep(300 * time.Millisecond) // losers of the lock leave at once
+	if n := servers(t, socks); n != 1 {
+		t.Errorf("%d deciders serve %s, want 1", n, socks)
+	}
+	key := filepath.Join(root, "seal.key")
+	run(t, nil, "logbook-seal", "--new-key", key)
+	for s := range sessions {
+		j, _ := os.ReadFile(filepath.Join(data, fmt.Sprintf("par%d.steps.jsonl", s)))
+		if g := bytes.Count(j, []byte(`"summary":"policy `)); g != calls {
+			t.Errorf("session par%d: %d gate steps, want %d", s, g, calls)
+		}
+		rec := filepath.Join(root, fmt.Sprintf("par%d.json", s))
+		run(t, nil, "logbook-seal", "--dir", data, "--session", fmt.Sprintf("par%d", s), "--key", key, "--out", rec)
+		if out, code := verifyArgs(t, "--policy-key", pub, "--require-policy", digest, rec); code != 0 {
+			t.Errorf("verify par%d: %d %s", s, code, out)
+		}
+	}
+}
+
+// servers counts the live logbook-policy serve processes whose command
+// line names socks.
+func servers(t *testing.T, socks string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		a := strings.Split(string(b), "\x00")
+		if len(a) > 1 && a[1] == "serve" && strings.Contains(string(b), "\x00"+socks+"\x00") {
+			st, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "stat"))
+			if f := strings.Fields(string(st)); len(f) > 2 && f[2] == "Z" {
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// TestPolicyDeciderStale: a rebuilt logbook-policy (or another policy)
+// gets a decider of its own; the old one is not asked and leaves.
+func TestPolicyDeciderStale(t *testing.T) {
+	t.Parallel()
+	root := shortTemp(t)
+	signed, pub, _ := signedPolicy(t, root, orgPolicy)
+	socks, data, exe := filepath.Join(root, "pd"), filepath.Join(root, "data"), filepath.Join(root, "bin")
+	stopDeciders(t, socks)
+	os.Mkdir(exe, 0o755)
+	install := func() {
+		for _, name := range []string{"record-step", "logbook-policy"} {
+			b, err := os.ReadFile(filepath.Join(bin, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := filepath.Join(exe, name+".new")
+			os.WriteFile(tmp, b, 0o755)
+			os.Rename(tmp, filepath.Join(exe, name)) // a new file, as an upgrade writes it
+		}
+	}
+	install()
+	gate := []string{"--policy", signed, "--policy-key", pub}
+	p := policyEvent("PreToolUse", "Bash", "t1", `{"command":"rm -rf x"}`)
+	deciderHook(t, exe, data, socks, "", "", p, gate...)
+	old := waitDecider(t, socks)
+	install()
+	r := deciderHook(t, exe, data, socks, "", "", p, gate...)
+	if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || r.stderr != "" {
+		t.Fatalf("after the upgrade: %+v", r)
+	}
+	// The old decider leaves by itself (its binary is gone); a new one
+	// serves the new binary's key.
+	deadline := time.Now().Add(15 * time.Second)
+	for syscall.Kill(int(old.Pid), 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the old decider (pid %d) is still alive", old.Pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st := waitDecider(t, socks)
+	if st.Pid == old.Pid || st.Key == old.Key {
+		t.Errorf("old %+v new %+v", old, st)
+	}
+	r = deciderHook(t, exe, data, socks, "", "", p, gate...)
+	if after := waitDecider(t, socks); after.Served != st.Served+1 || !strings.Contains(r.stdout, "deny") {
+		t.Errorf("the new decider did not answer: %+v then %+v, %+v", st, after, r)
+	}
+}
