@@ -53,7 +53,11 @@ func fiftyRules() string {
 //   - logbook-policy-hook50: the exec'd hook alone (what a call costs
 //     without a decider: LOGBOOK_POLICYD=off), its checked rules cached;
 //   - record-step-policy50-nocache: the same, no cache (every rule parsed
-//     and checked).
+//     and checked);
+//   - alternate: record-step without a policy and with the warm decider,
+//     one after the other in each iteration (the machine's load is the
+//     same for both), reporting each one's wall and CPU (the decider's
+//     included) per call, and their ratios: cpu-ratio and wall-ratio.
 //
 // Target (issue 20): the warm gated call ≤ 1.5× record-step without a
 // policy, in total-cpu-ms/op and in ns/op (wall). Compare with benchstat;
@@ -96,6 +100,30 @@ func BenchmarkPolicyGate(b *testing.B) {
 	runOne(b, cases[1], socks)
 	warm := waitDecider(b, socks)
 	defer syscall.Kill(int(warm.Pid), syscall.SIGTERM)
+	b.Run("alternate", func(b *testing.B) {
+		var plainCPU, gatedCPU, plainWall, gatedWall time.Duration
+		before := waitDecider(b, socks)
+		for range b.N {
+			t0 := time.Now()
+			plainCPU += runOne(b, cases[0], socks)
+			t1 := time.Now()
+			gatedCPU += runOne(b, cases[1], socks)
+			plainWall, gatedWall = plainWall+t1.Sub(t0), gatedWall+time.Since(t1)
+		}
+		b.StopTimer()
+		after := waitDecider(b, socks)
+		if after.Pid != before.Pid || after.Served-before.Served != uint64(b.N) {
+			b.Fatalf("the decider changed or did not answer every call: %+v then %+v", before, after)
+		}
+		gatedCPU += time.Duration(after.CPU - before.CPU)
+		ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+		b.ReportMetric(ms(plainCPU), "plain-cpu-ms/op")
+		b.ReportMetric(ms(gatedCPU), "gated-total-cpu-ms/op")
+		b.ReportMetric(ms(plainWall), "plain-wall-ms/op")
+		b.ReportMetric(ms(gatedWall), "gated-wall-ms/op")
+		b.ReportMetric(float64(gatedCPU)/float64(plainCPU), "cpu-ratio")
+		b.ReportMetric(float64(gatedWall)/float64(plainWall), "wall-ratio")
+	})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			var cpu, started time.Duration

@@ -78,6 +78,12 @@ func viaDecider(pc policyCall, prog string, stdin io.Reader, stdout, stderr io.W
 	if err != nil {
 		return 0, false, nil, false // the exec says why
 	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		// The decider resolves relative paths against the caller's
+		// directory: without one, the hook runs here.
+		return 0, false, nil, false
+	}
 	pol, keys, err := decider.Inputs(pc.policy, pc.keys)
 	if err != nil {
 		return 0, false, nil, false // the hook names the unreadable file
@@ -97,8 +103,7 @@ func viaDecider(pc policyCall, prog string, stdin io.Reader, stdout, stderr io.W
 		}
 		return 0, false, nil, false
 	}
-	req := decider.Request{Key: key, Args: pc.args, Env: os.Environ(), Stdin: !pc.inArgs}
-	req.Cwd, _ = os.Getwd()
+	req := decider.Request{Key: key, Cwd: cwd, Args: pc.args, Env: os.Environ(), Stdin: !pc.inArgs}
 	if req.Stdin {
 		if req.Payload, err = bigbuf.ReadStream(stdin); err != nil {
 			conn.Close()
