@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -261,7 +262,7 @@ func TestGatedOff(t *testing.T) {
 }
 
 func flockNB(t *testing.T, f *os.File) {
-	if err := syscallFlock(f); err != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		t.Fatal(err)
 	}
 }
