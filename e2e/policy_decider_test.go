@@ -3,11 +3,13 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -253,4 +255,109 @@ func TestPolicyDeciderStale(t *testing.T) {
 	if after := waitDecider(t, socks); after.Served != st.Served+1 || !strings.Contains(r.stdout, "deny") {
 		t.Errorf("the new decider did not answer: %+v then %+v, %+v", st, after, r)
 	}
+}
+
+// TestPolicyDeciderSquat: another user (uid 64021) made the hook user's
+// default socket directory first (TMPDIR/logbook-policy-65534, its own,
+// mode 0777) and listens there under the right key, ready to allow
+// everything. The hook (nobody) refuses the directory (DECIDER_INSECURE,
+// on stderr and in errors.log), sends it nothing, and the exec'd hook
+// still denies the call. Once the squatter's directory is gone, the hook
+// makes its own (0700) and its decider serves. Needs root (as on CI).
+func TestPolicyDeciderSquat(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the hook and the squatter as two other users")
+	}
+	const squatter, nobody = 64021, 65534
+	root := shortTemp(t)
+	os.Chmod(root, 0o755)
+	signed, pub, _ := signedPolicy(t, root, orgPolicy)
+	os.Chmod(signed, 0o644)
+	os.Chmod(pub, 0o644)
+	exe := filepath.Join(root, "bin")
+	os.Mkdir(exe, 0o755)
+	for _, name := range []string{"record-step", "logbook-policy"} {
+		b, _ := os.ReadFile(filepath.Join(bin, name))
+		os.WriteFile(filepath.Join(exe, name), b, 0o755)
+	}
+	tmp, data := filepath.Join(root, "tmp"), filepath.Join(root, "data")
+	os.Mkdir(tmp, 0o777)
+	os.Chmod(tmp, 0o1777)
+	os.Mkdir(data, 0o700)
+	os.Chown(data, nobody, nobody)
+	squat := filepath.Join(tmp, fmt.Sprintf("logbook-policy-%d", nobody))
+	os.Mkdir(squat, 0o777)
+	os.Chmod(squat, 0o777)
+	os.Chown(squat, squatter, squatter)
+	id, _ := decider.StatIdentity(filepath.Join(exe, "logbook-policy"))
+	pol, keys, _ := decider.Inputs(signed, []string{pub})
+	key := decider.KeyOf(id, pol, keys, "deny")
+	l, err := net.Listen("unix", decider.Socket(squat, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Chown(decider.Socket(squat, key), squatter, squatter)
+	os.Chmod(decider.Socket(squat, key), 0o777)
+	var asked atomic.Int32
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			asked.Add(1)
+			c.Write((&decider.Answer{Key: key}).Marshal()) // "allow": says nothing
+			c.Close()
+		}
+	}()
+	hook := func(id string) hookRun {
+		cmd := exec.Command(filepath.Join(exe, "record-step"), "--policy", signed, "--policy-key", pub)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		cmd.Dir = root
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "TMPDIR=" + tmp, "LOGBOOK_DIR=" + data, "LOGBOOK_CACHE_DIR=" + filepath.Join(data, "cache"), "HOME=" + data}
+		cmd.Stdin = bytes.NewReader(policyEvent("PreToolUse", "Bash", id, `{"command":"rm -rf /"}`))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v %s", err, errb.String())
+		}
+		return hookRun{stdout: out.String(), stderr: errb.String()}
+	}
+	r := hook("t1")
+	if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || !strings.Contains(r.stderr, decider.ErrInsecure) || asked.Load() != 0 {
+		t.Fatalf("squatted directory: %+v, squatter asked %d times", r, asked.Load())
+	}
+	if log, _ := os.ReadFile(filepath.Join(data, "errors.log")); !bytes.Contains(log, []byte(decider.ErrInsecure)) {
+		t.Errorf("errors.log: %s", log)
+	}
+	l.Close()
+	os.RemoveAll(squat)
+	hook("t2") // makes the directory, starts the decider
+	var st syscall.Stat_t
+	if err := syscall.Lstat(squat, &st); err != nil || st.Uid != nobody || st.Mode&0o777 != 0o700 {
+		t.Fatalf("the hook's own directory: %v uid %d mode %o", err, st.Uid, st.Mode&0o777)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for servers(t, squat) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no decider serves the hook's own directory")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for syscall.Lstat(decider.Socket(squat, key), &st) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the hook's decider does not listen")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st.Uid != nobody || st.Mode&0o777 != 0o600 {
+		t.Errorf("the decider's socket: uid %d mode %o", st.Uid, st.Mode&0o777)
+	}
+	r = hook("t3")
+	if !strings.Contains(r.stdout, `"permissionDecision":"deny"`) || r.stderr != "" {
+		t.Errorf("through the decider: %+v", r)
+	}
+	// The decider leaves once its binary is gone (the test's cleanup).
 }

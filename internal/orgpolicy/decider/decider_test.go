@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -329,9 +330,23 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 	}
 	c.Close()
 	if os.Geteuid() == 0 {
+		// The socket file given to uid 4321: seen from 4321 the file is
+		// its own, but the process answering (SO_PEERCRED) is root's.
 		os.Chown(Socket(dir, key), 4321, 4321)
-		if _, err := ask(t, dir, key, time.Second); Code(err) != ErrInsecure || !strings.Contains(err.Error(), "uid 4321") {
+		c, err := Connect(Socket(dir, key)) // as root: the file is another user's
+		if Code(err) != ErrInsecure || !strings.Contains(err.Error(), "uid 4321") {
 			t.Errorf("another user's socket file: %v", err)
+		}
+		if c != nil {
+			c.Close()
+		}
+		fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		defer syscall.Close(fd)
+		if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: Socket(dir, key)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := checkPeerAs(fd, Socket(dir, key), 4321); Code(err) != ErrInsecure || !strings.Contains(err.Error(), "answered by uid 0") {
+			t.Errorf("answered by another user's process: %v", err)
 		}
 	}
 	select {
