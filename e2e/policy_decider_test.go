@@ -29,6 +29,8 @@ func deciderHook(t *testing.T, exe, data, socks, mode, at string, payload []byte
 		cmd.Env = append(cmd.Env, "LOGBOOK_NOW="+at)
 	}
 	cmd.Stdin = bytes.NewReader(payload)
+	os.MkdirAll(data, 0o700)
+	cmd.Dir = data // a relative --dir is below it
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -92,6 +94,10 @@ func TestPolicyDeciderSameBytes(t *testing.T) {
 		{[]byte(`{"session_id":"gated","cwd":"/w","hook_event_name":"PermissionRequest","tool_name":"Write","tool_input":{"file_path":"/w/prod.env","content":"x"}}`), nil},
 		{[]byte(`{"session_id":"gated","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":`), nil}, // cut off
 		{[]byte(`{"session_id":"gated","cwd":"/w","hook_event_name":"Stop"}`), []string{"--fail-closed"}},
+		// Codex's notify program: the payload is the last argument.
+		{nil, []string{"--harness", "codex", `{"type":"agent-turn-complete","thread-id":"gated","turn-id":"1","cwd":"/w","input-messages":["hi"],"last-assistant-message":"done"}`}},
+		// A relative --dir: the caller's working directory, not the decider's.
+		{policyEvent("PreToolUse", "Bash", "t9", `{"command":"rm -rf x"}`), []string{"--dir", "rel"}},
 	}
 	viaExec, viaDecider := filepath.Join(root, "exec"), filepath.Join(root, "decider")
 	for i, c := range calls {
@@ -107,18 +113,34 @@ func TestPolicyDeciderSameBytes(t *testing.T) {
 	if after.Pid != before.Pid || after.Served-before.Served != uint64(len(calls)) {
 		t.Errorf("the decider did not answer every call: %+v then %+v", before, after)
 	}
-	for _, name := range []string{"gated.steps.jsonl", "errors.log"} {
-		x, errX := os.ReadFile(filepath.Join(viaExec, name))
-		y, errY := os.ReadFile(filepath.Join(viaDecider, name))
-		if errX != nil || errY != nil {
-			t.Fatalf("%s: %v %v", name, errX, errY)
+	// Every file the two wrote, byte for byte (errors.log's lines may
+	// name the session directory, which differs).
+	files := func(d string) map[string][]byte {
+		m := map[string][]byte{}
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() && !strings.HasSuffix(p, ".lock") {
+				b, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(d, p)
+				m[rel] = bytes.ReplaceAll(b, []byte(d), nil)
+			}
+			return nil
+		})
+		return m
+	}
+	x, y := files(viaExec), files(viaDecider)
+	for _, want := range []string{"gated.steps.jsonl", "errors.log", "rel/gated.steps.jsonl"} {
+		if x[want] == nil {
+			t.Errorf("the exec'd hook wrote no %s", want)
 		}
-		if name == "errors.log" {
-			// Its lines may name the session directory, which differs.
-			x, y = bytes.ReplaceAll(x, []byte(viaExec), nil), bytes.ReplaceAll(y, []byte(viaDecider), nil)
+	}
+	for name := range y {
+		if x[name] == nil {
+			t.Errorf("only the decider wrote %s", name)
 		}
-		if !bytes.Equal(x, y) {
-			t.Errorf("%s differs:\nexec'd hook:\n%s\ndecider:\n%s", name, x, y)
+	}
+	for name, b := range x {
+		if !bytes.Equal(b, y[name]) {
+			t.Errorf("%s differs:\nexec'd hook:\n%s\ndecider:\n%s", name, b, y[name])
 		}
 	}
 	j, _ := os.ReadFile(filepath.Join(viaDecider, "gated.steps.jsonl"))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
@@ -103,9 +102,9 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 		at = instant.Format(time.Now())
 	}
 	dir, dirErr := cli.Dir(g.dir, getenv)
-	if hc.cwd != "" && dir != "" && !filepath.IsAbs(dir) {
+	if hc.cwd != "" {
 		// A decider's working directory is not the caller's.
-		dir = filepath.Join(hc.cwd, dir)
+		dir, dirErr = cli.DirIn(hc.cwd, g.dir, getenv), nil
 	}
 	report := func(msg string) {
 		fmt.Fprintln(stderr, "logbook-policy:", msg)
