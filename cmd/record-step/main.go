@@ -86,7 +86,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
-	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy hook, built beside record-step, records and answers in this process's place (docs/policy.md)")
+	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy, built beside record-step, records and answers: the user's decider for the policy (logbook-policy serve, started on the first call), else logbook-policy hook in this process's place (docs/policy.md §7; LOGBOOK_POLICYD=off: always the latter)")
 	var policyKeys listFlag
 	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
 	policyFail := fs.String("policy-fail", "deny", "with --policy: the decision when the policy cannot be loaded, `deny` or allow")
