@@ -29,6 +29,7 @@ type gateFlags struct {
 	failClosed bool
 	hint       hookevent.Hint
 	server     string
+	serverKeys keyList
 }
 
 func (g *gateFlags) define(fs *flag.FlagSet) {
@@ -40,6 +41,9 @@ func (g *gateFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&g.hint.Harness, "harness", "", "the harness whose configuration runs this hook")
 	fs.StringVar(&g.hint.Event, "event", "", "the event this hook is configured for, for payloads that name none")
 	fs.StringVar(&g.server, "server", "", "not with --policy: a server gates with its own --policy")
+	// record-step hands on every flag it has: one this hook did not
+	// know would make the hook line "broken" and the call ungated.
+	fs.Var(&g.serverKeys, "server-key", "not with --policy (record-step's --server-key, ignored here)")
 }
 
 // load reads and verifies the policy; what cannot be loaded becomes a
