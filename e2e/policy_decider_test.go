@@ -383,3 +383,31 @@ func TestPolicyDeciderSquat(t *testing.T) {
 	}
 	// The decider leaves once its binary is gone (the test's cleanup).
 }
+
+// TestPolicyHookTakesRecordStepFlags: record-step --policy hands all its
+// arguments to logbook-policy hook (exec'd, or in the decider), so the
+// hook must take every flag record-step has: one it did not know would
+// make the hook line a broken one, which exits 0 and lets the call
+// through ungated.
+func TestPolicyHookTakesRecordStepFlags(t *testing.T) {
+	t.Parallel()
+	flags := func(argv ...string) map[string]bool {
+		out, _ := exec.Command(filepath.Join(bin, argv[0]), argv[1:]...).CombinedOutput()
+		m := map[string]bool{}
+		for _, l := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(l, "  -") {
+				m[f[0]] = true
+			}
+		}
+		return m
+	}
+	rs, hook := flags("record-step", "--help"), flags("logbook-policy", "hook", "--help")
+	if len(rs) < 8 {
+		t.Fatalf("record-step --help lists %d flags: %v", len(rs), rs)
+	}
+	for f := range rs {
+		if !hook[f] {
+			t.Errorf("record-step has %s, logbook-policy hook does not", f)
+		}
+	}
+}
