@@ -30,6 +30,7 @@ type gateFlags struct {
 	hint       hookevent.Hint
 	server     string
 	require    string
+	serverKeys keyList
 }
 
 func (g *gateFlags) define(fs *flag.FlagSet) {
@@ -42,6 +43,9 @@ func (g *gateFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&g.hint.Event, "event", "", "the event this hook is configured for, for payloads that name none")
 	fs.StringVar(&g.server, "server", "", "not with --policy: a server gates with its own --policy")
 	fs.StringVar(&g.require, "require-policy", "", "accept only the policy with this `DIGEST` (logbook-policy verify prints it): another one, even signed by a --policy-key, is not in force and gated calls are decided --policy-fail")
+	// record-step hands on every flag it has: one this hook did not
+	// know would make the hook line "broken" and the call ungated.
+	fs.Var(&g.serverKeys, "server-key", "not with --policy (record-step's --server-key, ignored here)")
 }
 
 // load reads and verifies the policy; what cannot be loaded becomes a
@@ -96,6 +100,18 @@ func isDigest(s string) bool {
 // the policy allows (unless --fail-closed), and a call the policy denies
 // is denied even when it could not be recorded.
 func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return hookIn(hookCtx{}, args, stdin, stdout, stderr, getenv)
+}
+
+// hookCtx is what a decider (serve.go) gives hookIn in place of this
+// process's own: the caller's working directory and the gate it loaded
+// once. The zero value is the hook's own process.
+type hookCtx struct {
+	cwd  string     // "": os.Getwd
+	gate *gate.Gate // nil: load the --policy file now
+}
+
+func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("logbook-policy hook", flag.ContinueOnError)
 	var g gateFlags
 	g.define(fs)
@@ -114,6 +130,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		at = instant.Format(time.Now())
 	}
 	dir, dirErr := cli.Dir(g.dir, getenv)
+	if hc.cwd != "" {
+		// A decider's working directory is not the caller's.
+		dir, dirErr = cli.DirIn(hc.cwd, g.dir, getenv), nil
+	}
 	report := func(msg string) {
 		fmt.Fprintln(stderr, "logbook-policy:", msg)
 		if dir != "" {
@@ -131,7 +151,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		return failExit(g.failClosed)
 	}
 	payload = cli.StripBOM(payload)
-	gt := g.load()
+	gt := hc.gate
+	if gt == nil {
+		gt = g.load()
+	}
 	if gt.LoadErr != nil {
 		report(fmt.Sprintf("policy %s not in force (%v); gated calls are decided %s", g.policy, gt.LoadErr, gt.OnLoadError))
 	}
@@ -142,7 +165,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		report(fmt.Sprintf("not recorded: %v", dirErr))
 		return failExit(g.failClosed)
 	}
-	cwd, _ := os.Getwd()
+	cwd := hc.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
 	now := func() string {
 		if clockErr != nil {
 			return instant.Format(time.Now())
