@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 
 	"github.com/logbook-project/logbook/internal/format"
@@ -133,15 +132,16 @@ func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 	return out, nil
 }
 
-// piped holds what was read from a pipe (/dev/stdin, a FIFO) while looking
-// for a cassette: a pipe reads only once, and the record it turns out to be
-// must be verified from the same bytes, not from an emptied pipe.
+// piped holds what was read from the one file named while looking for a
+// cassette: a pipe (/dev/stdin, a FIFO) reads only once, and the record it
+// turns out to be must be verified from the same bytes, not from an emptied
+// pipe. A regular file is kept too: reading it again would hold two copies
+// of it at once (the first is garbage the collector has not reached), which
+// was half of logbook-verify's peak memory on a large record (issue 22).
 var piped = map[string][]byte{}
 
 func keepPiped(path string, data []byte) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		piped[path] = data
-	}
+	piped[path] = data
 }
 
 // readInput reads a record, bundle or transcript named on the command line:

@@ -196,7 +196,9 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Wri
 	if err := notARecord(file, data); err != nil {
 		return ioError(name, err)
 	}
-	// The file and one canonical copy of it are live at the peak.
+	// The file is live throughout; a record whose members are not in
+	// the sealer's order also holds one canonical copy of it (the signed
+	// bytes, record.Verify), and the limit leaves room for that.
 	membudget.ForInput(int64(len(data)), 2)
 	in.Record = data
 	out := verdict.Run(in)
