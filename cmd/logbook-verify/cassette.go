@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -108,7 +109,29 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 // isRecord reports a logbook record (its "version" member names the
 // format; records are canonical JSON, so it is written without spaces).
 func isRecord(data []byte) bool {
-	return bytes.Contains(data, []byte(`"version":"`+format.Version+`"`))
+	pat := `"version":"` + format.Version + `"`
+	return containsFrom(data, []byte(pat), strings.IndexByte(pat, '@'))
+}
+
+// containsFrom is bytes.Contains(data, pat), found by searching for
+// pat[k:] and checking the k bytes before each hit. With pat[k] a byte
+// rarer in the data than pat[0] it is several times faster on a record,
+// where pat[0] is often '"', at every other position (a tenth of
+// logbook-verify's time on a 100,000-step record went to two such scans).
+func containsFrom(data, pat []byte, k int) bool {
+	rest := pat[k:]
+	for off := k; off <= len(data); {
+		i := bytes.Index(data[off:], rest)
+		if i < 0 {
+			return false
+		}
+		at := off + i
+		if bytes.Equal(data[at-k:at], pat[:k]) {
+			return true
+		}
+		off = at + 1
+	}
+	return false
 }
 
 // readKeys reads a cassette's pinned or revoked key files: SPKI PEM, or

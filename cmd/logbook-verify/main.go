@@ -11,12 +11,12 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
@@ -211,7 +211,7 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Wri
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
 		verdict.WriteHuman(stdout, out)
-		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
+		if note := `"data":{"event":"` + unsealed.Event + `"}`; res.OK && containsFrom(data, []byte(note), strings.IndexByte(note, '{')) {
 			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
 		}
 	}
