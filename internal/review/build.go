@@ -40,8 +40,9 @@ type Call struct {
 	Note string `json:"note,omitempty"`
 	// Gate is the organization policy's decision on the call, when a
 	// gate step names it.
-	Gate *Gate `json:"gate,omitempty"`
-	pos  int64 // seq of its first step, for ordering
+	Gate  *Gate `json:"gate,omitempty"`
+	pos   int64 // seq of its first step, for ordering
+	files callFiles
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
