@@ -1,7 +1,6 @@
 package review
 
 import (
-	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -43,16 +42,14 @@ func FromCollected(c *Collector, data []byte, res record.Result, pinnedAny bool)
 	if c.b == nil {
 		c.b = newStreamBuild()
 	}
-	if !c.top || int64(c.b.n) != c.claimed || !c.b.ok() {
+	// A refused record (no record id) is reviewed from every step held:
+	// its gaps are counted then, by the review, not by the verifier.
+	if !c.top || int64(c.b.n) != c.claimed || !c.b.ok() || res.RecordID == "" {
 		c.b = nil
 		return FromRecord(data, res, pinnedAny)
 	}
 	r := &Review{Verdict: verdictOf(res, pinnedAny), Turns: []Turn{}, Session: c.ses}
-	var counted *gaps.Counts
-	if res.RecordID != "" { // counted by the verifier, over the same steps
-		counted = &res.Gaps
-	}
-	r.Turns, r.Summary = c.b.finish(counted)
+	r.Turns, r.Summary = c.b.finish(res.Gaps) // counted by the verifier, over the same steps
 	c.b = nil
 	return r, nil
 }

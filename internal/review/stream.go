@@ -21,12 +21,14 @@ import (
 type streamBuild struct {
 	n       int
 	inOrder bool
-	tr      gaps.Tracker
 	calls   map[string]*Call
 	waiting map[string][]*Call // id-less pre-events waiting for their post-event, by tool
 	order   []*Call
-	lite    []lite // one per step
-	kept    []Step // the steps that are not only a call's pre- or post-event
+	lite    [][]lite // one per step, in chunks of liteChunk (no copying as it grows)
+	// kept are the steps that are not only a call's pre- or post-event,
+	// each already the Event row it may become (a prompt's Step is the
+	// turn's prompt).
+	kept []*Event
 	// named is, for each sub-agent id a call's event names, the first
 	// such event's agentType and time: the sub-agent's group is opened
 	// there when no SubagentStart came before it.
@@ -42,6 +44,10 @@ type lite struct {
 }
 
 type agentSeen struct{ typ, at string }
+
+const liteChunk = 8192
+
+func (b *streamBuild) liteAt(i int) *lite { return &b.lite[i/liteChunk][i%liteChunk] }
 
 // callFiles are the files named by a call's first pre- and post-event
 // (callPaths reads the first pre-event's, else the first post-event's).
@@ -67,7 +73,6 @@ func (b *streamBuild) add(v *strictjson.Value) {
 	if st.Seq != int64(i) {
 		b.inOrder = false
 	}
-	b.tr.Observe(st.Event, st.ToolUseID)
 	ph := gaps.PhaseOf(st.Event)
 	call := ph == gaps.Pre || ph == gaps.Post
 	if i == 0 || st.At < b.start {
@@ -84,9 +89,13 @@ func (b *streamBuild) add(v *strictjson.Value) {
 			st.Inputs, st.Outputs = reader{share: true}.strs(v.Get("inputsSha256")), reader{share: true}.strs(v.Get("outputsSha256"))
 		}
 		l.kept = int32(len(b.kept))
-		b.kept = append(b.kept, st)
+		b.kept = append(b.kept, &Event{Step: st})
 	}
-	b.lite = append(b.lite, l)
+	if i%liteChunk == 0 {
+		b.lite = append(b.lite, make([]lite, 0, liteChunk))
+	}
+	last := &b.lite[len(b.lite)-1]
+	*last = append(*last, l)
 	if !call {
 		return
 	}
@@ -128,17 +137,19 @@ func stepPaths(st *Step) []string {
 	return nil
 }
 
-// finish is the rest of build, over the lite steps and the kept ones.
-func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
-	steps, calls, order := b.lite, b.calls, b.order
+// finish is the rest of build, over the lite steps and the kept ones;
+// counted is the verifier's gap count of the same steps.
+func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
+	calls, order := b.calls, b.order
 	kept := b.kept
+	n := b.n
 	for _, c := range order {
 		c.finish()
 	}
 	// joinGates, over the kept steps (every gate step is kept).
 	gated := map[int64]bool{}
-	for k := range kept {
-		st := &kept[k]
+	for _, ev := range kept {
+		st := &ev.Step
 		if st.Gate == nil || st.ToolUseID == "" {
 			continue
 		}
@@ -148,8 +159,8 @@ func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
 		}
 	}
 	// Calls that only a PostToolBatch names (every step with BatchIDs is kept).
-	for k := range kept {
-		st := &kept[k]
+	for _, ev := range kept {
+		st := &ev.Step
 		for j, id := range st.BatchIDs {
 			if id == "" || calls[id] != nil {
 				continue
@@ -169,14 +180,14 @@ func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
 	// The event of a step that is not kept is a call's: never a
 	// SubagentStart, SubagentStop or UserPromptSubmit.
 	event := func(i int) string {
-		if k := steps[i].kept; k >= 0 {
+		if k := b.liteAt(i).kept; k >= 0 {
 			return kept[k].Event
 		}
 		return ""
 	}
 	byID := false
-	for i := range steps {
-		if e := event(i); steps[i].agentID != "" && e != "SubagentStart" && e != "SubagentStop" {
+	for i := 0; i < n; i++ {
+		if e := event(i); b.liteAt(i).agentID != "" && e != "SubagentStart" && e != "SubagentStop" {
 			byID = true
 			break
 		}
@@ -184,12 +195,12 @@ func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
 	agents := map[string]*SubAgent{}
 	var open []*SubAgent
 	agentOf := map[int64]string{} // seq -> agent id
-	for i := range steps {
-		st := &steps[i]
+	for i := 0; i < n; i++ {
+		st := b.liteAt(i)
 		seq := int64(i)
 		var full *Step
 		if st.kept >= 0 {
-			full = &kept[st.kept]
+			full = &kept[st.kept].Step
 		}
 		switch event(i) {
 		case "SubagentStart":
@@ -232,21 +243,21 @@ func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
 	}
 
 	// Turns.
-	turnAt := make([]int32, len(steps))
+	turnAt := make([]int32, n)
 	turns = []Turn{{Items: []Item{}}}
 	byTurnID := map[string]int{}
-	for i := range steps {
+	for i := 0; i < n; i++ {
 		if event(i) == "UserPromptSubmit" && agentOf[int64(i)] == "" {
-			p := kept[steps[i].kept] // a prompt is no call's event: kept
-			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
+			p := &kept[b.liteAt(i).kept].Step // a prompt is no call's event: kept
+			turns = append(turns, Turn{Number: len(turns), Prompt: p, Items: []Item{}})
 			if p.TurnID != "" {
 				byTurnID[p.TurnID] = len(turns) - 1
 			}
 		}
 		turnAt[i] = int32(len(turns) - 1)
 	}
-	for i := range steps {
-		if t, ok := byTurnID[steps[i].turnID]; ok && steps[i].turnID != "" {
+	for i := 0; i < n; i++ {
+		if t, ok := byTurnID[b.liteAt(i).turnID]; ok && b.liteAt(i).turnID != "" {
 			turnAt[i] = int32(t)
 		}
 	}
@@ -275,13 +286,14 @@ func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
 		c.Agent = agentOf[c.pos]
 		all = append(all, placed{c.pos, Item{Call: c, pos: c.pos}})
 	}
-	for k := range kept {
-		st := &kept[k]
+	for _, ev := range kept {
+		st := &ev.Step
 		ph := gaps.PhaseOf(st.Event)
 		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
 			continue
 		}
-		all = append(all, placed{st.Seq, Item{Event: &Event{Step: *st, Agent: agentOf[st.Seq]}, pos: st.Seq}})
+		ev.Agent = agentOf[st.Seq]
+		all = append(all, placed{st.Seq, Item{Event: ev, pos: st.Seq}})
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
 	for _, p := range all {
@@ -302,11 +314,7 @@ func (b *streamBuild) finish(counted *gaps.Counts) (turns []Turn, sum Summary) {
 		turns = turns[1:]
 	}
 
-	g := b.tr.Counts()
-	if counted != nil {
-		g = *counted
-	}
-	sum = b.summarize(order, g)
+	sum = b.summarize(order, counted)
 	sum.SubAgents = len(agents)
 	for _, t := range turns {
 		if t.Prompt != nil {
@@ -363,8 +371,8 @@ func (b *streamBuild) callPaths(c *Call) []string {
 	case len(c.Post) > 0:
 		return f.post
 	}
-	if c.pos < 0 || c.pos >= int64(len(b.lite)) || b.lite[c.pos].kept < 0 {
+	if c.pos < 0 || c.pos >= int64(b.n) || b.liteAt(int(c.pos)).kept < 0 {
 		return nil
 	}
-	return stepPaths(&b.kept[b.lite[c.pos].kept])
+	return stepPaths(&b.kept[b.liteAt(int(c.pos)).kept].Step)
 }
