@@ -154,7 +154,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			continue
 		}
 		if c := calls[st.ToolUseID]; c != nil && c.Gate == nil {
-			c.Gate = st.Gate
+			c.Gate, c.GateStep = st.Gate, st // a kept step, no row of its own
 			gated[st.Seq] = true
 		}
 	}
@@ -298,15 +298,18 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
 	for _, p := range all {
 		agent := agentOf[p.pos]
-		if p.it.Event != nil && (p.it.Event.Event == "SubagentStart") {
-			if a := agents[agent]; a != nil && !placedAgent[agent] {
-				placedAgent[agent] = true
-				turns[turnAt[p.pos]].Items = append(turns[turnAt[p.pos]].Items, Item{SubAgent: a, pos: p.pos})
+		if ev := p.it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
+			// The start opens the group and the stop closes it: neither
+			// is an item of its own, both are the group's marks. A stop
+			// of a sub-agent nothing else names stays an event.
+			if a := agents[agent]; a != nil {
+				a.Marks = append(a.Marks, ev.Step)
+				if ev.Event == "SubagentStart" && !placedAgent[agent] {
+					placedAgent[agent] = true
+					turns[turnAt[p.pos]].Items = append(turns[turnAt[p.pos]].Items, Item{SubAgent: a, pos: p.pos})
+				}
+				continue
 			}
-			continue
-		}
-		if p.it.Event != nil && p.it.Event.Event == "SubagentStop" {
-			continue
 		}
 		add(int(turnAt[p.pos]), agent, p.it)
 	}

@@ -32,6 +32,13 @@ func reviewBoth(t *testing.T, rec []byte) (collected, whole [2][]byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// What --json leaves out and OTLP logs send: each call's gate
+		// step and each sub-agent's marks.
+		hidden, err := json.Marshal(hiddenSteps(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		js = append(append(js, '\n'), hidden...)
 		var text bytes.Buffer
 		if err := review.WriteText(&text, r, review.TextOptions{Width: 100}); err != nil {
 			t.Fatal(err)
@@ -39,6 +46,28 @@ func reviewBoth(t *testing.T, rec []byte) (collected, whole [2][]byte) {
 		return [2][]byte{js, text.Bytes()}
 	}
 	return show(review.FromCollected(&col, rec, res, false)), show(review.FromRecord(rec, res, false))
+}
+
+// hiddenSteps lists the steps rows carry outside their JSON: a call's
+// GateStep, a sub-agent's Marks.
+func hiddenSteps(r *review.Review) []any {
+	var out []any
+	var walk func([]review.Item)
+	walk = func(items []review.Item) {
+		for _, it := range items {
+			if c := it.Call; c != nil {
+				out = append(out, c.ToolUseID, c.GateStep)
+			}
+			if a := it.SubAgent; a != nil {
+				out = append(out, a.ID, a.Marks)
+				walk(a.Items)
+			}
+		}
+	}
+	for _, tu := range r.Turns {
+		walk(tu.Items)
+	}
+	return out
 }
 
 // TestStreamBuildMatchesBuild: the review built from the steps as they
@@ -69,7 +98,9 @@ func TestStreamBuildMatchesBuild(t *testing.T) {
 			add(s.Events)
 		}
 	}
-	sessions = append(sessions, reviewtest.Session, reviewtest.Repeat(200))
+	sessions = append(sessions, reviewtest.Session, reviewtest.Repeat(200),
+		append(append([]string{}, reviewtest.Session...), // a stop of no known sub-agent (TestSubAgentMarks)
+			`{"session_id":"s1","cwd":"/w","hook_event_name":"SubagentStop","agent_id":"ag-gone","agent_type":"Plan"}`))
 	rng := rand.New(rand.NewPCG(1, 2))
 	n := len(sessions)
 	for k := 0; k < n; k++ {

@@ -128,6 +128,7 @@ type parser struct {
 	inStream bool                           // while reading a streamed item
 	shallow  bool                           // keep the root's children only (see Shallow)
 	each     func(i int, item *Value) error // Shallow's per-item callback for a root array
+	input    int                            // the whole input's length when s is one line of it (ParseLines)
 	// Scratch stacks: children are collected here and copied once into an
 	// exactly sized slice, instead of growing each array by doubling.
 	items   []Value
@@ -199,7 +200,7 @@ func first[T any](b []T) *T {
 
 // slabSize scales with the input, so parsing a one-line step does not pay
 // for a block sized for a 100,000-step record.
-func (p *parser) slabSize() int { return min(maxSlab, len(p.s)/64) }
+func (p *parser) slabSize() int { return min(maxSlab, max(len(p.s), p.input)/64) }
 
 func (p *parser) errf(format string, args ...any) error {
 	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
