@@ -11,12 +11,12 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
@@ -205,7 +205,9 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout, stder
 	if err := notARecord(file, data); err != nil {
 		return ioError(name, err)
 	}
-	// The file and one canonical copy of it are live at the peak.
+	// The file is live throughout; a record whose members are not in
+	// the sealer's order also holds one canonical copy of it (the signed
+	// bytes, record.Verify), and the limit leaves room for that.
 	membudget.ForInput(int64(len(data)), 2)
 	in.Record = data
 	out := verdict.Run(in)
@@ -228,7 +230,7 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout, stder
 		if hint != "" {
 			fmt.Fprintln(stdout, "hint:", hint)
 		}
-		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
+		if note := `"data":{"event":"` + unsealed.Event + `"}`; res.OK && containsFrom(data, []byte(note), strings.IndexByte(note, '{')) {
 			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
 		}
 	}

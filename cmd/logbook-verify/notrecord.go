@@ -21,7 +21,8 @@ import (
 // sealed. Anything else goes to the verifier, which names its refusal.
 func notARecord(file string, data []byte) error {
 	first, _, _ := bytes.Cut(data, []byte("\n"))
-	if !strings.HasSuffix(file, ".steps.jsonl") && !bytes.Contains(first, []byte(`"format":"`+format.Journal+`"`)) {
+	header := `"format":"` + format.Journal + `"`
+	if !strings.HasSuffix(file, ".steps.jsonl") && !containsFrom(first, []byte(header), strings.IndexByte(header, '@')) {
 		return nil
 	}
 	id := strings.TrimSuffix(filepath.Base(file), ".steps.jsonl")

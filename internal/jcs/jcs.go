@@ -235,13 +235,33 @@ func utf16Key(r rune) int64 {
 
 const hexDigits = "0123456789abcdef"
 
+// plainPrefix is how many leading bytes of s need no escape, rounded down
+// to 8: it tests eight bytes at a time for a control character, '"' or
+// '\\' (each test below is exact for "some byte is", the classic
+// has-zero-byte and has-less-than bit tricks), so the bulk of a record's
+// text is copied without a look at each byte.
+func plainPrefix(s string) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q := x ^ (lo * '"')
+		bs := x ^ (lo * '\\')
+		if ((x-lo*0x20)&^x|(q-lo)&^q|(bs-lo)&^bs)&hi != 0 {
+			break
+		}
+	}
+	return i
+}
+
 // AppendString writes s as an RFC 8785 string: only '"', '\\' and control
 // characters are escaped; everything else, U+2028 and U+2029 included, is
 // written as its UTF-8 bytes. s must be valid UTF-8.
 func (b *Buffer) AppendString(s string) {
 	b.B = append(b.B, '"')
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := plainPrefix(s); i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue

@@ -10,9 +10,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
+
 	"github.com/logbook-project/logbook/internal/edkey"
+	"github.com/logbook-project/logbook/internal/edsign"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
+	"github.com/logbook-project/logbook/internal/record/signed"
 	"slices"
 	"strconv"
 
@@ -87,23 +92,28 @@ type Facts struct {
 //
 // It reads the file once and never holds the steps as a tree: the reader
 // streams the steps one at a time through the shape, order and chain
-// checks, which write each step's canonical bytes straight into the signed
-// bytes, and keeps everything else. Each check keeps its first failure, and
-// the verdict is chosen in the spec's order at the end. Memory is about
-// the file plus the signed bytes.
+// checks, which write each step's canonical bytes into the signed bytes,
+// and keeps everything else. Each check keeps its first failure, and the
+// verdict is chosen in the spec's order at the end.
+//
+// The signed bytes (spec §6) are as long as the record, and they are not
+// held either: when the members that the envelope before the steps is
+// built from (session, chainTip, stepCount, signature, signerIdentity)
+// come before "steps" in the file, as the sealer writes them, the
+// envelope's first part is built as the steps begin and the signed bytes
+// are written, a batch of steps at a time, into the hashes of Ed25519
+// (edsign.Verifier) and of the record id. Memory is then about the file.
+// A record in another member order is checked the same way over the
+// signed bytes built whole (verifyHeld).
 func Verify(data []byte, opt Options) Result {
-	// The steps are written first and moved up once the envelope prefix,
-	// which needs the session, is built after the read. One buffer the
-	// size of the file holds them all: canonical text is never longer than
-	// the text it came from, and the envelope's own few hundred bytes fit
-	// in the slack. (It was twice the file, with room in front: untouched
-	// pages cost no memory, but the collector counts them as live heap and
-	// let the process grow to several times the file; issue 22.)
-	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt, each: opt.EachStep}
-	w.signed.B = append(bigbuf.Alloc(len(data)+4096), '[')
+	return verify(data, opt, false)
+}
+
+func verify(data []byte, opt Options, hold bool) Result {
+	w := stepWalker{hasher: newChainHasher(), data: data, want: opt.HashesAt, each: opt.EachStep, hold: hold}
 	rec, err := strictjson.Parse(data, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps", Stream: w.step,
-		StreamShallow: []string{"data", "dossier"}})
-	chainResult, lastHash := w.hasher.wait()
+		StreamStart: w.begin, StreamShallow: []string{"data", "dossier"}})
+	chainResult, lastHash := w.hasher.wait(w.pending())
 	if err != nil {
 		return refuse(format.NotJSON, err.Error())
 	}
@@ -132,13 +142,6 @@ func Verify(data []byte, opt Options) Result {
 	if err != nil {
 		return refuse(format.Shape, fmt.Sprintf("cannot build the signed bytes: %v", err)) // unreachable after the shape check
 	}
-	// The steps move up to make room for the prefix (copy is a memmove),
-	// in the same buffer when it has room, else in a grown one.
-	steps := w.signed.B
-	signed := slices.Grow(steps, len(prefix)+1+len(suffix))[:len(prefix)+len(steps)]
-	copy(signed[len(prefix):], steps)
-	copy(signed, prefix)
-	signed = append(append(signed, ']'), suffix...)
 	if intOf(parts.StepCount) != int64(w.n) {
 		return refuse(format.StepCountMismatch, fmt.Sprintf("stepCount is %s, the record has %d steps", parts.StepCount.Str, w.n))
 	}
@@ -149,12 +152,150 @@ func Verify(data []byte, opt Options) Result {
 	if parts.ChainTip.Str != tip {
 		return refuse(format.TipMismatch, fmt.Sprintf("chainTip is %s, the chain ends at %s", parts.ChainTip.Str, tip))
 	}
-	res := checkSignature(parts, signed, w.n, opt)
+	var res Result
+	switch s := w.stream; {
+	case s != nil && bytes.Equal(s.prefix, prefix) && s.sameKey(parts):
+		// The envelope built as the steps began is the record's: the
+		// signed bytes went to the hashes; only their end is left.
+		s.sink.Write([]byte{']'})
+		s.sink.Write(suffix)
+		res = checkSignature(parts, w.n, opt, func(pub, sig []byte) (bool, string) {
+			return s.ver.Verify(), signed.IDOf(s.id)
+		})
+	case !hold && (s != nil || w.signed.B == nil):
+		// A signerIdentity after the steps (the envelope guessed without
+		// it), or no steps array read as one: read again, holding the
+		// signed bytes. The steps were handed to EachStep already.
+		opt.EachStep, opt.Top = nil, nil
+		return verify(data, opt, true)
+	default:
+		if w.signed.B == nil {
+			w.signed.B = []byte{'['} // unreachable: a record without a steps array is refused above
+		}
+		res = checkSignature(parts, w.n, opt, func(pub, sig []byte) (bool, string) {
+			return verifyHeld(w.signed.B, prefix, suffix, pub, sig)
+		})
+	}
 	if res.RecordID != "" {
 		res.Hashes = w.hashes
 		res.Gaps = w.gaps.Counts()
 	}
 	return res
+}
+
+// verifyHeld checks the signature over the signed bytes built whole:
+// steps is the canonical steps array without its closing bracket, written
+// in a buffer the size of the file (canonical text is never longer than
+// the text it came from, and the envelope's own few hundred bytes fit in
+// the slack); it moves up to make room for the prefix.
+func verifyHeld(steps, prefix, suffix, pub, sig []byte) (bool, string) {
+	whole := slices.Grow(steps, len(prefix)+1+len(suffix))[:len(prefix)+len(steps)]
+	copy(whole[len(prefix):], steps)
+	copy(whole, prefix)
+	whole = append(append(whole, ']'), suffix...)
+	// The record id hashes the same bytes again: on the other core.
+	id := make(chan string, 1)
+	go func() { id <- RecordID(whole) }()
+	v, err := edsign.NewVerifier(pub, sig)
+	ok := err == nil
+	if ok {
+		v.Write(whole)
+		ok = v.Verify()
+	}
+	return ok, <-id
+}
+
+// sigStream is the signed bytes on their way into the two hashes over
+// them: Ed25519's k (with R and A before them) and the record id's.
+type sigStream struct {
+	prefix   []byte // the envelope up to the steps array, as hashed
+	pub, sig []byte // the key and signature the Verifier was started with
+	ver      *edsign.Verifier
+	id       hash.Hash
+	sink     io.Writer // ver and id
+}
+
+// sameKey reports whether the record's key and signature are the ones
+// the stream was started with (they are: the members were read before the
+// steps, and a key cannot appear twice; checked all the same).
+func (s *sigStream) sameKey(p Parts) bool {
+	pub, sig, ok := keyAndSig(p)
+	return ok && bytes.Equal(pub, s.pub) && bytes.Equal(sig, s.sig)
+}
+
+// keyAndSig decodes signature.publicKey (its last 32 bytes are the key)
+// and signature.value; ok is false when either does not decode.
+func keyAndSig(p Parts) (pub, sig []byte, ok bool) {
+	spki, sig, ok := spkiAndSig(p)
+	if !ok {
+		return nil, nil, false
+	}
+	return spki[len(spki)-ed25519.PublicKeySize:], sig, true
+}
+
+func spkiAndSig(p Parts) (spki, sig []byte, ok bool) {
+	valueHex, _ := p.Signature.GetString("value")
+	spki, err1 := hex.DecodeString(p.PublicKey)
+	sig, err2 := hex.DecodeString(valueHex)
+	if err1 != nil || err2 != nil || len(spki) < ed25519.PublicKeySize {
+		return nil, nil, false
+	}
+	return spki, sig, true
+}
+
+// begin is StreamStart: the top-level members before the steps. When they
+// hold what the envelope before the steps is built from, the signed bytes
+// are hashed as the steps are read; otherwise they are held.
+func (w *stepWalker) begin(before []strictjson.Member) error {
+	w.started = true
+	if !w.hold {
+		w.stream = streamFrom(before)
+	}
+	if w.stream == nil {
+		w.signed.B = append(bigbuf.Alloc(len(w.data)+4096), '[')
+		return nil
+	}
+	w.hasher.sink = w.stream.sink
+	w.signed.B = append(make([]byte, 0, 64<<10), '[')
+	return nil
+}
+
+// streamFrom starts the hashes of the signed bytes from the top-level
+// members read before the steps, or returns nil when they lack something
+// the envelope's first part needs. A signerIdentity that is not among them
+// is taken to be absent; Verify compares the envelope at the end and
+// reads the record again when that was wrong.
+func streamFrom(before []strictjson.Member) *sigStream {
+	top := strictjson.Obj(slices.Clone(before)...)
+	p := partsOf(&top)
+	if p.Session == nil || p.Session.Kind != strictjson.Object || p.ChainTip == nil || p.StepCount == nil || p.Signature == nil {
+		return nil
+	}
+	pub, sig, ok := keyAndSig(p)
+	if !ok {
+		return nil
+	}
+	prefix, _, err := envelope(p)
+	if err != nil {
+		return nil
+	}
+	ver, err := edsign.NewVerifier(pub, sig)
+	if err != nil {
+		return nil
+	}
+	s := &sigStream{prefix: prefix, pub: pub, sig: sig, ver: ver, id: signed.IDHash()}
+	s.sink = io.MultiWriter(s.ver, s.id)
+	s.sink.Write(prefix)
+	return s
+}
+
+// pending is what the walker has written and not yet sent: the last
+// batch's signed bytes when they are streamed, none when they are held.
+func (w *stepWalker) pending() []byte {
+	if w.stream == nil {
+		return nil
+	}
+	return w.signed.B
 }
 
 // stepWalker checks one step at a time (spec §7 steps 2-4) and keeps the
@@ -170,10 +311,16 @@ type stepWalker struct {
 	want         []int64          // Options.HashesAt
 	hashes       map[int64]string // the stated hashes at want
 	each         func(int, *strictjson.Value)
+	hold         bool       // build the signed bytes whole, never stream them
+	started      bool       // begin has run
+	stream       *sigStream // the signed bytes' hashes, when streamed
 }
 
 func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	w.n = i + 1
+	if !w.started {
+		w.begin(nil) // unreachable: StreamStart comes first
+	}
 	if w.shape.Code != "" {
 		return nil // a shape failure outranks anything a later step shows; read on for NOT_JSON
 	}
@@ -236,6 +383,15 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 		prevNull: prev.Kind == strictjson.Null, prev: prev.Str,
 		hash: st.Get("hash").Str,
 	})
+	if w.hasher.full() {
+		if w.stream == nil {
+			w.hasher.send(nil) // the jobs point into the held signed bytes
+		} else if next := w.hasher.send(w.signed.B); next != nil {
+			w.signed.B = next
+		} else {
+			w.signed.B = make([]byte, 0, max(64<<10, cap(w.signed.B)))
+		}
+	}
 	return nil
 }
 
@@ -306,27 +462,25 @@ func intOf(v *strictjson.Value) int64 {
 func refuse(code format.Code, detail string) Result { return Result{Code: code, Detail: detail} }
 
 // checkSignature is spec §7 steps 7 and 8, over the signed bytes.
-func checkSignature(p Parts, signed []byte, nSteps int, opt Options) Result {
-	valueHex, _ := p.Signature.GetString("value")
-	spki, err1 := hex.DecodeString(p.PublicKey)
-	sigBytes, err2 := hex.DecodeString(valueHex)
-	if err1 != nil || err2 != nil {
+// check verifies the signature (RFC 8032, as crypto/ed25519.Verify) over
+// the signed bytes and returns the record id over them.
+func checkSignature(p Parts, nSteps int, opt Options, check func(pub, sig []byte) (ok bool, recordID string)) Result {
+	spki, sigBytes, ok := spkiAndSig(p)
+	if !ok {
 		return refuse(format.SignatureInvalid, "undecodable hex") // the schema makes this unreachable
 	}
 	pub := ed25519.PublicKey(spki[len(spki)-ed25519.PublicKeySize:])
 	if d := WeakKey(pub); d != "" {
 		return refuse(format.SignatureInvalid, d)
 	}
-	// The record id hashes the same bytes again: on the other core.
-	id := make(chan string, 1)
-	go func() { id <- RecordID(signed) }()
-	if !ed25519.Verify(pub, signed, sigBytes) {
+	verified, id := check(pub, sigBytes)
+	if !verified {
 		return refuse(format.SignatureInvalid, "the Ed25519 signature does not verify over the signed bytes")
 	}
 	res := Result{
 		OK:        true,
 		Detail:    "signature verifies",
-		RecordID:  <-id,
+		RecordID:  id,
 		KeyID:     KeyID(spki),
 		StepCount: int64(nSteps),
 		Facts:     factsOf(p, pub, sigBytes),

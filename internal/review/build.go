@@ -45,6 +45,7 @@ type Call struct {
 	// step that is not a call's).
 	GateStep *Step `json:"-"`
 	pos      int64 // seq of its first step, for ordering
+	files    callFiles
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,

@@ -1,7 +1,6 @@
 package review
 
 import (
-	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -10,7 +9,7 @@ import (
 // them (record.Options.EachStep and Top, through verdict.Inputs), so a
 // review needs no second parse of the record.
 type Collector struct {
-	steps   []Step
+	b       *streamBuild
 	ses     Session
 	claimed int64 // stepCount, as the record states it
 	top     bool
@@ -18,8 +17,11 @@ type Collector struct {
 
 // Step is record.Options.EachStep.
 func (c *Collector) Step(i int, v *strictjson.Value) {
-	if i == len(c.steps) { // a step left out (refused) ends the collection
-		c.steps = append(c.steps, reader{share: true}.step(v))
+	if c.b == nil {
+		c.b = newStreamBuild()
+	}
+	if i == c.b.n { // a step left out (refused) ends the collection
+		c.b.add(v)
 	}
 }
 
@@ -34,17 +36,20 @@ func (c *Collector) Top(rec *strictjson.Value) {
 
 // FromCollected reviews a record whose steps c gathered while res was
 // reached; when the verifier did not hand over every step (a refusal
-// stopped it), the record is read again as FromRecord reads it.
+// stopped it), or a step's seq was not its place, the record is read
+// again as FromRecord reads it.
 func FromCollected(c *Collector, data []byte, res record.Result, pinnedAny bool) (*Review, error) {
-	if !c.top || int64(len(c.steps)) != c.claimed {
+	if c.b == nil {
+		c.b = newStreamBuild()
+	}
+	// A refused record (no record id) is reviewed from every step held:
+	// its gaps are counted then, by the review, not by the verifier.
+	if !c.top || int64(c.b.n) != c.claimed || !c.b.ok() || res.RecordID == "" {
+		c.b = nil
 		return FromRecord(data, res, pinnedAny)
 	}
 	r := &Review{Verdict: verdictOf(res, pinnedAny), Turns: []Turn{}, Session: c.ses}
-	var counted *gaps.Counts
-	if res.RecordID != "" { // counted by the verifier, over the same steps
-		counted = &res.Gaps
-	}
-	r.Turns, r.Summary = build(c.steps, counted)
-	c.steps = nil
+	r.Turns, r.Summary = c.b.finish(res.Gaps) // counted by the verifier, over the same steps
+	c.b = nil
 	return r, nil
 }

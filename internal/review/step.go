@@ -157,7 +157,10 @@ func str(v *strictjson.Value, key string) string {
 // reader copies the strings of a parsed step, or (share) keeps them: a
 // record read whole keeps its bytes unchanged for as long as the review
 // lives, and strings that point into it cost nothing.
-type reader struct{ share bool }
+type reader struct {
+	share     bool
+	noDigests bool // leave Inputs and Outputs out (a call's events: its row shows no digests)
+}
 
 func (r reader) str(v *strictjson.Value, key string) string {
 	s, _ := v.GetString(key)
@@ -205,8 +208,10 @@ func (r reader) step(v *strictjson.Value) Step {
 	if p := intp(v.Get("seq")); p != nil {
 		st.Seq = *p
 	}
-	st.Inputs = strs(v.Get("inputsSha256"))
-	st.Outputs = strs(v.Get("outputsSha256"))
+	if !r.noDigests {
+		st.Inputs = strs(v.Get("inputsSha256"))
+		st.Outputs = strs(v.Get("outputsSha256"))
+	}
 	d := v.Get("data")
 	if d == nil || d.Kind != strictjson.Object {
 		return st

@@ -35,6 +35,14 @@ type Options struct {
 	// without children, like Shallow's: a record step's free-form "data"
 	// of millions of values is then canonicalized from its text.
 	StreamShallow []string
+	// StreamStart, with Discard, is called as the discarded member's value
+	// begins, with the top-level members read before it, in text order. A
+	// caller that must know them before the items arrive (the verifier
+	// hashes a record's signed bytes as it reads the steps, and the bytes
+	// before the steps are built from those members) copies what it keeps:
+	// the slice is reused, the values it holds are not. An error ends the
+	// parse and is returned as is.
+	StreamStart func(before []Member) error
 	// EachMember, in a Shallow read whose root is an object, receives the
 	// root's members one at a time, in text order, and they are not kept
 	// (the root's Members stay empty). Duplicate keys are then not checked
@@ -296,17 +304,21 @@ func (p *parser) array(v *Value, depth int) error {
 		}
 		if stream {
 			p.inStream = false
-			if err := p.opt.Stream(n, &item); err != nil {
+			p.cb = item
+			if err := p.opt.Stream(n, &p.cb); err != nil {
 				return err
 			}
+			p.cb = Value{}
 			p.discard = 1
 			p.rewind(mark)
 		}
 		v.Flags |= item.Flags
 		if root && p.each != nil {
-			if err := p.each(n, &item); err != nil {
+			p.cb = item
+			if err := p.each(n, &p.cb); err != nil {
 				return err
 			}
+			p.cb = Value{}
 		} else if p.discard == 0 {
 			p.items = append(p.items, item)
 		}
@@ -376,6 +388,11 @@ func (p *parser) object(v *Value, depth int) error {
 			p.inStream && depth == p.opt.Depth+3 && slices.Contains(p.opt.StreamShallow, key) && p.longerThan(ShallowOver)
 		if skip {
 			p.discard++
+			if p.opt.StreamStart != nil && !p.shallow && depth == p.opt.Depth+1 && key == p.opt.Discard {
+				if err := p.opt.StreamStart(p.members[base:]); err != nil {
+					return err
+				}
+			}
 		}
 		val, err := p.value(depth)
 		if err != nil {
