@@ -13,17 +13,18 @@ import (
 // Pending is a new file written crash-safely in two halves, for a writer
 // that knows where the file goes long before it knows what it holds
 // (logbook-wrap --out, whose record exists only once the command has
-// ended). Prepare creates the temporary file and Ready makes its creation
-// durable, both while the writer waits for the content; Commit then has
-// only what cannot happen sooner: the content's write and fsync, the
-// rename to the file's name, and the fsync of that name's directory.
+// ended). Prepare creates the temporary file while the writer waits for
+// the content; Commit then has only what cannot happen sooner: the
+// content's write and fsync, the rename to the file's name, and the fsync
+// of that name's directory.
 //
 // At every point a crash leaves either no file at the final path or the
 // whole content there, never part of it: the content is durable (fsync)
 // before the rename, and the rename is the only step that makes the name
-// appear. The temporary file lives where the caller says (a private
-// directory beside the final one, on the same file system); a crash before
-// Commit ends leaves it there, never under the final name.
+// appear; the directory's fsync makes the rename itself durable before
+// Commit returns. The temporary file lives where the caller says (a
+// private directory beside the final one, on the same file system); a
+// crash before Commit ends leaves it there, never under the final name.
 //
 // Unlike WriteFile, Commit never replaces a file already at the path: the
 // rename is renameat2(RENAME_NOREPLACE), atomic against another writer
@@ -41,8 +42,8 @@ type Pending struct {
 var ErrExists = errors.New("file exists")
 
 // Ops are the file system calls a Pending makes, in order: Create (the
-// temporary file), Sync (Ready's, then Commit's after WriteAt), WriteAt,
-// Rename, SyncDir, and Remove when it gives up. Fault-injection tests
+// temporary file), WriteAt, Sync, Rename, SyncDir, and Remove when it
+// gives up. Fault-injection tests
 // replace them to stop the sequence at any call, as a crash would;
 // OSOps are the real ones.
 type Ops struct {
@@ -87,12 +88,6 @@ func Prepare(ops Ops, tmp, path string, mode os.FileMode) (*Pending, error) {
 	}
 	return &Pending{ops: ops, f: f, tmp: tmp, path: path}, nil
 }
-
-// Ready makes the temporary file's creation durable (fsync), so that
-// Commit's fsync has the content to write and little else. Calling it is
-// optional; it may run on another goroutine while the content is made,
-// but must return before Commit or Abort is called.
-func (p *Pending) Ready() error { return p.ops.Sync(p.f) }
 
 // Commit writes data into the temporary file, makes it durable, and
 // renames it to the final path, then makes the rename durable (fsync of
