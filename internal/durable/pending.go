@@ -146,17 +146,6 @@ func shortWrite(n, want int) error {
 	return fmt.Errorf("wrote %d of %d bytes", n, want)
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if err2 := d.Close(); err == nil {
-		err = err2
-	}
-	return err
-}
 
 // checkThenRename renames old to new unless new exists: not atomic
 // against another writer, for file systems without renameat2.
