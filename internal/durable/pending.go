@@ -146,7 +146,6 @@ func shortWrite(n, want int) error {
 	return fmt.Errorf("wrote %d of %d bytes", n, want)
 }
 
-
 // checkThenRename renames old to new unless new exists: not atomic
 // against another writer, for file systems without renameat2.
 func checkThenRename(old, new string) error {
