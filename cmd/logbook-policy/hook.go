@@ -17,7 +17,7 @@ import (
 	"github.com/logbook-project/logbook/internal/recorder"
 )
 
-const hookSynopsis = `logbook-policy hook --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+const hookSynopsis = `logbook-policy hook --policy SIGNED.json --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow] [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
 record-step --policy SIGNED.json --policy-key PUB ...   (the same: record-step runs this in its place)`
 
 // gateFlags are the flags record-step hands on with --policy.
@@ -29,6 +29,8 @@ type gateFlags struct {
 	failClosed bool
 	hint       hookevent.Hint
 	server     string
+	require    string
+	serverKeys keyList
 }
 
 func (g *gateFlags) define(fs *flag.FlagSet) {
@@ -40,6 +42,10 @@ func (g *gateFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&g.hint.Harness, "harness", "", "the harness whose configuration runs this hook")
 	fs.StringVar(&g.hint.Event, "event", "", "the event this hook is configured for, for payloads that name none")
 	fs.StringVar(&g.server, "server", "", "not with --policy: a server gates with its own --policy")
+	fs.StringVar(&g.require, "require-policy", "", "accept only the policy with this `DIGEST` (logbook-policy verify prints it): another one, even signed by a --policy-key, is not in force and gated calls are decided --policy-fail")
+	// record-step hands on every flag it has: one this hook did not
+	// know would make the hook line "broken" and the call ungated.
+	fs.Var(&g.serverKeys, "server-key", "not with --policy (record-step's --server-key, ignored here)")
 }
 
 // load reads and verifies the policy; what cannot be loaded becomes a
@@ -64,7 +70,29 @@ func (g *gateFlags) load() *gate.Gate {
 		}
 		return gate.Failed(orgpolicy.ErrUnreadable, err.Error(), fail)
 	}
-	return gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
+	if g.require != "" && !isDigest(g.require) {
+		return gate.Failed(orgpolicy.ErrUnreadable, fmt.Sprintf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require), fail)
+	}
+	gt := gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
+	if g.require != "" && gt.LoadErr == nil && gt.Signed.Digest != g.require {
+		// A policy the key signed, but not the one pinned (an older one
+		// put back, say): not in force.
+		return gate.Failed(orgpolicy.ErrUntrusted, fmt.Sprintf("the policy's digest is %s; --require-policy pins %s", gt.Signed.Digest, g.require), fail)
+	}
+	return gt
+}
+
+// isDigest reports 64 lowercase hex digits.
+func isDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // hook records one event with the gate. Its exit status and output follow
@@ -72,6 +100,18 @@ func (g *gateFlags) load() *gate.Gate {
 // the policy allows (unless --fail-closed), and a call the policy denies
 // is denied even when it could not be recorded.
 func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	return hookIn(hookCtx{}, args, stdin, stdout, stderr, getenv)
+}
+
+// hookCtx is what a decider (serve.go) gives hookIn in place of this
+// process's own: the caller's working directory and the gate it loaded
+// once. The zero value is the hook's own process.
+type hookCtx struct {
+	cwd  string     // "": os.Getwd
+	gate *gate.Gate // nil: load the --policy file now
+}
+
+func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("logbook-policy hook", flag.ContinueOnError)
 	var g gateFlags
 	g.define(fs)
@@ -90,6 +130,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		at = instant.Format(time.Now())
 	}
 	dir, dirErr := cli.Dir(g.dir, getenv)
+	if hc.cwd != "" {
+		// A decider's working directory is not the caller's.
+		dir, dirErr = cli.DirIn(hc.cwd, g.dir, getenv), nil
+	}
 	report := func(msg string) {
 		fmt.Fprintln(stderr, "logbook-policy:", msg)
 		if dir != "" {
@@ -107,7 +151,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		return failExit(g.failClosed)
 	}
 	payload = cli.StripBOM(payload)
-	gt := g.load()
+	gt := hc.gate
+	if gt == nil {
+		gt = g.load()
+	}
 	if gt.LoadErr != nil {
 		report(fmt.Sprintf("policy %s not in force (%v); gated calls are decided %s", g.policy, gt.LoadErr, gt.OnLoadError))
 	}
@@ -118,7 +165,10 @@ func hook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(
 		report(fmt.Sprintf("not recorded: %v", dirErr))
 		return failExit(g.failClosed)
 	}
-	cwd, _ := os.Getwd()
+	cwd := hc.cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
 	now := func() string {
 		if clockErr != nil {
 			return instant.Format(time.Now())

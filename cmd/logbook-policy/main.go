@@ -6,13 +6,16 @@
 //	logbook-policy verify --policy-key PUB [--require DIGEST] SIGNED.json
 //	logbook-policy eval --policy SIGNED.json [--policy-key PUB] < PAYLOAD.json
 //	logbook-policy hook --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [record-step flags] < PAYLOAD.json
+//	logbook-policy serve --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [--socket-dir DIR] [--idle DURATION]
 //
 // sign checks the policy (shape, CEL, redaction scope) before it signs.
 // verify prints the policy's digest and exits 1 with a named reason when
 // it is not sound or not signed by PUB. eval prints what the policy
 // decides for one hook payload, enforcing nothing (a dry run). hook is
 // record-step with the gate: it records a gate step before each
-// PreToolUse (and PermissionRequest) and answers the harness.
+// PreToolUse (and PermissionRequest) and answers the harness. serve is
+// the long-lived decider record-step starts: hook, run in one process
+// for every call, the policy loaded and compiled once.
 //
 // Exit status (sign, verify, eval): 0 done, 1 refused (the reason is
 // printed), 2 usage or I/O error. hook follows the hook contract
@@ -35,7 +38,8 @@ func main() {
 const synopsis = `logbook-policy sign --key FILE [--out FILE] POLICY.json
 logbook-policy verify --policy-key PUB [--require DIGEST] SIGNED.json
 logbook-policy eval --policy SIGNED.json [--policy-key PUB] < PAYLOAD.json
-logbook-policy hook --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [--dir DIR] [--harness NAME] [--event NAME] < PAYLOAD.json`
+logbook-policy hook --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [--dir DIR] [--harness NAME] [--event NAME] < PAYLOAD.json
+logbook-policy serve --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [--socket-dir DIR] [--idle DURATION]`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
@@ -51,6 +55,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return eval(args[1:], stdin, stdout, stderr)
 	case "hook":
 		return hook(args[1:], stdin, stdout, stderr, getenv)
+	case "serve":
+		return serveCmd(args[1:], stdout, stderr, getenv)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, "usage: "+indent(synopsis))
 		fmt.Fprintln(stdout, "\nrun 'logbook-policy SUBCOMMAND --help' for its flags; the policy format is docs/policy.md")

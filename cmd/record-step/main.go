@@ -54,18 +54,6 @@ func main() {
 // made every hook's start-up about 1 ms slower (docs/performance.md).
 func installer(args []string) int { return execBeside("logbook-install", args, os.Stderr) }
 
-// gated runs logbook-policy hook in this process's place with the same
-// flags. If it cannot be started, the call cannot be decided: it is
-// blocked (exit 2) unless the hook fails open, and stderr says why.
-func gated(args []string, failOpen bool, stderr io.Writer) int {
-	execBeside("logbook-policy", append([]string{"hook"}, args...), stderr)
-	if failOpen {
-		return 0
-	}
-	fmt.Fprintln(stderr, "record-step: the organization policy could not be applied, so the call is blocked (--policy-fail deny)")
-	return 2
-}
-
 // execBeside runs the program name, built beside record-step, in this
 // process's place; it returns only when that fails.
 func execBeside(name string, args []string, stderr io.Writer) int {
@@ -84,7 +72,7 @@ func execBeside(name string, args []string, stderr io.Writer) int {
 }
 
 const synopsis = `record-step [--dir DIR | --server URL [--server-key HEX]] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
-record-step --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
+record-step --policy SIGNED.json --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
@@ -100,10 +88,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT, or unix:/PATH) instead of recording it here")
 	var serverKeys listFlag
 	fs.Var(&serverKeys, "server-key", "with --server: the server's Ed25519 public key, 64 hex digits (GET /v1/key's publicKey; repeatable, to pin the next key across a rotation): an answer not signed by it is counted as not sent, as a process squatting the server's port would answer (record-step install --server pins it)")
-	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy hook, built beside record-step, records and answers in this process's place (docs/policy.md)")
+	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy, built beside record-step, records and answers: the user's decider for the policy (logbook-policy serve, started on the first call), else logbook-policy hook in this process's place (docs/policy.md §7; LOGBOOK_POLICYD=off: always the latter)")
 	var policyKeys listFlag
 	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
 	policyFail := fs.String("policy-fail", "deny", "with --policy: the decision when the policy cannot be loaded, `deny` or allow")
+	requirePolicy := fs.String("require-policy", "", "with --policy: accept only the policy with this `DIGEST` (another is not in force: --policy-fail decides)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		// A broken hook command line must not break the agent: exit 0,
 		// the error already on stderr. Typed at a terminal, it is 2.
@@ -127,11 +116,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		fmt.Fprintln(stderr, "record-step: records one hook event a harness sends on stdin; it is run by the hooks record-step install writes, not by hand (record-step install --harness NAME; record-step --help)")
 		return 2
 	}
-	if *policy != "" {
-		// CEL's start-up (about 3 ms) stays out of this program: the
-		// gated hook is another one (docs/policy.md §7, performance.md).
-		return gated(args, *policyFail == "allow", stderr)
-	}
 	at, clockErr := cli.Now(getenv)
 	if clockErr != nil {
 		at = instant.Format(time.Now())
@@ -153,6 +137,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 				fmt.Fprintln(stderr, "record-step: cannot write the error log:", lerr)
 			}
 		}
+	}
+	if *policy != "" {
+		// CEL's start-up (about 3 ms) stays out of this program: the
+		// gate is logbook-policy's, reached through its decider or
+		// exec'd (policy.go; docs/policy.md §7, performance.md).
+		return gated(policyCall{args: args, policy: *policy, keys: policyKeys, failMode: *policyFail, require: *requirePolicy, inArgs: fs.NArg() > 0},
+			stdin, stdout, stderr, getenv, report)
 	}
 	// At the start of a session, a failure is also said where the user
 	// looks: the harness's own screen (kinds.StartMessage), not only

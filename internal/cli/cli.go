@@ -19,6 +19,20 @@ import (
 // $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook, made absolute once so a
 // hook that runs in another cwd still finds the same files.
 func Dir(flag string, getenv func(string) string) (string, error) {
+	return filepath.Abs(dirName(flag, getenv))
+}
+
+// DirIn is Dir for a caller whose working directory is cwd, not this
+// process's (logbook-policy serve answering record-step).
+func DirIn(cwd, flag string, getenv func(string) string) string {
+	d := dirName(flag, getenv)
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(cwd, d)
+	}
+	return filepath.Clean(d)
+}
+
+func dirName(flag string, getenv func(string) string) string {
 	d := flag
 	switch {
 	case d != "":
@@ -29,7 +43,7 @@ func Dir(flag string, getenv func(string) string) (string, error) {
 	default:
 		d = ".logbook"
 	}
-	return filepath.Abs(d)
+	return d
 }
 
 // Now is the program's clock: LOGBOOK_NOW when set (spec §8), else the

@@ -1,0 +1,158 @@
+package decider
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// Identity is what changes when an executable is rebuilt or replaced:
+// its file's device, inode, size and modification time.
+type Identity struct {
+	Dev, Ino uint64
+	Size     int64
+	Mtime    int64 // nanoseconds
+}
+
+// StatIdentity is the identity of the file at path (symlinks followed;
+// "/proc/self/exe" names the running program's own file).
+func StatIdentity(path string) (Identity, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return Identity{}, err
+	}
+	return Identity{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano()}, nil
+}
+
+// maxInput bounds the files hashed into the key (a policy is at most
+// orgpolicy.MaxFile; a larger one goes to the exec'd hook, which names it).
+const maxInput = 16 << 20
+
+// Inputs reads the policy file and the trusted key files: the bytes the
+// key is made of.
+func Inputs(policy string, keys []string) (pol []byte, keyBytes [][]byte, err error) {
+	if pol, err = readSmall(policy); err != nil {
+		return nil, nil, err
+	}
+	for _, k := range keys {
+		b, err := readSmall(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		keyBytes = append(keyBytes, b)
+	}
+	return pol, keyBytes, nil
+}
+
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > maxInput {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxInput)
+	}
+	b := make([]byte, st.Size()+1)
+	n := 0
+	for n < len(b) {
+		m, err := f.Read(b[n:])
+		n += m
+		if err != nil || m == 0 {
+			break
+		}
+	}
+	if n > int(st.Size()) {
+		return nil, fmt.Errorf("%s: changed while read", path)
+	}
+	return b[:n], nil
+}
+
+// KeyOf is a decider's key: a digest of the logbook-policy binary's
+// identity, the policy's bytes, each trusted key's bytes (in order) and
+// the --policy-fail mode. A decider serves one key and says it in every
+// answer; the socket is named by it, so a changed policy, key or binary
+// finds no decider (and starts one) rather than a stale one.
+func KeyOf(exe Identity, policy []byte, keys [][]byte, failMode string) string {
+	h := sha256.New()
+	h.Write([]byte("logbook-policy decider key v1\n"))
+	var b [32]byte
+	binary.BigEndian.PutUint64(b[0:], exe.Dev)
+	binary.BigEndian.PutUint64(b[8:], exe.Ino)
+	binary.BigEndian.PutUint64(b[16:], uint64(exe.Size))
+	binary.BigEndian.PutUint64(b[24:], uint64(exe.Mtime))
+	h.Write(b[:])
+	part := func(p []byte) {
+		s := sha256.Sum256(p)
+		h.Write(s[:])
+	}
+	part(policy)
+	h.Write([]byte(strconv.Itoa(len(keys)) + "\n"))
+	for _, k := range keys {
+		part(k)
+	}
+	h.Write([]byte(failMode))
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Mode is the part of a decider's key that is the gate's settings:
+// --policy-fail and --require-policy. A decider loaded under one pin must
+// never answer a call that gave another (or none).
+func Mode(failMode, require string) string {
+	return failMode + "\nrequire-policy " + require
+}
+
+// Dir is the directory of the user's deciders' sockets:
+// $LOGBOOK_POLICYD_DIR, else $XDG_RUNTIME_DIR/logbook-policy, else
+// TMPDIR/logbook-policy-UID.
+func Dir(getenv func(string) string) string {
+	if d := getenv("LOGBOOK_POLICYD_DIR"); d != "" {
+		return d
+	}
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "logbook-policy")
+	}
+	return filepath.Join(os.TempDir(), "logbook-policy-"+strconv.Itoa(os.Geteuid()))
+}
+
+// Socket and LockFile are the key's socket and the lock its decider holds
+// while it lives.
+func Socket(dir, key string) string   { return filepath.Join(dir, key+".sock") }
+func LockFile(dir, key string) string { return filepath.Join(dir, key+".lock") }
+
+// Secure makes dir (mode 0700) when it is missing, then checks that it is
+// a directory (not a symlink) of this user's own that no one else can
+// enter: else another user could have put a socket there first.
+func Secure(dir string) error {
+	if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return &Error{Code: ErrInsecure, Detail: err.Error()}
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !os.IsExist(err) {
+			return &Error{Code: ErrInsecure, Detail: err.Error()}
+		}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != nil {
+		return &Error{Code: ErrInsecure, Detail: fmt.Sprintf("%s: %v", dir, err)}
+	}
+	me := uint32(os.Geteuid())
+	switch {
+	case st.Mode&syscall.S_IFMT != syscall.S_IFDIR:
+		return &Error{Code: ErrInsecure, Detail: fmt.Sprintf("%s is not a directory (a symlink?)", dir)}
+	case st.Uid != me:
+		return &Error{Code: ErrInsecure, Detail: fmt.Sprintf("%s belongs to uid %d, not this user (uid %d): someone else could have put a decider there", dir, st.Uid, me)}
+	case st.Mode&0o077 != 0:
+		return &Error{Code: ErrInsecure, Detail: fmt.Sprintf("%s has mode %o: others can reach it; want 0700", dir, st.Mode&0o777)}
+	}
+	return nil
+}

@@ -1,0 +1,8 @@
+package decider
+
+import (
+	"os"
+	"syscall"
+)
+
+func flockNB(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }
