@@ -27,7 +27,8 @@ import (
 // metrics (user + system time of the process and the ones it waited for)
 // are what each arm costs the machine, which load disturbs less than the
 // wall time. The ratio and the overhead in milliseconds are
-// logbook-wrap's (session) against `true`.
+// logbook-wrap's (session) against `true`. With LOGBOOK_E2E_WRAP_BEFORE
+// set, an older logbook-wrap's --out runs as one more arm.
 func BenchmarkWrapOverhead(b *testing.B) {
 	truePath, err := exec.LookPath("true")
 	if err != nil {
@@ -55,6 +56,16 @@ func BenchmarkWrapOverhead(b *testing.B) {
 		{"execfloor2-durable", []string{floor, floor, truePath}},
 		{"wrap-session", []string{wrapper, "--dir", filepath.Join(work, "s"), "--session", "bench", "--", truePath}},
 		{"wrap-oneshot", []string{wrapper, "--out", filepath.Join(work, "r.json"), "--key", key, "--", truePath}},
+	}
+	// LOGBOOK_E2E_WRAP_BEFORE=/path/to/an/older/logbook-wrap adds its --out
+	// as an arm of the same run: before and after side by side, under the
+	// same load (docs/performance.md).
+	before := os.Getenv("LOGBOOK_E2E_WRAP_BEFORE")
+	if before != "" {
+		arms = append(arms, struct {
+			name string
+			argv []string
+		}{"wrap-oneshot-before", []string{before, "--out", filepath.Join(work, "r.json"), "--key", key, "--", truePath}})
 	}
 	durableOut := filepath.Join(work, "d.json")
 	times := make([][]time.Duration, len(arms))
@@ -92,6 +103,10 @@ func BenchmarkWrapOverhead(b *testing.B) {
 	b.ReportMetric(med["wrap-oneshot"]/med["execfloor2-durable"], "oneshot/floor2-durable")
 	b.ReportMetric(med["execfloor2-durable"]-med["execfloor2"], "durable-write-ms")
 	b.ReportMetric(med["wrap-oneshot"]/med["execfloor"], "oneshot/floor")
+	if before != "" {
+		b.ReportMetric(med["wrap-oneshot-before"]/med["execfloor2"], "before/floor2")
+		b.ReportMetric(med["wrap-oneshot"]/med["wrap-oneshot-before"], "oneshot/before")
+	}
 }
 
 func median(ds []time.Duration) float64 {

@@ -274,6 +274,14 @@ func TestWrapKilled(t *testing.T) {
 	if _, err := os.Stat(oneShot); err == nil {
 		t.Errorf("a record was written by a killed wrapper")
 	}
+	// What it left (the steps, and the record's temporary file if it was
+	// made before the kill) seals as the hint says, into --out.
+	priv := filepath.Dir(left[0])
+	id := strings.TrimSuffix(filepath.Base(left[0]), ".steps.jsonl")
+	run(t, nil, "logbook-seal", "--dir", priv, "--session", id, "--key", key, "--out", oneShot)
+	if v := verify(t, oneShot, pub); !v.OK || *v.StepCount != 2 {
+		t.Fatalf("%+v", v)
+	}
 }
 
 // TestWrapSession: wrapped commands of one CI job, some side by side, go

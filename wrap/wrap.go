@@ -7,7 +7,6 @@
 package wrap
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/instant"
 	ijournal "github.com/logbook-project/logbook/internal/journal"
-	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
 	iwrap "github.com/logbook-project/logbook/internal/wrap"
 )
@@ -108,19 +106,12 @@ func Run(dir, session string, c Command, opt Options) (exitCode int, err error) 
 	if now == nil {
 		now = systemNow
 	}
-	hdr := ijournal.Header{Session: session, Cwd: red.String(c.Dir), Harness: "logbook"}
-	if opt.Recorder != "" {
-		hdr.Harness = opt.Recorder
-		hdr.Describe = &recorder.Self{Name: opt.Recorder, Warn: opt.Log}
-	}
-	if opt.Agent != "" {
-		hdr.Harness = red.String(opt.Agent)
-	}
+	hdr := iwrap.Header(session, c.Dir, red, opt.Recorder, opt.Agent, opt.Log)
 	w := iwrap.Options{
 		Argv: c.Args, Cwd: c.Dir, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
 		Agent: opt.Agent, Goal: opt.Goal, Redactor: red,
 		Materials: c.Materials, Products: c.Products, MaxFiles: c.MaxFiles,
-		ID:      "run_" + rand.Text(),
+		ID:      iwrap.NewID(),
 		Now:     now,
 		Signals: opt.Signals,
 		Log:     opt.Log,

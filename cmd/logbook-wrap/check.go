@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/logbook-project/logbook/internal/edsign"
 	"github.com/logbook-project/logbook/internal/wrap/files"
 )
 
@@ -30,11 +29,16 @@ func checkMaterials(globs []string, cwd string) error {
 }
 
 // checkOut refuses, before the command runs, an --out the record could
-// not be written to: a directory, or a file in a directory that does not
-// exist.
+// not be written to: a directory, anything already there, or a file in a
+// directory that does not exist.
 func checkOut(out string) error {
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return fmt.Errorf("--out %s is a directory: give the record's file name, e.g. --out %s", out, filepath.Join(out, "record.json"))
+	}
+	// logbook-wrap has no --force (logbook-seal's): it never replaces a
+	// record, so an existing --out would only fail after the command ran.
+	if _, err := os.Lstat(out); err == nil {
+		return fmt.Errorf("--out %s exists, and logbook-wrap never replaces a record: move or remove it first (mv %s %s.old), or give another --out", out, out, out)
 	}
 	dir := filepath.Dir(out)
 	st, err := os.Stat(dir)
@@ -50,11 +54,12 @@ func checkOut(out string) error {
 // ed25519OID is id-Ed25519 (RFC 8410).
 var ed25519OID = asn1.ObjectIdentifier{1, 3, 101, 112}
 
-// checkKey reads, before the command runs, the PKCS#8 Ed25519 private
-// key in text, so that the seal after it can succeed. It reads the DER
-// with encoding/asn1 (RFC 8410: the key is an OCTET STRING holding the
-// 32-byte seed): crypto/x509 would slow every wrapped command's start.
-func checkKey(text []byte) (ed25519.PrivateKey, error) {
+// keySeed reads, before the command runs, the PKCS#8 Ed25519 private
+// key in text, so that the seal after it can succeed, and returns its
+// 32-byte seed (the public half is derived while the command runs). It
+// reads the DER with encoding/asn1 (RFC 8410: the key is an OCTET STRING
+// holding the seed): crypto/x509 would slow every wrapped command's start.
+func keySeed(text []byte) ([]byte, error) {
 	b, _ := pem.Decode(text)
 	if b == nil || b.Type != "PRIVATE KEY" {
 		return nil, errors.New(`no PKCS#8 PEM block ("PRIVATE KEY"): make a key with logbook-seal --new-key FILE`)
@@ -84,6 +89,5 @@ func checkKey(text []byte) (ed25519.PrivateKey, error) {
 	if rest, err := asn1.Unmarshal(k.Key, &seed); err != nil || len(rest) != 0 || len(seed) != ed25519.SeedSize {
 		return nil, errors.New("not a PKCS#8 Ed25519 private key: the key is not a 32-byte seed")
 	}
-	// edsign: crypto/ed25519's key would build its base point table here.
-	return edsign.NewKeyFromSeed(seed)
+	return seed, nil
 }

@@ -16,7 +16,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -132,14 +131,15 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	if err != nil {
 		return usage("%v", err)
 	}
-	if _, err := redact.LoadConfig(cfgDir); err != nil {
+	red, err := redact.LoadConfig(cfgDir)
+	if err != nil {
 		return usage("%v", err)
 	}
 	if c.out != "" {
 		if c.dir != "" {
 			return usage("--dir appends to a session, --out seals a one-shot record: give one of them")
 		}
-		return oneShot(c, cmd, opt, cfgDir, getenv, stderr)
+		return runOneShot(c, cmd, opt, cfgDir, red, getenv, stderr)
 	}
 	if c.key != "" {
 		return usage("--key signs a one-shot record: it needs --out RECORD (a session is sealed by logbook-seal)")
@@ -160,59 +160,6 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	code, err := wrap.Run(dir, c.session, cmd, opt)
 	if err != nil {
 		_ = cli.LogError(dir, opt.Now(), "logbook-wrap", err.Error())
-	}
-	return code
-}
-
-// oneShot records the command in a private in-progress file beside the
-// record, seals it in process (sealHere), and removes the file. If the
-// wrapper is killed, the file stays, with the start step, for logbook-seal.
-func oneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, getenv func(string) string, stderr io.Writer) int {
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "logbook-wrap: "+format+"\n", a...)
-		return wrap.ExitFailure
-	}
-	// Check before the command runs that a seal can follow.
-	text, from, err := cli.SigningKeyPEM(c.key, getenv)
-	if err != nil {
-		return fail("not run: %v", err)
-	}
-	priv, err := checkKey(text)
-	if err != nil {
-		return fail("not run: signing key %s: %v", from, err)
-	}
-	if c.session == "" {
-		c.session = "wrap-" + strings.ToLower(rand.Text())
-	}
-	if err := journal.ValidSessionID(c.session); err != nil {
-		return fail("%v", err)
-	}
-	out, err := filepath.Abs(c.out)
-	if err != nil {
-		return fail("%v", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(out), ".logbook-wrap-")
-	if err != nil {
-		return fail("not run: %v", err)
-	}
-	// The project's redaction patterns go with the steps, for the run and
-	// for the seal (the goal, the agent, the cwd).
-	if err := copyConfig(cfgDir, tmp); err != nil {
-		os.RemoveAll(tmp)
-		return fail("not run: %v", err)
-	}
-	code, runErr := wrap.Run(tmp, c.session, cmd, opt)
-	if st, err := os.Stat(journal.Path(tmp, c.session)); err != nil || st.Size() == 0 {
-		os.RemoveAll(tmp) // not run: nothing to seal
-		return code
-	}
-	if err := sealHere(tmp, c.session, out, c.goal, priv, getenv); err != nil {
-		return fail("the command exited %d but its record was not sealed (%v); its steps are in %s: logbook-seal --dir %s --session %s --out %s",
-			code, err, tmp, tmp, c.session, out)
-	}
-	os.RemoveAll(tmp)
-	if runErr != nil {
-		return wrap.ExitFailure
 	}
 	return code
 }

@@ -10,15 +10,19 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/wrap"
 )
 
-// TestSealHereMatchesLogbookSeal: the in-process seal of --out gives the
-// very bytes logbook-seal (logbook.Seal, with the full self-check) gives
-// for the same journal, key, goal and clock, and the record verifies.
-func TestSealHereMatchesLogbookSeal(t *testing.T) {
+// TestOneShotMatchesLogbookSeal: the in-process seal of --out, from the
+// journal held open through the run and the key derived while the
+// command ran, gives the very bytes logbook-seal (logbook.Seal, with the
+// full self-check) gives for the same journal, key, goal and clock, and
+// the record verifies.
+func TestOneShotMatchesLogbookSeal(t *testing.T) {
 	t.Parallel()
 	truePath, err := exec.LookPath("true")
 	if err != nil {
@@ -29,9 +33,9 @@ func TestSealHereMatchesLogbookSeal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := checkKey(keyPEM)
-	if err != nil || !bytes.Equal(parsed, priv) {
-		t.Fatalf("checkKey: %v", err)
+	seed, err := keySeed(keyPEM)
+	if err != nil || !bytes.Equal(seed, priv.Seed()) {
+		t.Fatalf("keySeed: %v", err)
 	}
 	const now = "2026-03-01T10:00:00Z"
 	getenv := func(k string) string {
@@ -41,15 +45,24 @@ func TestSealHereMatchesLogbookSeal(t *testing.T) {
 		return ""
 	}
 	a, b := t.TempDir(), t.TempDir()
-	cmd := wrap.Command{Args: []string{truePath, "x"}, Dir: a, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
-	if _, err := wrap.Run(a, "one-shot", cmd, wrap.Options{Now: func() string { return now }, Recorder: "logbook-wrap"}); err != nil {
+	out := filepath.Join(t.TempDir(), "r.json")
+	o := &oneShot{tmp: a, session: "one-shot", out: out}
+	if o.j, err = journal.Open(a, o.session); err != nil {
 		t.Fatal(err)
+	}
+	defer o.j.Close()
+	pr := o.prepare(seed, durable.OSOps)
+	if pr.err != nil || !bytes.Equal(pr.priv, priv) {
+		t.Fatalf("prepare: %v", pr.err)
+	}
+	cmd := wrap.Command{Args: []string{truePath, "x"}, Dir: a, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+	if res := o.run(cmd, wrap.Options{Now: func() string { return now }, Recorder: "logbook-wrap"}); res.Err != nil || res.Steps != 2 {
+		t.Fatalf("%+v", res)
 	}
 	if err := os.CopyFS(b, os.DirFS(a)); err != nil { // the same journal, sealed twice
 		t.Fatal(err)
 	}
-	out := filepath.Join(a, "r.json")
-	if err := sealHere(a, "one-shot", out, "the goal", parsed, getenv); err != nil {
+	if err := o.seal("the goal", pr, getenv); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(out)
@@ -66,11 +79,21 @@ func TestSealHereMatchesLogbookSeal(t *testing.T) {
 	if err := record.SelfCheck(got); err != nil {
 		t.Fatal(err)
 	}
-	// Sealing again onto the same bytes is a no-op; onto another record, a refusal.
-	if err := sealHere(a, "one-shot", out, "the goal", parsed, getenv); err != nil {
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o644 {
+		t.Fatalf("record mode: %v %v", st.Mode(), err)
+	}
+	// Sealing again onto the same bytes is a no-op; onto another record, a
+	// refusal; neither leaves the temporary file behind.
+	if err := o.seal("the goal", o.prepare(seed, durable.OSOps), getenv); err != nil {
 		t.Fatalf("same bytes again: %v", err)
 	}
-	if err := sealHere(a, "one-shot", out, "another goal", parsed, getenv); err == nil {
+	if err := o.seal("another goal", o.prepare(seed, durable.OSOps), getenv); err == nil {
 		t.Fatal("replaced another record")
+	}
+	if again, _ := os.ReadFile(out); !bytes.Equal(again, got) {
+		t.Fatal("the record changed")
+	}
+	if _, err := os.Stat(filepath.Join(a, recordTmp)); err == nil {
+		t.Fatal("temporary file left")
 	}
 }

@@ -126,11 +126,6 @@ func Run(opt Options) Result {
 // waits for it. It fills f's end facts and returns the exit status, and
 // whether the command started.
 func execute(opt Options, f *facts) (int, bool) {
-	cmd := exec.Command(opt.Argv[0], opt.Argv[1:]...)
-	cmd.Dir, cmd.Env = opt.Cwd, opt.Env
-	if opt.Stdin != nil {
-		cmd.Stdin = opt.Stdin // an *os.File: the command gets the descriptor itself
-	}
 	outR, outW, err1 := pipe()
 	errR, errW, err2 := pipe()
 	// exitR tells the command's end where no pidfd does (see below).
@@ -141,13 +136,8 @@ func execute(opt Options, f *facts) (int, bool) {
 		return notStarted(opt, f, err, ExitNotExecutable), false
 	}
 	pump := newPump(outR, errR, opt.Stdout, opt.Stderr)
-	cmd.Stdout, cmd.Stderr = outW, errW
-	pidfd := -1
-	if usePidfd {
-		cmd.SysProcAttr = pidfdAttr(&pidfd)
-	}
 	t0 := time.Now()
-	err := cmd.Start()
+	proc, path, err := spawn(opt, outW, errW, usePidfd)
 	closeAll(outW, errW) // the command holds its own copies now
 	if err != nil {
 		pump.close()
@@ -157,7 +147,7 @@ func execute(opt Options, f *facts) (int, bool) {
 		// exists but cannot be executed (no permission, not a program,
 		// or a script whose interpreter is missing).
 		code := ExitNotExecutable
-		if opt.Argv[0] == "" || missing(cmd.Path, opt.Cwd, err) {
+		if opt.Argv[0] == "" || missing(path, opt.Cwd, err) {
 			code = ExitNotFound
 			if !errors.Is(err, exec.ErrNotFound) {
 				err = errNoFile
@@ -167,21 +157,22 @@ func execute(opt Options, f *facts) (int, bool) {
 	}
 	// The command's end: its pidfd becomes readable (Linux), else a
 	// goroutine waits and closes exitW, which makes exitR readable.
-	wait := cmd.Wait
-	exitFD := pidfd
-	if pidfd >= 0 {
-		defer closeFDs(pidfd)
+	wait := proc.wait
+	exitFD := proc.pidfd
+	if proc.pidfd >= 0 {
+		defer closeFDs(proc.pidfd)
 		closeFDs(exitR)
 		exitW.Close()
 	} else {
+		var ws syscall.WaitStatus
 		var werr error
 		waited := make(chan struct{})
 		go func() {
-			werr = cmd.Wait()
+			ws, werr = proc.wait()
 			close(waited)
 			exitW.Close()
 		}()
-		wait = func() error { <-waited; return werr }
+		wait = func() (syscall.WaitStatus, error) { <-waited; return ws, werr }
 		exitFD = exitR
 		defer closeFDs(exitR)
 	}
@@ -198,7 +189,7 @@ func execute(opt Options, f *facts) (int, bool) {
 					continue // the terminal sent it to the command too
 				}
 				mu.Lock()
-				if !over && cmd.Process.Signal(sig) == nil {
+				if !over && proc.signal(sig) == nil {
 					f.forwarded = append(f.forwarded, SignalName(sig))
 				}
 				mu.Unlock()
@@ -214,7 +205,7 @@ func execute(opt Options, f *facts) (int, bool) {
 		mu.Unlock()
 		close(stop)
 	})
-	werr := wait()
+	ws, werr := wait()
 	f.heldOpen = pump.cut
 	if f.heldOpen {
 		logf(opt, "the command exited but a process it started still holds its stdout or stderr; output after %v was not passed on", opt.Grace)
@@ -222,21 +213,20 @@ func execute(opt Options, f *facts) (int, bool) {
 	f.stdout = stream{sha256: pump.out.sum, bytes: pump.out.n, err: errText(pump.out.werr)}
 	f.stderr = stream{sha256: pump.err.sum, bytes: pump.err.n, err: errText(pump.err.werr)}
 
-	code := -1
-	if st := cmd.ProcessState; st != nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			f.signal = SignalName(ws.Signal())
-			code = 128 + int(ws.Signal())
-		} else {
-			code = st.ExitCode()
-		}
-	}
-	if code < 0 {
+	if werr != nil {
 		// Wait failed without a status: not expected for a started child.
 		logf(opt, "waiting for the command: %v", werr)
-		code = ExitFailure
+		return ExitFailure, true
 	}
-	return code, true
+	switch {
+	case ws.Signaled():
+		f.signal = SignalName(ws.Signal())
+		return 128 + int(ws.Signal()), true
+	case ws.Exited():
+		return ws.ExitStatus(), true
+	}
+	logf(opt, "waiting for the command: status %#x", uint32(ws))
+	return ExitFailure, true
 }
 
 // notStarted fills the facts of a command that could not be started and
