@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -212,7 +213,6 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	term := isTerminal(stdout)
 	colour := o.colour == "always" || (o.colour == "auto" && term && getenv("NO_COLOR") == "")
-	var buf bytes.Buffer
 	width := o.width
 	if width < 0 {
 		width = 0
@@ -220,7 +220,24 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			width, _ = termSize(stdout)
 		}
 	}
-	if err := review.WriteText(&buf, r, review.TextOptions{Colour: colour, Width: width, Only: o.only}); err != nil {
+	topt := review.TextOptions{Colour: colour, Width: width, Only: o.only}
+	if !term || o.noPager {
+		// No pager: the text goes out as it is made, not held whole (on
+		// a 100,000-step record that is 5 MB and its copies as the
+		// buffer grows: a tenth of the peak, issue 21).
+		w := bufio.NewWriterSize(stdout, 64<<10)
+		err := review.WriteText(w, r, topt)
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		return status
+	}
+	var buf bytes.Buffer
+	if err := review.WriteText(&buf, r, topt); err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}

@@ -43,9 +43,10 @@ type Call struct {
 	Gate *Gate `json:"gate,omitempty"`
 	// GateStep is the gate step itself (for OTLP logs, which send every
 	// step that is not a call's).
-	GateStep *Step `json:"-"`
-	pos      int64 // seq of its first step, for ordering
-	files    callFiles
+	GateStep *Step    `json:"-"`
+	pos      int64    // seq of its first step, for ordering
+	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
+	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,

@@ -25,10 +25,19 @@ type streamBuild struct {
 	waiting map[string][]*Call // id-less pre-events waiting for their post-event, by tool
 	order   []*Call
 	lite    [][]lite // one per step, in chunks of liteChunk (no copying as it grows)
+	// ids are the agent and turn ids the steps name, each once (lite
+	// holds their index; 0 is ""), and idx their index by id.
+	ids    []string
+	idx    map[string]int32
+	lastID [2]int32 // the previous step's agent and turn id: most steps repeat them
 	// kept are the steps that are not only a call's pre- or post-event,
 	// each already the Event row it may become (a prompt's Step is the
 	// turn's prompt).
 	kept []*Event
+	// callRows and eventRows are the chunks the next Call and kept
+	// Event are taken from (newCall, newEvent).
+	callRows  []Call
+	eventRows []Event
 	// named is, for each sub-agent id a call's event names, the first
 	// such event's agentType and time: the sub-agent's group is opened
 	// there when no SubagentStart came before it.
@@ -37,11 +46,35 @@ type streamBuild struct {
 }
 
 // lite is what the passes after the calls read of every step; the rest
-// of a call's event is its Call's, or is kept whole.
+// of a call's event is its Call's, or is kept whole. It holds no pointer
+// (12 bytes a step, nothing for the collector to scan): the ids are
+// indexes into streamBuild.ids.
 type lite struct {
-	agentID, turnID string
-	kept            int32 // index in kept, or -1
+	agent, turn int32
+	kept        int32 // index in kept, or -1
 }
+
+// intern is the index of id in b.ids (which it adds when new); which is
+// 0 for the agent id, 1 for the turn id.
+func (b *streamBuild) intern(id string, which int) int32 {
+	if id == "" {
+		return 0
+	}
+	if k := b.lastID[which]; b.ids[k] == id {
+		return k
+	}
+	k, ok := b.idx[id]
+	if !ok {
+		k = int32(len(b.ids))
+		b.ids = append(b.ids, id)
+		b.idx[id] = k
+	}
+	b.lastID[which] = k
+	return k
+}
+
+func (b *streamBuild) agentAt(i int) string { return b.ids[b.liteAt(i).agent] }
+func (b *streamBuild) turnAt(i int) string  { return b.ids[b.liteAt(i).turn] }
 
 type agentSeen struct{ typ, at string }
 
@@ -49,15 +82,30 @@ const liteChunk = 8192
 
 func (b *streamBuild) liteAt(i int) *lite { return &b.lite[i/liteChunk][i%liteChunk] }
 
-// callFiles are the files named by a call's first pre- and post-event
-// (callPaths reads the first pre-event's, else the first post-event's).
-type callFiles struct {
-	pre, post         []string
-	havePre, havePost bool
+// rowChunk is how many calls, or kept steps, are made at once: rows are
+// elements of arrays, not objects of their own (no size class rounding
+// up, one allocation per chunk), and never move.
+const rowChunk = 1024
+
+func (b *streamBuild) newCall() *Call {
+	if len(b.callRows) == cap(b.callRows) {
+		b.callRows = make([]Call, 0, rowChunk)
+	}
+	b.callRows = b.callRows[:len(b.callRows)+1]
+	return &b.callRows[len(b.callRows)-1]
+}
+
+func (b *streamBuild) newEvent() *Event {
+	if len(b.eventRows) == cap(b.eventRows) {
+		b.eventRows = make([]Event, 0, rowChunk)
+	}
+	b.eventRows = b.eventRows[:len(b.eventRows)+1]
+	return &b.eventRows[len(b.eventRows)-1]
 }
 
 func newStreamBuild() *streamBuild {
-	return &streamBuild{inOrder: true, calls: map[string]*Call{}, waiting: map[string][]*Call{}, named: map[string]agentSeen{}}
+	return &streamBuild{inOrder: true, calls: map[string]*Call{}, waiting: map[string][]*Call{}, named: map[string]agentSeen{},
+		ids: []string{""}, idx: map[string]int32{}}
 }
 
 // ok reports whether every step's seq was its place: streamBuild's
@@ -81,7 +129,7 @@ func (b *streamBuild) add(v *strictjson.Value) {
 	if i == 0 || st.At > b.end {
 		b.end = st.At
 	}
-	l := lite{agentID: st.AgentID, turnID: st.TurnID, kept: -1}
+	l := lite{agent: b.intern(st.AgentID, 0), turn: b.intern(st.TurnID, 1), kept: -1}
 	if !call || len(st.BatchIDs) > 0 || st.Gate != nil {
 		if call {
 			st = reader{share: true}.step(v)
@@ -89,7 +137,9 @@ func (b *streamBuild) add(v *strictjson.Value) {
 			st.Inputs, st.Outputs = reader{share: true}.strs(v.Get("inputsSha256")), reader{share: true}.strs(v.Get("outputsSha256"))
 		}
 		l.kept = int32(len(b.kept))
-		b.kept = append(b.kept, &Event{Step: st})
+		ev := b.newEvent()
+		ev.Step = st
+		b.kept = append(b.kept, ev)
 	}
 	if i%liteChunk == 0 {
 		b.lite = append(b.lite, make([]lite, 0, liteChunk))
@@ -109,7 +159,8 @@ func (b *streamBuild) add(v *strictjson.Value) {
 		c, b.waiting[st.Tool] = b.waiting[st.Tool][0], b.waiting[st.Tool][1:]
 	}
 	if c == nil {
-		c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
+		c = b.newCall()
+		*c = Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: c.seqs[0:0:1], Post: c.seqs[1:1:2], Gaps: []string{}}
 		if st.ToolUseID != "" {
 			b.calls[st.ToolUseID] = c
 		} else if ph == gaps.Pre {
@@ -117,11 +168,10 @@ func (b *streamBuild) add(v *strictjson.Value) {
 		}
 		b.order = append(b.order, c)
 	}
-	switch f := &c.files; {
-	case ph == gaps.Pre && !f.havePre:
-		f.pre, f.havePre = stepPaths(&st), true
-	case ph == gaps.Post && !f.havePost:
-		f.post, f.havePost = stepPaths(&st), true
+	// callPaths reads the first pre-event's files, else the first
+	// post-event's: so a first pre-event's replace a post-event's.
+	if (ph == gaps.Pre && len(c.Pre) == 0) || (ph == gaps.Post && len(c.Pre) == 0 && len(c.Post) == 0) {
+		c.paths = stepPaths(&st)
 	}
 	c.fill(&st, ph)
 }
@@ -187,7 +237,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	}
 	byID := false
 	for i := 0; i < n; i++ {
-		if e := event(i); b.liteAt(i).agentID != "" && e != "SubagentStart" && e != "SubagentStop" {
+		if e := event(i); b.liteAt(i).agent != 0 && e != "SubagentStart" && e != "SubagentStop" {
 			byID = true
 			break
 		}
@@ -196,11 +246,12 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	var open []*SubAgent
 	agentOf := map[int64]string{} // seq -> agent id
 	for i := 0; i < n; i++ {
-		st := b.liteAt(i)
+		l := b.liteAt(i)
+		st := struct{ agentID string }{b.ids[l.agent]}
 		seq := int64(i)
 		var full *Step
-		if st.kept >= 0 {
-			full = &kept[st.kept].Step
+		if l.kept >= 0 {
+			full = &kept[l.kept].Step
 		}
 		switch event(i) {
 		case "SubagentStart":
@@ -245,20 +296,24 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	// Turns.
 	turnAt := make([]int32, n)
 	turns = []Turn{{Items: []Item{}}}
-	byTurnID := map[string]int{}
+	byTurn := make([]int32, len(b.ids)) // a prompt's turn id (by its index in ids) -> its turn
+	for k := range byTurn {
+		byTurn[k] = -1
+	}
 	for i := 0; i < n; i++ {
 		if event(i) == "UserPromptSubmit" && agentOf[int64(i)] == "" {
-			p := &kept[b.liteAt(i).kept].Step // a prompt is no call's event: kept
+			l := b.liteAt(i)
+			p := &kept[l.kept].Step // a prompt is no call's event: kept
 			turns = append(turns, Turn{Number: len(turns), Prompt: p, Items: []Item{}})
-			if p.TurnID != "" {
-				byTurnID[p.TurnID] = len(turns) - 1
+			if l.turn != 0 {
+				byTurn[l.turn] = int32(len(turns) - 1)
 			}
 		}
 		turnAt[i] = int32(len(turns) - 1)
 	}
 	for i := 0; i < n; i++ {
-		if t, ok := byTurnID[b.liteAt(i).turnID]; ok && b.liteAt(i).turnID != "" {
-			turnAt[i] = int32(t)
+		if id := b.liteAt(i).turn; id != 0 && byTurn[id] >= 0 {
+			turnAt[i] = byTurn[id]
 		}
 	}
 	placedAgent := map[string]bool{}
@@ -367,12 +422,8 @@ func (b *streamBuild) summarize(calls []*Call, g gaps.Counts) Summary {
 // callPaths is callPaths: the files of the call's first pre-event, else
 // of its first post-event, else of the step at its position.
 func (b *streamBuild) callPaths(c *Call) []string {
-	f := &c.files
-	switch {
-	case len(c.Pre) > 0:
-		return f.pre
-	case len(c.Post) > 0:
-		return f.post
+	if len(c.Pre) > 0 || len(c.Post) > 0 {
+		return c.paths
 	}
 	if c.pos < 0 || c.pos >= int64(b.n) || b.liteAt(int(c.pos)).kept < 0 {
 		return nil
