@@ -103,8 +103,11 @@ func (b *streamBuild) newEvent() *Event {
 	return &b.eventRows[len(b.eventRows)-1]
 }
 
-func newStreamBuild() *streamBuild {
-	return &streamBuild{inOrder: true, calls: map[string]*Call{}, waiting: map[string][]*Call{}, named: map[string]agentSeen{},
+// newStreamBuild makes a streamBuild whose calls map has room for
+// calls calls (a guess: growing the map as they come is a tenth of the
+// review's own time on a 100,000-step record).
+func newStreamBuild(calls int) *streamBuild {
+	return &streamBuild{inOrder: true, calls: make(map[string]*Call, calls), waiting: map[string][]*Call{}, named: map[string]agentSeen{},
 		ids: []string{""}, idx: map[string]int32{}}
 }
 
@@ -208,6 +211,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			gated[st.Seq] = true
 		}
 	}
+	nAdd := len(order) // the calls of add; those only a batch names follow
 	// Calls that only a PostToolBatch names (every step with BatchIDs is kept).
 	for _, ev := range kept {
 		st := &ev.Step
@@ -225,6 +229,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			order = append(order, c)
 		}
 	}
+
+	b.calls, calls = nil, nil // not read again: garbage as the rows are placed
 
 	// Sub-agents, as build places them.
 	// The event of a step that is not kept is a call's: never a
@@ -332,28 +338,43 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		}
 		a.Items = append(a.Items, it)
 	}
-	type placed struct {
-		pos int64
-		it  Item
-	}
-	all := make([]placed, 0, len(order)+len(kept))
+	// Calls and events in seq order, as build's stable sort of them
+	// puts them, merged rather than gathered and sorted: the calls of
+	// add (by their first step), then those only a batch names (by the
+	// batch step), then the events, each in order already; at one seq a
+	// call of add comes first, then a batch's, then the event.
 	for _, c := range order {
 		c.Agent = agentOf[c.pos]
-		all = append(all, placed{c.pos, Item{Call: c, pos: c.pos}})
 	}
-	for _, ev := range kept {
-		st := &ev.Step
-		ph := gaps.PhaseOf(st.Event)
-		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
-			continue
+	byAdd, byBatch := order[:nAdd], order[nAdd:]
+	nextEvent := func(k int) int { // the index in kept of the next event row from k on
+		for ; k < len(kept); k++ {
+			st := &kept[k].Step
+			ph := gaps.PhaseOf(st.Event)
+			if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
+				continue
+			}
+			return k
 		}
-		ev.Agent = agentOf[st.Seq]
-		all = append(all, placed{st.Seq, Item{Event: ev, pos: st.Seq}})
+		return k
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
-	for _, p := range all {
-		agent := agentOf[p.pos]
-		if ev := p.it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
+	for ia, ib, ie := 0, 0, nextEvent(0); ia < len(byAdd) || ib < len(byBatch) || ie < len(kept); {
+		var it Item
+		switch {
+		case ia < len(byAdd) && (ib >= len(byBatch) || byAdd[ia].pos <= byBatch[ib].pos) && (ie >= len(kept) || byAdd[ia].pos <= kept[ie].Seq):
+			it = Item{Call: byAdd[ia], pos: byAdd[ia].pos}
+			ia++
+		case ib < len(byBatch) && (ie >= len(kept) || byBatch[ib].pos <= kept[ie].Seq):
+			it = Item{Call: byBatch[ib], pos: byBatch[ib].pos}
+			ib++
+		default:
+			ev := kept[ie]
+			ev.Agent = agentOf[ev.Seq]
+			it = Item{Event: ev, pos: ev.Seq}
+			ie = nextEvent(ie + 1)
+		}
+		agent := agentOf[it.pos]
+		if ev := it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
 			// The start opens the group and the stop closes it: neither
 			// is an item of its own, both are the group's marks. A stop
 			// of a sub-agent nothing else names stays an event.
@@ -361,12 +382,12 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 				a.Marks = append(a.Marks, ev.Step)
 				if ev.Event == "SubagentStart" && !placedAgent[agent] {
 					placedAgent[agent] = true
-					turns[turnAt[p.pos]].Items = append(turns[turnAt[p.pos]].Items, Item{SubAgent: a, pos: p.pos})
+					turns[turnAt[it.pos]].Items = append(turns[turnAt[it.pos]].Items, Item{SubAgent: a, pos: it.pos})
 				}
 				continue
 			}
 		}
-		add(int(turnAt[p.pos]), agent, p.it)
+		add(int(turnAt[it.pos]), agent, it)
 	}
 	if len(turns[0].Items) == 0 && len(turns) > 1 {
 		turns = turns[1:]
