@@ -41,6 +41,7 @@ type streamBuild struct {
 	// named is, for each sub-agent id a call's event names, the first
 	// such event's agentType and time: the sub-agent's group is opened
 	// there when no SubagentStart came before it.
+	last       *Call // the call made last with a toolUseId (which is b.calls[its id])
 	named      map[string]agentSeen
 	start, end string // the earliest and latest step time
 }
@@ -156,9 +157,12 @@ func (b *streamBuild) add(v *strictjson.Value) {
 		b.named[st.AgentID] = agentSeen{st.AgentType, st.At}
 	}
 	var c *Call
-	if st.ToolUseID != "" {
+	switch {
+	case st.ToolUseID != "" && b.last != nil && b.last.ToolUseID == st.ToolUseID:
+		c = b.last // a post-event right after its pre-event: the map has it under its id
+	case st.ToolUseID != "":
 		c = b.calls[st.ToolUseID]
-	} else if ph == gaps.Post && len(b.waiting[st.Tool]) > 0 {
+	case ph == gaps.Post && len(b.waiting[st.Tool]) > 0:
 		c, b.waiting[st.Tool] = b.waiting[st.Tool][0], b.waiting[st.Tool][1:]
 	}
 	if c == nil {
@@ -166,6 +170,7 @@ func (b *streamBuild) add(v *strictjson.Value) {
 		*c = Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: c.seqs[0:0:1], Post: c.seqs[1:1:2], Gaps: []string{}}
 		if st.ToolUseID != "" {
 			b.calls[st.ToolUseID] = c
+			b.last = c
 		} else if ph == gaps.Pre {
 			b.waiting[st.Tool] = append(b.waiting[st.Tool], c)
 		}
