@@ -114,11 +114,17 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
 	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, opts)
-	// Group commit: the step is on disk before the answer. The session's
-	// locks are released: other events of the session, and of every
-	// other, append meanwhile and share the fsync.
-	syncErr := synced.Wait()
+	// Group commit: the step is on disk before the answer (with
+	// FsyncBackground: written, and synced in the background within the
+	// window). The session's locks are released: other events of the
+	// session, and of every other, append meanwhile and share the fsync.
+	syncErr := s.synced(synced)
 	if err != nil && s.denied(w, hint, ev, gv, err) {
+		return
+	}
+	// A denied call is denied even when its steps could not be synced:
+	// an error answer would let the harness run it.
+	if err == nil && syncErr != nil && s.denied(w, hint, ev, gv, syncErr) {
 		return
 	}
 	if err != nil {
@@ -145,6 +151,16 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start))
+}
+
+// synced waits for what the answer to an event needs of its fsync batch:
+// the fsync itself (FsyncGroup), or no write older than the window left
+// unsynced (FsyncBackground).
+func (s *Server) synced(t durable.Ticket) error {
+	if s.cfg.Fsync == FsyncBackground {
+		return t.Written(s.cfg.FsyncWindow)
+	}
+	return t.Wait()
 }
 
 // smallBody is the largest body that needs no big slot.
