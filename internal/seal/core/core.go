@@ -156,8 +156,9 @@ func (s *scanner) step(i int, v *strictjson.Value) error {
 		s.model = m
 	}
 	ev, _ := d.GetString("event")
-	id, _ := d.GetString("toolUseId")
-	s.calls.Observe(ev, id)
+	if d != nil && d.Kind == strictjson.Object {
+		s.calls.ObserveData(d, nil) // a call a gate step denied is not unfinished
+	}
 	if ev == noteEvent {
 		// An earlier seal named these already: do not name them twice.
 		if s.noted == nil {
