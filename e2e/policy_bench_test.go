@@ -90,7 +90,8 @@ func BenchmarkPolicyGate(b *testing.B) {
 // (answered once written, fsynced at once after), side by side; p50 and
 // p99 of each whole request, the server's CPU per event (user+system,
 // from /proc) and its collections (GODEBUG=gctrace=1: count, longest
-// stop-the-world pause). The fsync arm is this disk's own fsync latency
+// stop-the-world pause); one gated arm runs the server with GOGC=400, to
+// see whether the collector is in the tail. The fsync arm is this disk's own fsync latency
 // in the same run (a 600-byte append and fsync paced at 1,000/s for two
 // seconds), so a reader can tell the disk from the code. Target: gated
 // p99 ≤ 1 ms.
@@ -102,13 +103,18 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		extra []string
+		gogc  string // the server's GOGC ("": the default, 100)
 	}{
-		{"plain-group", nil},
-		{"policy50-group", policy},
-		{"plain-background", []string{"--fsync", "background"}},
-		{"policy50-background", append([]string{"--fsync", "background"}, policy...)},
+		{"plain-group", nil, ""},
+		{"policy50-group", policy, ""},
+		{"plain-background", []string{"--fsync", "background"}, ""},
+		{"policy50-background", append([]string{"--fsync", "background"}, policy...), ""},
+		{"policy50-background-gogc400", append([]string{"--fsync", "background"}, policy...), "400"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			if c.gogc != "" {
+				b.Setenv("GOGC", c.gogc)
+			}
 			d := b.TempDir()
 			key := newServerKey(b, d)
 			started := time.Now()
