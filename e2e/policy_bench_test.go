@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,8 +91,12 @@ func BenchmarkPolicyGate(b *testing.B) {
 // (answered once written, fsynced at once after), side by side; p50 and
 // p99 of each whole request, the server's CPU per event (user+system,
 // from /proc) and its collections (GODEBUG=gctrace=1: count, longest
-// stop-the-world pause); one gated arm runs the server with GOGC=400, to
-// see whether the collector is in the tail. The fsync arm is this disk's own fsync latency
+// stop-the-world pause), and the server's own time per event (srv-p50,
+// srv-p99: its debug log's "took", the code's part of the request, which
+// every arm pays the same debug log for; srv-syncwait-p99: the part of it
+// spent waiting on the group commit); one gated arm runs the server with GOGC=100 (the
+// Go default; logbook-server sets 400 unless GOGC is set), to see whether
+// the collector is in the tail. The fsync arm is this disk's own fsync latency
 // in the same run (a 600-byte append and fsync paced at 1,000/s for two
 // seconds), so a reader can tell the disk from the code. Target: gated
 // p99 ≤ 1 ms.
@@ -103,13 +108,13 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 	for _, c := range []struct {
 		name  string
 		extra []string
-		gogc  string // the server's GOGC ("": the default, 100)
+		gogc  string // the server's GOGC ("": logbook-server's own, 400)
 	}{
 		{"plain-group", nil, ""},
 		{"policy50-group", policy, ""},
 		{"plain-background", []string{"--fsync", "background"}, ""},
 		{"policy50-background", append([]string{"--fsync", "background"}, policy...), ""},
-		{"policy50-background-gogc400", append([]string{"--fsync", "background"}, policy...), "400"},
+		{"policy50-background-gogc100", append([]string{"--fsync", "background"}, policy...), "100"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.gogc != "" {
@@ -118,7 +123,7 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 			d := b.TempDir()
 			key := newServerKey(b, d)
 			started := time.Now()
-			s := startServer(b, freePort(b), filepath.Join(d, "data"), key, nil, c.extra...)
+			s := startServer(b, freePort(b), filepath.Join(d, "data"), key, nil, append([]string{"--log-level", "debug"}, c.extra...)...)
 			cpu0 := procCPU(b, s.cmd.Process.Pid)
 			from := time.Since(started).Seconds() // the process is younger than that
 			n := pacedLatency(b, s.url, func(it, c, i int) []byte {
@@ -128,6 +133,13 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 			s.cmd.Process.Kill()
 			s.cmd.Wait()
 			gcs, pause := gcTrace(s.stderr.String(), from)
+			if took, waits := tookTimes(b, s.stderr.String()); len(took) > 0 {
+				slices.Sort(took)
+				slices.Sort(waits)
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "srv-p50-ms")
+				b.ReportMetric(float64(took[len(took)*99/100].Microseconds())/1000, "srv-p99-ms")
+				b.ReportMetric(float64(waits[len(waits)*99/100].Microseconds())/1000, "srv-syncwait-p99-ms")
+			}
 			b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu-us/event")
 			b.ReportMetric(float64(gcs), "gcs")
 			b.ReportMetric(pause, "gc-max-stw-ms")
@@ -159,6 +171,33 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 		}
 		reportPercentiles(b, all)
 	})
+}
+
+// tookTimes reads the server's own time for each recorded event from its
+// debug log ("took": from the append slot taken to the answer, without
+// reading the body or writing the answer): the code's part of a request,
+// beside the whole request that the clients time.
+func tookTimes(b *testing.B, log string) (out, waits []time.Duration) {
+	// The runtime's gctrace lines go to the same stderr unbuffered and
+	// may cut into a log line: such a line is skipped (and counted).
+	cut := 0
+	for _, l := range strings.Split(log, "\n") {
+		i := strings.Index(l, `{"time"`)
+		if i < 0 || !strings.Contains(l, `"msg":"recorded"`) {
+			continue
+		}
+		var v struct{ Took, SyncWait int64 }
+		if err := json.Unmarshal([]byte(l[i:]), &v); err != nil {
+			cut++
+			continue
+		}
+		out = append(out, time.Duration(v.Took))
+		waits = append(waits, time.Duration(v.SyncWait))
+	}
+	if cut > len(out)/100 {
+		b.Fatalf("%d of %d log lines unreadable", cut, cut+len(out))
+	}
+	return out, waits
 }
 
 // procCPU is a process's user+system time so far (Linux /proc, clock

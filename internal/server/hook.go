@@ -118,7 +118,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	// FsyncBackground: written, and synced in the background within the
 	// window). The session's locks are released: other events of the
 	// session, and of every other, append meanwhile and share the fsync.
+	waitFrom := time.Now()
 	syncErr := s.synced(synced)
+	syncWait := time.Since(waitFrom)
 	if err != nil && s.denied(w, hint, ev, gv, err) {
 		return
 	}
@@ -150,7 +152,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
-	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start))
+	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start), "syncWait", syncWait)
 }
 
 // synced waits for what the answer to an event needs of its fsync batch:
