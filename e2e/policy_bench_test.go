@@ -115,6 +115,7 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 		{"plain-background", []string{"--fsync", "background"}, ""},
 		{"policy50-background", append([]string{"--fsync", "background"}, policy...), ""},
 		{"policy50-background-gogc100", append([]string{"--fsync", "background"}, policy...), "100"},
+		{"policy50-background-window100ms", append([]string{"--fsync", "background", "--fsync-window", "100ms"}, policy...), ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.gogc != "" {

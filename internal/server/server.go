@@ -123,7 +123,11 @@ const (
 	DefaultAppends       = 64
 	// DefaultFsyncWindow: with FsyncBackground, no answer while a write
 	// older than this is not on disk.
-	DefaultFsyncWindow = 100 * time.Millisecond
+	// One second: the fsync of a batch of many journals takes tens of
+	// milliseconds at its tail on a busy disk, and 100 ms held 1% of
+	// answers (docs/performance.md); Linux itself leaves the agent's own
+	// dirty pages unwritten for up to 30 s.
+	DefaultFsyncWindow = time.Second
 )
 
 // Server handles the routes above. It is safe for concurrent use.
