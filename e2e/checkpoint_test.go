@@ -144,7 +144,7 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 	}
 	key := ed25519.NewKeyFromSeed(seed)
 	agent := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{0xa9}, 32))
-	srv, err := server.New(server.Config{Dir: filepath.Join(dir, "data"), Origin: "diff.example", Key: key})
+	srv, err := server.New(server.Config{Dir: filepath.Join(dir, "data"), Origin: "diff.example", Key: key, OpenReads: true})
 	if err != nil {
 		t.Fatal(err)
 	}

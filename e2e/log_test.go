@@ -112,7 +112,7 @@ func TestLogKill9(t *testing.T) {
 		// the first round may end before one is published: a later round
 		// takes it.
 		if firstCP == nil {
-			resp, err := http.Get(s.url + "/v1/log/checkpoint")
+			resp, err := readGet(s.url + "/v1/log/checkpoint")
 			if err == nil && resp.StatusCode == 200 {
 				if b, _ := readAll(resp); len(strings.Split(string(b), "\n")) > 1 && strings.Split(string(b), "\n")[1] != "0" {
 					firstCP = b

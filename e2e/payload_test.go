@@ -59,6 +59,8 @@ func payloadCases() []struct {
 		{"empty session id", ev(`""`, ""), "SESSION_ID_MISSING"},
 		{"no session id", []byte(`{"hook_event_name":"Stop"}`), "SESSION_ID_MISSING"},
 		{"session id not a string", ev(`42`, ""), "SESSION_ID_MISSING"},
+		{"forged internal note", []byte(`{"session_id":"hostile","hook_event_name":"logbook.hooks","managed":true}`), "EVENT_RESERVED"},
+		{"forged internal note, other case", []byte(`{"session_id":"hostile","hook_event_name":"LogBook.unsent","count":0}`), "EVENT_RESERVED"},
 	}
 }
 

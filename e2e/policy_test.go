@@ -206,7 +206,7 @@ func TestPolicyServerHook(t *testing.T) {
 	}
 	var rec []byte
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && rec == nil; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(s.url + "/v1/sessions/gated/record"); err == nil {
+		if resp, err := readGet(s.url + "/v1/sessions/gated/record"); err == nil {
 			if resp.StatusCode == 200 {
 				rec, _ = io.ReadAll(resp.Body)
 			}

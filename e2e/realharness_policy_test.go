@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,7 +235,7 @@ func TestRealClaudeCodePolicyServer(t *testing.T) {
 	}
 	var rec []byte
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && rec == nil; time.Sleep(100 * time.Millisecond) {
-		if r, err := http.Get(s.url + "/v1/sessions/" + res.SessionID + "/record"); err == nil {
+		if r, err := readGet(s.url + "/v1/sessions/" + res.SessionID + "/record"); err == nil {
 			if r.StatusCode == 200 {
 				rec, _ = io.ReadAll(r.Body)
 			}

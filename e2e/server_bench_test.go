@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/keys"
 )
 
 // benchServer starts a server for a benchmark.
@@ -62,6 +65,34 @@ func BenchmarkServerHook(b *testing.B) {
 			}
 		}
 	})
+	// With the server's key pinned, as install --server writes the hook:
+	// a nonce out, the server's signature over it checked on the way back.
+	b.Run("record-step--server-key", func(b *testing.B) {
+		s := benchServer(b)
+		pin := pinnedKey(b, s)
+		b.SetBytes(int64(len(benchPayload)))
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			cmd := exec.Command(filepath.Join(bin, "record-step"), "--server", s.url, "--server-key", pin)
+			cmd.Stdin = bytes.NewReader(benchPayload)
+			if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+				b.Fatal(err, string(out))
+			}
+		}
+	})
+}
+
+// pinnedKey is the server's public key as record-step --server-key takes it.
+func pinnedKey(b testing.TB, s *liveServer) string {
+	text, err := os.ReadFile(s.pub)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pub, err := keys.ParsePublicKeyPEM(text)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return hex.EncodeToString(pub)
 }
 
 // BenchmarkServerThroughput: 16 clients, each its own session on its own

@@ -27,6 +27,51 @@ type liveServer struct {
 	url, data      string
 	key, pub, vkey string
 	stderr         *bytes.Buffer
+	readToken      string // the read routes' token ("" when the test gave its own token flags)
+}
+
+// readTokens maps a live server's base URL to its read token: fetch and
+// readGet send it (reads need a token by default).
+var readTokens sync.Map
+
+// withReadToken adds a read token to a server's flags, unless the test
+// chose how reads are guarded itself (--token-file, --read-token-file,
+// --open-reads). For a server run as another user (uid >= 0) the file
+// is put beside its data directory, which that user reaches, and is
+// given to it.
+func withReadToken(t testing.TB, extra []string, data string, uid int) ([]string, string) {
+	for _, a := range extra {
+		if a == "--token-file" || a == "--read-token-file" || a == "--open-reads" {
+			return extra, ""
+		}
+	}
+	dir := t.TempDir()
+	if uid >= 0 {
+		dir = filepath.Dir(data)
+	}
+	tok := fmt.Sprintf("read-%x", time.Now().UnixNano())
+	file := filepath.Join(dir, filepath.Base(data)+".read.token")
+	os.WriteFile(file, []byte(tok+"\n"), 0o600)
+	if uid >= 0 {
+		os.Chown(file, uid, uid)
+	}
+	return append(append([]string{}, extra...), "--read-token-file", file), tok
+}
+
+// readGet GETs url with the read token of the server it belongs to.
+func readGet(url string) (*http.Response, error) {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		return nil, err
+	}
+	readTokens.Range(func(k, v any) bool {
+		if strings.HasPrefix(url, k.(string)+"/") && v.(string) != "" {
+			req.Header.Set("Authorization", "Bearer "+v.(string))
+			return false
+		}
+		return true
+	})
+	return http.DefaultClient.Do(req)
 }
 
 // freePort asks the kernel for a free loopback port.
@@ -58,6 +103,8 @@ func startServer(t testing.TB, addr, data, key string, cred *syscall.Credential,
 	if e := os.Getenv("LOGBOOK_E2E_SERVER"); e != "" {
 		exe = e // another build, for before-and-after benchmarks
 	}
+	extra, s.readToken = withReadToken(t, extra, data, -1)
+	readTokens.Store(s.url, s.readToken)
 	s.cmd = exec.Command(exe, append([]string{"--listen", addr, "--data", data, "--key", key, "--name", "e2e.example"}, extra...)...)
 	s.cmd.Stderr = s.stderr
 	if cred != nil {
@@ -98,7 +145,7 @@ func postEvent(c *http.Client, url string, body []byte) (int, error) {
 }
 
 func fetch(t testing.TB, url string) []byte {
-	resp, err := http.Get(url)
+	resp, err := readGet(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,10 +347,14 @@ func TestServerOtherUser(t *testing.T) {
 	report(t, fmt.Sprintf("server as uid %d, agent as nobody: the agent recorded through HTTP; %d attempts on the server's files all refused", serverUID, len(tries)))
 }
 
-func startServerAs(t testing.TB, exe, addr, data, key string, uid uint32) *liveServer {
+func startServerAs(t testing.TB, exe, addr, data, key string, uid uint32, extra ...string) *liveServer {
 	t.Helper()
 	s := &liveServer{url: "http://" + addr, data: data, key: key, pub: key + ".pub", vkey: key + ".vkey", stderr: &bytes.Buffer{}}
-	s.cmd = exec.Command(exe, "--listen", addr, "--data", data, "--key", key, "--name", "e2e.example")
+	extra, s.readToken = withReadToken(t, extra, data, int(uid))
+	if !strings.HasPrefix(addr, "unix:") {
+		readTokens.Store(s.url, s.readToken)
+	}
+	s.cmd = exec.Command(exe, append([]string{"--listen", addr, "--data", data, "--key", key, "--name", "e2e.example"}, extra...)...)
 	s.cmd.Stderr = s.stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
 	s.cmd.Dir = filepath.Dir(data)

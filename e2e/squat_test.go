@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -15,18 +17,26 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/keys"
 )
 
 // TestServerPortSquat: the agent (nobody) starts its own server where the
-// logbook server should be, while that is down. On a loopback port it
-// works: the hook gets a 200 from the squatter and the event is gone from
-// the real record (the door a TCP address leaves open, which no hook can
-// close: Claude Code's HTTP hooks check nothing of who answers). On a Unix
-// socket in the server's own folder it cannot: the squatter cannot create
-// the socket, and a socket in a folder the agent owns is refused by the
-// hook; record-step says "not recorded" on stderr and in errors.log
-// instead of taking a stranger's 200. Once the real server is up on the
-// socket, the same hook records at level server. Needs root (as on CI).
+// logbook server should be, while that is down. On a loopback port,
+// a hook with no pinned key takes the squatter's 200 and the event is
+// gone from the real record (the door a bare TCP address leaves open;
+// Claude Code's HTTP hooks check nothing of who answers). A hook with the
+// server's key pinned (record-step --server-key) sends a nonce with each
+// event and takes only a 200 the server's key signed over it: the
+// squatter's answers are refused, said and counted, and once the real
+// server is back on the port the record names those events, so the
+// verifier does not say a silent OK. On a Unix socket in the server's own
+// folder the squatter cannot even listen: it cannot create the socket,
+// and a socket in a folder the agent owns is refused by the hook;
+// record-step says "not recorded" on stderr and in errors.log instead of
+// taking a stranger's 200. Once the real server is up on the socket, the
+// same hook records at level server. Reads need the server's read token.
+// Needs root (as on CI).
 func TestServerPortSquat(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
@@ -77,7 +87,8 @@ func TestServerPortSquat(t *testing.T) {
 		return c, &stderr
 	}
 
-	// 1. A loopback port: the squatter answers, the hook is satisfied.
+	// 1. A loopback port. Without a pinned key the squatter's 200 is
+	// taken: nothing over TCP says who answers.
 	port := freePort(t)
 	sq, _ := squat(port)
 	waitHTTP(t, "http://"+port, nil)
@@ -87,8 +98,80 @@ func TestServerPortSquat(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(agentHome, "squat-data", "squat-sess.steps.jsonl")); err != nil {
 		t.Fatalf("the squatter did not get the event: %v", err)
 	}
+	// With the server's key pinned (--server-key, as install --server
+	// writes it from GET /v1/key), each event goes with a nonce and the
+	// squatter's 200 carries no signature by that key: not recorded,
+	// said, and counted. It signs with its own key: refused the same.
+	pubPEM, _ := os.ReadFile(key + ".pub")
+	pub, err := keys.ParsePublicKeyPEM(pubPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := hex.EncodeToString(pub)
+	tcpDir := filepath.Join(agentHome, "tcp-logbook")
+	pinned := func(payload []byte) string {
+		c := as(nobody, filepath.Join(exe, "record-step"), "--server", "http://"+port, "--server-key", pin, "--harness", "claude-code", "--dir", tcpDir)
+		c.Stdin = bytes.NewReader(payload)
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			t.Fatalf("record-step must exit 0 inside a hook: %v", err)
+		}
+		return stderr.String()
+	}
+	const squatted = 3
+	for i := 0; i < squatted; i++ {
+		if stderr := pinned(toolEvent("squat-tcp", i)); !strings.Contains(stderr, "not recorded") || !strings.Contains(stderr, "not signed by the pinned server key") {
+			t.Fatalf("a pinned hook took the squatter's answer: %q", stderr)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(tcpDir, "server-unsent")); err != nil || st.Size() != squatted {
+		t.Fatalf("the refused answers were not counted: %v %v", st, err)
+	}
+	b, _ := os.ReadFile(filepath.Join(agentHome, "squat-data", "squat-tcp.steps.jsonl"))
+	squatterGot := bytes.Count(b, []byte("\n"))
 	sq.Process.Kill()
 	sq.Wait()
+	// The real server comes back on the port: the same pinned hook is
+	// answered with the server's signature, and the first event carries
+	// the count of those the squatter took.
+	dataTCP := mk("data-tcp", serverUID, 0o700)
+	tcpSrv := startServerAs(t, filepath.Join(exe, "logbook-server"), port, dataTCP, key, serverUID)
+	for i := squatted; i < squatted+4; i++ {
+		if stderr := pinned(toolEvent("squat-tcp", i)); stderr != "" {
+			t.Fatalf("the real server's answer was refused: %s", stderr)
+		}
+	}
+	if stderr := pinned([]byte(`{"session_id":"squat-tcp","hook_event_name":"SessionEnd","reason":"exit"}`)); stderr != "" {
+		t.Fatalf("SessionEnd: %s", stderr)
+	}
+	tcpRec, tcpCP := t.TempDir()+"/r.json", t.TempDir()+"/r.checkpoint"
+	os.WriteFile(tcpRec, fetch(t, tcpSrv.url+"/v1/sessions/squat-tcp/record"), 0o644)
+	os.WriteFile(tcpCP, fetch(t, tcpSrv.url+"/v1/sessions/squat-tcp/record-checkpoint"), 0o644)
+	tcpOut, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--json", "--pubkey", key+".pub", "--checkpoint", tcpCP,
+		"--checkpoint-key", key+".vkey", tcpRec).Output()
+	var tv struct {
+		OK    bool   `json:"ok"`
+		Level string `json:"level"`
+		Gaps  struct {
+			Unsent int `json:"unsentEvents"`
+		} `json:"gaps"`
+	}
+	if err := json.Unmarshal(tcpOut, &tv); err != nil || !tv.OK || tv.Level != "server" || tv.Gaps.Unsent != squatted {
+		t.Fatalf("over TCP with a pinned key, want OK level server naming the %d events the squatter answered: %s", squatted, tcpOut)
+	}
+	tcpHuman, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", key+".pub", "--checkpoint", tcpCP,
+		"--checkpoint-key", key+".vkey", tcpRec).Output()
+	if !strings.Contains(string(tcpHuman), fmt.Sprintf("%d event(s) the hook could not send to the server", squatted)) {
+		t.Fatalf("logbook-verify does not name the squatted events:\n%s", tcpHuman)
+	}
+	// Reads need the read token: the agent's user, without it, reads
+	// nothing.
+	if resp, err := http.Get(tcpSrv.url + "/v1/sessions/squat-tcp/record"); err != nil || resp.StatusCode != 401 {
+		t.Fatalf("a read without the token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 
 	// 2. The server's socket, while the server is down: the squatter
 	// cannot create it, and the hook says the event was not sent.
@@ -116,7 +199,6 @@ func TestServerPortSquat(t *testing.T) {
 	// 4. The real server on its socket: the same hook records, and the
 	// session seals at level server.
 	srv := startServerAs(t, filepath.Join(exe, "logbook-server"), "unix:"+sock, data, key, serverUID)
-	_ = srv
 	for i := 4; i < 8; i++ {
 		if stderr, _ := hook("unix:"+sock, i); stderr != "" {
 			t.Fatalf("record-step over the socket: %s", stderr)
@@ -124,7 +206,7 @@ func TestServerPortSquat(t *testing.T) {
 	}
 	// The two events the hook could not send (2. and 3.) came with the
 	// first that was sent, as a logbook.unsent note.
-	b, err := os.ReadFile(filepath.Join(data, "squat-sess.steps.jsonl"))
+	b, err = os.ReadFile(filepath.Join(data, "squat-sess.steps.jsonl"))
 	if err != nil || bytes.Count(b, []byte("\n")) != 6 || !bytes.Contains(b, []byte(`"logbook.unsent"`)) {
 		t.Fatalf("the server's journal: %v\n%s", err, b)
 	}
@@ -139,9 +221,11 @@ func TestServerPortSquat(t *testing.T) {
 	end()
 	hook("unix:"+sock, 8)
 	uc := unixClient(sock)
-	resp, err := uc.Get("http://localhost/v1/sessions/squat-sess/record")
-	if err != nil {
-		t.Fatal(err)
+	req, _ := http.NewRequest("GET", "http://localhost/v1/sessions/squat-sess/record", nil)
+	req.Header.Set("Authorization", "Bearer "+srv.readToken)
+	resp, err := uc.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatal(resp, err)
 	}
 	rec, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -170,7 +254,7 @@ func TestServerPortSquat(t *testing.T) {
 			t.Errorf("logbook-verify does not say %q:\n%s", want, human)
 		}
 	}
-	report(t, "squat: over 127.0.0.1 the agent's server took an event with 200; on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 2 events the hook could not send and the 1 after SessionEnd:\n"+string(human))
+	report(t, fmt.Sprintf("squat: over 127.0.0.1 the agent's server took an unpinned hook's event with 200; with the server's key pinned the hook refused its %d answers (not signed), counted them, and after the real server came back the record names them (squatter's journal: %d steps)\n", squatted, squatterGot)+"on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 2 events the hook could not send and the 1 after SessionEnd:\n"+string(human))
 }
 
 // unixClient is an HTTP client that dials the socket at path.

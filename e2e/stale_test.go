@@ -65,7 +65,9 @@ func TestStaleCheckpointRefused(t *testing.T) {
 	waitProof(first)
 	verify := func(rec string, extra ...string) (string, error) {
 		args := append([]string{"--pubkey", key + ".pub", "--log-policy", policy}, extra...)
-		out, err := exec.Command(filepath.Join(bin, "logbook-verify"), append(args, rec)...).CombinedOutput()
+		cmd := exec.Command(filepath.Join(bin, "logbook-verify"), append(args, rec)...)
+		cmd.Env = append(os.Environ(), "LOGBOOK_SERVER_READ_TOKEN="+s.readToken) // the server's tiles need it
+		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
 	got, err := verify(kept)

@@ -83,6 +83,7 @@ const (
 	SessionMissing   = recorder.SessionMissing   // no session id: no session to put it in
 	SessionInvalid   = recorder.SessionInvalid   // a session id that could not be a file name
 	WriteFailed      = recorder.WriteFailed      // the directory or the journal could not be written
+	EventReserved    = recorder.EventReserved    // the event is named logbook.*: a forged internal note
 )
 
 // Record appends one harness hook event to its session's journal in dir,

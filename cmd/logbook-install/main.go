@@ -69,12 +69,14 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the change as a diff and write nothing")
 	fs.BoolVar(&o.Managed, "managed", false, "as root: write the hooks into the harness's system-wide managed configuration (Claude Code: /etc/claude-code/managed-settings.json, or --config FILE) with the switch that makes it ignore the agent's own hook files (allowManagedHooksOnly); needs --server and a --bin DIR only root can write")
 	fs.BoolVar(&o.FollowSymlinks, "follow-symlinks", false, "write through a symbolic link at a path install writes (the configuration, .logbook, .gitignore, the key), saying where; without it such a link is refused")
-	fs.StringVar(&o.Server, "server", "", "send the events to a logbook server at `URL` (http://IP:PORT; docs/server.md): Claude Code gets HTTP hooks, other harnesses record-step --server; the server seals")
+	fs.StringVar(&o.Server, "server", "", "send the events to a logbook server at `URL` (http://IP:PORT or unix:/PATH; docs/server.md): Claude Code gets HTTP hooks over TCP (unless --command-hooks), other harnesses record-step --server with the server's key pinned; the server seals")
 	if name == "install" {
+		fs.StringVar(&o.ServerKey, "server-key", "", "with --server: the server's Ed25519 public key `HEX` (GET /v1/key's publicKey), written into each record-step --server hook, which then takes only answers the server signed (default: asked of the server now, over http://)")
+		fs.BoolVar(&o.CommandHooks, "command-hooks", false, "with --server: Claude Code gets record-step --server command hooks for every event instead of its HTTP hooks, which cannot check who answers (a process squatting the server's port)")
 		fs.BoolVar(&o.NoGuard, "no-guard", false, "Claude Code: do not add the user-level hook that refuses sessions started below the project (where its hooks do not run)")
 		fs.BoolVar(&o.NoKey, "no-key", false, "install without a signing key: sessions are recorded, not sealed at their end (seal them later); without it, install makes a key or fails")
 	}
-	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--server URL] [--managed] [--dry-run]", stdout, stderr); done {
+	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--server URL [--server-key HEX] [--command-hooks]] [--managed] [--dry-run]", stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() > 0 {

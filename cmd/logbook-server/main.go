@@ -5,7 +5,8 @@
 // (docs/server.md, docs/checkpoint.md).
 //
 //	logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR]
-//	               [--token-file FILE] [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
+//	               [--token-file FILE] [--read-token-file FILE | --open-reads]
+//	               [--tls-cert PEM --tls-key PEM [--client-ca PEM]]
 //	logbook-server --new-key FILE [--name ORIGIN]
 //	logbook-server --new-token FILE
 //	logbook-server --verifier-key --key FILE [--name ORIGIN]
@@ -68,6 +69,7 @@ func main() {
 }
 
 const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
+               [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
                [--policy SIGNED.json --policy-key PUB]
 logbook-server --new-key FILE [--name ORIGIN]
@@ -77,6 +79,7 @@ logbook-server --verifier-key --key FILE [--name ORIGIN]`
 type config struct {
 	listen, data, keyFile, name, tokenFile string
 	managed, readTokenFile                 string
+	openReads                              bool
 	tlsCert, tlsKey, clientCA, logLevel    string
 	fsync                                  string
 	fsyncWindow                            time.Duration
@@ -96,7 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.data, "data", "", "data `DIR` for journals, checkpoints and records (default $STATE_DIRECTORY, as systemd sets it, else ./logbook-server-data)")
 	fs.StringVar(&c.keyFile, "key", "", "the server's PKCS#8 PEM Ed25519 key `FILE`: signs checkpoints and seals (default $LOGBOOK_SERVER_KEY_FILE)")
 	fs.StringVar(&c.name, "name", "", "the server's `ORIGIN` name in checkpoints (default logbook-server/HOSTNAME)")
-	fs.StringVar(&c.readTokenFile, "read-token-file", "", "`FILE` holding the bearer token the read routes (a session's record, checkpoint and tlog-proof, the log's tiles) need instead of --token-file's, which the agent's hooks send: without it, whoever holds the hook token (the agent) or, with no token at all, every local user reads every session (default $LOGBOOK_SERVER_READ_TOKEN)")
+	fs.StringVar(&c.readTokenFile, "read-token-file", "", "`FILE` holding the bearer token the read routes (a session's record, checkpoint and tlog-proof, the log's tiles) need instead of --token-file's, which the agent's hooks send: without it, reads need the hook token (which the agent holds) and, with no token at all, they are refused (default $LOGBOOK_SERVER_READ_TOKEN)")
+	fs.BoolVar(&c.openReads, "open-reads", false, "serve the read routes without a token: anyone who reaches the server, the agent included, reads every session (warned at start; not with a token of any kind)")
 	fs.StringVar(&c.tokenFile, "token-file", "", "`FILE` holding the bearer token every request but /healthz and the page must send (default $LOGBOOK_SERVER_TOKEN)")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve HTTPS with this certificate chain `PEM`")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the TLS certificate's private key `PEM`")
@@ -227,6 +231,12 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if readToken != "" && readToken == token {
 		return fail(2, errors.New("the read token is the hook token: the agent, which sends the hook token, could read every session; give another"))
 	}
+	if c.openReads && (readToken != "" || token != "") {
+		return fail(2, errors.New("--open-reads and a token (--read-token-file, --token-file or their variables): with a token, reads need it; give one or the other"))
+	}
+	if c.openReads {
+		fmt.Fprintln(stderr, "logbook-server: warning: --open-reads: every session's record, checkpoints and the log's tiles are served without a token, to any local user (the agent included) and anyone who reaches the address; give --read-token-file FILE instead")
+	}
 	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
 		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
 	}
@@ -258,7 +268,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		return fail(1, err)
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
-		Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
+		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
 		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
 	if err != nil {
 		return fail(1, err)
@@ -281,12 +291,12 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		TLSConfig:         tlsConf,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	if readToken == "" {
-		who := "every local user"
-		if token != "" {
-			who = "whoever holds the hook token, which the agent's hooks send"
-		}
-		log.Warn("reads are open", "who", who, "fix", "--read-token-file FILE: the records, checkpoints and log tiles then need a token the agent does not hold")
+	switch {
+	case readToken != "" || c.openReads: // fine, or said above
+	case token != "":
+		log.Warn("reads need the hook token", "who", "whoever holds the hook token, which the agent's hooks send", "fix", "--read-token-file FILE: the records, checkpoints and log tiles then need a token the agent does not hold")
+	default:
+		log.Info("reads refused", "why", "no token: the records, checkpoints and log tiles are served to no one", "fix", "--read-token-file FILE to read them over HTTP with that token (or read them in the data directory)")
 	}
 	vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))
 	log.Info("listening", "addr", ln.Addr().String(), "data", data, "origin", c.name, "verifierKey", vkey,

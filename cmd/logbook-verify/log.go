@@ -27,7 +27,7 @@ func (l *logFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.policy, "log-policy", "", "C2SP tlog-policy `FILE` (trusted log keys, witness keys, quorum): check the record's tlog-proof offline; LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds")
 	fs.StringVar(&l.proof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default: RECORD with .json replaced by .tlog-proof)")
 	fs.BoolVar(&l.consistency, "log-consistency", false, "logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW: show that log checkpoint NEW extends OLD (the log never rewrote its past)")
-	fs.StringVar(&l.tiles, "log-tiles", "", "the log's tiles, a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/; $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token): for --log-consistency, and with --log-policy the freshness check: every leaf after the record's own, up to the log's latest checkpoint, is read, and a later checkpoint of the record's session refuses it (TRUNCATED)")
+	fs.StringVar(&l.tiles, "log-tiles", "", "the log's tiles, a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/; $LOGBOOK_SERVER_READ_TOKEN, else $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token: a server's reads need its read token): for --log-consistency, and with --log-policy the freshness check: every leaf after the record's own, up to the log's latest checkpoint, is read, and a later checkpoint of the record's session refuses it (TRUNCATED)")
 }
 
 func (l *logFlags) load(record string) (verdict.LogInputs, error) {
@@ -72,7 +72,7 @@ func (l *logFlags) later(in *verdict.LogInputs) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	leaves, err := consistency.Later(ctx, in.Policy, uint64(p.Index)+1, l.tiles, strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN")))
+	leaves, err := consistency.Later(ctx, in.Policy, uint64(p.Index)+1, l.tiles, readToken())
 	if err != nil {
 		return err
 	}
@@ -122,8 +122,7 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	token := strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN"))
-	r, err := consistency.Check(ctx, cps[0], cps[1], pol, l.tiles, token)
+	r, err := consistency.Check(ctx, cps[0], cps[1], pol, l.tiles, readToken())
 	if err != nil {
 		return fail(err)
 	}
@@ -136,4 +135,14 @@ func runConsistency(l logFlags, args []string, asJSON bool, stdout, stderr io.Wr
 		return 1
 	}
 	return 0
+}
+
+// readToken is the bearer token for a server's log tiles: its read token
+// ($LOGBOOK_SERVER_READ_TOKEN, logbook-server --read-token-file's), else
+// $LOGBOOK_SERVER_TOKEN (a server with one token for everything).
+func readToken() string {
+	if t := strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_READ_TOKEN")); t != "" {
+		return t
+	}
+	return strings.TrimSpace(os.Getenv("LOGBOOK_SERVER_TOKEN"))
 }

@@ -83,7 +83,7 @@ func execBeside(name string, args []string, stderr io.Writer) int {
 	return 1
 }
 
-const synopsis = `record-step [--dir DIR | --server URL] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+const synopsis = `record-step [--dir DIR | --server URL [--server-key HEX]] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
 record-step --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
@@ -97,7 +97,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	var opt journal.EventOptions
 	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
-	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT) instead of recording it here")
+	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT, or unix:/PATH) instead of recording it here")
+	var serverKeys listFlag
+	fs.Var(&serverKeys, "server-key", "with --server: the server's Ed25519 public key, 64 hex digits (GET /v1/key's publicKey; repeatable, to pin the next key across a rotation): an answer not signed by it is counted as not sent, as a process squatting the server's port would answer (record-step install --server pins it)")
 	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy hook, built beside record-step, records and answers in this process's place (docs/policy.md)")
 	var policyKeys listFlag
 	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
@@ -203,7 +205,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
 		unsent := claimUnsent(dir)
-		if err := forward(*server, cli.StripBOM(payload), hint, cwd, unsent, getenv); err != nil {
+		if err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv); err != nil {
 			// This event and those counted before it go to the next one
 			// that is sent.
 			if cerr := countUnsent(dir, unsent+1); cerr != nil {

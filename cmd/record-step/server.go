@@ -20,10 +20,30 @@ const forwardTimeout = 5 * time.Second
 //
 // unsent, when not 0, is the count of events earlier hooks could not send
 // (unsent.go), sent as X-Logbook-Unsent.
-func forward(server string, payload []byte, hint hookevent.Hint, cwd string, unsent int, getenv func(string) string) error {
+//
+// pinned, when not empty, are the server's public keys (--server-key,
+// hex): the event goes with a fresh nonce, and a 200 counts only when it
+// carries the server's signature over that nonce and this payload
+// (hookpost.CheckAnswer). Over TCP nothing else tells the server from a
+// process that took its port while it was down.
+func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, unsent int, getenv func(string) string) error {
 	t, err := hookpost.Parse(server)
 	if err != nil {
 		return err
+	}
+	var keys [][]byte
+	for _, p := range pinned {
+		k, err := hookpost.ParseKey(p)
+		if err != nil {
+			return fmt.Errorf("--server-key: %w", err)
+		}
+		keys = append(keys, k)
+	}
+	var nonce string
+	if len(keys) > 0 {
+		if nonce, err = hookpost.NewNonce(); err != nil {
+			return err
+		}
 	}
 	route := "/v1/hooks"
 	if hint.Harness != "" {
@@ -38,6 +58,9 @@ func forward(server string, payload []byte, hint hookevent.Hint, cwd string, uns
 	}
 	if unsent > 0 {
 		headers = append(headers, unsentHeader(unsent))
+	}
+	if nonce != "" {
+		headers = append(headers, [2]string{hookpost.NonceHeader, nonce})
 	}
 	tok := getenv("LOGBOOK_SERVER_TOKEN")
 	if tok != "" {
@@ -56,6 +79,11 @@ func forward(server string, payload []byte, hint hookevent.Hint, cwd string, uns
 		return fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds?)", server)
 	case resp.Status != 200:
 		return fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
+	}
+	if len(keys) > 0 {
+		if _, _, err := hookpost.CheckAnswer(resp, nonce, payload, keys); err != nil {
+			return fmt.Errorf("server %s answered 200, but %v: the event is not taken as recorded", server, err)
+		}
 	}
 	return nil
 }

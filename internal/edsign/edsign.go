@@ -17,6 +17,8 @@ import (
 	"errors"
 
 	"filippo.io/edwards25519"
+
+	"github.com/logbook-project/logbook/internal/edverify"
 )
 
 // NewKeyFromSeed is ed25519.NewKeyFromSeed: seed followed by its public key.
@@ -67,32 +69,10 @@ func Sign(priv ed25519.PrivateKey, msg []byte) ([]byte, error) {
 	return sig, nil
 }
 
-// verify is RFC 8032 verification ([S]B - [k]A = R) for a signature this
-// package made. Not ed25519.Verify, which builds its own base point table
-// (64 inversions) on first use; these tables are per call, and S, k and A
-// are public, so variable time is fine.
-func verify(pub, msg, sig []byte) bool {
-	A, err := new(edwards25519.Point).SetBytes(pub)
-	if err != nil || len(sig) != ed25519.SignatureSize {
-		return false
-	}
-	S, err := new(edwards25519.Scalar).SetCanonicalBytes(sig[32:])
-	if err != nil {
-		return false
-	}
-	h := sha512.New()
-	h.Write(sig[:32])
-	h.Write(pub)
-	h.Write(msg)
-	k, err := new(edwards25519.Scalar).SetUniformBytes(h.Sum(nil))
-	if err != nil {
-		return false
-	}
-	R := new(edwards25519.Point).VarTimeMultiScalarMult(
-		[]*edwards25519.Scalar{S, new(edwards25519.Scalar).Negate(k)},
-		[]*edwards25519.Point{edwards25519.NewGeneratorPoint(), A})
-	return bytes.Equal(R.Bytes(), sig[:32])
-}
+// verify is RFC 8032 verification for a signature this package made
+// (internal/edverify: per-call tables, not ed25519.Verify's per-process
+// base point table of 64 inversions).
+func verify(pub, msg, sig []byte) bool { return edverify.Verify(pub, msg, sig) }
 
 // expand is RFC 8032 section 5.1.5: the clamped secret scalar and the
 // nonce prefix.

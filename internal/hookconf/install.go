@@ -28,6 +28,14 @@ type Target struct {
 	// Server, when not "", is a logbook server's base URL (http://IP:PORT):
 	// events go there (server.go) instead of to a local journal.
 	Server string
+	// ServerKey, when not "", is the server's public key (64 hex
+	// digits), pinned in every record-step --server command
+	// (--server-key): an answer it did not sign is not taken.
+	ServerKey string
+	// CommandHooks writes record-step --server commands for every event
+	// even where the harness has HTTP hooks (Claude Code), which cannot
+	// check a signature.
+	CommandHooks bool
 }
 
 // Command is the hook command line for event e. It first checks that the

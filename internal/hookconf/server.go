@@ -32,9 +32,21 @@ func CheckServer(u string) error {
 
 // httpHook reports whether event e is written as an HTTP hook. A Unix
 // socket takes record-step --server commands for every event: Claude
-// Code's HTTP hooks reach TCP only, and cannot check who answers.
+// Code's HTTP hooks reach TCP only, and cannot check who answers; so does
+// CommandHooks.
 func (t Target) httpHook(e Event) bool {
-	return t.Server != "" && !strings.HasPrefix(t.Server, "unix:") && t.Spec.HTTPHandler != nil && !t.Spec.NoHTTP[e.Name]
+	return t.Server != "" && !strings.HasPrefix(t.Server, "unix:") && t.Spec.HTTPHandler != nil && !t.Spec.NoHTTP[e.Name] && !t.CommandHooks
+}
+
+// HTTPHooks reports whether any event of the target is written as an
+// HTTP hook (whose answers nothing checks).
+func (t Target) HTTPHooks() bool {
+	for _, e := range t.Spec.Events {
+		if t.httpHook(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // serverCommand is what an event sends to the server: the hook URL for an
@@ -53,7 +65,11 @@ func (t Target) serverCommand(e Event) string {
 	// As Command: a missing binary is said in one line, and the agent
 	// goes on.
 	msg := "logbook: record-step is missing, so this event is not sent to the logbook server: run record-step install --harness " + t.Spec.Harness + " --server URL"
-	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + " exit 0; }; " + c + " --server " + base + t.DirFlag
+	c += " --server " + base
+	if t.ServerKey != "" {
+		c += " --server-key " + t.ServerKey
+	}
+	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + " exit 0; }; " + c + t.DirFlag
 }
 
 // serverURL returns the URL of an HTTP hook handler that posts to a

@@ -130,6 +130,21 @@ func parseIPv6(s string) ([16]byte, bool) {
 type Response struct {
 	Status int
 	Body   []byte // at most the first 64 KiB
+	head   []byte // the header lines, after the status line
+}
+
+// Header returns the value of the first header field named name (ASCII
+// case-insensitive), trimmed, or "".
+func (r Response) Header(name string) string {
+	for rest := r.head; len(rest) > 0; {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\r\n"))
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(k), name) {
+			return string(bytes.TrimSpace(v))
+		}
+	}
+	return ""
 }
 
 // Post sends body to the target's path+route with the given extra
@@ -233,8 +248,10 @@ func parseResponse(b []byte) (Response, error) {
 		return r, errors.New("the answer has no status")
 	}
 	r.Status = st
-	if _, body, ok := bytes.Cut(rest, []byte("\r\n\r\n")); ok {
-		r.Body = body
+	if head, body, ok := bytes.Cut(rest, []byte("\r\n\r\n")); ok {
+		r.head, r.Body = head, body
+	} else if bytes.HasPrefix(rest, []byte("\r\n")) {
+		r.Body = rest[2:] // no header at all
 	}
 	return r, nil
 }

@@ -42,6 +42,12 @@ type Options struct {
 	// there (hookconf's server hooks) and the server seals with its own
 	// key, so no signing key is made here.
 	Server string
+	// ServerKey is the server's public key (hex) to pin in the hooks;
+	// "" asks the server (GET /v1/key) when Server is http://.
+	ServerKey string
+	// CommandHooks: record-step --server commands even where the harness
+	// has HTTP hooks (hookconf.Target.CommandHooks).
+	CommandHooks bool
 	// Managed: the harness's system-wide managed configuration (root's;
 	// managed.go), or --config FILE as one, with the switch that makes
 	// the harness run managed hooks only.
@@ -87,6 +93,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	if o.Bin == "" && o.Self != "" {
 		o.Bin = filepath.Dir(o.Self)
 	}
+	var serverNotes []string
 	path, t, err := resolve(spec, o, getenv)
 	if err != nil {
 		return usage("%v", err)
@@ -95,7 +102,22 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		if err := hookconf.CheckServer(o.Server); err != nil {
 			return usage("%v", err)
 		}
-		t.Server = o.Server
+		t.Server, t.CommandHooks = o.Server, o.CommandHooks
+		if o.Verb == "install" {
+			key, note, err := pinKey(o, getenv)
+			if err != nil {
+				return usage("%v", err)
+			}
+			t.ServerKey = key
+			if note != "" {
+				serverNotes = append(serverNotes, note)
+			}
+			if t.HTTPHooks() {
+				serverNotes = append(serverNotes, "WARNING: "+spec.Harness+"'s HTTP hooks cannot check who answers at "+o.Server+": while the server is down, a process that takes its port answers 200 and the events are lost without a word. --command-hooks writes record-step --server hooks, which take only answers the server signed (docs/server.md, \"Who answers\"); or listen on a unix: socket")
+			}
+		}
+	} else if o.ServerKey != "" || o.CommandHooks {
+		return usage("--server-key and --command-hooks go with --server")
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "record-step %s: %s: %v; nothing was changed\n", o.Verb, path, err)
@@ -255,6 +277,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	}
 	if o.Server != "" {
 		notes = append(notes, "events go to the logbook server at "+o.Server+", which seals each session with its own key at its end; nothing is recorded in this project (docs/server.md)")
+		notes = append(notes, serverNotes...)
 		notes = append(notes, checkServer(o.Server, stderr, getenv)...)
 		printNotes(stdout, notes)
 		return Done

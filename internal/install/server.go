@@ -1,11 +1,14 @@
 package install
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/hookpost"
 )
 
 // serverTimeout bounds install's one question to the server.
@@ -45,4 +48,60 @@ func checkServer(base string, stderr io.Writer, getenv func(string) string) []st
 		return []string{fmt.Sprintf("the server at %s answers without a token", base)}
 	}
 	return nil
+}
+
+// pinKey is the server key the hooks pin: --server-key as given (checked:
+// 64 hex digits of a point of large order), else the publicKey the server
+// at an http:// URL gives on GET /v1/key now. A server that cannot be
+// asked leaves the hooks unpinned, with a warning note: nothing checks
+// who answers them then. An error is a bad --server-key.
+func pinKey(o Options, getenv func(string) string) (key, note string, err error) {
+	if o.ServerKey != "" {
+		if _, err := hookpost.ParseKey(o.ServerKey); err != nil {
+			return "", "", fmt.Errorf("--server-key: %v", err)
+		}
+		return o.ServerKey, "the hooks take only answers signed by the server key " + o.ServerKey + " (--server-key)", nil
+	}
+	if !strings.HasPrefix(o.Server, "http://") {
+		if strings.HasPrefix(o.Server, "unix:") {
+			return "", "", nil // the socket's owner is checked (hookpost/peer.go)
+		}
+		return "", "WARNING: no server key is pinned for " + o.Server + " (give --server-key HEX, GET /v1/key's publicKey): the hooks take any 200 as recorded", nil
+	}
+	pub, err := fetchKey(o.Server, getenv)
+	if err != nil {
+		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + err.Error() + "), so none is pinned and the hooks take any 200 as recorded: install again once it answers, or give --server-key HEX (GET /v1/key's publicKey)", nil
+	}
+	return pub, "the hooks take only answers signed by the server's key " + pub + " (GET /v1/key now; after a key rotation install again, or give --server-key)", nil
+}
+
+// fetchKey asks the server for its public key (GET /v1/key, publicKey),
+// with the hooks' token.
+func fetchKey(base string, getenv func(string) string) (string, error) {
+	req, err := http.NewRequest("GET", strings.TrimSuffix(base, "/")+"/v1/key", nil)
+	if err != nil {
+		return "", err
+	}
+	if tok := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN")); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	c := http.Client{Timeout: serverTimeout}
+	resp, err := c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("GET /v1/key answered %s", resp.Status)
+	}
+	var k struct {
+		PublicKey string `json:"publicKey"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&k); err != nil {
+		return "", fmt.Errorf("GET /v1/key: %v", err)
+	}
+	if _, err := hookpost.ParseKey(k.PublicKey); err != nil {
+		return "", fmt.Errorf("GET /v1/key: %v", err)
+	}
+	return k.PublicKey, nil
 }

@@ -1,6 +1,8 @@
 package install
 
 import (
+	"crypto/ed25519"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -52,5 +54,56 @@ func TestServerTokenWarned(t *testing.T) {
 		if tc.stderr == "" && strings.Contains(stderr.String(), "WARNING") {
 			t.Errorf("token %q: a warning: %s", tc.token, stderr.String())
 		}
+	}
+}
+
+// TestServerKeyPinned: install --server asks the server for its key and
+// pins it in every record-step --server hook; Claude Code's HTTP hooks,
+// which cannot check it, are warned about, and --command-hooks writes
+// record-step hooks for every event instead. A given --server-key is
+// pinned as is; a small-order one is a usage error.
+func TestServerKeyPinned(t *testing.T) {
+	t.Parallel()
+	pub, _, _ := ed25519.GenerateKey(nil)
+	hexKey := hex.EncodeToString(pub)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"publicKey":"` + hexKey + `"}`))
+	}))
+	defer srv.Close()
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "record-step"), []byte("#!/bin/sh\n"), 0o755)
+	getenv := func(string) string { return "" }
+	run := func(o Options) (string, string, string, int) {
+		o.Verb, o.Bin, o.Server = "install", bin, srv.URL
+		if o.Project == "" {
+			o.Project = t.TempDir()
+		}
+		var stdout, stderr strings.Builder
+		code := Run(o, &stdout, &stderr, getenv, time.Now())
+		cfg := filepath.Join(o.Project, ".gemini", "settings.json")
+		if o.Harness == "claude-code" {
+			cfg = filepath.Join(o.Project, ".claude", "settings.json")
+		}
+		b, _ := os.ReadFile(cfg)
+		return string(b), stdout.String(), stderr.String(), code
+	}
+	cfg, out, errs, code := run(Options{Harness: "gemini"})
+	if code != Done || strings.Count(cfg, "--server-key "+hexKey) < 2 || !strings.Contains(out, "signed by the server's key "+hexKey) {
+		t.Fatalf("gemini: %d\n%s\n%s%s", code, cfg, out, errs)
+	}
+	cfg, out, _, _ = run(Options{Harness: "claude-code", NoGuard: true})
+	if !strings.Contains(cfg, `"type": "http"`) || !strings.Contains(out, "HTTP hooks cannot check who answers") {
+		t.Fatalf("claude-code: no warning about its HTTP hooks:\n%s\n%s", cfg, out)
+	}
+	cfg, out, _, _ = run(Options{Harness: "claude-code", NoGuard: true, CommandHooks: true})
+	if strings.Contains(cfg, `"type": "http"`) || !strings.Contains(cfg, "--server-key "+hexKey) || strings.Contains(out, "HTTP hooks cannot") {
+		t.Fatalf("claude-code --command-hooks:\n%s\n%s", cfg, out)
+	}
+	other, _, _ := ed25519.GenerateKey(nil)
+	if cfg, _, _, _ := run(Options{Harness: "gemini", ServerKey: hex.EncodeToString(other)}); !strings.Contains(cfg, "--server-key "+hex.EncodeToString(other)) || strings.Contains(cfg, hexKey) {
+		t.Fatalf("--server-key given:\n%s", cfg)
+	}
+	if _, _, errs, code := run(Options{Harness: "gemini", ServerKey: "0100000000000000000000000000000000000000000000000000000000000000"}); code != Usage || !strings.Contains(errs, "small order") {
+		t.Fatalf("a small-order key: %d %s", code, errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/hookevent"
@@ -35,7 +36,22 @@ const (
 	SessionMissing   = "SESSION_ID_MISSING" // no session_id: no session to put it in
 	SessionInvalid   = "SESSION_ID_INVALID" // a session id that could not be a file name
 	WriteFailed      = "WRITE_FAILED"       // the session directory or file could not be written
+	// EventReserved: the event is named in the logbook.* namespace, which
+	// only recorders write (logbook.unsent, logbook.hooks,
+	// logbook.tornTail, ...): a payload naming one is a forged internal
+	// note (a fake "the hooks are managed", a fake gap), never recorded.
+	EventReserved = "EVENT_RESERVED"
 )
+
+// ReservedPrefix is the namespace of the events recorders write
+// themselves; no hook payload may name an event in it (compared without
+// regard to case).
+const ReservedPrefix = "logbook."
+
+// Reserved reports whether name is in the reserved namespace.
+func Reserved(name string) bool {
+	return len(name) >= len(ReservedPrefix) && strings.EqualFold(name[:len(ReservedPrefix)], ReservedPrefix)
+}
 
 // Refusal is the error Record returns for an event it did not record.
 type Refusal struct {
@@ -142,6 +158,9 @@ func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookeven
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
+	if d, _ := ev.Step.Data.GetString("event"); Reserved(ev.Name) || Reserved(d) {
+		return ev, &Refusal{Reason: EventReserved, Err: fmt.Errorf("the event %q is in the %s namespace, which only the recorder writes: a hook payload cannot name it", clipName(ev.Name, d), ReservedPrefix+"*")}
+	}
 	if ev.Session == "" {
 		return ev, refusal(payload, fmt.Errorf("%s %w", name(ev), errNoSession))
 	}
@@ -205,6 +224,17 @@ func withhold(st *chain.Step) {
 	}
 	kept = append(kept, strictjson.Member{Key: "redaction", Value: strictjson.Str("withheld")})
 	st.Data = strictjson.Obj(kept...)
+}
+
+// clipName is the reserved name to quote: at most 64 bytes.
+func clipName(name, data string) string {
+	if !Reserved(name) {
+		name = data
+	}
+	if len(name) > 64 {
+		name = name[:64] + "…"
+	}
+	return name
 }
 
 func name(ev hookevent.Event) string {

@@ -202,3 +202,24 @@ func BenchmarkDescribe(b *testing.B) {
 		}
 	}
 }
+
+// TestReservedEvent: a payload naming an event in the logbook.*
+// namespace (in any case, as the hook's event name or as what it maps
+// to) is refused as EVENT_RESERVED and touches no file; a name that only
+// starts like it ("logbookish") is recorded.
+func TestReservedEvent(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"logbook.hooks", "logbook.unsent", "LOGBOOK.tornTail", "logbook."} {
+		_, err := Record(dir, []byte(`{"session_id":"forged","hook_event_name":"`+name+`","managed":true}`), "2026-01-01T00:00:00Z", "/w")
+		var ref *Refusal
+		if !errors.As(err, &ref) || ref.Reason != EventReserved || !strings.Contains(err.Error(), name) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "forged.steps.jsonl")); !os.IsNotExist(err) {
+		t.Fatalf("a refused event left a journal: %v", err)
+	}
+	if _, err := Record(dir, []byte(`{"session_id":"fine","hook_event_name":"logbookish"}`), "2026-01-01T00:00:00Z", "/w"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -18,6 +18,7 @@ const (
 	errBadEvent      = "EVENT_INVALID"        // 400: ?event= is not a plain name
 	errBadCwd        = "CWD_INVALID"          // 400: X-Logbook-Cwd is not one line
 	errBadUnsent     = "UNSENT_INVALID"       // 400: X-Logbook-Unsent is not a count
+	errBadNonce      = "NONCE_INVALID"        // 400: X-Logbook-Nonce is not 32 lowercase hex digits
 	errBadVerify     = "VERIFY_INPUT_INVALID" // 400: a multipart verify request that cannot be read
 	errSealFailed    = "SEAL_FAILED"          // 500: recorded and checkpointed, but the seal failed
 	errSyncFailed    = "SYNC_FAILED"          // 500: written, but the fsync before the answer failed
@@ -31,7 +32,8 @@ const (
 	errInternal      = "INTERNAL"             // 500: a panic, logged
 	// The recorder's refusals keep their names: PAYLOAD_EMPTY,
 	// PAYLOAD_NOT_JSON, PAYLOAD_TOO_DEEP, PAYLOAD_NOT_OBJECT,
-	// SESSION_ID_MISSING, SESSION_ID_INVALID (400) and WRITE_FAILED (500).
+	// SESSION_ID_MISSING, SESSION_ID_INVALID, EVENT_RESERVED (400) and
+	// WRITE_FAILED (500).
 	// The log's routes (/v1/log/) name theirs in internal/translog/http.go:
 	// LOG_PATH_INVALID 400, NOT_FOUND 404, METHOD_NOT_ALLOWED 405,
 	// LOG_STORAGE_FAILED 500.

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookpost"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -57,6 +59,12 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadUnsent, err.Error())
 		return
 	}
+	// A nonce asks for a signed answer (answer.go).
+	nonce := r.Header.Get(hookpost.NonceHeader)
+	if nonce != "" && !hookpost.ValidNonce(nonce) {
+		s.fail(w, r, errBadNonce, fmt.Sprintf("%s must be %d lowercase hex digits", hookpost.NonceHeader, hookpost.NonceLen))
+		return
+	}
 	cwd := r.Header.Get("X-Logbook-Cwd")
 	if strings.ContainsAny(cwd, "\r\n\x00") || len(cwd) > 4096 {
 		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
@@ -80,6 +88,10 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, detail)
 		return
 	}
+	var bodySum [32]byte
+	if nonce != "" {
+		bodySum = sha256.Sum256(body) // as received: Gate.Wire may change body below
+	}
 	if !s.acquire(w, r, s.slots) {
 		return
 	}
@@ -87,6 +99,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	var size int64
 	var sealErr error
+	head := "-"               // the session's tip after the event, when known
 	var synced durable.Ticket // the group commit's batch for this event
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
@@ -108,6 +121,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			}
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
+			if seq, h, terr := j.Tip(); err == nil && terr == nil && seq+1 == size {
+				head = h // the tip the size counts to, for a signed answer
+			}
 			return err
 		},
 	}
@@ -147,6 +163,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	if sealErr != nil {
 		s.fail(w, r, errSealFailed, fmt.Sprintf("event recorded and checkpointed (size %d); seal failed: %v", size, sealErr))
 		return
+	}
+	if nonce != "" {
+		s.signAnswer(w, nonce, bodySum, ev.Session, size, head)
 	}
 	if s.answer(w, hint, ev, gv) {
 		return

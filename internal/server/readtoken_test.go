@@ -55,3 +55,23 @@ func TestReadToken(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsNeedAToken: the zero Config (no token of any kind, OpenReads
+// false) records events but serves no record, checkpoint or proof: each
+// read is 401 UNAUTHORIZED naming --read-token-file and --open-reads.
+// With OpenReads they are served without a token.
+func TestReadsNeedAToken(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		f := newServer(t, func(c *server.Config, _ *http.Server) { c.OpenReads = open })
+		f.record(t, http.DefaultClient, "closed", 2, true)
+		for _, p := range []string{"/v1/sessions/closed/record", "/v1/sessions/closed/checkpoint", "/v1/sessions/closed/record-checkpoint"} {
+			code, body := get(t, f.ts.URL+p)
+			switch {
+			case open && code != 200:
+				t.Errorf("--open-reads: GET %s: %d %s", p, code, body)
+			case !open && (code != 401 || decodeErr(t, string(body)).Error != "UNAUTHORIZED" || !bytes.Contains(body, []byte("--open-reads")) || !bytes.Contains(body, []byte("--read-token-file"))):
+				t.Errorf("no token: GET %s: %d %s", p, code, body)
+			}
+		}
+	}
+}

@@ -7,8 +7,8 @@
 //
 // Routes:
 //
-//	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded
-//	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain)
+//	POST /v1/hooks[/{harness}][?event=NAME]  one hook payload; 200 and an empty body when recorded (signed when the request has X-Logbook-Nonce: answer.go)
+//	GET  /v1/sessions/{id}/checkpoint        the session's latest signed checkpoint (text/plain); every read route needs a token (readAuth)
 //	GET  /v1/sessions/{id}/record            the sealed record (404 until SessionEnd)
 //	GET  /v1/sessions/{id}/record-checkpoint the checkpoint that record was sealed with
 //	GET  /v1/key                             the server's name, key id and public keys, the keys it rotated out and the rotation notes
@@ -58,8 +58,14 @@ type Config struct {
 	// session's record, checkpoint and tlog-proof, the log's tiles) need
 	// instead of Token: the hooks send Token from the agent's
 	// environment, so with Token alone the agent could read every
-	// session's record. Empty: reads need Token, as every other route.
+	// session's record. Empty: reads need Token, as every other route;
+	// with no Token either, reads are refused (UNAUTHORIZED, naming the
+	// fix) unless OpenReads.
 	ReadToken string
+	// OpenReads serves the read routes without a token when neither
+	// ReadToken nor Token is set (logbook-server --open-reads): anyone who
+	// reaches the server, the agent included, then reads every session.
+	OpenReads bool
 	Log       *slog.Logger
 	Now       func() time.Time
 	// Recorder names this program as session.recorder of the sessions it
@@ -269,12 +275,20 @@ func (s *Server) method(m string, h http.HandlerFunc) http.HandlerFunc {
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc { return s.authWith(s.cfg.Token, h) }
 
 // readAuth guards the read routes: ReadToken when there is one, else
-// Token.
+// Token; with neither, they are refused unless the server was told to
+// serve them openly (OpenReads).
 func (s *Server) readAuth(h http.HandlerFunc) http.HandlerFunc {
-	if s.cfg.ReadToken != "" {
+	switch {
+	case s.cfg.ReadToken != "":
 		return s.authWith(s.cfg.ReadToken, h)
+	case s.cfg.Token != "":
+		return s.auth(h)
+	case s.cfg.OpenReads:
+		return h
 	}
-	return s.auth(h)
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, errUnauthorized, "reads need a token, and this server has none: start it with --read-token-file FILE (or --token-file FILE) and send Authorization: Bearer TOKEN, or with --open-reads to serve every session to anyone who reaches it")
+	}
 }
 
 func (s *Server) authWith(token string, h http.HandlerFunc) http.HandlerFunc {

@@ -42,7 +42,9 @@ func newServer(t testing.TB, mod func(*server.Config, *http.Server)) *fixture {
 	t.Helper()
 	f := &fixture{dir: t.TempDir(), key: ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))}
 	f.pub = f.key.Public().(ed25519.PublicKey)
-	cfg := server.Config{Dir: filepath.Join(f.dir, "data"), Origin: "logbook.test", Key: f.key, Web: web.Files, Version: "test"}
+	// OpenReads: the tests read without a token unless they set one
+	// (TestReadsNeedAToken: the default).
+	cfg := server.Config{Dir: filepath.Join(f.dir, "data"), Origin: "logbook.test", Key: f.key, Web: web.Files, Version: "test", OpenReads: true}
 	hs := &http.Server{ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 30 * time.Second}
 	if mod != nil {
 		mod(&cfg, hs)
@@ -352,6 +354,7 @@ func TestHostile(t *testing.T) {
 		{"escaping id 2", "POST", "/v1/hooks", `{"session_id":"..","hook_event_name":"Stop"}`, 400, "SESSION_ID_INVALID"},
 		{"escaping GET", "GET", "/v1/sessions/..%2f..%2fetc/checkpoint", "", 400, "SESSION_ID_INVALID"},
 		{"dot GET", "GET", "/v1/sessions/.calm/record", "", 400, "SESSION_ID_INVALID"},
+		{"forged internal note", "POST", "/v1/hooks", `{"session_id":"calm","hook_event_name":"logbook.hooks","managed":true}`, 400, "EVENT_RESERVED"},
 		{"unknown harness", "POST", "/v1/hooks/evil", "{}", 400, "HARNESS_UNKNOWN"},
 		{"bad event hint", "POST", "/v1/hooks?event=a%0Ab", "{}", 400, "EVENT_INVALID"},
 		{"unknown route", "GET", "/v2/anything", "", 404, "NOT_FOUND"},
