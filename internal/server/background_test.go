@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/hookpost"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
@@ -69,14 +71,34 @@ func TestFsyncBackground(t *testing.T) {
 	}
 	got := make(chan int, 1)
 	go func() { c, _ := get(t, f.ts.URL+"/v1/sessions/bg-1/checkpoint"); got <- c }()
+	// A request that asks for a signed answer (a nonce) waits for its
+	// fsync: the signature states the size and tip.
+	signed := make(chan *http.Response, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", hook, bytes.NewReader(event("bg-1", "PostToolUse", 2)))
+		req.Header.Set(hookpost.NonceHeader, strings.Repeat("ab", hookpost.NonceLen/2))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			signed <- nil
+			return
+		}
+		resp.Body.Close()
+		signed <- resp
+	}()
 	select {
 	case c := <-got:
 		t.Fatalf("checkpoint served (%d) before its steps were synced", c)
+	case <-signed:
+		t.Fatal("a signed answer given before its step was synced")
 	case <-time.After(100 * time.Millisecond):
 	}
 	close(release)
 	if c := <-got; c != 200 {
 		t.Fatalf("checkpoint: %d", c)
+	}
+	if resp := <-signed; resp == nil || resp.StatusCode != 200 || resp.Header.Get(hookpost.SignatureHeader) == "" {
+		t.Fatalf("signed answer: %+v", resp)
 	}
 	if synced.Load() == 0 {
 		t.Fatal("no fsync in the background")

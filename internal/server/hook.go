@@ -135,7 +135,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	// window). The session's locks are released: other events of the
 	// session, and of every other, append meanwhile and share the fsync.
 	waitFrom := time.Now()
-	syncErr := s.synced(synced)
+	syncErr := s.synced(synced, nonce != "")
 	syncWait := time.Since(waitFrom)
 	if err != nil && s.denied(w, hint, ev, gv, err) {
 		return
@@ -176,9 +176,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 
 // synced waits for what the answer to an event needs of its fsync batch:
 // the fsync itself (FsyncGroup), or no write older than the window left
-// unsynced (FsyncBackground).
-func (s *Server) synced(t durable.Ticket) error {
-	if s.cfg.Fsync == FsyncBackground {
+// unsynced (FsyncBackground). A signed answer (signed: the request
+// carried a nonce) states the session's size and tip after the event,
+// and is given only once they are on disk, in both modes: a power loss
+// must not leave a signed statement of a step the server then records
+// differently.
+func (s *Server) synced(t durable.Ticket, signed bool) error {
+	if s.cfg.Fsync == FsyncBackground && !signed {
 		return t.Written(s.cfg.FsyncWindow)
 	}
 	return t.Wait()
