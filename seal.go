@@ -2,9 +2,14 @@ package logbook
 
 import (
 	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/redact"
@@ -32,7 +37,7 @@ type SealOptions struct {
 
 // Sealed is a sealed record and what sealing it found.
 type Sealed struct {
-	Record     []byte   // the record file's bytes
+	Record     []byte   // the record file's bytes (nil from SealFile, which wrote them to a file)
 	Steps      int      // steps in the record
 	Unfinished []string // tool calls that started and never ended, named in a note step
 	TornCut    bool     // a torn last line was cut (and noted)
@@ -44,14 +49,63 @@ type Sealed struct {
 // last line (an interrupted append) and notes tool calls that never
 // finished in the journal itself, so sealing again later covers the same
 // steps. A journal edited behind the recorder's back is an error: it is
-// never sealed. The record is verified before it is returned.
+// never sealed. The record is verified before it is returned. Seal holds
+// the journal, the record and the check's copy at once, several times the
+// journal: SealFile gives the same bytes without holding them.
 func Seal(dir, session string, key ed25519.PrivateKey, opt SealOptions) (*Sealed, error) {
+	var sealed *Sealed
+	err := withJournal(dir, session, opt, func(j *journal.Journal, so seal.Options) error {
+		res, err := seal.Seal(j, key, so)
+		if err == nil {
+			sealed = &Sealed{Record: res.Record, Steps: res.Steps, Unfinished: res.Unfinished, TornCut: res.TornBytes}
+		}
+		return err
+	})
+	return sealed, err
+}
+
+// SealFile is Seal for a session of any length: the record is never held
+// in memory (Sealed.Record is nil), so sealing takes about the memory of
+// verifying the record, not several times the journal. The record is
+// written to a new temporary file in out's directory, fsynced, and checked
+// there by the full verifier; place then moves it to out, while the
+// journal is still locked. A nil place renames it over out and fsyncs the
+// directory: a reader sees the old file or the new one, never a part of
+// one. The temporary file is gone when SealFile returns, whatever
+// happened, and place is not called unless the record verified. The bytes
+// are Seal's for the same journal and options.
+func SealFile(dir, session string, key ed25519.PrivateKey, out string, opt SealOptions, place func(tmp, out string) error) (*Sealed, error) {
+	if d := filepath.Dir(out); missing(d) {
+		return nil, fmt.Errorf("the directory %s does not exist (create it first: mkdir -p %s)", d, d)
+	}
+	if place == nil {
+		place = func(tmp, out string) error { return durable.Place(tmp, out, 0o644) }
+	}
+	var sealed *Sealed
+	err := withJournal(dir, session, opt, func(j *journal.Journal, so seal.Options) error {
+		res, tmp, err := seal.SealFile(j, key, so, filepath.Dir(out))
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp) // nothing left behind, placed or not
+		if err := place(tmp, out); err != nil {
+			return err
+		}
+		sealed = &Sealed{Steps: res.Steps, Unfinished: res.Unfinished, TornCut: res.TornBytes}
+		return nil
+	})
+	return sealed, err
+}
+
+// withJournal opens and locks session's journal in dir and calls seal
+// with it and the sealer's options made from opt.
+func withJournal(dir, session string, opt SealOptions, do func(*journal.Journal, seal.Options) error) error {
 	if err := journal.ValidSessionID(session); err != nil {
-		return nil, err
+		return err
 	}
 	j, err := journal.Open(dir, session)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer j.Close()
 	now := opt.Now
@@ -62,16 +116,17 @@ func Seal(dir, session string, key ed25519.PrivateKey, opt SealOptions) (*Sealed
 	// redaction patterns (dir/redact.json), like every step did.
 	red, err := redact.LoadConfig(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	cwd, _ := os.Getwd()
 	so := seal.Options{Goal: opt.Goal, Now: instant.Format(now), Cwd: cwd, Certificates: opt.Certificates, Timestamp: opt.Timestamp, Redactor: red}
 	if !opt.EndedAt.IsZero() {
 		so.EndedAt = instant.Format(opt.EndedAt)
 	}
-	res, err := seal.Seal(j, key, so)
-	if err != nil {
-		return nil, err
-	}
-	return &Sealed{Record: res.Record, Steps: res.Steps, Unfinished: res.Unfinished, TornCut: res.TornBytes}, nil
+	return do(j, so)
+}
+
+func missing(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }

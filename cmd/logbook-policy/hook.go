@@ -17,7 +17,7 @@ import (
 	"github.com/logbook-project/logbook/internal/recorder"
 )
 
-const hookSynopsis = `logbook-policy hook --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
+const hookSynopsis = `logbook-policy hook --policy SIGNED.json --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow] [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
 record-step --policy SIGNED.json --policy-key PUB ...   (the same: record-step runs this in its place)`
 
 // gateFlags are the flags record-step hands on with --policy.
@@ -29,6 +29,7 @@ type gateFlags struct {
 	failClosed bool
 	hint       hookevent.Hint
 	server     string
+	require    string
 }
 
 func (g *gateFlags) define(fs *flag.FlagSet) {
@@ -40,6 +41,7 @@ func (g *gateFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&g.hint.Harness, "harness", "", "the harness whose configuration runs this hook")
 	fs.StringVar(&g.hint.Event, "event", "", "the event this hook is configured for, for payloads that name none")
 	fs.StringVar(&g.server, "server", "", "not with --policy: a server gates with its own --policy")
+	fs.StringVar(&g.require, "require-policy", "", "accept only the policy with this `DIGEST` (logbook-policy verify prints it): another one, even signed by a --policy-key, is not in force and gated calls are decided --policy-fail")
 }
 
 // load reads and verifies the policy; what cannot be loaded becomes a
@@ -64,7 +66,29 @@ func (g *gateFlags) load() *gate.Gate {
 		}
 		return gate.Failed(orgpolicy.ErrUnreadable, err.Error(), fail)
 	}
-	return gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
+	if g.require != "" && !isDigest(g.require) {
+		return gate.Failed(orgpolicy.ErrUnreadable, fmt.Sprintf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require), fail)
+	}
+	gt := gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
+	if g.require != "" && gt.LoadErr == nil && gt.Signed.Digest != g.require {
+		// A policy the key signed, but not the one pinned (an older one
+		// put back, say): not in force.
+		return gate.Failed(orgpolicy.ErrUntrusted, fmt.Sprintf("the policy's digest is %s; --require-policy pins %s", gt.Signed.Digest, g.require), fail)
+	}
+	return gt
+}
+
+// isDigest reports 64 lowercase hex digits.
+func isDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // hook records one event with the gate. Its exit status and output follow

@@ -7,7 +7,7 @@
 //	logbook-review --list [--dir DIR]
 //	logbook-review --export BUNDLE [--pubkey FILE] [--checkpoint FILE]... [--attestation FILE]... [--tsa-roots PEM] RECORD
 //	logbook-review --jsonl FILE|- RECORD
-//	logbook-review --otlp URL RECORD
+//	logbook-review [--otlp URL] [--otlp-logs URL] RECORD
 //
 // Exit status: 0 accepted (or an in-progress chain that holds), 1 refused
 // or broken, 2 usage or I/O error.
@@ -44,10 +44,10 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 type options struct {
-	dir, only, colour, export, jsonl, otlp, tsaRoots, logPolicy, logProof string
-	asJSON, list, noPager, version                                        bool
-	width                                                                 int
-	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys      multi
+	dir, only, colour, export, jsonl, otlp, otlpLogs, tsaRoots, logPolicy, logProof string
+	asJSON, list, noPager, version                                                  bool
+	width                                                                           int
+	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys                multi
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -72,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.logProof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default the sidecar ID.record.tlog-proof beside the record, or the bundle's); --export includes it")
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
+	fs.StringVar(&o.otlpLogs, "otlp-logs", "", "send the steps that are not calls (prompts, session start and end, notifications, compaction, gate decisions, errors) as OpenTelemetry log records, in the session's trace, to the OTLP/HTTP logs endpoint `URL` (e.g. http://127.0.0.1:4318/v1/logs)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -184,7 +185,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if !r.Verdict.OK {
 		status = 1
 	}
-	if o.jsonl != "" || o.otlp != "" {
+	if o.jsonl != "" || o.otlp != "" || o.otlpLogs != "" {
 		if err := streams(path, data, inProgress, r, o, stdout); err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
@@ -294,7 +295,7 @@ logbook-review --list [--dir DIR] [--json]
 logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM]
                [--checkpoint FILE]... [--checkpoint-key PUB]... [--log-proof FILE] [--log-policy FILE] RECORD
 logbook-review --jsonl FILE|- RECORD|SESSION-ID
-logbook-review --otlp URL RECORD|SESSION-ID`
+logbook-review [--otlp URL] [--otlp-logs URL] RECORD|SESSION-ID`
 
 // policyOf reads the policy flags (spec §7 step 8) as logbook-verify
 // does: the verdict at the head of a review is the one logbook-verify

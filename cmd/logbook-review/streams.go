@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/otlpexport"
 	"github.com/logbook-project/logbook/internal/review"
 )
 
 // streams writes the steps as JSON Lines (--jsonl) and sends the calls as
-// OpenTelemetry spans (--otlp). A refused record is still sent, marked
+// OpenTelemetry spans (--otlp) and the other steps as OpenTelemetry log
+// records (--otlp-logs). A refused record is still sent, marked
 // (logbook.verified false, the code, an error status on the root span):
 // a collector should see a tampered session, not miss it.
 func streams(path string, data []byte, inProgress bool, r *review.Review, o options, stdout io.Writer) error {
@@ -34,13 +36,22 @@ func streams(path string, data []byte, inProgress bool, r *review.Review, o opti
 			}
 		}
 	}
-	if o.otlp != "" {
-		n, err := otlpexport.Export(context.Background(), o.otlp, r)
+	if o.otlp != "" || o.otlpLogs != "" {
+		sent, err := otlpexport.Send(context.Background(), otlpexport.Endpoints{Traces: o.otlp, Logs: o.otlpLogs}, r)
 		if err != nil {
-			return fmt.Errorf("--otlp %s: %v", o.otlp, err)
+			flag, url := "--otlp", o.otlp
+			if o.otlp == "" || strings.HasPrefix(err.Error(), "logs: ") {
+				flag, url = "--otlp-logs", o.otlpLogs
+			}
+			return fmt.Errorf("%s %s: %v", flag, url, strings.TrimPrefix(err.Error(), "logs: "))
 		}
 		if o.jsonl != "-" {
-			fmt.Fprintf(stdout, "sent %d spans (%d calls) of %s to %s\n", n, r.Summary.Calls, path, o.otlp)
+			if o.otlp != "" {
+				fmt.Fprintf(stdout, "sent %d spans (%d calls) of %s to %s\n", sent.Spans, r.Summary.Calls, path, o.otlp)
+			}
+			if o.otlpLogs != "" {
+				fmt.Fprintf(stdout, "sent %d log records (the steps that are not calls) of %s to %s\n", sent.Logs, path, o.otlpLogs)
+			}
 		}
 	}
 	return nil

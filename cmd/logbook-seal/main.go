@@ -169,8 +169,9 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
 	}
-	// The record (about the journal's size) and the canonical copy the
-	// check makes of it before it is written are live at the peak.
+	// The sealer holds no more than a chunk of the journal; the check reads
+	// the record (about the journal's size) and makes a canonical copy of
+	// it: those two are live at the peak.
 	membudget.ForInput(st.Size(), 2)
 	opt := logbook.SealOptions{Goal: c.goal, Certificates: certs, Timestamp: stamp}
 	if opt.Now, err = time.Parse(time.RFC3339Nano, now); err != nil {
@@ -181,15 +182,14 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 			return 2, fmt.Errorf("--ended-at %q: %v", c.endedAt, err)
 		}
 	}
-	res, err := logbook.Seal(dir, c.session, priv, opt)
-	if err != nil {
-		return 1, err
-	}
 	out := c.out
 	if out == "" {
 		out = filepath.Join(dir, c.session+".record.json")
 	}
-	kept, err := writeRecord(out, res.Record, c.force || c.hook)
+	// The record is written to a file beside out and checked there, never
+	// held whole (issue 22), then put in place by writeRecord's rules.
+	var kept string
+	res, err := logbook.SealFile(dir, c.session, priv, out, opt, placeRecord(c.force || c.hook, &kept))
 	if err != nil {
 		return 1, err
 	}

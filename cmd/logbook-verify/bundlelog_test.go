@@ -80,7 +80,20 @@ func TestBundleLogged(t *testing.T) {
 			if c.proof != "" && c.policy != "" {
 				parts = append(parts, "--log-proof", p(c.proof))
 			}
-			parts = append(parts, p(c.record))
+			rec := p(c.record)
+			if c.checkpoint == "" {
+				// No checkpoint given: the record alone, away from the
+				// sidecar beside it, which --checkpoint-key would read.
+				rec = filepath.Join(t.TempDir(), c.record)
+				data, err := os.ReadFile(p(c.record))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(rec, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			parts = append(parts, rec)
 			bundled := append([]string{"--bundle", p(c.name + ".bundle.json"), "--trust", p("server.pub")}, keys...)
 			for _, mode := range [][]string{nil, {"--json"}} {
 				code1, out1 := runVerify(t, append(append([]string{}, mode...), parts...)...)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/keyobjects"
 )
 
 // verifyCLI runs logbook-verify with args and returns its exit status and
@@ -179,8 +180,7 @@ func TestCassetteKeyObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	der, _ := base64.StdEncoding.DecodeString("MCowBQYDK2VwAyEAg8KRsNeY0pQVF0WDAtifeAYJhf8fgW8N4EzArWiKoLU=")
-	x := base64.RawURLEncoding.EncodeToString(der[12:])
-	jwk := map[string]any{"kty": "OKP", "crv": "Ed25519", "x": x}
+	jwk := keyobjects.JWK(der)
 	tmp := t.TempDir()
 	base := sampleCassette(t, "sample-cassette.ed25519-testkey.json")
 	withKey := func(k any) string {
@@ -205,30 +205,11 @@ func TestCassetteKeyObjects(t *testing.T) {
 		}
 		return f
 	}
-	for _, c := range []struct {
-		name string
-		key  any
-		sig  string
-	}{
-		{"jwk key object", map[string]any{"key": jwk, "format": "jwk"}, "valid"},
-		{"jwk with d (public half read from x)", map[string]any{"key": map[string]any{"kty": "OKP", "crv": "Ed25519", "x": x, "d": x}, "format": "jwk"}, "valid"},
-		{"jwk x in standard base64 with padding", map[string]any{"key": map[string]any{"kty": "OKP", "crv": "Ed25519", "x": base64.StdEncoding.EncodeToString(der[12:])}, "format": "jwk"}, "valid"},
-		{"bare jwk: Node throws", jwk, "invalid"},
-		{"jwk of another curve", map[string]any{"key": map[string]any{"kty": "OKP", "crv": "X25519", "x": x}, "format": "jwk"}, "invalid"},
-		{"jwk x too short", map[string]any{"key": map[string]any{"kty": "OKP", "crv": "Ed25519", "x": x[:40]}, "format": "jwk"}, "invalid"},
-		{"pem in a key object", map[string]any{"key": string(pemText)}, "valid"},
-		{"pem with format pem", map[string]any{"key": string(pemText), "format": "pem"}, "valid"},
-		{"der spki base64", map[string]any{"key": base64.StdEncoding.EncodeToString(der), "format": "der", "type": "spki", "encoding": "base64"}, "valid"},
-		{"der spki hex", map[string]any{"key": strings.ToLower(strings.TrimSpace(hexOf(der))), "format": "der", "type": "spki", "encoding": "hex"}, "valid"},
-		{"der without type: Node throws", map[string]any{"key": base64.StdEncoding.EncodeToString(der), "format": "der", "encoding": "base64"}, "invalid"},
-		{"unknown format", map[string]any{"key": string(pemText), "format": "raw"}, "invalid"},
-		{"unknown encoding", map[string]any{"key": string(pemText), "encoding": "utf-7"}, "invalid"},
-		{"array", []any{string(pemText)}, "invalid"},
-	} {
-		f := withKey(c.key)
+	for _, c := range keyobjects.Cases(der, string(pemText)) {
+		f := withKey(c.Key)
 		_, _, sig := verifyCLI(t, "--json", "--pubkey", pemFile, f)
-		if sig != c.sig {
-			t.Errorf("%s: signature %s, want %s", c.name, sig, c.sig)
+		if sig != c.Sig {
+			t.Errorf("%s: signature %s, want %s", c.Name, sig, c.Sig)
 		}
 	}
 	// Pinned and revoked keys given as JWK files.
@@ -252,13 +233,4 @@ func TestCassetteKeyObjects(t *testing.T) {
 	if code := run([]string{"--pubkey", bad, cassette}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "NON_ED25519_KEY") {
 		t.Errorf("RSA JWK: exit %d, stderr %q", code, errb.String())
 	}
-}
-
-func hexOf(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 0, 2*len(b))
-	for _, c := range b {
-		out = append(out, digits[c>>4], digits[c&15])
-	}
-	return string(out)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/rotation"
@@ -21,7 +22,7 @@ type checkpointFlags struct {
 }
 
 func (c *checkpointFlags) register(fs *flag.FlagSet) {
-	fs.Var(&c.files, "checkpoint", "signed checkpoint `FILE` from a logbook server (repeatable; needs --checkpoint-key): CHECKPOINT_INVALID, CHECKPOINT_MISMATCH, TRUNCATED; level server when one counts every step")
+	fs.Var(&c.files, "checkpoint", "signed checkpoint `FILE` from a logbook server (repeatable; needs --checkpoint-key; default with --checkpoint-key: the sidecar ID.record.checkpoint beside the record when present): CHECKPOINT_INVALID, CHECKPOINT_MISMATCH, TRUNCATED; level server when one counts every step")
 	fs.StringVar(&c.rotations, "key-rotations", "", "a server's key-rotation notes `FILE` (DATA/key-rotations, or its /v1/key rotations): the keys a --checkpoint-key or --pubkey handed over to are trusted too (docs/key-rotation.md)")
 	fs.Var(&c.keys, "checkpoint-key", "pinned server key `PUB` for checkpoints: an SPKI PEM file or a file holding a note verifier key NAME+HASH+KEY (repeatable)")
 }
@@ -107,4 +108,21 @@ func readSmall(name string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: is a directory", name)
 	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// sidecarCheckpoint reads the checkpoint a server leaves beside a record
+// (ID.record.json -> ID.record.checkpoint), as logbook-review and
+// logbook-review --export do when no --checkpoint is given; none there is
+// no checkpoint (level local), not an error.
+func sidecarCheckpoint(record string) ([][]byte, error) {
+	side := strings.TrimSuffix(record, ".json") + ".checkpoint"
+	st, err := os.Stat(side)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, nil
+	}
+	text, err := readSmall(side, checkpoint.MaxNote)
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{text}, nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/membudget"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -171,7 +172,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 			status = max(status, ioError(name, err))
 			continue
 		}
-		code := verifyFile(file, name, rin, *asJSON, stdout, ioError)
+		if len(cf.files) == 0 && len(rin.CheckpointKeys) > 0 {
+			// The server's checkpoint beside the record, as
+			// logbook-review reads it: --checkpoint-key alone checks it.
+			if rin.Checkpoints, err = sidecarCheckpoint(file); err != nil {
+				status = max(status, ioError(name, err))
+				continue
+			}
+		}
+		code := verifyFile(file, name, rin, *asJSON, stdout, stderr, ioError)
 		status = max(status, code)
 	}
 	return status
@@ -179,7 +188,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // verifyFile verifies one record file and prints its verdict, prefixed
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
-func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Writer, ioError func(string, error) int) int {
+func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout, stderr io.Writer, ioError func(string, error) int) int {
 	data, err := readInput(file, maxRecord)
 	if n, ok := unsealed.ForRecord(file); ok && err != nil {
 		// No record, but the session's end left word that it could not
@@ -202,13 +211,23 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout io.Wri
 	out := verdict.Run(in)
 	out.File = name
 	res := out.Result
+	hint := ""
+	if !res.OK && (res.Code == format.Shape || res.Code == format.NotJSON) {
+		hint = whatFile(file, data)
+	}
 	if asJSON {
 		verdict.WriteJSON(stdout, out)
+		if hint != "" {
+			fmt.Fprintln(stderr, "logbook-verify: hint:", hint)
+		}
 	} else {
 		if name != "" {
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
 		verdict.WriteHuman(stdout, out)
+		if hint != "" {
+			fmt.Fprintln(stdout, "hint:", hint)
+		}
 		if res.OK && bytes.Contains(data, []byte(`"data":{"event":"`+unsealed.Event+`"}`)) {
 			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
 		}

@@ -84,7 +84,7 @@ func execBeside(name string, args []string, stderr io.Writer) int {
 }
 
 const synopsis = `record-step [--dir DIR | --server URL [--server-key HEX]] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
-record-step --policy SIGNED.json --policy-key PUB [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
+record-step --policy SIGNED.json --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
 
@@ -104,6 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	var policyKeys listFlag
 	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
 	policyFail := fs.String("policy-fail", "deny", "with --policy: the decision when the policy cannot be loaded, `deny` or allow")
+	fs.String("require-policy", "", "with --policy: accept only the policy with this `DIGEST` (another is not in force: --policy-fail decides)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		// A broken hook command line must not break the agent: exit 0,
 		// the error already on stderr. Typed at a terminal, it is 2.

@@ -36,6 +36,26 @@ type Target struct {
 	// even where the harness has HTTP hooks (Claude Code), which cannot
 	// check a signature.
 	CommandHooks bool
+	// Policy, when not "", is appended to the command of each event the
+	// organization policy gates (Gated): " --policy FILE --policy-key
+	// PUB…", shell-quoted (docs/policy.md §7). PolicyFailOpen: the hook
+	// lets a gated call through when record-step is missing (--policy-fail
+	// allow); otherwise such a call is blocked (exit 2), as the gate itself
+	// blocks a call it cannot decide.
+	Policy         string
+	PolicyFailOpen bool
+}
+
+// Gated reports whether the organization policy decides the harness's
+// event name: the events that are PreToolUse or PermissionRequest under
+// their canonical name (Gemini's BeforeTool, Cursor's
+// beforeShellExecution, Copilot's preToolUse, …); orgpolicy.Gated.
+func Gated(name string) bool {
+	c, _ := kinds.Canonical(name)
+	if c == "" {
+		c = name
+	}
+	return c == "PreToolUse" || c == "PermissionRequest"
 }
 
 // Command is the hook command line for event e. It first checks that the
@@ -63,13 +83,24 @@ func (t Target) Command(e Event) string {
 	if e.Named {
 		c += " --event " + e.Name
 	}
+	gated := t.Policy != "" && !e.Seal && Gated(e.Name)
+	if gated {
+		c += t.Policy
+	}
 	where := t.Bin
 	if strings.HasPrefix(where, `"$`) {
 		where = ".logbook/bin" // a project's: $ROOT/.logbook/bin
 	}
 	where = strings.NewReplacer("'", "", `"`, "", `\`, "").Replace(where)
 	msg := "logbook: " + where + "/" + prog + " is missing, so this event is not recorded: run record-step install --harness " + t.Spec.Harness + " (it copies the binaries)"
-	return "test -x " + path + " || { " + t.missing(e, msg, where+"/"+prog) + " exit 0; }; " + c + t.DirFlag
+	exit := " exit 0; }; "
+	if gated && !t.PolicyFailOpen {
+		// Nothing can apply the organization policy: the call is
+		// blocked, as the gate blocks a call it cannot decide.
+		msg = "logbook: " + where + "/" + prog + " is missing, so the organization policy cannot decide this call and it is blocked: run record-step install --harness " + t.Spec.Harness + " with --policy (it copies the binaries)"
+		exit = " exit 2; }; "
+	}
+	return "test -x " + path + " || { " + t.missing(e, msg, where+"/"+prog) + exit + c + t.DirFlag
 }
 
 // missing is what a hook does when its binary is not there: one line on

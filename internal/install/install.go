@@ -52,6 +52,18 @@ type Options struct {
 	// managed.go), or --config FILE as one, with the switch that makes
 	// the harness run managed hooks only.
 	Managed bool
+	// Policy, when not "", is the signed organization policy the gated
+	// events' hooks apply (record-step --policy; docs/policy.md §7),
+	// trusted under PolicyKeys; PolicyFail is --policy-fail ("" or "deny":
+	// fail closed, "allow"). install checks the signature before it writes
+	// anything and names both files by absolute path in the hook lines;
+	// it copies neither.
+	Policy     string
+	PolicyKeys []string
+	PolicyFail string
+	// RequirePolicy pins the policy's digest: install refuses another,
+	// and the hooks decide by no other (--require-policy).
+	RequirePolicy string
 	// FollowSymlinks writes through a symbolic link at (or above, within
 	// the project or home) a path install writes, saying where on stdout;
 	// without it such a link is refused (links.go).
@@ -119,6 +131,17 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	} else if o.ServerKey != "" || o.CommandHooks {
 		return usage("--server-key and --command-hooks go with --server")
 	}
+	var gate *policyGate
+	if o.Policy != "" || len(o.PolicyKeys) > 0 || o.PolicyFail != "" || o.RequirePolicy != "" {
+		if gate, err = checkPolicy(o, spec); err != nil {
+			if ue, ok := err.(usageError); ok {
+				return usage("%s", string(ue))
+			}
+			fmt.Fprintf(stderr, "record-step %s: %v; nothing was changed\n", o.Verb, err)
+			return Refused
+		}
+		t.Policy, t.PolicyFailOpen = gate.flags, o.PolicyFail == "allow"
+	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "record-step %s: %s: %v; nothing was changed\n", o.Verb, path, err)
 		return Refused
@@ -141,7 +164,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		if binDir, err = lk.check(o.Project, binDir); err != nil {
 			return fail(err)
 		}
-		for _, name := range binariesFor(o.Server != "").in(o.Bin) {
+		for _, name := range o.binaries().in(o.Bin) {
 			if _, err := lk.check(o.Project, filepath.Join(binDir, name)); err != nil {
 				return fail(err)
 			}
@@ -165,6 +188,15 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	gone := false
 	if o.Verb == "install" {
 		next, notes, err = hookconf.Add(old, t)
+		if err == nil && gate != nil && len(notes) > 0 {
+			// Hooks of an earlier install run record-step without this
+			// policy (or with another): replaced, not left as they are,
+			// or the gate would not be on.
+			var bare []byte
+			if bare, _, _, err = hookconf.Remove(old, t); err == nil {
+				next, notes, err = hookconf.Add(bare, t)
+			}
+		}
 		if err == nil && o.Managed && spec.ManagedOnlyKey != "" {
 			next, err = hookconf.ManagedOnly(next, spec.ManagedOnlyKey)
 		}
@@ -206,7 +238,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			if line, ok := gitignoreNeeds(o.Project); ok {
 				fmt.Fprintf(stdout, "would add %q to %s\n", line, filepath.Join(o.Project, ".gitignore"))
 			}
-			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(binariesFor(o.Server != "").in(o.Bin), ", "), filepath.Join(o.Project, ".logbook", "bin"))
+			fmt.Fprintf(stdout, "would copy %s into %s\n", strings.Join(o.binaries().in(o.Bin), ", "), filepath.Join(o.Project, ".logbook", "bin"))
 		}
 		printNotes(stdout, notes)
 		return Done
@@ -216,7 +248,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		// wired: a hook that runs before its binary exists records
 		// nothing.
 		if project {
-			copied, err := binariesFor(o.Server != "").copy(o.Bin, binDir)
+			copied, err := o.binaries().copy(o.Bin, binDir)
 			if err != nil {
 				return fail(err)
 			}
@@ -274,6 +306,9 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		}
 	} else if spec.ManagedFile != "" {
 		notes = append(notes, "WARNING: these hooks are in "+path+", which the agent's user can change (point them at another URL, or remove them): as root, record-step install --harness "+spec.Harness+" --managed --bin DIR --server URL puts them in "+spec.ManagedFile+", where it cannot (docs/install.md)")
+	}
+	if gate != nil {
+		notes = append(notes, gate.notes...)
 	}
 	if o.Server != "" {
 		notes = append(notes, "events go to the logbook server at "+o.Server+", which seals each session with its own key at its end; nothing is recorded in this project (docs/server.md)")

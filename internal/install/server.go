@@ -1,9 +1,11 @@
 package install
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -22,14 +24,24 @@ const serverTimeout = 3 * time.Second
 // first, as a warning on stderr. It returns the notes for stdout.
 func checkServer(base string, stderr io.Writer, getenv func(string) string) []string {
 	tok := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN"))
-	req, err := http.NewRequest("GET", strings.TrimSuffix(base, "/")+"/v1/key", nil)
+	url := strings.TrimSuffix(base, "/") + "/v1/key"
+	c := http.Client{Timeout: serverTimeout}
+	if sock, ok := strings.CutPrefix(base, "unix:"); ok {
+		// logbook-server --listen unix:/PATH: HTTP over the socket, as
+		// record-step --server sends it (internal/hookpost).
+		url = "http://logbook-server/v1/key"
+		c.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		}}
+	}
+	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		return []string{fmt.Sprintf("the server at %s could not be asked (%v)", base, err)}
 	}
 	if tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
-	c := http.Client{Timeout: serverTimeout}
 	resp, err := c.Do(req)
 	if err != nil {
 		return []string{fmt.Sprintf("the server at %s does not answer now (%v): nothing is recorded until it does, and each session's start says so", base, err)}

@@ -3,6 +3,7 @@ package install
 import (
 	"crypto/ed25519"
 	"encoding/hex"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -54,6 +55,51 @@ func TestServerTokenWarned(t *testing.T) {
 		if tc.stderr == "" && strings.Contains(stderr.String(), "WARNING") {
 			t.Errorf("token %q: a warning: %s", tc.token, stderr.String())
 		}
+	}
+}
+
+// TestServerUnixSocket: install --server unix:/PATH asks the server over
+// its Unix socket (logbook-server --listen unix:/PATH), as record-step
+// --server will, not as a URL scheme HTTP does not know; a socket nobody
+// listens on is the "does not answer" note.
+func TestServerUnixSocket(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "lbsock") // short: a socket path has at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/key" {
+			w.WriteHeader(404)
+			return
+		}
+		w.Write([]byte("{}"))
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "record-step"), []byte("#!/bin/sh\n"), 0o755)
+	run := func(server string) (string, string) {
+		var stdout, stderr strings.Builder
+		o := Options{Verb: "install", Harness: "gemini", Project: t.TempDir(), Bin: bin, Server: server}
+		if code := Run(o, &stdout, &stderr, func(string) string { return "" }, time.Now()); code != Done {
+			t.Fatalf("%s: exit %d: %s", server, code, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	out, errs := run("unix:" + sock)
+	if !strings.Contains(out, "note: the server at unix:"+sock+" answers without a token") || strings.Contains(out+errs, "unsupported protocol scheme") {
+		t.Errorf("listening socket:\n%s%s", out, errs)
+	}
+	out, errs = run("unix:" + filepath.Join(dir, "nobody"))
+	if !strings.Contains(out, "does not answer now") || strings.Contains(out+errs, "unsupported protocol scheme") {
+		t.Errorf("socket nobody listens on:\n%s%s", out, errs)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/pem"
 	"fmt"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/readlimit"
 )
@@ -24,9 +25,54 @@ func ReadPublic(flag, file string) (pub ed25519.PublicKey, text []byte, err erro
 	}
 	pub, err = ParsePublicKeyPEM(text)
 	if err != nil {
+		if what := whatKey(text, flag); what != "" {
+			return nil, nil, fmt.Errorf("%s %s: %s", flag, file, what)
+		}
 		return nil, nil, fmt.Errorf("%s %s: %v", flag, file, err)
 	}
 	return pub, text, nil
+}
+
+// whatKey names a key file handed to a flag that wants an SPKI PEM public
+// key, when it is another form of key users have at hand, and says which
+// flag takes it; "" when it is none of those.
+func whatKey(text []byte, flag string) string {
+	t := strings.TrimSpace(string(text))
+	switch {
+	case NoteVerifierKey(t):
+		return "this is a signed-note verifier key (NAME+HASH+KEY: a logbook-server's checkpoint key), not the SPKI PEM public key " + flag +
+			" takes: pass it as --checkpoint-key; for " + flag + " give the server's PEM public key (KEY.pub, or GET /v1/key)"
+	case strings.Contains(t, "PRIVATE KEY-----"):
+		return "this is a private key; " + flag + " takes the public one (KEY.pub, written beside it by logbook-seal --new-key); never hand a verifier a private key"
+	case strings.HasPrefix(t, "{") && strings.Contains(t, `"kty"`):
+		return "this is a JSON Web Key; " + flag + " takes an SPKI PEM public key (a JWK is read only as a runback cassette's --pubkey or --revoked)"
+	}
+	return ""
+}
+
+// NoteVerifierKey reports one line of the C2SP signed-note verifier key
+// form, NAME+HASH+KEY: a name without spaces or '+', 8 hex digits, and
+// base64.
+func NoteVerifierKey(line string) bool {
+	name, rest, ok := strings.Cut(line, "+")
+	if !ok || name == "" || strings.ContainsAny(name, " \t\n") {
+		return false
+	}
+	hash, key, ok := strings.Cut(rest, "+")
+	if !ok || len(hash) != 8 || key == "" || strings.ContainsAny(key, " \t\n") {
+		return false
+	}
+	for _, c := range hash {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	for _, c := range key {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
 }
 
 // ReadPublicFiles is ReadPublic for each file, in order.

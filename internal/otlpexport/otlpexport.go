@@ -15,6 +15,14 @@
 // vendors' agent views) recognise them. logbook.* attributes keep what the
 // conventions lack: digests, seqs, kinds, the verdict and level.
 //
+// With a logs endpoint, every step that is not a tool call's pre- or
+// post-event (prompts, session start and end, notifications, compaction,
+// sub-agent starts and stops, gate decisions, notes, errors) is also sent
+// once as an OTLP log record, through the SDK's log provider and its
+// OTLP/HTTP log exporter, correlated with the session's trace: each record
+// carries the trace id and the id of the span it belongs to (its turn, its
+// sub-agent, or for a gate step the call it decided).
+//
 // Only clear text the record already holds is sent (summaries, commands,
 // paths, digests); no body is ever in a record, so none can leave here.
 // The package is linked by logbook-review only: record-step, which runs on
@@ -32,7 +40,11 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlplog/otlploghttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/log"
+	sdklog "go.opentelemetry.io/otel/sdk/log"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -45,12 +57,51 @@ import (
 // example http://127.0.0.1:4318/v1/traces) and waits until they are sent.
 // It returns the number of spans.
 func Export(ctx context.Context, url string, r *review.Review) (int, error) {
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(url), otlptracehttp.WithTimeout(30*time.Second),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 5 * time.Second}))
-	if err != nil {
-		return 0, err
+	s, err := Send(ctx, Endpoints{Traces: url}, r)
+	return s.Spans, err
+}
+
+// Endpoints are the OTLP/HTTP endpoints Send sends to; an empty one is
+// not sent to.
+type Endpoints struct {
+	Traces string // e.g. http://127.0.0.1:4318/v1/traces
+	Logs   string // e.g. http://127.0.0.1:4318/v1/logs
+}
+
+// Sent counts what Send sent.
+type Sent struct {
+	Spans int // spans, when a traces endpoint was given
+	Logs  int // log records, when a logs endpoint was given
+}
+
+// logBatch is the most log records sent in one request.
+const logBatch = 4096
+
+// Send sends r's spans to e.Traces and its non-call steps as log records
+// to e.Logs, and waits until they are sent. The span ids are the same
+// whether or not the spans are sent, so logs sent alone still name the
+// spans a later (or earlier) export of the same record sends.
+func Send(ctx context.Context, e Endpoints, r *review.Review) (Sent, error) {
+	var sent Sent
+	var exp *otlptrace.Exporter
+	var lexp *otlploghttp.Exporter
+	var err error
+	if e.Traces != "" {
+		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(e.Traces), otlptracehttp.WithTimeout(30*time.Second),
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 5 * time.Second}))
+		if err != nil {
+			return sent, err
+		}
+		defer exp.Shutdown(context.Background())
 	}
-	defer exp.Shutdown(context.Background())
+	if e.Logs != "" {
+		lexp, err = otlploghttp.New(ctx, otlploghttp.WithEndpointURL(e.Logs), otlploghttp.WithTimeout(30*time.Second),
+			otlploghttp.WithRetry(otlploghttp.RetryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond, MaxInterval: 2 * time.Second, MaxElapsedTime: 5 * time.Second}))
+		if err != nil {
+			return sent, err
+		}
+		defer lexp.Shutdown(context.Background())
+	}
 	seed := r.Verdict.RecordID
 	if seed == "" {
 		seed = "session:" + r.Session.ID
@@ -70,18 +121,62 @@ func Export(ctx context.Context, url string, r *review.Review) (int, error) {
 		sdktrace.WithIDGenerator(newIDs(seed)),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 	)
-	n, err := emit(ctx, tp.Tracer("github.com/logbook-project/logbook/review"), r)
+	// The log records likewise, through a simple processor into a
+	// collector, then sent in batches whose errors are returned.
+	var lg log.Logger
+	var lcol logCollector
+	var lp *sdklog.LoggerProvider
+	if lexp != nil {
+		lp = sdklog.NewLoggerProvider(sdklog.WithResource(res), sdklog.WithProcessor(sdklog.NewSimpleProcessor(&lcol)))
+		lg = lp.Logger("github.com/logbook-project/logbook/review")
+	}
+	em := &emitter{tr: tp.Tracer("github.com/logbook-project/logbook/review"), lg: lg, conv: semconv.GenAIConversationID(r.Session.ID), recordID: r.Verdict.RecordID}
+	err = em.emit(ctx, r)
 	if serr := tp.Shutdown(ctx); err == nil {
 		err = serr
 	}
+	if lp != nil {
+		if serr := lp.Shutdown(ctx); err == nil {
+			err = serr
+		}
+	}
 	if err != nil {
-		return 0, err
+		return sent, err
 	}
-	if err := exp.ExportSpans(ctx, col.spans); err != nil {
-		return 0, err
+	if exp != nil {
+		if err := exp.ExportSpans(ctx, col.spans); err != nil {
+			return sent, err
+		}
+		sent.Spans = em.spans
 	}
-	return n, nil
+	if lexp != nil {
+		for i := 0; i < len(lcol.records); i += logBatch {
+			if err := lexp.Export(ctx, lcol.records[i:min(i+logBatch, len(lcol.records))]); err != nil {
+				return sent, fmt.Errorf("logs: %v", err)
+			}
+		}
+		sent.Logs = len(lcol.records)
+	}
+	return sent, nil
 }
+
+// logCollector keeps copies of the emitted log records.
+type logCollector struct {
+	mu      sync.Mutex
+	records []sdklog.Record
+}
+
+func (c *logCollector) Export(_ context.Context, records []sdklog.Record) error {
+	c.mu.Lock()
+	for i := range records {
+		c.records = append(c.records, records[i].Clone())
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *logCollector) Shutdown(context.Context) error   { return nil }
+func (c *logCollector) ForceFlush(context.Context) error { return nil }
 
 // collector keeps the ended spans.
 type collector struct {
@@ -98,10 +193,18 @@ func (c *collector) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan
 
 func (c *collector) Shutdown(context.Context) error { return nil }
 
-func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
+// emitter makes the spans, and the log records when lg is not nil.
+type emitter struct {
+	tr       trace.Tracer
+	lg       log.Logger
+	conv     attribute.KeyValue
+	recordID string
+	spans    int
+}
+
+func (em *emitter) emit(ctx context.Context, r *review.Review) error {
+	tr, conv := em.tr, em.conv
 	start, end := when(r.Summary.Start), when(r.Summary.End)
-	n := 0
-	conv := semconv.GenAIConversationID(r.Session.ID)
 	// session.agent is the harness, perhaps with its version or model
 	// after a space ("claude-code (claude-sonnet-4)"): the name is the
 	// harness.
@@ -150,17 +253,23 @@ func emit(ctx context.Context, tr trace.Tracer, r *review.Review) (int, error) {
 				attribute.StringSlice("logbook.prompt.sha256", t.Prompt.Inputs), attribute.Int64("logbook.seq", t.Prompt.Seq))
 		}
 		tctx, span := tr.Start(ctx, name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
-		last := items(tctx, tr, t.Items, span, &n, ts, conv)
+		if t.Prompt != nil {
+			em.log(tctx, t.Prompt, t.Number, "", "")
+		}
+		last := em.items(tctx, t.Items, span, ts, t.Number)
 		span.End(trace.WithTimestamp(last))
-		n++
+		em.spans++
 	}
 	root.End(trace.WithTimestamp(end))
-	return n + 1, nil
+	em.spans++
+	return nil
 }
 
 // items emits calls and sub-agents as spans under parent and events as
-// span events on it; it returns the latest time seen.
-func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trace.Span, n *int, last time.Time, conv attribute.KeyValue) time.Time {
+// span events on it (and as log records); it returns the latest time
+// seen.
+func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.Span, last time.Time, turn int) time.Time {
+	tr, conv := em.tr, em.conv
 	for _, it := range list {
 		switch {
 		case it.Call != nil:
@@ -204,12 +313,16 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 			if c.Failed {
 				attrs = append(attrs, semconv.ErrorTypeKey.String(errorType(c)))
 			}
-			_, span := tr.Start(ctx, name, trace.WithTimestamp(s), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
+			cctx, span := tr.Start(ctx, name, trace.WithTimestamp(s), trace.WithAttributes(attrs...), trace.WithSpanKind(trace.SpanKindInternal))
 			if c.Failed {
 				span.SetStatus(codes.Error, "the tool call failed")
 			}
+			if c.GateStep != nil {
+				// The gate decided this call: its record is the call's.
+				em.log(cctx, c.GateStep, turn, c.Agent, "")
+			}
 			span.End(trace.WithTimestamp(e))
-			*n++
+			em.spans++
 			if e.After(last) {
 				last = e
 			}
@@ -223,12 +336,15 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 			actx, span := tr.Start(ctx, "invoke_agent "+name, trace.WithTimestamp(s), trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(
 				semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentID(a.ID), semconv.GenAIAgentName(name), conv,
 				attribute.String("logbook.agent_id", a.ID), attribute.String("logbook.agent_type", a.Type)))
-			e := items(actx, tr, a.Items, span, n, s, conv)
+			for i := range a.Marks {
+				em.log(actx, &a.Marks[i], turn, a.ID, a.Type)
+			}
+			e := em.items(actx, a.Items, span, s, turn)
 			if a.End != "" {
 				e = when(a.End)
 			}
 			span.End(trace.WithTimestamp(e))
-			*n++
+			em.spans++
 			if e.After(last) {
 				last = e
 			}
@@ -237,6 +353,7 @@ func items(ctx context.Context, tr trace.Tracer, list []review.Item, parent trac
 			parent.AddEvent(ev.Summary, trace.WithTimestamp(when(ev.At)), trace.WithAttributes(
 				attribute.String("logbook.event", ev.Event), attribute.String("logbook.kind", ev.Kind),
 				attribute.Int64("logbook.seq", ev.Seq), attribute.StringSlice("logbook.outputs_sha256", ev.Outputs)))
+			em.log(ctx, &ev.Step, turn, ev.Agent, "")
 			if t := when(ev.At); t.After(last) {
 				last = t
 			}
@@ -310,4 +427,92 @@ func (g *ids) NewSpanID(context.Context, trace.TraceID) trace.SpanID {
 	var id trace.SpanID
 	copy(id[:], sum[:8])
 	return id
+}
+
+// log emits one log record for a step that is not a call's, under the
+// span in ctx (the SDK copies its trace and span id into the record).
+// agent is the sub-agent the step belongs to ("" for the main agent),
+// agentType its type when known.
+func (em *emitter) log(ctx context.Context, st *review.Step, turn int, agent, agentType string) {
+	if em.lg == nil {
+		return
+	}
+	var rec log.Record
+	at := when(st.At)
+	rec.SetTimestamp(at)
+	rec.SetObservedTimestamp(at) // when the record observed it
+	rec.SetBody(attribute.StringValue(st.Summary))
+	name, sev := "logbook.event", log.SeverityInfo
+	switch {
+	case st.Gate != nil:
+		name = "logbook.gate"
+		if st.Gate.Decision != "allow" {
+			sev = log.SeverityWarn
+		}
+		if st.Gate.Error != "" {
+			sev = log.SeverityError
+		}
+	case st.Event == "UserPromptSubmit":
+		name = "logbook.prompt"
+	case strings.Contains(st.Event, "Failure") || strings.Contains(st.Event, "Error"):
+		sev = log.SeverityError
+	}
+	rec.SetEventName(name)
+	rec.SetSeverity(sev)
+	rec.SetSeverityText(sev.String())
+	attrs := []attribute.KeyValue{
+		em.conv,
+		attribute.Int64("logbook.seq", st.Seq),
+		attribute.String("logbook.kind", st.Kind),
+		attribute.Int("logbook.turn", turn),
+		attribute.StringSlice("logbook.inputs_sha256", st.Inputs),
+		attribute.StringSlice("logbook.outputs_sha256", st.Outputs),
+	}
+	if st.Event != "" {
+		attrs = append(attrs, attribute.String("logbook.event", st.Event))
+	}
+	if em.recordID != "" {
+		attrs = append(attrs, attribute.String("logbook.record.id", em.recordID))
+	}
+	if agent == "" {
+		agent = st.AgentID
+	}
+	if agent != "" {
+		attrs = append(attrs, semconv.GenAIAgentID(agent), attribute.String("logbook.agent_id", agent))
+		if agentType == "" {
+			agentType = st.AgentType
+		}
+		if agentType != "" {
+			attrs = append(attrs, semconv.GenAIAgentName(agentType))
+		}
+	}
+	if st.Tool != "" {
+		attrs = append(attrs, semconv.GenAIToolName(st.Tool))
+	}
+	if st.ToolUseID != "" {
+		attrs = append(attrs, semconv.GenAIToolCallID(st.ToolUseID))
+	}
+	if st.TurnID != "" {
+		attrs = append(attrs, attribute.String("logbook.turn_id", st.TurnID))
+	}
+	if st.Command != "" {
+		attrs = append(attrs, attribute.String("logbook.command", st.Command))
+	}
+	if st.Path != "" {
+		attrs = append(attrs, attribute.String("logbook.path", st.Path))
+	}
+	if g := st.Gate; g != nil {
+		attrs = append(attrs, attribute.String("logbook.gate.decision", g.Decision), attribute.Bool("logbook.gate.enforced", g.Enforced))
+		if g.Rule != "" {
+			attrs = append(attrs, attribute.String("logbook.gate.rule", g.Rule))
+		}
+		if g.Reason != "" {
+			attrs = append(attrs, attribute.String("logbook.gate.reason", g.Reason))
+		}
+		if g.Error != "" {
+			attrs = append(attrs, attribute.String("logbook.gate.error", g.Error), semconv.ErrorTypeKey.String("logbook.gate_error"))
+		}
+	}
+	rec.AddAttributes(attrs...)
+	em.lg.Emit(ctx, rec)
 }

@@ -43,9 +43,12 @@ type Call struct {
 	Note string `json:"note,omitempty"`
 	// Gate is the organization policy's decision on the call, when a
 	// gate step names it.
-	Gate   *Gate `json:"gate,omitempty"`
-	pos    int64 // seq of its first step, for ordering
-	denied bool  // an enforced gate step denied it (package gaps' rule)
+	Gate *Gate `json:"gate,omitempty"`
+	// GateStep is the gate step itself (for OTLP logs, which send every
+	// step that is not a call's).
+	GateStep *Step `json:"-"`
+	pos      int64 // seq of its first step, for ordering
+	denied   bool  // an enforced gate step denied it (package gaps' rule)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -66,12 +69,15 @@ type Item struct {
 
 // SubAgent groups the steps of one sub-agent.
 type SubAgent struct {
-	ID     string `json:"id"`
-	Type   string `json:"type,omitempty"`
-	Start  string `json:"start,omitempty"`
-	End    string `json:"end,omitempty"`
-	Items  []Item `json:"items"`
-	Calls  int    `json:"calls"`
+	ID    string `json:"id"`
+	Type  string `json:"type,omitempty"`
+	Start string `json:"start,omitempty"`
+	End   string `json:"end,omitempty"`
+	Items []Item `json:"items"`
+	Calls int    `json:"calls"`
+	// Marks are its SubagentStart and SubagentStop steps, which open and
+	// close the group and are no items of their own (for OTLP logs).
+	Marks  []Step `json:"-"`
 	closed bool
 }
 
@@ -331,16 +337,18 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
 	for _, p := range all {
 		agent := agentOf[p.pos]
-		if p.it.Event != nil && (p.it.Event.Event == "SubagentStart") {
-			// The start opens the group; it is not an item of its own.
-			if a := agents[agent]; a != nil && !placedAgent[agent] {
-				placedAgent[agent] = true
-				turns[turnAt[bySeq(p.pos)]].Items = append(turns[turnAt[bySeq(p.pos)]].Items, Item{SubAgent: a, pos: p.pos})
+		if ev := p.it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
+			// The start opens the group and the stop closes it: neither
+			// is an item of its own, both are the group's marks. A stop
+			// of a sub-agent nothing else names stays an event.
+			if a := agents[agent]; a != nil {
+				a.Marks = append(a.Marks, ev.Step)
+				if ev.Event == "SubagentStart" && !placedAgent[agent] {
+					placedAgent[agent] = true
+					turns[turnAt[bySeq(p.pos)]].Items = append(turns[turnAt[bySeq(p.pos)]].Items, Item{SubAgent: a, pos: p.pos})
+				}
+				continue
 			}
-			continue
-		}
-		if p.it.Event != nil && p.it.Event.Event == "SubagentStop" {
-			continue
 		}
 		add(turnAt[bySeq(p.pos)], agent, p.it)
 	}
@@ -538,7 +546,8 @@ func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
 		}
 		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
 		if c.Gate == nil {
-			c.Gate = st.Gate
+			g := *st // a copy: the steps' array is not kept alive
+			c.Gate, c.GateStep = st.Gate, &g
 			gated[st.Seq] = true
 		}
 	}

@@ -439,3 +439,46 @@ func TestBackgroundAgentByID(t *testing.T) {
 	_ = review.WriteText(&b, r, review.TextOptions{})
 	t.Log(b.String())
 }
+
+// TestSubAgentMarks: a sub-agent's SubagentStart and SubagentStop are no
+// rows of their own but are kept as the group's marks (OTLP logs send
+// every step that is not a call's); a SubagentStop of no known sub-agent
+// is an event row, not dropped.
+func TestSubAgentMarks(t *testing.T) {
+	t.Parallel()
+	payloads := append(append([]string{}, reviewtest.Session...),
+		`{"session_id":"s1","cwd":"/w","hook_event_name":"SubagentStop","agent_id":"ag-gone","agent_type":"Plan"}`)
+	rec, err := reviewtest.Record(payloads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := review.FromRecord(rec, record.Verify(rec, record.Options{}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var marks []string
+	orphan := 0
+	var walk func([]review.Item)
+	walk = func(items []review.Item) {
+		for _, it := range items {
+			if a := it.SubAgent; a != nil {
+				for _, m := range a.Marks {
+					marks = append(marks, a.ID+":"+m.Event)
+				}
+				walk(a.Items)
+			}
+			if e := it.Event; e != nil && e.Event == "SubagentStop" {
+				if e.AgentID != "ag-gone" {
+					t.Errorf("the stop of a known sub-agent is a row: %+v", e)
+				}
+				orphan++
+			}
+		}
+	}
+	for _, tu := range r.Turns {
+		walk(tu.Items)
+	}
+	if strings.Join(marks, ",") != "ag1:SubagentStart,ag1:SubagentStop" || orphan != 1 {
+		t.Errorf("marks %v, %d orphan stop rows", marks, orphan)
+	}
+}

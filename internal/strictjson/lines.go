@@ -14,6 +14,11 @@ import (
 func ParseLines(data []byte, opt Options, each func(line int, v *Value, text []byte) error) error {
 	var p parser
 	p.opt = opt
+	// Blocks of up to 256 values, whatever the line's length: each line's
+	// values are let go (rewind) and the block reused for the next, where
+	// a block sized for one short line was outgrown, and a new one made,
+	// on nearly every line.
+	p.input = min(len(data), 256*64)
 	for n := 1; len(data) > 0; n++ {
 		text, rest, _ := bytes.Cut(data, []byte("\n"))
 		data = rest

@@ -120,6 +120,7 @@ type parser struct {
 	inStream bool                           // while reading a streamed item
 	shallow  bool                           // keep the root's children only (see Shallow)
 	each     func(i int, item *Value) error // Shallow's per-item callback for a root array
+	input    int                            // the whole input's length when s is one line of it (ParseLines)
 	// Scratch stacks: children are collected here and copied once into an
 	// exactly sized slice, instead of growing each array by doubling.
 	items   []Value
@@ -128,6 +129,11 @@ type parser struct {
 	// allocation per few thousand values instead of one per array.
 	itemSlab   slab[Value]
 	memberSlab slab[Member]
+	// cb is what a callback (Stream, EachMember, Shallow's each) is given
+	// a pointer to: handing out the address of a local would move every
+	// value read to the heap, one allocation per value (about 1.5 KB a
+	// record step). Callbacks never nest within one parser.
+	cb Value
 }
 
 // slab is a block that slices are carved from; off is the first free index.
@@ -186,7 +192,7 @@ func first[T any](b []T) *T {
 
 // slabSize scales with the input, so parsing a one-line step does not pay
 // for a block sized for a 100,000-step record.
-func (p *parser) slabSize() int { return min(maxSlab, len(p.s)/64) }
+func (p *parser) slabSize() int { return min(maxSlab, max(len(p.s), p.input)/64) }
 
 func (p *parser) errf(format string, args ...any) error {
 	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
@@ -380,9 +386,11 @@ func (p *parser) object(v *Value, depth int) error {
 		}
 		v.Flags |= kflags | val.Flags
 		if each {
-			if err := p.opt.EachMember(key, kflags, &val); err != nil {
+			p.cb = val
+			if err := p.opt.EachMember(key, kflags, &p.cb); err != nil {
 				return err
 			}
+			p.cb = Value{}
 		} else if !unchecked {
 			p.members = append(p.members, Member{Key: key, Value: val})
 		}

@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"fmt"
 
@@ -16,7 +17,11 @@ type GateInputs struct {
 
 // judgeGate runs step 11 on an accepted record, after every other step.
 func judgeGate(in Inputs, out *Outcome) {
-	if in.Gate == nil || !out.Result.OK {
+	if !out.Result.OK {
+		return
+	}
+	if in.Gate == nil {
+		out.UncheckedGates = countGates(in.Record)
 		return
 	}
 	c, d, sum := orgpolicy.CheckRecordSummary(in.Record, in.Gate.Keys, in.Gate.Require)
@@ -47,4 +52,18 @@ func gateHuman(o Outcome) string {
 		ps += p
 	}
 	return fmt.Sprintf(" policy=%s gated=%d denied=%d", ps, g.Gates, g.Denied)
+}
+
+// gateStep is how a gate step's kind reads in a record's canonical bytes:
+// a step's members are sorted, and "outputsSha256" follows "kind".
+var gateStep = []byte(`"kind":"gate","outputsSha256":`)
+
+// countGates counts the gate steps of a verified record, for the warning
+// that they were not checked (no --policy-key).
+func countGates(rec []byte) int { return bytes.Count(rec, gateStep) }
+
+// UncheckedGatesWarning is the warning an accepted record with gate steps
+// gets when no --policy-key checked them.
+func UncheckedGatesWarning(n int) string {
+	return fmt.Sprintf("the record has %d gate step(s) (an organization policy's decisions on tool calls), not checked: pass --policy-key PUB, the policy signer's public key, to check that every call was gated under a policy it signed and that no denied call ran (docs/policy.md §8)", n)
 }

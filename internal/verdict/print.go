@@ -157,6 +157,9 @@ func Warnings(o Outcome) []string {
 	} else if !o.Fresh {
 		w = append(w, StaleWarning)
 	}
+	if o.UncheckedGates > 0 {
+		w = append(w, UncheckedGatesWarning(o.UncheckedGates))
+	}
 	return w
 }
 

@@ -49,6 +49,9 @@ type Outcome struct {
 	Logged *logproof.Result
 	// Gate is what the gate steps say, when --policy-key accepted them.
 	Gate *orgpolicy.Summary
+	// UncheckedGates counts the gate steps of an accepted record when no
+	// --policy-key asked for step 11: they are said to be unchecked.
+	UncheckedGates int
 	// Fresh: the log was read past the record's leaf and holds no later
 	// checkpoint of the session (logproof.Fresh); false when not checked.
 	Fresh bool

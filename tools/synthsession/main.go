@@ -33,13 +33,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 	}
-	fs.Usage = func() { usage(stderr) }
+	// The flag package prints the usage itself on -help and on a bad
+	// flag; it is printed here instead, once, where it belongs.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err == flag.ErrHelp {
 		usage(stdout) // asked for: stdout, exit 0
 		return 0
 	} else if err != nil {
+		usage(stderr) // the flag package said what was wrong
 		return 2
 	}
+	fs.Usage = func() { usage(stderr) }
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return 2

@@ -36,9 +36,18 @@ func TestRun(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
-	out.Reset()
-	if code := run([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "usage:") {
-		t.Errorf("-h: exit %d, stdout %q", code, out.String())
+	// Help: on stdout, once, nothing on stderr; a bad flag: the usage
+	// once on stderr.
+	for _, h := range []string{"-h", "--help", "-help"} {
+		out.Reset()
+		errb.Reset()
+		if code := run([]string{h}, &out, &errb); code != 0 || strings.Count(out.String(), "usage:") != 1 || errb.Len() != 0 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", h, code, out.String(), errb.String())
+		}
+	}
+	errb.Reset()
+	if code := run([]string{"-x", "short"}, &out, &errb); code != 2 || strings.Count(errb.String(), "usage:") != 1 {
+		t.Errorf("-x: exit %d, stderr %q", code, errb.String())
 	}
 	if code := run([]string{"-times", filepath.Join(t.TempDir(), "no", "such", "dir"), "short"}, &out, &errb); code != 1 {
 		t.Errorf("unwritable -times: exit %d", code)

@@ -83,7 +83,7 @@
     if (lb.cassette && lb.cassette.detect(bytes)) { // a runback cassette: cassette.js
       ++run;
       $('review').hidden = true; // a record's review, if one was on show
-      return lb.cassette.show(name, bytes, splitPEM($('pubkeys').value), $('hmackey').value);
+      return lb.cassette.show(name, bytes, splitKeys($('pubkeys').value), $('hmackey').value);
     }
     const mine = ++run;
     const keys = splitPEM($('pubkeys').value);
@@ -130,6 +130,38 @@
     const blocks = text.match(/-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----/g) || [];
     if (!blocks.length && text.trim()) return [text]; // let the reader say what is wrong
     return blocks;
+  }
+
+  // splitKeys cuts the key field for a cassette: its PEM blocks and its
+  // JSON keys (a JWK or a Node key object, as logbook-verify --pubkey
+  // reads them for a cassette), in the order given.
+  function splitKeys(text) {
+    const out = [];
+    const re = /-----BEGIN [^-]+-----[\s\S]*?-----END [^-]+-----/g;
+    let m, last = 0;
+    const json = (part) => {
+      let depth = 0, start = -1, inStr = false, esc = false;
+      for (let i = 0; i < part.length; i++) {
+        const c = part[i];
+        if (inStr) {
+          if (esc) esc = false;
+          else if (c === '\\') esc = true;
+          else if (c === '"') inStr = false;
+          continue;
+        }
+        if (c === '"' && depth > 0) inStr = true;
+        else if (c === '{') { if (depth++ === 0) start = i; }
+        else if (c === '}' && depth > 0 && --depth === 0) out.push(part.slice(start, i + 1));
+      }
+    };
+    while ((m = re.exec(text))) {
+      json(text.slice(last, m.index));
+      out.push(m[0]);
+      last = m.index + m[0].length;
+    }
+    json(text.slice(last));
+    if (!out.length && text.trim()) return [text]; // let the reader say what is wrong
+    return out;
   }
 
   function renderVerdict(name, bytes, v, pinnedAny, ms, bun) {

@@ -260,34 +260,155 @@
   const b64bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
   // readKey is the embedded key as logbook-verify reads it (the rules of
-  // internal/runback's parseKey): a PEM "PUBLIC KEY" in the one Ed25519
-  // SPKI form, or a "PRIVATE KEY" in the one Ed25519 PKCS#8 form (its public
-  // half); another well-formed DER SEQUENCE under "PUBLIC KEY" is a key of
+  // internal/runback's parseKey): a PEM string, or a key object as Node's
+  // createPublicKey takes one ({key, format, type, encoding}; readKeyObject).
+  async function readKey(v, notes) {
+    if (typeof v === 'string') return pemKey(v, notes);
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return readKeyObject(v, notes);
+    return null;
+  }
+
+  // pemKey reads PEM text: a "PUBLIC KEY" in the one Ed25519 SPKI form, or
+  // a "PRIVATE KEY" in the one Ed25519 PKCS#8 form (its public half);
+  // another well-formed DER SEQUENCE under "PUBLIC KEY" is a key of
   // another algorithm. Base64 as Go's PEM decoder takes it: padded, with
   // only spaces, tabs and line ends ignored.
-  async function readKey(pem, notes) {
-    if (typeof pem !== 'string') return null;
+  async function pemKey(pem, notes) {
     const m = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([\s\S]*?)\n-----END \1-----[ \t]*(\r?\n|$)/.exec(pem);
     if (!m) return null;
     const body = m[2].replace(/[ \t\r\n]/g, '');
     if (body.length % 4 || !/^[A-Za-z0-9+/]*={0,2}$/.test(body)) return null;
     let der;
     try { der = b64bytes(body); } catch (e) { return null; }
-    const hex = lb.hex(der);
-    if (m[1] === 'PUBLIC KEY') {
-      if (der.length === 44 && hex.startsWith(SPKI_ED25519)) return der.slice(12);
-      notes.nonEd25519 = derSequence(der);
-      return null;
+    if (m[1] === 'PUBLIC KEY') return spkiKey(der, notes);
+    if (m[1] === 'PRIVATE KEY') return pkcs8Key(der, notes);
+    return null;
+  }
+
+  function spkiKey(der, notes) {
+    if (der.length === 44 && lb.hex(der).startsWith(SPKI_ED25519)) return der.slice(12);
+    notes.nonEd25519 = derSequence(der);
+    return null;
+  }
+
+  async function pkcs8Key(der, notes) {
+    if (der.length !== 48 || !lb.hex(der).startsWith(PKCS8_ED25519)) return null;
+    try {
+      const k = await crypto.subtle.importKey('pkcs8', der, { name: 'Ed25519' }, true, ['sign']);
+      const jwk = await crypto.subtle.exportKey('jwk', k);
+      notes.privateKeyPEM = true;
+      return nodeBase64(jwk.x);
+    } catch (e) { return null; }
+  }
+
+  // own is an object's own member (what internal/runback/jsvalue's Prop
+  // reads), never one inherited.
+  const own = (o, k) => (o !== null && typeof o === 'object' && !Array.isArray(o) && Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
+
+  // readKeyObject is internal/runback's parseKeyObject: format "jwk" reads
+  // key as a JSON Web Key (RFC 8037); otherwise key must be a string, PEM
+  // by default or DER with format "der" and type "spki" (or "pkcs8": the
+  // public half of a private key), decoded from the string by encoding
+  // (utf8 by default, or hex, base64, base64url, latin1). A bare JWK, with
+  // no "key" member, is not a key to Node: it throws, runback says invalid.
+  async function readKeyObject(v, notes) {
+    const data = own(v, 'key'), format = own(v, 'format');
+    if (format === 'jwk') return jwkKey(data, notes);
+    if (typeof data !== 'string') return null;
+    const enc = own(v, 'encoding');
+    if (format === undefined || format === 'pem') {
+      if (enc === undefined) return pemKey(data, notes);
+      const raw = nodeDecode(data, enc);
+      if (!raw) return null;
+      let text = '';
+      for (const b of raw) text += String.fromCharCode(b);
+      return pemKey(text, notes);
     }
-    if (m[1] === 'PRIVATE KEY' && der.length === 48 && hex.startsWith(PKCS8_ED25519)) {
-      try {
-        const k = await crypto.subtle.importKey('pkcs8', der, { name: 'Ed25519' }, true, ['sign']);
-        const jwk = await crypto.subtle.exportKey('jwk', k);
-        notes.privateKeyPEM = true;
-        return b64bytes(jwk.x.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - jwk.x.length % 4) % 4));
-      } catch (e) { return null; }
+    if (format !== 'der') return null;
+    const raw = nodeDecode(data, enc);
+    if (!raw) return null;
+    const type = own(v, 'type');
+    if (type === 'spki') return spkiKey(raw, notes);
+    if (type === 'pkcs8') return pkcs8Key(raw, notes);
+    if (type === 'pkcs1' || type === 'sec1') notes.nonEd25519 = derSequence(raw); // an RSA or EC key
+    return null;
+  }
+
+  // jwkKey reads a JSON Web Key as Node does for a public key: kty one of
+  // RSA, EC, OKP; for OKP crv one of Ed25519, Ed448, X25519, X448 and x a
+  // string, decoded as Node decodes base64 (either alphabet), which must
+  // give 32 bytes for Ed25519. A "d" member is ignored: the public half is
+  // read from x. RSA, EC and the other curves are keys of another
+  // algorithm.
+  function jwkKey(k, notes) {
+    if (k === null || typeof k !== 'object' || Array.isArray(k)) return null;
+    const kty = own(k, 'kty');
+    if (kty === 'RSA' || kty === 'EC') { notes.nonEd25519 = true; return null; }
+    if (kty !== 'OKP') return null;
+    const crv = own(k, 'crv'), x = own(k, 'x');
+    if (typeof crv !== 'string' || typeof x !== 'string') return null;
+    if (crv === 'Ed448' || crv === 'X25519' || crv === 'X448') { notes.nonEd25519 = true; return null; }
+    if (crv !== 'Ed25519') return null;
+    const raw = nodeBase64(x);
+    return raw.length === 32 ? raw : null;
+  }
+
+  // nodeDecode is Buffer.from(s, encoding) for the encodings a key string
+  // is given in; an unknown encoding throws in Node (null here).
+  function nodeDecode(s, enc) {
+    if (enc === undefined) return enc8.encode(s);
+    if (typeof enc !== 'string') return null;
+    switch (enc.toLowerCase()) {
+      case 'utf8': case 'utf-8': return enc8.encode(s);
+      case 'hex': return nodeHex(s);
+      case 'base64': case 'base64url': return nodeBase64(s);
+      case 'latin1': case 'binary': {
+        const out = new Uint8Array(s.length);
+        for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i) & 0xff;
+        return out;
+      }
     }
     return null;
+  }
+  const enc8 = new TextEncoder();
+
+  // nodeBase64 decodes as Node 20's Buffer.from(s, "base64"): both
+  // alphabets, other characters skipped, stopped at the first "="; a
+  // trailing group of two or three digits gives one or two bytes.
+  function nodeBase64(s) {
+    const out = [];
+    let acc = 0, n = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      let v;
+      if (c >= 65 && c <= 90) v = c - 65;
+      else if (c >= 97 && c <= 122) v = c - 97 + 26;
+      else if (c >= 48 && c <= 57) v = c - 48 + 52;
+      else if (c === 43 || c === 45) v = 62;
+      else if (c === 47 || c === 95) v = 63;
+      else if (c === 61) break;
+      else continue;
+      acc = (acc << 6) | v;
+      if (++n === 4) { out.push((acc >> 16) & 255, (acc >> 8) & 255, acc & 255); acc = 0; n = 0; }
+    }
+    if (n === 2) out.push((acc >> 4) & 255);
+    if (n === 3) out.push((acc >> 10) & 255, (acc >> 2) & 255);
+    return new Uint8Array(out);
+  }
+
+  // publicKeyText reads a pinned or revoked key as runback.PublicKey does:
+  // an SPKI PEM, or JSON: a bare JWK ({"kty":...}) or a key object
+  // ({"key":..., "format":...}) read as Node reads it.
+  async function publicKeyText(text) {
+    const t = text.replace(/^[ \t\r\n]+/, '');
+    if (!t.startsWith('{')) return lb.readPublicKeyPEM(text);
+    let v;
+    try { v = JSON.parse(t); } catch (e) { throw new Error('not a JSON key: ' + e.message); }
+    const notes = {};
+    const pub = own(v, 'key') === undefined && own(v, 'kty') !== undefined ? jwkKey(v, notes) : await readKeyObject(v, notes);
+    if (notes.nonEd25519) throw new Error('not an Ed25519 key (NON_ED25519_KEY)');
+    if (!pub) throw new Error('not an Ed25519 key: want a JWK {"kty":"OKP","crv":"Ed25519","x":BASE64URL} or a key object {"key":...,"format":...}');
+    return pub;
   }
 
   function derSequence(der) {
@@ -421,8 +542,9 @@
     PROTO_KEY: 'own "__proto__" member',
   };
 
-  // verify checks cassette bytes. options: pubkeys (SPKI PEM strings; none
-  // given pins runback's production key), revoked (PEM), hmacKeys
+  // verify checks cassette bytes. options: pubkeys (SPKI PEM, JWK or Node
+  // key object texts, as logbook-verify --pubkey reads them; none given
+  // pins runback's production key), revoked (the same), hmacKeys
   // (strings), strict. It never throws: errors come back as {error}.
   async function verify(bytes, options = {}) {
     try {
@@ -443,16 +565,17 @@
     }
     const { value: rec, counts } = parse(text, invalidUTF8, invalidUTF8 ? undefined : bytes.length);
     if (!rec?.manifest || !Array.isArray(rec.events)) throw new CassetteError('NOT_A_CASSETTE', 'Not a runback.cassette record — missing manifest or events array.');
-    const key = (p) => {
+    const key = async (p) => {
       let k;
-      try { k = lb.readPublicKeyPEM(String(p)); } catch (e) { throw new CassetteError('USAGE', 'pinned or revoked key: ' + e.message); }
+      try { k = await publicKeyText(String(p)); } catch (e) { throw new CassetteError('USAGE', 'pinned or revoked key: ' + e.message); }
       const weak = lb.ed25519.weakKey(k);
       if (weak) throw new CassetteError('USAGE', 'pinned or revoked key: ' + weak + ' (SMALL_ORDER_KEY)');
       return k;
     };
+    const keys = async (list) => { const out = []; for (const p of list) out.push(await key(p)); return out; };
     const opt = {
-      pinned: (options.pubkeys && options.pubkeys.length ? options.pubkeys.map(key) : options.pinNothing ? [] : [lb.unhex(PRODUCTION_KEY)]),
-      revoked: (options.revoked || []).map(key),
+      pinned: (options.pubkeys && options.pubkeys.length ? await keys(options.pubkeys) : options.pinNothing ? [] : [lb.unhex(PRODUCTION_KEY)]),
+      revoked: await keys(options.revoked || []),
       hmacKeys: (options.hmacKeys || []).filter((k) => k),
     };
     const events = rec.events;

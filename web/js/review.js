@@ -159,7 +159,7 @@
     const all = order.map((c) => { c.agent = agentOf.get(c.pos) || ''; return { pos: c.pos, call: c }; });
     for (const s of steps) {
       if (PRE.has(s.event) || POST.has(s.event) || gated.has(s.seq) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
-      if (s.event === 'SubagentStop') continue;
+      if (s.event === 'SubagentStop' && agents.has(s.agent)) continue; // it closes its group; one of no known sub-agent stays an event, as internal/review shows it
       all.push({ pos: s.seq, event: s });
     }
     all.sort((a, b) => a.pos - b.pos);

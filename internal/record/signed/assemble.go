@@ -65,27 +65,11 @@ func Assemble(sess Session, stepsJSON []byte, count int, tip string, priv ed2551
 // AssembleWith is Assemble with a signer identity and a timestamp (see
 // Extras). An error from Extras.Timestamp is returned as is.
 func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed25519.PrivateKey, x Extras) ([]byte, error) {
-	if len(priv) != ed25519.PrivateKeySize {
-		return nil, errors.New("record: signing key is not an Ed25519 private key")
+	a, err := prepare(sess, count, tip, priv, x)
+	if err != nil {
+		return nil, err
 	}
-	pubHex := hex.EncodeToString(SPKI(priv.Public().(ed25519.PublicKey)))
-	if count == 0 {
-		tip = chain.EmptyTip
-	}
-	sv := sess.value()
-	countV := strictjson.Int(int64(count))
-	tipV := strictjson.Str(tip)
-	parts := Parts{Session: &sv, StepsJSON: stepsJSON, StepCount: &countV, ChainTip: &tipV, PublicKey: pubHex}
-	var identity strictjson.Value
-	if len(x.Certificates) > 0 {
-		certs := make([]string, len(x.Certificates))
-		for i, der := range x.Certificates {
-			certs[i] = hex.EncodeToString(der)
-		}
-		identity = strictjson.Obj(strictjson.Member{Key: "certificates", Value: strictjson.StrArr(certs)})
-		parts.SignerIdentity = &identity
-	}
-	signed, err := SignedBytes(parts)
+	signed, err := SignedBytes(a.parts(stepsJSON))
 	if err != nil {
 		return nil, err
 	}
@@ -100,37 +84,87 @@ func AssembleWith(sess Session, stepsJSON []byte, count int, tip string, priv ed
 		return nil, fmt.Errorf("record: %w", err)
 	}
 	signed = nil // as large as the record: not needed to build it (issue 22)
-	sigObj := strictjson.Obj(
-		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
-		strictjson.Member{Key: "envelope", Value: strictjson.Str(format.Domain)},
-		strictjson.Member{Key: "publicKey", Value: strictjson.Str(pubHex)},
-	)
-	if x.Timestamp != nil {
-		token, err := x.Timestamp(sig)
-		if err != nil {
-			return nil, err
-		}
-		sigObj.Members = append(sigObj.Members, strictjson.Member{Key: "rfc3161", Value: strictjson.Str(hex.EncodeToString(token))})
-	}
-	sigObj.Members = append(sigObj.Members, strictjson.Member{Key: "value", Value: strictjson.Str(hex.EncodeToString(sig))})
-	rec := strictjson.Obj(
-		strictjson.Member{Key: "chainTip", Value: tipV},
-		strictjson.Member{Key: "session", Value: sv},
-		strictjson.Member{Key: "signature", Value: sigObj},
-	)
-	if parts.SignerIdentity != nil {
-		rec.Members = append(rec.Members, strictjson.Member{Key: "signerIdentity", Value: identity})
-	}
-	rec.Members = append(rec.Members,
-		strictjson.Member{Key: "stepCount", Value: countV},
-		strictjson.Member{Key: "steps", Value: strictjson.Str(stepsPlaceholder)},
-		strictjson.Member{Key: "version", Value: strictjson.Str(format.Version)},
-	)
-	prefix, suffix, err := splice(&rec)
+	prefix, suffix, err := a.finish(sig)
 	if err != nil {
 		return nil, err
 	}
 	out := bigbuf.Alloc(len(prefix) + len(stepsJSON) + len(suffix) + 1)
 	out = append(append(append(out, prefix...), stepsJSON...), suffix...)
 	return append(out, '\n'), nil
+}
+
+// assembly is what a record is built from, but its steps and signature.
+type assembly struct {
+	pubHex        string
+	sess, count   strictjson.Value
+	tip, identity strictjson.Value
+	hasIdentity   bool
+	timestamp     func([]byte) ([]byte, error)
+}
+
+func prepare(sess Session, count int, tip string, priv ed25519.PrivateKey, x Extras) (*assembly, error) {
+	if len(priv) != ed25519.PrivateKeySize {
+		return nil, errors.New("record: signing key is not an Ed25519 private key")
+	}
+	if count == 0 {
+		tip = chain.EmptyTip
+	}
+	a := &assembly{
+		pubHex:    hex.EncodeToString(SPKI(priv.Public().(ed25519.PublicKey))),
+		sess:      sess.value(),
+		count:     strictjson.Int(int64(count)),
+		tip:       strictjson.Str(tip),
+		timestamp: x.Timestamp,
+	}
+	if len(x.Certificates) > 0 {
+		certs := make([]string, len(x.Certificates))
+		for i, der := range x.Certificates {
+			certs[i] = hex.EncodeToString(der)
+		}
+		a.identity = strictjson.Obj(strictjson.Member{Key: "certificates", Value: strictjson.StrArr(certs)})
+		a.hasIdentity = true
+	}
+	return a, nil
+}
+
+// parts are the signed members (spec §6), with the steps already canonical.
+func (a *assembly) parts(stepsJSON []byte) Parts {
+	p := Parts{Session: &a.sess, StepsJSON: stepsJSON, StepCount: &a.count, ChainTip: &a.tip, PublicKey: a.pubHex}
+	if a.hasIdentity {
+		p.SignerIdentity = &a.identity
+	}
+	return p
+}
+
+// finish asks for the timestamp, if any, and returns the record's bytes
+// before and after its steps array (the newline that ends the file not
+// included).
+func (a *assembly) finish(sig []byte) (prefix, suffix []byte, err error) {
+	sigObj := strictjson.Obj(
+		strictjson.Member{Key: "alg", Value: strictjson.Str("Ed25519")},
+		strictjson.Member{Key: "envelope", Value: strictjson.Str(format.Domain)},
+		strictjson.Member{Key: "publicKey", Value: strictjson.Str(a.pubHex)},
+	)
+	if a.timestamp != nil {
+		token, err := a.timestamp(sig)
+		if err != nil {
+			return nil, nil, err
+		}
+		sigObj.Members = append(sigObj.Members, strictjson.Member{Key: "rfc3161", Value: strictjson.Str(hex.EncodeToString(token))})
+	}
+	sigObj.Members = append(sigObj.Members, strictjson.Member{Key: "value", Value: strictjson.Str(hex.EncodeToString(sig))})
+	rec := strictjson.Obj(
+		strictjson.Member{Key: "chainTip", Value: a.tip},
+		strictjson.Member{Key: "session", Value: a.sess},
+		strictjson.Member{Key: "signature", Value: sigObj},
+	)
+	if a.hasIdentity {
+		rec.Members = append(rec.Members, strictjson.Member{Key: "signerIdentity", Value: a.identity})
+	}
+	rec.Members = append(rec.Members,
+		strictjson.Member{Key: "stepCount", Value: a.count},
+		strictjson.Member{Key: "steps", Value: strictjson.Str(stepsPlaceholder)},
+		strictjson.Member{Key: "version", Value: strictjson.Str(format.Version)},
+	)
+	return splice(&rec)
 }

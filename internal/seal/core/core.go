@@ -41,6 +41,9 @@ type Options struct {
 	// (logbook-wrap --out) may pass a lighter one. Seal refuses to run
 	// without one.
 	Check func(record []byte) error
+	// CheckFile is Check for SealFile: it verifies the record in the
+	// file at path (complete and fsynced), without the sealer holding it.
+	CheckFile func(path string) error
 }
 
 // Result describes what was sealed.
@@ -96,6 +99,28 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if steps.Count == 0 {
 		return res, fmt.Errorf("session %s has no steps", j.Session)
 	}
+	sess, err := session(hdr, &scan, opt)
+	if err != nil {
+		return res, err
+	}
+	out, err := signed.AssembleWith(sess, steps.JSON, steps.Count, steps.LastHash, priv,
+		signed.Extras{Certificates: opt.Certificates, Timestamp: opt.Timestamp})
+	if err != nil {
+		return res, err
+	}
+	// The steps are inside out now: drop them before the check, which
+	// makes a canonical copy of out (issue 22: the peak is out and that copy).
+	res.Steps, steps = steps.Count, journal.Steps{}
+	if err := opt.Check(out); err != nil {
+		return res, fmt.Errorf("sealed record does not verify (%v); nothing written", err)
+	}
+	res.Record = out
+	return res, nil
+}
+
+// session is the record's session header (spec §8) from the journal's
+// header, what the scan of its steps found and the caller's options.
+func session(hdr journal.Header, scan *scanner, opt Options) (signed.Session, error) {
 	sess := signed.Session{
 		ID:        hdr.Session,
 		Agent:     opt.Redactor.String(agent(hdr.Harness, scan.model)), // the harness's version and model are clear text from a payload
@@ -113,21 +138,9 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if sess.EndedAt == "" {
 		sess.EndedAt = scan.lastAt
 	} else if before(sess.EndedAt, scan.lastAt) {
-		return res, fmt.Errorf("end time %s is before the last step (%s)", sess.EndedAt, scan.lastAt)
+		return sess, fmt.Errorf("end time %s is before the last step (%s)", sess.EndedAt, scan.lastAt)
 	}
-	out, err := signed.AssembleWith(sess, steps.JSON, steps.Count, steps.LastHash, priv,
-		signed.Extras{Certificates: opt.Certificates, Timestamp: opt.Timestamp})
-	if err != nil {
-		return res, err
-	}
-	// The steps are inside out now: drop them before the check, which
-	// makes a canonical copy of out (issue 22: the peak is out and that copy).
-	res.Steps, steps = steps.Count, journal.Steps{}
-	if err := opt.Check(out); err != nil {
-		return res, fmt.Errorf("sealed record does not verify (%v); nothing written", err)
-	}
-	res.Record = out
-	return res, nil
+	return sess, nil
 }
 
 // before reports a < b for two valid spec timestamps.
@@ -143,21 +156,39 @@ type scanner struct {
 	firstAt, lastAt, model string
 	calls                  gaps.Tracker
 	noted                  map[string]bool // toolUseIds an earlier seal's note named
+	// copy: the step's strings point into a buffer the reader reuses
+	// (journal.Stream), so what is kept is copied.
+	copy bool
 }
 
 func (s *scanner) step(i int, v *strictjson.Value) error {
+	own := func(x string) string { return x }
+	if s.copy {
+		own = strings.Clone
+	}
 	at, _ := v.GetString("at")
 	if i == 0 {
-		s.firstAt = at
+		s.firstAt = own(at)
 	}
-	s.lastAt = at
+	if at != s.lastAt {
+		s.lastAt = own(at)
+	}
 	d := v.Get("data")
 	if m, ok := d.GetString("model"); ok && m != "" && s.model == "" {
-		s.model = m
+		s.model = own(m)
 	}
 	ev, _ := d.GetString("event")
-	if d != nil && d.Kind == strictjson.Object {
-		s.calls.ObserveData(d, nil) // a call a gate step denied is not unfinished
+	id, _ := d.GetString("toolUseId")
+	if id != "" && (gaps.PhaseOf(ev) != gaps.Other || ev == gaps.GateEvent) {
+		id = own(id) // the tracker keeps it
+	}
+	s.calls.Observe(ev, id)
+	if ev == gaps.GateEvent {
+		// A call a gate step denied never ran: it is not unfinished.
+		gated, _ := d.GetString("gated")
+		decision, _ := d.GetString("decision")
+		en := d.Get("enforced")
+		s.calls.ObserveGate(gated, id, decision, en != nil && en.Kind == strictjson.True)
 	}
 	if ev == noteEvent {
 		// An earlier seal named these already: do not name them twice.
@@ -166,7 +197,7 @@ func (s *scanner) step(i int, v *strictjson.Value) error {
 		}
 		if ids := d.Get("toolUseIds"); ids != nil {
 			for _, v := range ids.Items {
-				s.noted[v.Str] = true
+				s.noted[own(v.Str)] = true
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
 )
@@ -40,10 +41,11 @@ func Params() testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"session":  session,
-			"newkey":   newkey,
-			"seal":     sealCmd,
-			"cassette": cassette, // runback fixtures (runback.go)
+			"session":    session,
+			"newkey":     newkey,
+			"seal":       sealCmd,
+			"cassette":   cassette, // runback fixtures (runback.go)
+			"signpolicy": signPolicy,
 		},
 	}
 }
@@ -74,6 +76,19 @@ func newkey(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(filepath.Dir(f), 0o700))
 	ts.Check(os.WriteFile(f, priv, 0o600))
 	ts.Check(os.WriteFile(f+".pub", pub, 0o644))
+}
+
+// signPolicy signs an organization policy as logbook-policy sign does
+// (orgpolicy.Sign), for the scripts of commands that read one.
+func signPolicy(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: signpolicy KEY POLICY OUT")
+	}
+	priv, err := keys.ParsePrivateKeyPEM([]byte(ts.ReadFile(args[0])))
+	ts.Check(err)
+	out, _, err := orgpolicy.Sign([]byte(ts.ReadFile(args[1])), priv)
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
 }
 
 func sealCmd(ts *testscript.TestScript, neg bool, args []string) {
