@@ -17,6 +17,9 @@ const (
 	GapMissingStart  = "missing start"          // the session's: no SessionStart
 	// NoteBatchOnly marks a call no hook ran for (see Call.Note).
 	NoteBatchOnly = "not run: no hook events, named only by PostToolBatch"
+	// NoteDenied marks a call the organization policy denied: it has no
+	// post-event because it never ran, which is no gap.
+	NoteDenied = "not run: denied by the organization policy"
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
@@ -46,6 +49,7 @@ type Call struct {
 	GateStep *Step `json:"-"`
 	pos      int64 // seq of its first step, for ordering
 	files    callFiles
+	denied   bool // an enforced gate step denied it (package gaps' rule)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -149,6 +153,9 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		st := &steps[i]
 		if counted == nil {
 			tr.Observe(st.Event, st.ToolUseID)
+			if g := st.Gate; g != nil {
+				tr.ObserveGate(g.gated, st.ToolUseID, g.Decision, g.Enforced)
+			}
 		}
 		ph := gaps.PhaseOf(st.Event)
 		if ph != gaps.Pre && ph != gaps.Post {
@@ -173,10 +180,10 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		}
 		c.fill(st, ph)
 	}
+	gated := joinGates(steps, calls)
 	for _, c := range order {
 		c.finish()
 	}
-	gated := joinGates(steps, calls)
 	// Calls that only a PostToolBatch names: the model asked for them,
 	// and no hook ever ran for them.
 	for i := range steps {
@@ -402,6 +409,10 @@ func (c *Call) finish() {
 		return
 	}
 	switch {
+	case len(c.Post) == 0 && c.denied:
+		if c.Note == "" {
+			c.Note = NoteDenied
+		}
 	case len(c.Post) == 0:
 		c.Gaps = append(c.Gaps, GapUnfinished)
 	case len(c.Pre) == 0:
@@ -530,7 +541,12 @@ func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
 		if st.Gate == nil || st.ToolUseID == "" {
 			continue
 		}
-		if c := calls[st.ToolUseID]; c != nil && c.Gate == nil {
+		c := calls[st.ToolUseID]
+		if c == nil {
+			continue
+		}
+		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
+		if c.Gate == nil {
 			g := *st // a copy: the steps' array is not kept alive
 			c.Gate, c.GateStep = st.Gate, &g
 			gated[st.Seq] = true

@@ -114,6 +114,12 @@ func WriteHuman(w io.Writer, o Outcome) {
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1, moreGaps(g))
 		printGapIDs(w, g.ToolUseIDs)
 	}
+	if g := r.Gaps; g.DeniedToolCalls > 0 {
+		fmt.Fprintf(w, "denied: %d tool call(s) the organization policy denied, not run (no gap)\n", g.DeniedToolCalls)
+		if g.ToolUseIDs != nil {
+			printIDs(w, "denied", g.ToolUseIDs.Denied)
+		}
+	}
 	for _, warn := range Warnings(o) {
 		fmt.Fprintln(w, "warning:", warn)
 	}
