@@ -24,7 +24,8 @@ const realPolicy = `{"version":"logbook/policy@0","name":"acme-real","default":"
 "rules":[
  {"name":"no-rm-rf","when":"tool in ['Bash', 'run_shell_command'] && has(input.command) && input.command.matches(r'rm\\s+-[a-zA-Z]*r[a-zA-Z]*f')","decision":"deny","reason":"recursive force-remove is not allowed here; delete files by name"},
  {"name":"no-dotenv","when":"tool in ['Read', 'Edit', 'Write', 'read_file', 'write_file', 'replace'] && has(input.file_path) && input.file_path.endsWith('.env')","decision":"deny","reason":".env files hold secrets and must not be read by the agent"},
- {"name":"no-dotenv-shell","when":"tool in ['Bash', 'run_shell_command'] && has(input.command) && input.command.matches(r'(^|[\\s/])\\.env\\b')","decision":"deny","reason":".env files hold secrets and must not be read by the agent"}
+ {"name":"no-dotenv-shell","when":"tool in ['Bash', 'run_shell_command'] && has(input.command) && input.command.matches(r'(^|[\\s/])\\.env\\b')","decision":"deny","reason":".env files hold secrets and must not be read by the agent"},
+ {"name":"no-escalation","when":"event == 'PermissionRequest'","decision":"deny","reason":"leaving the sandbox needs the security team"}
 ]}`
 
 var policyReasons = []string{"recursive force-remove is not allowed here", ".env files hold secrets"}
@@ -205,7 +206,9 @@ func TestRealCodexPolicy(t *testing.T) {
 	rm := fakemodel.ToolCall{ID: "call_p1rm", Name: "exec_command", Input: raw(`{"cmd":"rm -rf victim"}`)}
 	env := fakemodel.ToolCall{ID: "call_p2env", Name: "exec_command", Input: raw(`{"cmd":"cat .env"}`)}
 	ok := fakemodel.ToolCall{ID: "call_p3ok", Name: "exec_command", Input: raw(`{"cmd":"echo allowed > ran.txt"}`)}
-	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Text: "Cleaning up.", Calls: []fakemodel.ToolCall{rm, env}}, {Text: "Now this.", Calls: []fakemodel.ToolCall{ok}}}}
+	esc := fakemodel.ToolCall{ID: "call_p4esc", Name: "exec_command", Input: raw(`{"cmd":"echo escalated > escalated.txt","sandbox_permissions":"require_escalated","justification":"write a file"}`)}
+	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Text: "Cleaning up.", Calls: []fakemodel.ToolCall{rm, env}}, {Text: "Now this.", Calls: []fakemodel.ToolCall{ok}}},
+		Agents: map[string][]fakemodel.Turn{"ESCALATE": {{Text: "Escalating.", Calls: []fakemodel.ToolCall{esc}}}}}
 	srv, err := fakemodel.OpenAI(script)
 	if err != nil {
 		t.Fatal(err)
@@ -232,26 +235,46 @@ hooks = true
 trust_level = "trusted"
 `
 	os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	// --dangerously-bypass-hook-trust: as in TestRealCodexCLI, the hooks
 	// are the ones install wrote, and a test has no person to review them.
-	cmd := exec.CommandContext(ctx, codex, "exec", "--json", "--dangerously-bypass-hook-trust", "clean up")
-	cmd.Dir = proj
-	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_API_KEY=sk-fake",
-		"LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=", "RUST_LOG=", "LOGBOOK_CACHE_DIR="+filepath.Join(home, "policy-cache"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("codex exec: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	codexRun := func(args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, codex, args...)
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_API_KEY=sk-fake",
+			"LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=", "RUST_LOG=", "LOGBOOK_CACHE_DIR="+filepath.Join(home, "policy-cache"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("codex %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out, stderr.String())
+		}
+		return string(out)
 	}
+	out := codexRun("exec", "--json", "--dangerously-bypass-hook-trust", "clean up")
 	var started struct {
 		ThreadID string `json:"thread_id"`
 	}
-	json.Unmarshal([]byte(strings.SplitN(string(out), "\n", 2)[0]), &started)
+	json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &started)
 	if started.ThreadID == "" {
 		t.Fatalf("codex exec: no thread.started line:\n%s", out)
+	}
+	// PermissionRequest: the model asks to leave the sandbox
+	// (require_escalated), with approval_policy on-request. codex exec
+	// sets the approval policy to never whatever -c says, so Codex
+	// refuses the escalation itself and sends no PermissionRequest: the
+	// gate on it is not reached by codex exec (docs/harnesses.md).
+	codexRun("exec", "resume", "--json", "--dangerously-bypass-hook-trust", "-c", `approval_policy="on-request"`, "-c", `sandbox_mode="workspace-write"`,
+		started.ThreadID, "ESCALATE: write it")
+	if _, err := os.Stat(filepath.Join(proj, "escalated.txt")); err == nil {
+		t.Error("the escalated command ran")
+	}
+	refused := false
+	for _, r := range srv.Requests() {
+		if strings.Contains(string(r.Body), "approval policy is Never; reject command") {
+			refused = true
+		}
 	}
 	waitQuiet(saved)
 	sent := map[string]int{}
@@ -264,7 +287,10 @@ trust_level = "trusted"
 		json.Unmarshal(p, &h)
 		sent[h.Event]++
 	}
-	testreport.Line(t, fmt.Sprintf("codex %s under a policy: events sent by name: %v", version, sent))
+	testreport.Line(t, fmt.Sprintf("codex %s under a policy: events sent by name: %v; the escalation (require_escalated, -c approval_policy=on-request) refused by Codex itself: %v", version, sent, refused))
+	if sent["PermissionRequest"] != 0 || !refused {
+		t.Errorf("codex %s: codex exec sent %d PermissionRequest, refused the escalation itself: %v; docs/harnesses.md says none and yes: the gate on PermissionRequest can now be tested here", version, sent["PermissionRequest"], refused)
+	}
 	rec := filepath.Join(proj, ".logbook", started.ThreadID+".record.json")
 	run(t, nil, "logbook-seal", "--dir", filepath.Join(proj, ".logbook"), "--session", started.ThreadID, "--key", key, "--out", rec, "--force")
 	byID := func(data map[string]any, _ []string) string { s, _ := data["toolUseId"].(string); return s }
