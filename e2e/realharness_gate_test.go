@@ -113,14 +113,17 @@ func checkGated(t *testing.T, label, proj, rec, pub, digest string, srv *fakemod
 		label, len(got), clip(strings.TrimSpace(out), 200)))
 }
 
-// TestRealGeminiPolicy runs the real Gemini CLI (the current release)
+// TestRealGeminiPolicy runs the real Gemini CLI (each pinned release)
 // under the hooks record-step install --policy writes: the model asks for
 // `rm -rf victim` and a read of .env, then an allowed command; the gate's
 // exit 2 blocks the first two, and the CLI sends the model the reasons.
 func TestRealGeminiPolicy(t *testing.T) {
 	t.Parallel()
-	version := geminiCLIVersions[0]
-	gemini := npmTool(t, "@google/gemini-cli@"+version, "gemini")
+	eachRelease(t, "@google/gemini-cli", geminiCLIVersions, realGeminiPolicy)
+}
+
+func realGeminiPolicy(t *testing.T, pkg, version string) {
+	gemini := npmTool(t, pkg, "gemini")
 	home := t.TempDir()
 	proj, saved, pub, digest := gatedProject(t, "gemini", ".gemini/settings.json", home, []string{"BeforeTool", "AfterTool"})
 	os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)
@@ -176,6 +179,7 @@ func TestRealGeminiPolicy(t *testing.T) {
 	want := map[string]string{inputDigest(t, rm.Input): "deny", inputDigest(t, cat.Input): "deny", inputDigest(t, env.Input): "deny",
 		inputDigest(t, ok.Input): "allow", inputDigest(t, builtin.Input): ""}
 	checkGated(t, "gemini-cli "+version, proj, rec, pub, digest, srv, 1, want, byInput)
+	checkTold(t, "gemini-cli "+version, srv, "Tool execution blocked: logbook policy rule no-rm-rf: recursive force-remove")
 	refused := false
 	for _, r := range srv.Scripted() {
 		if r.Turn == 1 && strings.Contains(string(r.Body), `Path not in workspace: Attempted path \"`+filepath.Join(proj, ".env")+`\"`) {
@@ -187,15 +191,18 @@ func TestRealGeminiPolicy(t *testing.T) {
 	}
 }
 
-// TestRealCodexPolicy runs the real Codex CLI (the current release) under
+// TestRealCodexPolicy runs the real Codex CLI (each pinned release) under
 // the hooks record-step install --policy writes: the model asks for
 // `rm -rf victim` and `cat .env` through exec_command (which Codex reports
 // to hooks as Bash), then an allowed command; the gate's permissionDecision
 // deny blocks the first two, and Codex sends the model the reasons.
 func TestRealCodexPolicy(t *testing.T) {
 	t.Parallel()
-	version := codexVersions[0]
-	codex := npmTool(t, "@openai/codex@"+version, "codex")
+	eachRelease(t, "@openai/codex", codexVersions, realCodexPolicy)
+}
+
+func realCodexPolicy(t *testing.T, pkg, version string) {
+	codex := npmTool(t, pkg, "codex")
 	home := t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
 	os.MkdirAll(codexHome, 0o700)
@@ -296,6 +303,20 @@ trust_level = "trusted"
 	byID := func(data map[string]any, _ []string) string { s, _ := data["toolUseId"].(string); return s }
 	want := map[string]string{rm.ID: "deny", env.ID: "deny", ok.ID: "allow"}
 	checkGated(t, "codex "+version, proj, rec, pub, digest, srv, 1, want, byID)
+	// Codex appends the command to the hook's reason (openai/codex#32573).
+	checkTold(t, "codex "+version, srv, "Command blocked by PreToolUse hook: logbook policy rule no-rm-rf: recursive force-remove is not allowed here; delete files by name. Command: rm -rf victim")
+}
+
+// checkTold: some request to the model holds the tool result in the
+// harness's own wording of a blocked call.
+func checkTold(t *testing.T, label string, srv *fakemodel.Server, want string) {
+	for _, r := range srv.Requests() {
+		if strings.Contains(string(r.Body), want) {
+			testreport.Line(t, fmt.Sprintf("%s: the model read %q", label, want))
+			return
+		}
+	}
+	t.Errorf("%s: no request to the model holds %q", label, want)
 }
 
 // toolResults is what a model request says of the tool calls' results
