@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,10 +119,13 @@ func TestPolicyGateHook(t *testing.T) {
 	rec := filepath.Join(dir, "r.json")
 	key := filepath.Join(dir, "seal.key")
 	run(t, nil, "logbook-seal", "--new-key", key)
-	run(t, nil, "logbook-seal", "--dir", data, "--session", "gated", "--key", key, "--out", rec)
+	sealed := run(t, nil, "logbook-seal", "--dir", data, "--session", "gated", "--key", key, "--out", rec)
 	if out, code := verifyArgs(t, "--policy-key", pub, "--require-policy", digest, rec); code != 0 {
 		t.Fatalf("verify: %d %s", code, out)
 	}
+	// The denied calls never ran: no unfinished-call gap (the seal names
+	// none in a note), and verify and review say denied.
+	checkDenied(t, rec, sealed, "t1")
 	other := filepath.Join(dir, "other.key")
 	run(t, nil, "logbook-seal", "--new-key", other)
 	if out, _ := verifyArgs(t, "--policy-key", other+".pub", rec); !strings.Contains(out, "POLICY_UNTRUSTED") {
@@ -216,5 +220,53 @@ func TestPolicyServerHook(t *testing.T) {
 	}
 	if !bytes.Contains(rec, []byte(`"event":"PolicyGate"`)) {
 		t.Error("no gate step in the served record")
+	}
+	checkDenied(t, file, "", "t1")
+}
+
+// checkDenied: the sealed record rec counts the calls a gate denied as
+// denied, not unfinished: no seal note names them (sealOut is the seal's
+// output, "" when the server sealed), logbook-verify --json counts them
+// in gaps.deniedToolCalls (ids among them) and no gap, and logbook-review
+// shows them as denied, never as unfinished.
+func checkDenied(t *testing.T, rec, sealOut string, ids ...string) {
+	t.Helper()
+	if strings.Contains(sealOut, "unfinished") {
+		t.Errorf("seal: %s", sealOut)
+	}
+	if b, _ := os.ReadFile(rec); bytes.Contains(b, []byte("logbook.unfinishedToolCalls")) {
+		t.Error("the record has an unfinished-call note")
+	}
+	out, _ := verifyArgs(t, "--json", rec)
+	var v struct {
+		Gaps struct {
+			Unfinished int `json:"unfinishedToolCalls"`
+			Denied     int `json:"deniedToolCalls"`
+			IDs        struct {
+				Unfinished, Denied []string
+			} `json:"toolUseIds"`
+		} `json:"gaps"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if v.Gaps.Unfinished != 0 || v.Gaps.Denied < len(ids) || len(v.Gaps.IDs.Unfinished) != 0 {
+		t.Errorf("verify --json gaps: %s", out)
+	}
+	for _, id := range ids {
+		if !slices.Contains(v.Gaps.IDs.Denied, id) {
+			t.Errorf("verify --json: %s not named denied: %s", id, out)
+		}
+	}
+	text, _ := verifyArgs(t, rec)
+	if strings.Contains(text, "unfinished:") || strings.Contains(text, " 1 unfinished") || !strings.Contains(text, "denied: ") {
+		t.Errorf("verify: %s", text)
+	}
+	rv, err := exec.Command(filepath.Join(bin, "logbook-review"), rec).CombinedOutput()
+	if err != nil {
+		t.Fatalf("review: %v %s", err, rv)
+	}
+	if strings.Contains(string(rv), "! unfinished") || !strings.Contains(string(rv), "not run: denied by the organization policy") || !strings.Contains(string(rv), "denied    ") {
+		t.Errorf("review: %s", rv)
 	}
 }

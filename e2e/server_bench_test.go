@@ -134,8 +134,9 @@ func BenchmarkServerLatency(b *testing.B) {
 
 // pacedLatency has 16 clients pace 1,000 events/s between them at url for
 // two seconds per iteration, event(iteration, client, i) making each, and
-// reports the 50th and 99th percentiles of a whole request.
-func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) {
+// reports the 50th and 99th percentiles of a whole request. It returns
+// the number of events sent.
+func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) int {
 	const clients, rate, seconds = 16, 1000, 2
 	tr := &http.Transport{MaxIdleConnsPerHost: clients}
 	var all []time.Duration
@@ -166,6 +167,16 @@ func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) {
 			})
 		}
 		wg.Wait()
+	}
+	reportPercentiles(b, all)
+	return len(all)
+}
+
+// reportPercentiles reports the 50th and 99th percentiles of all, in ms,
+// and how many there are.
+func reportPercentiles(b *testing.B, all []time.Duration) {
+	if len(all) == 0 {
+		b.Fatal("nothing measured")
 	}
 	slices.Sort(all)
 	pct := func(p float64) float64 { return float64(all[int(p*float64(len(all)-1))].Microseconds()) / 1000 }

@@ -82,6 +82,7 @@ type config struct {
 	openReads                              bool
 	tlsCert, tlsKey, clientCA, logLevel    string
 	fsync                                  string
+	fsyncWindow                            time.Duration
 	newKey, newToken, rotateKey            string
 	verifierKey                            bool
 	maxHook, maxVerify                     int64
@@ -106,7 +107,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.clientCA, "client-ca", "", "require client certificates that chain to these roots `PEM` (mTLS; needs --tls-cert)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "debug (one line per event), info, warn or error")
 	fs.Int64Var(&c.maxHook, "max-hook-body", server.DefaultMaxHookBody, "largest hook payload in `BYTES`")
-	fs.StringVar(&c.fsync, "fsync", server.FsyncGroup, "group: answer an event once it is fsynced, appends that arrive together sharing one fsync (a power loss loses nothing acknowledged); off: once it is written (a kill loses nothing acknowledged, a power loss can)")
+	fs.StringVar(&c.fsync, "fsync", server.FsyncGroup, "group: answer an event once it is fsynced, appends that arrive together sharing one fsync (a power loss loses nothing acknowledged); background: once it is written to the journal, the same fsync following at once in the background (a kill loses nothing acknowledged, a power loss at most what was answered in the last --fsync-window; checkpoints still only over synced steps); off: once it is written, with no fsync (a power loss can lose the last seconds)")
+	fs.DurationVar(&c.fsyncWindow, "fsync-window", server.DefaultFsyncWindow, "with --fsync background: no event is answered while a write older than `DURATION` is not yet on disk")
 	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
@@ -184,8 +186,11 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
 		return fail(2, fmt.Errorf("--log-level: %v", err))
 	}
-	if c.fsync != server.FsyncGroup && c.fsync != server.FsyncOff {
-		return fail(2, fmt.Errorf("--fsync %q: want %s or %s", c.fsync, server.FsyncGroup, server.FsyncOff))
+	if c.fsync != server.FsyncGroup && c.fsync != server.FsyncBackground && c.fsync != server.FsyncOff {
+		return fail(2, fmt.Errorf("--fsync %q: want %s, %s or %s", c.fsync, server.FsyncGroup, server.FsyncBackground, server.FsyncOff))
+	}
+	if c.fsyncWindow <= 0 || c.fsyncWindow > time.Minute {
+		return fail(2, fmt.Errorf("--fsync-window %v: want more than 0 and at most 1m", c.fsyncWindow))
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if c.data == "" {
@@ -264,7 +269,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, Gate: gt, ManagedSettings: c.managed})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
 	if err != nil {
 		return fail(1, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"sync"
+	"time"
 )
 
 // Group commits fsyncs in batches (group commit): many writers, each of
@@ -25,10 +26,14 @@ type Group struct {
 	// function). A test may replace it before the first Sync, e.g. to
 	// note what was synced and play a power cut.
 	SyncPath func(path string) error
+	// Now is the clock of Ticket.Written's window; nil is time.Now.
+	Now func() time.Time
 
 	mu      sync.Mutex
 	next    *batch // what the next batch syncs
+	cur     *batch // the batch being synced, nil when none
 	running bool   // a leader is syncing
+	failed  error  // the first failed sync's error: Written returns it ever after
 }
 
 type batch struct {
@@ -36,6 +41,7 @@ type batch struct {
 	afters []func()
 	done   chan struct{}
 	err    error
+	since  time.Time // when its first path was added
 }
 
 // Ticket is a place in a batch, from Add.
@@ -61,7 +67,7 @@ func (g *Group) Add(after func(), paths ...string) Ticket {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.next == nil {
-		g.next = &batch{paths: map[string]struct{}{}, done: make(chan struct{})}
+		g.next = &batch{paths: map[string]struct{}{}, done: make(chan struct{}), since: g.now()}
 	}
 	b := g.next
 	for _, p := range paths {
@@ -91,6 +97,55 @@ func (t Ticket) Wait() error {
 	return t.b.err
 }
 
+// Written is Wait for a writer that answers once its bytes are written
+// (in the page cache) and lets the batch be synced in the background: it
+// starts a leader when none runs, and returns at once unless a batch not
+// yet synced holds a write older than window, which it waits for. So
+// whenever Written returns nil, every write added more than window ago is
+// on disk: what a power loss can take of what was answered is bounded by
+// window (and by nothing when the disk stalls: the writers wait, as with
+// Wait). After any failed sync (of a batch waited for or not), Written
+// returns that error for good: the file may have lost pages the writer
+// believes written, and the writer must stop answering "recorded".
+func (t Ticket) Written(window time.Duration) error {
+	if t.g == nil {
+		return nil
+	}
+	g := t.g
+	g.mu.Lock()
+	if g.failed != nil {
+		err := g.failed
+		g.mu.Unlock()
+		return err
+	}
+	if !g.running {
+		g.running = true
+		go g.lead()
+	}
+	var old *batch
+	now := g.now()
+	for _, b := range []*batch{g.cur, g.next} { // cur's writes precede next's
+		if b != nil && now.Sub(b.since) > window {
+			old = b
+		}
+	}
+	g.mu.Unlock()
+	if old == nil {
+		return nil
+	}
+	<-old.done
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.failed
+}
+
+func (g *Group) now() time.Time {
+	if g.Now != nil {
+		return g.Now()
+	}
+	return time.Now()
+}
+
 // lead syncs batches until none is waiting. Each caller whose batch is
 // not yet synced waits on its done; the leader is one of them.
 func (g *Group) lead() {
@@ -102,13 +157,19 @@ func (g *Group) lead() {
 			g.mu.Unlock()
 			return
 		}
-		g.next = nil
+		g.next, g.cur = nil, b
 		g.mu.Unlock()
 		if b.err = g.syncAll(b.paths); b.err == nil {
 			for _, f := range b.afters {
 				f()
 			}
 		}
+		g.mu.Lock()
+		g.cur = nil
+		if b.err != nil && g.failed == nil {
+			g.failed = b.err
+		}
+		g.mu.Unlock()
 		close(b.done)
 	}
 }

@@ -133,3 +133,65 @@ func TestGroupAfterOrder(t *testing.T) {
 		t.Fatal("the zero ticket waits for nothing")
 	}
 }
+
+// TestGroupWritten: Written returns while its batch's fsync is still
+// running (the batch is synced in the background, with no one waiting),
+// waits once a batch not yet synced holds a write older than the window,
+// and after a failed background sync returns that error for good.
+func TestGroupWritten(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	release := make(chan struct{})
+	var synced atomic.Int64
+	var fail atomic.Bool
+	var mu sync.Mutex
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	g := Group{Now: clock, SyncPath: func(p string) error {
+		<-release
+		synced.Add(1)
+		if fail.Load() {
+			return errors.New("EIO")
+		}
+		return SyncPath(p)
+	}}
+	after := make(chan struct{})
+	if err := g.Add(func() { close(after) }, dir).Written(50 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if synced.Load() != 0 {
+		t.Fatal("Written waited for the fsync")
+	}
+	// The clock passes the window: the next writer waits for the stalled batch.
+	advance(51 * time.Millisecond)
+	waited := make(chan error, 1)
+	go func() { waited <- g.Add(nil, dir).Written(50 * time.Millisecond) }()
+	select {
+	case err := <-waited:
+		t.Fatalf("Written returned (%v) while a write older than the window was not synced", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release) // the disk answers
+	if err := <-waited; err != nil {
+		t.Fatal(err)
+	}
+	<-after // the background leader ran the first batch's after, with no one waiting on it
+	if synced.Load() < 1 {
+		t.Fatal("nothing synced")
+	}
+	// A failed sync nobody waited for is returned to every later writer.
+	fail.Store(true)
+	if err := g.Add(nil, dir).Written(time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	_ = g.Sync() // returns once the failed batch is over
+	for range 2 {
+		if err := g.Add(nil, dir).Written(time.Hour); err == nil {
+			t.Fatal("Written after a failed sync returned nil")
+		}
+	}
+	if err := (Ticket{}).Written(0); err != nil {
+		t.Fatal("the zero ticket waits for nothing")
+	}
+}

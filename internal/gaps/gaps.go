@@ -1,7 +1,9 @@
 // Package gaps counts what is missing or repeated in a session's events:
 // a tool call whose pre-event has no post-event, a pre-event (or
 // post-event) delivered twice for one toolUseId, a post-event with no
-// pre-event, and a session with no SessionStart. Harnesses lose events (no
+// pre-event, and a session with no SessionStart. A call an organization
+// policy's gate step denied (enforced) never ran: its missing post-event is
+// no gap, and it is counted as denied instead. Harnesses lose events (no
 // PostToolUse after a crash or a timeout), repeat them, and run hooks in
 // parallel, so these are facts about a session, recorded as they came:
 // the recorder never merges or drops an event, and the verifier reports
@@ -50,8 +52,13 @@ func PhaseOf(event string) Phase { return phases[event] }
 
 // Counts is the gap report (logbook-verify --json "gaps").
 type Counts struct {
-	// UnfinishedToolCalls: toolUseIds with a pre-event and no post-event.
+	// UnfinishedToolCalls: toolUseIds with a pre-event and no post-event,
+	// but for the calls the policy denied (DeniedToolCalls).
 	UnfinishedToolCalls int `json:"unfinishedToolCalls"`
+	// DeniedToolCalls: toolUseIds with a pre-event and no post-event that
+	// an enforced gate step denied (docs/policy.md §6): they never ran,
+	// and are not a gap (Total leaves them out).
+	DeniedToolCalls int `json:"deniedToolCalls"`
 	// DuplicatePreEvents: pre-events beyond the first for one toolUseId.
 	DuplicatePreEvents int `json:"duplicatePreEvents"`
 	// DuplicatePostEvents: post-events beyond the first for one toolUseId.
@@ -82,9 +89,10 @@ type Named struct {
 	DuplicatePre   []string `json:"duplicatePre"`
 	DuplicatePost  []string `json:"duplicatePost"`
 	PostWithoutPre []string `json:"postWithoutPre"`
+	Denied         []string `json:"denied"`
 }
 
-// Total is the number of gaps of every kind.
+// Total is the number of gaps of every kind (a denied call is none).
 func (c Counts) Total() int {
 	return c.UnfinishedToolCalls + c.DuplicatePreEvents + c.DuplicatePostEvents + c.PostWithoutPre + c.MissingSessionStart +
 		c.AfterSessionEnd + c.UnsentEvents
@@ -93,6 +101,7 @@ func (c Counts) Total() int {
 // Tracker sees steps one at a time. The zero value is ready.
 type Tracker struct {
 	pre, post map[string]int
+	denied    map[string]bool // toolUseIds an enforced gate step denied
 	started   bool
 	harness   bool // some event came from a harness, not from logbook itself
 	ended     bool // a SessionEnd was seen (steps come in seq order)
@@ -103,6 +112,30 @@ type Tracker struct {
 // UnsentEvent is the data.event of a server's note counting events the
 // hook could not send (internal/server).
 const UnsentEvent = "logbook.unsent"
+
+// GateEvent is data.event of an organization policy's gate step
+// (orgpolicy.GateEvent: not imported, record-step links no policy code).
+const GateEvent = "PolicyGate"
+
+// ObserveGate takes a gate step: the event it gated (data.gated), the
+// call's toolUseId, its decision and whether it was enforced. An enforced
+// deny of a PreToolUse or PermissionRequest means the call did not run.
+func (t *Tracker) ObserveGate(gated, toolUseID, decision string, enforced bool) {
+	if toolUseID == "" || !Denies(gated, decision, enforced) {
+		return
+	}
+	if t.denied == nil {
+		t.denied = map[string]bool{}
+	}
+	t.denied[toolUseID] = true
+}
+
+// Denies reports whether a gate step of the event gated, with this
+// decision, kept its call from running: an enforced deny of a PreToolUse
+// or a PermissionRequest.
+func Denies(gated, decision string, enforced bool) bool {
+	return enforced && decision == "deny" && (gated == "PreToolUse" || gated == "PermissionRequest")
+}
 
 // maxUnsent bounds one note's count (as the server does).
 const maxUnsent = 1 << 30
@@ -153,6 +186,12 @@ func (t *Tracker) ObserveData(data *strictjson.Value, src []byte) {
 	ev, _ := data.GetString("event")
 	id, _ := data.GetString("toolUseId")
 	t.Observe(ev, id)
+	if ev == GateEvent {
+		gated, _ := data.GetString("gated")
+		decision, _ := data.GetString("decision")
+		en := data.Get("enforced")
+		t.ObserveGate(gated, id, decision, en != nil && en.Kind == strictjson.True)
+	}
 	if ev == UnsentEvent {
 		if c := data.Get("count"); c != nil && c.Kind == strictjson.Number {
 			if n, err := strconv.Atoi(c.Str); err == nil && n > 0 && n <= maxUnsent && t.unsent <= maxUnsent {
@@ -168,7 +207,11 @@ func (t *Tracker) Counts() Counts {
 	for id, n := range t.pre {
 		c.DuplicatePreEvents += n - 1
 		if t.post[id] == 0 {
-			c.UnfinishedToolCalls++
+			if t.denied[id] {
+				c.DeniedToolCalls++
+			} else {
+				c.UnfinishedToolCalls++
+			}
 		}
 	}
 	for id, n := range t.post {
@@ -181,7 +224,7 @@ func (t *Tracker) Counts() Counts {
 		c.MissingSessionStart = 1
 	}
 	c.AfterSessionEnd, c.UnsentEvents = t.afterEnd, t.unsent
-	if c.Total()-c.MissingSessionStart-c.AfterSessionEnd-c.UnsentEvents > 0 {
+	if c.Total()-c.MissingSessionStart-c.AfterSessionEnd-c.UnsentEvents+c.DeniedToolCalls > 0 {
 		n := t.Named()
 		c.ToolUseIDs = &n
 	}
@@ -190,7 +233,7 @@ func (t *Tracker) Counts() Counts {
 
 // Named returns the toolUseIds behind each count.
 func (t *Tracker) Named() Named {
-	n := Named{Unfinished: t.Unfinished()}
+	n := Named{Unfinished: t.Unfinished(), Denied: t.Denied()}
 	for id, k := range t.pre {
 		if k > 1 {
 			n.DuplicatePre = append(n.DuplicatePre, id)
@@ -204,7 +247,7 @@ func (t *Tracker) Named() Named {
 			n.PostWithoutPre = append(n.PostWithoutPre, id)
 		}
 	}
-	for _, l := range []*[]string{&n.Unfinished, &n.DuplicatePre, &n.DuplicatePost, &n.PostWithoutPre} {
+	for _, l := range []*[]string{&n.Unfinished, &n.DuplicatePre, &n.DuplicatePost, &n.PostWithoutPre, &n.Denied} {
 		if *l == nil {
 			*l = []string{}
 		}
@@ -213,12 +256,18 @@ func (t *Tracker) Named() Named {
 	return n
 }
 
-// Unfinished returns the toolUseIds with a pre-event and no post-event,
-// sorted.
-func (t *Tracker) Unfinished() []string {
+// Unfinished returns the toolUseIds with a pre-event and no post-event
+// that the policy did not deny, sorted.
+func (t *Tracker) Unfinished() []string { return t.open(false) }
+
+// Denied returns the toolUseIds with a pre-event and no post-event that
+// an enforced gate step denied, sorted.
+func (t *Tracker) Denied() []string { return t.open(true) }
+
+func (t *Tracker) open(denied bool) []string {
 	var ids []string
 	for id := range t.pre {
-		if t.post[id] == 0 {
+		if t.post[id] == 0 && t.denied[id] == denied {
 			ids = append(ids, id)
 		}
 	}

@@ -26,7 +26,7 @@ func TestCounts(t *testing.T) {
 	}
 	want := Counts{UnfinishedToolCalls: 1, DuplicatePreEvents: 1, DuplicatePostEvents: 1, PostWithoutPre: 1, MissingSessionStart: 1}
 	got := tr.Counts()
-	named := Named{Unfinished: []string{"b"}, DuplicatePre: []string{"c"}, DuplicatePost: []string{"d"}, PostWithoutPre: []string{"d"}}
+	named := Named{Unfinished: []string{"b"}, DuplicatePre: []string{"c"}, DuplicatePost: []string{"d"}, PostWithoutPre: []string{"d"}, Denied: []string{}}
 	if got.ToolUseIDs == nil || !reflect.DeepEqual(*got.ToolUseIDs, named) {
 		t.Fatalf("named %+v, want %+v", got.ToolUseIDs, named)
 	}
@@ -75,6 +75,60 @@ func TestWrapOnlySession(t *testing.T) {
 	tr.Observe(wrap.EventEnd, "w1")
 	tr.Observe("logbook.unfinishedToolCalls", "")
 	if c := tr.Counts(); c.Total() != 0 {
+		t.Fatalf("%+v", c)
+	}
+}
+
+// TestDenied: a call an enforced gate step denied, with no post-event,
+// is counted denied, not unfinished, and is no gap; a denial in audit
+// mode, an ask, or a gate of another event leaves the call unfinished; a
+// denied call that has a post-event anyway is neither (verify's
+// DENIED_CALL_RAN says it).
+func TestDenied(t *testing.T) {
+	gate := func(id, gated, decision string, enforced bool) *strictjson.Value {
+		v := strictjson.Obj(
+			strictjson.Member{Key: "event", Value: strictjson.Str(GateEvent)},
+			strictjson.Member{Key: "gated", Value: strictjson.Str(gated)},
+			strictjson.Member{Key: "toolUseId", Value: strictjson.Str(id)},
+			strictjson.Member{Key: "decision", Value: strictjson.Str(decision)},
+			strictjson.Member{Key: "enforced", Value: strictjson.Bool(enforced)})
+		return &v
+	}
+	ev := func(name, id string) *strictjson.Value {
+		v := strictjson.Obj(strictjson.Member{Key: "event", Value: strictjson.Str(name)}, strictjson.Member{Key: "toolUseId", Value: strictjson.Str(id)})
+		return &v
+	}
+	var tr Tracker
+	for _, d := range []*strictjson.Value{
+		ev("SessionStart", ""),
+		gate("denied", "PreToolUse", "deny", true), ev("PreToolUse", "denied"),
+		gate("audit", "PreToolUse", "deny", false), ev("PreToolUse", "audit"),
+		gate("asked", "PreToolUse", "ask", true), ev("PreToolUse", "asked"),
+		gate("perm", "PreToolUse", "allow", true), ev("PreToolUse", "perm"), gate("perm", "PermissionRequest", "deny", true),
+		gate("ran", "PreToolUse", "deny", true), ev("PreToolUse", "ran"), ev("PostToolUse", "ran"),
+		gate("post", "PostToolUse", "deny", true), ev("PreToolUse", "post"),
+	} {
+		tr.ObserveData(d, nil)
+	}
+	c := tr.Counts()
+	if c.DeniedToolCalls != 2 || c.UnfinishedToolCalls != 3 || c.Total() != 3 {
+		t.Fatalf("%+v", c)
+	}
+	if got := tr.Denied(); !reflect.DeepEqual(got, []string{"denied", "perm"}) {
+		t.Fatalf("denied %v", got)
+	}
+	if got := tr.Unfinished(); !reflect.DeepEqual(got, []string{"asked", "audit", "post"}) {
+		t.Fatalf("unfinished %v", got)
+	}
+	if c.ToolUseIDs == nil || !reflect.DeepEqual(c.ToolUseIDs.Denied, []string{"denied", "perm"}) {
+		t.Fatalf("named %+v", c.ToolUseIDs)
+	}
+	// Denied calls alone: no gap, and still named.
+	var only Tracker
+	only.ObserveData(ev("SessionStart", ""), nil)
+	only.ObserveData(gate("x", "PreToolUse", "deny", true), nil)
+	only.ObserveData(ev("PreToolUse", "x"), nil)
+	if c := only.Counts(); c.Total() != 0 || c.DeniedToolCalls != 1 || c.ToolUseIDs == nil || len(c.ToolUseIDs.Denied) != 1 {
 		t.Fatalf("%+v", c)
 	}
 }

@@ -17,6 +17,9 @@ const (
 	GapMissingStart  = "missing start"          // the session's: no SessionStart
 	// NoteBatchOnly marks a call no hook ran for (see Call.Note).
 	NoteBatchOnly = "not run: no hook events, named only by PostToolBatch"
+	// NoteDenied marks a call the organization policy denied: it has no
+	// post-event because it never ran, which is no gap.
+	NoteDenied = "not run: denied by the organization policy"
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
@@ -47,6 +50,7 @@ type Call struct {
 	pos      int64    // seq of its first step, for ordering
 	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
 	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
+	denied   bool     // an enforced gate step denied it (package gaps' rule)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -150,6 +154,9 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		st := &steps[i]
 		if counted == nil {
 			tr.Observe(st.Event, st.ToolUseID)
+			if g := st.Gate; g != nil {
+				tr.ObserveGate(g.gated, st.ToolUseID, g.Decision, g.Enforced)
+			}
 		}
 		ph := gaps.PhaseOf(st.Event)
 		if ph != gaps.Pre && ph != gaps.Post {
@@ -174,10 +181,10 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		}
 		c.fill(st, ph)
 	}
+	gated := joinGates(steps, calls)
 	for _, c := range order {
 		c.finish()
 	}
-	gated := joinGates(steps, calls)
 	// Calls that only a PostToolBatch names: the model asked for them,
 	// and no hook ever ran for them.
 	for i := range steps {
@@ -403,6 +410,10 @@ func (c *Call) finish() {
 		return
 	}
 	switch {
+	case len(c.Post) == 0 && c.denied:
+		if c.Note == "" {
+			c.Note = NoteDenied
+		}
 	case len(c.Post) == 0:
 		c.Gaps = append(c.Gaps, GapUnfinished)
 	case len(c.Pre) == 0:
@@ -531,7 +542,12 @@ func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
 		if st.Gate == nil || st.ToolUseID == "" {
 			continue
 		}
-		if c := calls[st.ToolUseID]; c != nil && c.Gate == nil {
+		c := calls[st.ToolUseID]
+		if c == nil {
+			continue
+		}
+		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
+		if c.Gate == nil {
 			g := *st // a copy: the steps' array is not kept alive
 			c.Gate, c.GateStep = st.Gate, &g
 			gated[st.Seq] = true

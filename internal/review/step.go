@@ -51,6 +51,7 @@ type Gate struct {
 	Enforced bool   `json:"enforced"`
 	Error    string `json:"error,omitempty"`
 	Seq      int64  `json:"seq"`
+	gated    string // the event it gated (data.gated)
 }
 
 // Session is the record's session header (or the in-progress file's).
@@ -246,7 +247,7 @@ func (r reader) step(v *strictjson.Value) Step {
 	if st.Event == gateEvent {
 		en := d.Get("enforced")
 		st.Gate = &Gate{Decision: str(d, "decision"), Rule: str(d, "rule"), Reason: str(d, "reason"),
-			Enforced: en != nil && en.Kind == strictjson.True, Error: str(d, "error"), Seq: st.Seq}
+			Enforced: en != nil && en.Kind == strictjson.True, Error: str(d, "error"), Seq: st.Seq, gated: str(d, "gated")}
 	}
 	return st
 }

@@ -201,20 +201,26 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	calls, order := b.calls, b.order
 	kept := b.kept
 	n := b.n
-	for _, c := range order {
-		c.finish()
-	}
-	// joinGates, over the kept steps (every gate step is kept).
+	// joinGates, over the kept steps (every gate step is kept), before
+	// the calls are finished: a denied call is no unfinished one.
 	gated := map[int64]bool{}
 	for _, ev := range kept {
 		st := &ev.Step
 		if st.Gate == nil || st.ToolUseID == "" {
 			continue
 		}
-		if c := calls[st.ToolUseID]; c != nil && c.Gate == nil {
+		c := calls[st.ToolUseID]
+		if c == nil {
+			continue
+		}
+		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
+		if c.Gate == nil {
 			c.Gate, c.GateStep = st.Gate, st // a kept step, no row of its own
 			gated[st.Seq] = true
 		}
+	}
+	for _, c := range order {
+		c.finish()
 	}
 	nAdd := len(order) // the calls of add; those only a batch names follow
 	// Calls that only a PostToolBatch names (every step with BatchIDs is kept).

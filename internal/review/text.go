@@ -236,6 +236,9 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 	} else {
 		p.line("gaps      none")
 	}
+	if n := s.Gaps.DeniedToolCalls; n > 0 {
+		p.line("denied    %s", p.c(red, fmt.Sprintf("%d call(s) denied by the organization policy: not run, no gap", n)))
+	}
 	if opt.Only != "" {
 		p.line("showing   only %s", opt.Only)
 	}

@@ -130,11 +130,19 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
 	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, opts)
-	// Group commit: the step is on disk before the answer. The session's
-	// locks are released: other events of the session, and of every
-	// other, append meanwhile and share the fsync.
-	syncErr := synced.Wait()
+	// Group commit: the step is on disk before the answer (with
+	// FsyncBackground: written, and synced in the background within the
+	// window). The session's locks are released: other events of the
+	// session, and of every other, append meanwhile and share the fsync.
+	waitFrom := time.Now()
+	syncErr := s.synced(synced, nonce != "")
+	syncWait := time.Since(waitFrom)
 	if err != nil && s.denied(w, hint, ev, gv, err) {
+		return
+	}
+	// A denied call is denied even when its steps could not be synced:
+	// an error answer would let the harness run it.
+	if err == nil && syncErr != nil && s.denied(w, hint, ev, gv, syncErr) {
 		return
 	}
 	if err != nil {
@@ -163,7 +171,21 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
-	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start))
+	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start), "syncWait", syncWait)
+}
+
+// synced waits for what the answer to an event needs of its fsync batch:
+// the fsync itself (FsyncGroup), or no write older than the window left
+// unsynced (FsyncBackground). A signed answer (signed: the request
+// carried a nonce) states the session's size and tip after the event,
+// and is given only once they are on disk, in both modes: a power loss
+// must not leave a signed statement of a step the server then records
+// differently.
+func (s *Server) synced(t durable.Ticket, signed bool) error {
+	if s.cfg.Fsync == FsyncBackground && !signed {
+		return t.Written(s.cfg.FsyncWindow)
+	}
+	return t.Wait()
 }
 
 // smallBody is the largest body that needs no big slot.

@@ -124,10 +124,24 @@ func (d *disk) powerCut(t *testing.T, dir string) (cut, gone int) {
 // steps an answer counted, every checkpoint the session's log kept agrees
 // with its chain (no step was signed and then lost, so none can be signed
 // twice), and each sealed record verifies at level server.
+//
+// With --fsync background the same cut may take acknowledged events (those
+// answered before their batch's fsync ended), and nothing else changes:
+// every checkpoint kept agrees with the chain left, the server signs no
+// size twice over different steps, and sealed records verify.
 func TestPowerCut(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{server.FsyncGroup, server.FsyncBackground} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			powerCut(t, mode)
+		})
+	}
+}
+
+func powerCut(t *testing.T, mode string) {
 	d := &disk{synced: map[string]int64{}, names: map[string]bool{}, acked: map[string]int64{}}
-	f := newServer(t, func(c *server.Config, _ *http.Server) { c.SyncPath = d.sync })
+	f := newServer(t, func(c *server.Config, _ *http.Server) { c.SyncPath, c.Fsync = d.sync, mode })
 	var wg sync.WaitGroup
 	for c := 0; c < 8; c++ {
 		wg.Go(func() {
@@ -198,7 +212,7 @@ func TestPowerCut(t *testing.T) {
 			t.Fatalf("%s after the cut: %d %s", id, code, b)
 		}
 	}
-	sealed := 0
+	sealed, lost := 0, 0
 	for id, size := range d.acked {
 		// The record sealed last (if any) verifies with its checkpoint
 		// (resealed at the event above when it was sealed).
@@ -219,11 +233,14 @@ func TestPowerCut(t *testing.T) {
 		}
 		// The seal may add a note: the journal had at least size steps.
 		if o.Result.StepCount < size {
-			t.Errorf("%s: %d steps after the cut, %d were acknowledged", id, o.Result.StepCount, size)
+			if mode == server.FsyncGroup {
+				t.Errorf("%s: %d steps after the cut, %d were acknowledged", id, o.Result.StepCount, size)
+			}
+			lost++
 		}
 	}
-	t.Logf("power cut after %d acknowledged events in %d sessions (%d sealed); %d files cut short, %d lost their names; every acknowledged event kept",
-		d.n, len(d.acked), sealed, cut, gone)
+	t.Logf("%s: power cut after %d acknowledged events in %d sessions (%d sealed); %d files cut short, %d lost their names; %d sessions lost acknowledged steps",
+		mode, d.n, len(d.acked), sealed, cut, gone, lost)
 }
 
 // entries splits a checkpoint log into its notes.

@@ -84,8 +84,12 @@ type Config struct {
 	// file; each session's first event is followed by a note saying
 	// whether the hooks come from it (managed.go).
 	ManagedSettings string
-	// Fsync is FsyncGroup (or "") or FsyncOff: see those.
+	// Fsync is FsyncGroup (or ""), FsyncBackground or FsyncOff: see those.
 	Fsync string
+	// FsyncWindow bounds, with FsyncBackground, how old a write may be
+	// and not yet be on disk when the server answers (0:
+	// DefaultFsyncWindow).
+	FsyncWindow time.Duration
 	// SyncPath, when not nil, replaces the group commit's fsync of one
 	// path (durable.Group.SyncPath): the power-cut test notes there what
 	// was synced.
@@ -103,6 +107,16 @@ const (
 	// (group commit, durable.Group), so a power loss loses nothing
 	// acknowledged. The default.
 	FsyncGroup = "group"
+	// FsyncBackground answers an event once its steps (a gated call's
+	// gate step, then its own) are written to the journal, in order, and
+	// put in the group commit's next batch, which a background leader
+	// fsyncs at once: a killed server loses nothing acknowledged; a power
+	// loss can lose the events answered in the last FsyncWindow (the
+	// server stops answering while a write older than that is not on
+	// disk). Checkpoints are still served, sealed and logged only once
+	// their steps are on disk. After a failed fsync every event is
+	// answered SYNC_FAILED until the server is restarted.
+	FsyncBackground = "background"
 	// FsyncOff answers once the bytes are written: a killed server loses
 	// nothing acknowledged, a power loss can lose the last seconds.
 	FsyncOff = "off"
@@ -113,6 +127,13 @@ const (
 	DefaultMaxHookBody   = 32 << 20 // record-step digests payloads of tens of MB
 	DefaultMaxVerifyBody = 8 << 20
 	DefaultAppends       = 64
+	// DefaultFsyncWindow: with FsyncBackground, no answer while a write
+	// older than this is not on disk.
+	// One second: the fsync of a batch of many journals takes tens of
+	// milliseconds at its tail on a busy disk, and 100 ms held 1% of
+	// answers (docs/performance.md); Linux itself leaves the agent's own
+	// dirty pages unwritten for up to 30 s.
+	DefaultFsyncWindow = time.Second
 )
 
 // Server handles the routes above. It is safe for concurrent use.
@@ -173,9 +194,15 @@ func New(cfg Config) (*Server, error) {
 	switch cfg.Fsync {
 	case "":
 		cfg.Fsync = FsyncGroup
-	case FsyncGroup, FsyncOff:
+	case FsyncGroup, FsyncBackground, FsyncOff:
 	default:
-		return nil, fmt.Errorf("fsync mode %q: want %s or %s", cfg.Fsync, FsyncGroup, FsyncOff)
+		return nil, fmt.Errorf("fsync mode %q: want %s, %s or %s", cfg.Fsync, FsyncGroup, FsyncBackground, FsyncOff)
+	}
+	if cfg.FsyncWindow < 0 {
+		return nil, fmt.Errorf("fsync window %v: must not be negative", cfg.FsyncWindow)
+	}
+	if cfg.FsyncWindow == 0 {
+		cfg.FsyncWindow = DefaultFsyncWindow
 	}
 	signer, err := checkpoint.NewSigner(cfg.Origin, cfg.Key)
 	if err != nil {
@@ -198,7 +225,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
-	if cfg.Fsync == FsyncGroup {
+	if cfg.Fsync != FsyncOff {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
 	s.tlogInit()
@@ -341,10 +368,15 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 // Close closes the checkpoint logs. Call it after the HTTP server has
 // finished its requests.
 func (s *Server) Close() error {
+	var errs []error
+	if s.commit != nil {
+		// With FsyncBackground, what was answered and not yet synced
+		// is synced before the server exits.
+		errs = append(errs, s.commit.Sync())
+	}
 	s.closeLog()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var errs []error
 	for id, st := range s.sessions {
 		st.mu.Lock()
 		if st.log != nil {

@@ -21,20 +21,25 @@ func printGapIDs(w io.Writer, n *gaps.Named) {
 		name string
 		ids  []string
 	}{{"unfinished", n.Unfinished}, {"duplicated pre-event", n.DuplicatePre}, {"duplicated post-event", n.DuplicatePost}, {"post-event without a pre-event", n.PostWithoutPre}} {
-		if len(l.ids) == 0 {
-			continue
-		}
-		ids := make([]string, len(l.ids))
-		for i, id := range l.ids {
-			ids[i] = Printable(id)
-		}
-		more := ""
-		if len(ids) > 20 {
-			more = fmt.Sprintf(" and %d more", len(ids)-20)
-			ids = ids[:20]
-		}
-		fmt.Fprintf(w, "  %s: %s%s\n", l.name, strings.Join(ids, " "), more)
+		printIDs(w, l.name, l.ids)
 	}
+}
+
+// printIDs prints one kind's ids, cut at 20; nothing when there are none.
+func printIDs(w io.Writer, name string, list []string) {
+	if len(list) == 0 {
+		return
+	}
+	ids := make([]string, len(list))
+	for i, id := range list {
+		ids[i] = Printable(id)
+	}
+	more := ""
+	if len(ids) > 20 {
+		more = fmt.Sprintf(" and %d more", len(ids)-20)
+		ids = ids[:20]
+	}
+	fmt.Fprintf(w, "  %s: %s%s\n", name, strings.Join(ids, " "), more)
 }
 
 // Printable quotes an id that holds a character that would hide or move

@@ -33,7 +33,7 @@ type jsonResult struct {
 	// Gaps counts missing and repeated events in an accepted record (or
 	// one refused only by policy): facts about the session, not refusals.
 	Gaps *gaps.Counts `json:"gaps"`
-	// Gate is step 11's summary when --policy-key accepted the record
+	// Gate is step 12's summary when --policy-key accepted the record
 	// (docs/policy.md §8); absent otherwise.
 	Gate *orgpolicy.Summary `json:"gate,omitempty"`
 	// Warnings say what an accepted verdict does not show (Warnings):
@@ -113,6 +113,12 @@ func WriteHuman(w io.Writer, o Outcome) {
 		fmt.Fprintf(w, "gaps: %d unfinished tool call(s), %d duplicated pre-event(s), %d duplicated post-event(s), %d post-event(s) without a pre-event, session start missing: %v%s\n",
 			g.UnfinishedToolCalls, g.DuplicatePreEvents, g.DuplicatePostEvents, g.PostWithoutPre, g.MissingSessionStart == 1, moreGaps(g))
 		printGapIDs(w, g.ToolUseIDs)
+	}
+	if g := r.Gaps; g.DeniedToolCalls > 0 {
+		fmt.Fprintf(w, "denied: %d tool call(s) the organization policy denied, not run (no gap)\n", g.DeniedToolCalls)
+		if g.ToolUseIDs != nil {
+			printIDs(w, "denied", g.ToolUseIDs.Denied)
+		}
 	}
 	for _, warn := range Warnings(o) {
 		fmt.Fprintln(w, "warning:", warn)

@@ -37,7 +37,7 @@
       batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
       gate: str(d, 'event') === 'PolicyGate' ? { decision: str(d, 'decision'), rule: str(d, 'rule'), reason: str(d, 'reason'),
-        enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error') } : null,
+        enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error'), gated: str(d, 'gated') } : null,
     };
   }
 
@@ -82,14 +82,22 @@
         }
       }
     }
-    const gaps = { unfinished: [], dupPre: [], dupPost: [], orphaned: [], missingStart: harness && !started };
+    // A call an enforced gate step denied never ran: no post-event is no
+    // gap (internal/gaps.Denies).
+    const denied = new Set();
+    for (const s of steps) {
+      const g = s.gate;
+      if (g && s.id && g.enforced && g.decision === 'deny' && (g.gated === 'PreToolUse' || g.gated === 'PermissionRequest')) denied.add(s.id);
+    }
+    const gaps = { unfinished: [], dupPre: [], dupPost: [], orphaned: [], denied: [], missingStart: harness && !started };
     for (const c of order) {
       if (!c.id) {
         // Without an id nothing says which events belong together: no gap is claimed.
         if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
         continue;
       }
-      if (!c.post.length) { c.gaps.push('unfinished'); if (c.id) gaps.unfinished.push(c.id); }
+      if (!c.post.length && denied.has(c.id)) { c.note = 'not run: denied by the organization policy'; gaps.denied.push(c.id); }
+      else if (!c.post.length) { c.gaps.push('unfinished'); if (c.id) gaps.unfinished.push(c.id); }
       else if (!c.pre.length) { c.gaps.push('orphaned: no pre-event'); if (c.id) gaps.orphaned.push(c.id); }
       if (c.pre.length > 1) { c.gaps.push('duplicated pre'); gaps.dupPre.push(c.id); }
       if (c.post.length > 1) { c.gaps.push('duplicated post'); gaps.dupPost.push(c.id); }
@@ -242,6 +250,10 @@
     if (g.missingStart) gapText.push('missing start (no SessionStart)');
     const gd = row('gaps', gapText.length ? gapText.join('; ') : 'none', gapText.length ? 'warn-text clip' : null);
     gd.title = gapText.join('\n');
+    if (g.denied.length) {
+      const dn = row('denied', g.denied.length + ' call(s) denied by the organization policy, not run (no gap): ' + g.denied.join(' '), 'bad clip');
+      dn.title = g.denied.join('\n');
+    }
     box.append(dl);
 
     const bar = el('div', 'filters');

@@ -179,10 +179,17 @@ func (s *scanner) step(i int, v *strictjson.Value) error {
 	}
 	ev, _ := d.GetString("event")
 	id, _ := d.GetString("toolUseId")
-	if id != "" && gaps.PhaseOf(ev) != gaps.Other {
+	if id != "" && (gaps.PhaseOf(ev) != gaps.Other || ev == gaps.GateEvent) {
 		id = own(id) // the tracker keeps it
 	}
 	s.calls.Observe(ev, id)
+	if ev == gaps.GateEvent {
+		// A call a gate step denied never ran: it is not unfinished.
+		gated, _ := d.GetString("gated")
+		decision, _ := d.GetString("decision")
+		en := d.Get("enforced")
+		s.calls.ObserveGate(gated, id, decision, en != nil && en.Kind == strictjson.True)
+	}
 	if ev == noteEvent {
 		// An earlier seal named these already: do not name them twice.
 		if s.noted == nil {
