@@ -82,7 +82,13 @@ func pinKey(o Options, getenv func(string) string) (key, note string, err error)
 	}
 	pub, err := fetchKey(o.Server, getenv)
 	if err != nil {
-		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + err.Error() + "), so none is pinned and the hooks take any 200 as recorded: install again once it answers, or give --server-key HEX (GET /v1/key's publicKey)", nil
+		hint := "install again once it answers"
+		if getenv("LOGBOOK_SERVER_TOKEN") == "" {
+			// GET /v1/key wants the hook token where the server has one:
+			// the likeliest reason, and one install cannot mend later.
+			hint = "export LOGBOOK_SERVER_TOKEN (a server with --token-file answers its key only with it) and install again"
+		}
+		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + err.Error() + "), so none is pinned and the hooks take any 200 as recorded: " + hint + ", or give --server-key HEX (GET /v1/key's publicKey)", nil
 	}
 	return pub, "the hooks take only answers signed by the server's key " + pub + " (GET /v1/key now; after a key rotation install again, or give --server-key)", nil
 }
