@@ -36,6 +36,7 @@ type Call struct {
 	Duration  *int64   `json:"durationMs"`        // the harness's figure, else end minus start; null when unfinished
 	ExitCode  *int64   `json:"exitCode"`
 	Failed    bool     `json:"failed"`
+	denied    bool     // an enforced gate step denied it (package gaps' rule); beside Failed, in its padding
 	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
 	Post      []int64  `json:"postSeqs"` // seqs of the post-events
 	Gaps      []string `json:"gaps"`
@@ -52,7 +53,6 @@ type Call struct {
 	pos      int64    // seq of its first step, for ordering
 	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
 	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
-	denied   bool     // an enforced gate step denied it (package gaps' rule)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
