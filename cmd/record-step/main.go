@@ -171,8 +171,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			report(fmt.Sprintf("not recorded (%s): %v", event, err))
 		}
 		// An unreadable payload may be a cut-off PreToolUse: fail closed
-		// unless the event is known to be another one.
-		if *failClosed && (event == "PreToolUse" || event == unknownEvent) {
+		// unless the event is known to be another one. A PermissionRequest
+		// is gated as a PreToolUse is (docs/policy.md).
+		if *failClosed && (event == "PreToolUse" || event == "PermissionRequest" || event == unknownEvent) {
 			return 2
 		}
 		return 0
@@ -196,7 +197,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
 		unsent := claimUnsent(dir)
-		if err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv); err != nil {
+		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv)
+		if err != nil {
 			// This event and those counted before it go to the next one
 			// that is sent.
 			if cerr := countUnsent(dir, unsent+1); cerr != nil {
@@ -210,7 +212,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			}
 			return fail(unknownEvent, err)
 		}
-		return 0
+		// The server's answer, as logbook-policy hook gives it when it
+		// gates the call here: a denied call is blocked.
+		_, _ = stdout.Write(rel.Stdout)
+		_, _ = stderr.Write(rel.Stderr)
+		return rel.Exit
 	}
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).
