@@ -74,7 +74,7 @@ func (t Target) serverCommand(e Event) string {
 		// The server's policy decides this call: what cannot be
 		// confirmed is blocked (docs/policy.md, "Through the server").
 		c += " --fail-closed"
-		msg = "logbook: record-step is missing, so the logbook server's policy cannot decide this call and it is blocked: run record-step install --harness " + t.Spec.Harness + " --server URL"
+		msg = "logbook: record-step is missing, so the policy of the logbook server cannot decide this call and it is blocked: run record-step install --harness " + t.Spec.Harness + " --server URL"
 		exit = " exit 2; }; "
 	}
 	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + exit + c + t.DirFlag

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -205,7 +206,15 @@ func TestServerGatesFailClosed(t *testing.T) {
 		return cmds, stdout.String()
 	}
 	closed := func(cmds []string) bool {
-		return len(cmds) > 0 && strings.Contains(cmds[0], " --fail-closed") && strings.Contains(cmds[0], "exit 2; }")
+		if len(cmds) == 0 {
+			return false
+		}
+		// The command is one the shell can run (a quote in a message
+		// once broke it: every call blocked by a syntax error).
+		if out, err := exec.Command("sh", "-n", "-c", cmds[0]).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v %s", cmds[0], err, out)
+		}
+		return strings.Contains(cmds[0], " --fail-closed") && strings.Contains(cmds[0], "exit 2; }")
 	}
 	cmds, out := run(Options{Harness: "gemini"})
 	if !closed(cmds["BeforeTool"]) || closed(cmds["AfterTool"]) || strings.Contains(strings.Join(cmds["AfterTool"], ""), "--fail-closed") ||
