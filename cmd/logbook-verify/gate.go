@@ -10,7 +10,7 @@ import (
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
-// gateFlags ask for step 11: every tool call gated under an organization
+// gateFlags ask for step 12: every tool call gated under an organization
 // policy signed by one of the keys (docs/policy.md §8).
 type gateFlags struct {
 	keys    pubkeyFlag
@@ -24,7 +24,7 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// load reads the keys; nil when step 11 was not asked for.
+// load reads the keys; nil when step 12 was not asked for.
 func (g *gateFlags) load() (*verdict.GateInputs, error) {
 	if len(g.keys) == 0 {
 		if g.require != "" {

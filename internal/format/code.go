@@ -38,7 +38,7 @@ const (
 	// Where the hooks came from (step 11, docs/server.md), only with
 	// --require-managed; internal/verdict decides it.
 	HooksNotManaged Code = "HOOKS_NOT_MANAGED" // no server note says the session's hooks were managed
-	// The organization policy's gate (step 11, docs/policy.md §8), only
+	// The organization policy's gate (step 12, docs/policy.md §8), only
 	// with --policy-key; internal/orgpolicy decides them.
 	PolicyMissing   Code = "POLICY_MISSING"   // a gate ran without a policy, or tool calls and no gate at all
 	PolicyUntrusted Code = "POLICY_UNTRUSTED" // a gate's policy is not signed by a --policy-key (or not the required one)
@@ -52,7 +52,7 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
 	LogProofInvalid, LogUntrusted, WitnessQuorum, HooksNotManaged}
 
-// GateCodes are the codes of step 11, in order: the organization policy's
+// GateCodes are the codes of step 12, in order: the organization policy's
 // gate, judged only with --policy-key after every other step. They are
 // kept out of Codes, which lists the steps every record fixture set
 // (testdata/records/{,policy,checkpoint,log}) covers; their fixtures are

@@ -60,7 +60,7 @@ func TestRecorderCheck(t *testing.T) {
 
 func TestGateCodes(t *testing.T) {
 	if len(GateCodes) != 4 || GateCodes[0] != PolicyMissing || GateCodes[3] != DeniedCallRan {
-		t.Errorf("GateCodes is not step 11's list in order: %v", GateCodes)
+		t.Errorf("GateCodes is not step 12's list in order: %v", GateCodes)
 	}
 	for _, c := range GateCodes {
 		for _, d := range Codes {

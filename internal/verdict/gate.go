@@ -9,13 +9,13 @@ import (
 )
 
 // GateInputs are logbook-verify --policy-key and --require-policy: the
-// organization policy's gate, step 11 (docs/policy.md §8).
+// organization policy's gate, step 12 (docs/policy.md §8).
 type GateInputs struct {
 	Keys    []ed25519.PublicKey
 	Require string // a policy digest; "" accepts any policy signed by Keys
 }
 
-// judgeGate runs step 11 on an accepted record, after every other step.
+// judgeGate runs step 12 on an accepted record, after every other step.
 func judgeGate(in Inputs, out *Outcome) {
 	if !out.Result.OK {
 		return
@@ -33,7 +33,7 @@ func judgeGate(in Inputs, out *Outcome) {
 	out.Gate = &sum
 }
 
-// gateHuman is the verdict line's part for step 11: the policy (its
+// gateHuman is the verdict line's part for step 12: the policy (its
 // digest's first 16 hex; all of them with several), the gated calls and
 // the enforced denials.
 func gateHuman(o Outcome) string {

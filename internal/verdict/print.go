@@ -33,7 +33,7 @@ type jsonResult struct {
 	// Gaps counts missing and repeated events in an accepted record (or
 	// one refused only by policy): facts about the session, not refusals.
 	Gaps *gaps.Counts `json:"gaps"`
-	// Gate is step 11's summary when --policy-key accepted the record
+	// Gate is step 12's summary when --policy-key accepted the record
 	// (docs/policy.md §8); absent otherwise.
 	Gate *orgpolicy.Summary `json:"gate,omitempty"`
 	// Warnings say what an accepted verdict does not show (Warnings):

@@ -28,7 +28,7 @@ type Inputs struct {
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
 	Gate           *GateInputs         // --policy-key, --require-policy (gate.go)
-	RequireManaged bool                // --require-managed: step 11
+	RequireManaged bool                // --require-managed: step 12
 	// EachStep and Top are record.Options': a review reads the steps
 	// as they are verified.
 	EachStep func(i int, st *strictjson.Value)
@@ -50,7 +50,7 @@ type Outcome struct {
 	// Gate is what the gate steps say, when --policy-key accepted them.
 	Gate *orgpolicy.Summary
 	// UncheckedGates counts the gate steps of an accepted record when no
-	// --policy-key asked for step 11: they are said to be unchecked.
+	// --policy-key asked for step 12: they are said to be unchecked.
 	UncheckedGates int
 	// Fresh: the log was read past the record's leaf and holds no later
 	// checkpoint of the session (logproof.Fresh); false when not checked.

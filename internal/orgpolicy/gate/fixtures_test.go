@@ -96,7 +96,7 @@ func build(t testing.TB, events []event) []byte {
 	return res.Record
 }
 
-// fixtures are the records of step 11, each named for its verdict.
+// fixtures are the records of step 12, each named for its verdict.
 func fixtures(t testing.TB) map[string][]byte {
 	good := signedGate(t, examplePolicy, policyKey, policyKey.Public().(ed25519.PublicKey))
 	audit := signedGate(t, strings.Replace(examplePolicy, `"onError":"deny",`, `"onError":"deny","mode":"audit",`, 1), policyKey, policyKey.Public().(ed25519.PublicKey))
@@ -138,7 +138,7 @@ func pubPEM(t testing.TB, k ed25519.PrivateKey) []byte {
 
 // TestGateFixtures: every file in testdata/gate is the
 // generator's, and logbook-verify --policy-key policy.key.pub gives the
-// verdict its name says; each code of step 11 has at least two.
+// verdict its name says; each code of step 12 has at least two.
 func TestGateFixtures(t *testing.T) {
 	want := fixtures(t)
 	want["policy.key.pub"] = pubPEM(t, policyKey)
