@@ -174,6 +174,19 @@ func waitForFile(t *testing.T, file string) {
 // told why), and the server's sealed record verifies with --policy-key.
 func TestRealClaudeCodePolicyServer(t *testing.T) {
 	t.Parallel()
+	realClaudeCodePolicyServer(t, false)
+}
+
+// TestRealClaudeCodePolicyServerCommandHooks: the same with install
+// --command-hooks: record-step --server hooks, the server's key pinned,
+// PreToolUse --fail-closed; record-step relays the server's deny (the
+// permissionDecision JSON) to Claude Code.
+func TestRealClaudeCodePolicyServerCommandHooks(t *testing.T) {
+	t.Parallel()
+	realClaudeCodePolicyServer(t, true)
+}
+
+func realClaudeCodePolicyServer(t *testing.T, commandHooks bool) {
 	claude := npmTool(t, claudeCodePkg, "claude")
 	dir := t.TempDir()
 	signed, pub, _ := signedPolicy(t, t.TempDir(), orgPolicy)
@@ -191,9 +204,17 @@ func TestRealClaudeCodePolicyServer(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(bin, c))
 		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
 	}
-	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "claude-code", "--project", proj, "--server", s.url)
+	args := []string{"install", "--harness", "claude-code", "--project", proj, "--server", s.url}
+	if commandHooks {
+		args = append(args, "--command-hooks")
+	}
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), args...)
 	if out, err := inst.CombinedOutput(); err != nil {
 		t.Fatalf("install --server: %v\n%s", err, out)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
+	if commandHooks && (strings.Contains(string(cfg), `"type": "http"`) || !strings.Contains(string(cfg), "--fail-closed") || !strings.Contains(string(cfg), "--server-key")) {
+		t.Fatalf("--command-hooks: not record-step --server hooks, fail-closed and pinned:\n%s", cfg)
 	}
 	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Text: "Cleaning up.", Calls: []fakemodel.ToolCall{
 		{ID: "toolu_q1rm", Name: "Bash", Input: raw(`{"command":"rm -rf victim"}`)},
@@ -251,7 +272,11 @@ func TestRealClaudeCodePolicyServer(t *testing.T) {
 	if n := strings.Count(string(rec), `"decision":"deny"`); n != 2 {
 		t.Errorf("%d deny gate steps, want 2", n)
 	}
-	testreport.Line(t, "real Claude Code through logbook-server --policy HTTP hooks: rm -rf and .env denied by the server's answer, record verified with --policy-key")
+	how := "HTTP hooks"
+	if commandHooks {
+		how = "record-step --server command hooks (the server's answer relayed)"
+	}
+	testreport.Line(t, "real Claude Code through logbook-server --policy "+how+": rm -rf and .env denied by the server's answer, record verified with --policy-key")
 }
 
 // TestRealGeminiCLIPolicyServer: the real Gemini CLI, its hooks
