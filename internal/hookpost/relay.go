@@ -1,6 +1,7 @@
 package hookpost
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 )
@@ -44,5 +45,28 @@ func ParseRelay(r Response) (Relay, error) {
 	if err1 != nil || err2 != nil || (e != 0 && e != 2) || n < 0 || n > len(r.Body) || r.Truncated {
 		return Relay{}, errors.Join(ErrRelay, errors.New(ExitHeader+" "+strconv.Quote(clip(exit))+", "+StdoutHeader+" "+strconv.Quote(clip(split))+": not an exit status of 0 or 2 and a length within the body"))
 	}
+	if allows(r.Body[:n]) {
+		return Relay{}, errors.Join(ErrRelay, errors.New("its stdout says allow, which a logbook server never answers (a hook's allow would skip the harness's own permission rules)"))
+	}
 	return Relay{Stdout: r.Body[:n], Stderr: r.Body[n:], Exit: e}, nil
+}
+
+// allows reports whether stdout could tell a harness to allow a call.
+// The server never does (orgpolicy.AnswerFor: an allow says nothing), so
+// such an answer comes from something else on the server's port (over
+// TCP without --server-key nothing tells who answers): relaying it would
+// let that process skip the harness's own permission rules, more than
+// the empty 200 it can give anyway. The server's answers are
+// encoding/json's, which escapes no letter: "allow" spelled with \u
+// escapes of letters is refused too.
+func allows(stdout []byte) bool {
+	if bytes.Contains(stdout, []byte(`"allow"`)) {
+		return true
+	}
+	for i := 0; i+5 < len(stdout); i++ {
+		if stdout[i] == '\\' && stdout[i+1] == 'u' && stdout[i+2] == '0' && stdout[i+3] == '0' && stdout[i+4] >= '4' && stdout[i+4] <= '7' {
+			return true
+		}
+	}
+	return false
 }
