@@ -188,6 +188,7 @@ type recordFile struct {
 		Kind    string         `json:"kind"`
 		Summary string         `json:"summary"`
 		Data    map[string]any `json:"data"`
+		Inputs  []string       `json:"inputsSha256"`
 	} `json:"steps"`
 }
 

@@ -112,9 +112,10 @@ const plantedSecret = "ghp_R3alLookingT0kenAbCdEfGhIjKlMnOpQrSt"
 func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
 // harnessProject makes a project with the binaries in .logbook/bin, runs
-// record-step install for harness, then adds a second hooks block that
-// only saves every payload into DIR/payloads/, one file each.
-func harnessProject(t *testing.T, harness, settings, home string, events []string) (proj, saved string) {
+// record-step install for harness (with install's extra arguments, if
+// any: --policy … also copies logbook-policy), then adds a second hooks
+// block that only saves every payload into DIR/payloads/, one file each.
+func harnessProject(t *testing.T, harness, settings, home string, events []string, install ...string) (proj, saved string) {
 	proj = filepath.Join(t.TempDir(), "proj")
 	saved = filepath.Join(t.TempDir(), "payloads")
 	for _, d := range []string{proj, saved, filepath.Join(proj, ".logbook", "bin"), filepath.Join(proj, "sub")} {
@@ -125,14 +126,18 @@ func harnessProject(t *testing.T, harness, settings, home string, events []strin
 	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	for _, c := range []string{"record-step", "logbook-seal", "logbook-install", "logbook-verify"} {
+	binaries := []string{"record-step", "logbook-seal", "logbook-install", "logbook-verify"}
+	if len(install) > 0 {
+		binaries = append(binaries, "logbook-policy")
+	}
+	for _, c := range binaries {
 		b, err := os.ReadFile(filepath.Join(bin, c))
 		if err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
 	}
-	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", harness, "--project", proj, "--no-key")
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), append([]string{"install", "--harness", harness, "--project", proj, "--no-key"}, install...)...)
 	inst.Env = append(os.Environ(), "HOME="+home)
 	if out, err := inst.CombinedOutput(); err != nil {
 		t.Fatalf("install: %v\n%s", err, out)

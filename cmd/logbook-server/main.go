@@ -300,7 +300,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	vkey, _ := checkpoint.VerifierKey(c.name, priv.Public().(ed25519.PublicKey))
 	log.Info("listening", "addr", ln.Addr().String(), "data", data, "origin", c.name, "verifierKey", vkey,
-		"token", token != "", "tls", tlsConf != nil, "mtls", tlsConf != nil && tlsConf.ClientCAs != nil)
+		"token", token != "", "readToken", readToken != "", "openReads", c.openReads, "policy", c.policy.file != "", "fsync", c.fsync, "tls", tlsConf != nil, "mtls", tlsConf != nil && tlsConf.ClientCAs != nil)
 	done := make(chan error, 1)
 	go func() {
 		if tlsConf != nil {
@@ -423,6 +423,8 @@ func newToken(file string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s (mode 0600): give it to the harnesses' hooks as $LOGBOOK_SERVER_TOKEN\n", file)
+	// The same token serves either flag: say both, so that a reviewers'
+	// read token is not handed to the agent's hooks by mistake.
+	fmt.Fprintf(stdout, "wrote %s (mode 0600): as --token-file, give it to the harnesses' hooks as $LOGBOOK_SERVER_TOKEN; as --read-token-file, to the reviewers only (never to the agent), as $LOGBOOK_SERVER_READ_TOKEN\n", file)
 	return 0
 }

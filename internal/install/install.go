@@ -117,7 +117,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		t.Server, t.CommandHooks = o.Server, o.CommandHooks
 		if o.Verb == "install" {
 			info, askErr := askServer(o.Server, getenv)
-			key, note, err := pinKey(o, info, askErr)
+			key, note, err := pinKey(o, info, askErr, getenv)
 			if err != nil {
 				return usage("%v", err)
 			}

@@ -75,7 +75,7 @@ type serverInfo struct {
 // at an http:// URL gave on GET /v1/key (info, askErr). A server that
 // cannot be asked leaves the hooks unpinned, with a warning note: nothing
 // checks who answers them then. An error is a bad --server-key.
-func pinKey(o Options, info serverInfo, askErr error) (key, note string, err error) {
+func pinKey(o Options, info serverInfo, askErr error, getenv func(string) string) (key, note string, err error) {
 	if o.ServerKey != "" {
 		if _, err := hookpost.ParseKey(o.ServerKey); err != nil {
 			return "", "", fmt.Errorf("--server-key: %v", err)
@@ -92,7 +92,13 @@ func pinKey(o Options, info serverInfo, askErr error) (key, note string, err err
 		_, askErr = hookpost.ParseKey(info.PublicKey)
 	}
 	if askErr != nil {
-		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + askErr.Error() + "), so none is pinned and the hooks take any 200 as recorded: install again once it answers, or give --server-key HEX (GET /v1/key's publicKey)", nil
+		hint := "install again once it answers"
+		if getenv("LOGBOOK_SERVER_TOKEN") == "" {
+			// GET /v1/key wants the hook token where the server has one:
+			// the likeliest reason, and one install cannot mend later.
+			hint = "export LOGBOOK_SERVER_TOKEN (a server with --token-file answers its key only with it) and install again"
+		}
+		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + askErr.Error() + "), so none is pinned and the hooks take any 200 as recorded: " + hint + ", or give --server-key HEX (GET /v1/key's publicKey)", nil
 	}
 	return info.PublicKey, "the hooks take only answers signed by the server's key " + info.PublicKey + " (GET /v1/key now; after a key rotation install again, or give --server-key)", nil
 }

@@ -179,3 +179,45 @@ func TestCacheHit(t *testing.T) {
 		t.Errorf("damaged cache: hit %v err %v", hit, err)
 	}
 }
+
+// TestDocsExamplePolicy: the example of docs/policy.md §2, as written
+// there, compiles and decides what its prose says: every spelling of a
+// recursive force-remove is denied, other commands are not.
+func TestDocsExamplePolicy(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../../docs/policy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "### Example\n\n```json\n")
+	text, _, ok2 := strings.Cut(rest, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/policy.md: no ```json block under ### Example")
+	}
+	for _, c := range []struct {
+		tool, input string
+		decision    orgpolicy.Decision
+	}{
+		{"Bash", `{"command":"rm -rf build"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"rm -fr build"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"rm -Rf build"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"rm -r -f build"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"rm -f -r build"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"rm --recursive --force build"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"cd /tmp && rm -rf x"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"sudo rm -rf /"}`, orgpolicy.Deny},
+		{"Bash", `{"command":"rm build/a.o"}`, orgpolicy.Allow},
+		{"Bash", `{"command":"rm -r build"}`, orgpolicy.Allow},
+		{"Bash", `{"command":"rm -f a.o"}`, orgpolicy.Allow},
+		{"Bash", `{"command":"grep -rf pats ."}`, orgpolicy.Allow},
+		{"Bash", `{"command":"ls -la"}`, orgpolicy.Allow},
+		{"Read", `{"file_path":"/p/.env"}`, orgpolicy.Deny},
+		{"Read", `{"file_path":"/p/notes.txt"}`, orgpolicy.Allow},
+		{"Bash", `{"command":"git push origin main"}`, orgpolicy.Ask},
+	} {
+		r := decide(t, text, call("a", "PreToolUse", c.tool, c.input))
+		if r.Decision != c.decision || r.Error != "" {
+			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, r, c.decision)
+		}
+	}
+}
