@@ -353,7 +353,10 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 			parent.AddEvent(ev.Summary, trace.WithTimestamp(when(ev.At)), trace.WithAttributes(
 				attribute.String("logbook.event", ev.Event), attribute.String("logbook.kind", ev.Kind),
 				attribute.Int64("logbook.seq", ev.Seq), attribute.StringSlice("logbook.outputs_sha256", ev.Outputs)))
-			em.log(ctx, &ev.Step, turn, ev.Agent, "")
+			if em.lg != nil {
+				st := ev.Full()
+				em.log(ctx, &st, turn, ev.Agent, "")
+			}
 			if t := when(ev.At); t.After(last) {
 				last = t
 			}

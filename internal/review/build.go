@@ -1,6 +1,8 @@
 package review
 
 import (
+	"bytes"
+	"encoding/json"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +36,7 @@ type Call struct {
 	Duration  *int64   `json:"durationMs"`        // the harness's figure, else end minus start; null when unfinished
 	ExitCode  *int64   `json:"exitCode"`
 	Failed    bool     `json:"failed"`
+	denied    bool     // an enforced gate step denied it (package gaps' rule); beside Failed, in its padding
 	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
 	Post      []int64  `json:"postSeqs"` // seqs of the post-events
 	Gaps      []string `json:"gaps"`
@@ -50,14 +53,63 @@ type Call struct {
 	pos      int64    // seq of its first step, for ordering
 	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
 	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
-	denied   bool     // an enforced gate step denied it (package gaps' rule)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
-// a notification, a permission gate, a note.
+// a notification, a permission gate, a note. It holds only what such a
+// step has (its seq, time, kind, summary, event, ids and digests: 192
+// bytes, not a whole Step's 360 plus the agent); a step with more (a
+// tool, a path, a gate decision, a batch's ids) keeps its whole Step
+// too. Its JSON is the whole Step's with "agent" after it, as when it
+// embedded the Step (Full).
 type Event struct {
-	Step
-	Agent string `json:"agent,omitempty"`
+	Seq                int64
+	At, Kind, Summary  string
+	Event              string
+	AgentID, AgentType string
+	TurnID             string
+	Inputs, Outputs    []string
+	Agent              string // the sub-agent it belongs to; "" in the main session
+	rich               *Step  // the whole step, when it has fields beyond these
+}
+
+// eventOf is the Event row of st (whose strings it keeps).
+func eventOf(st *Step, agent string) Event {
+	e := Event{Seq: st.Seq, At: st.At, Kind: st.Kind, Summary: st.Summary, Event: st.Event,
+		AgentID: st.AgentID, AgentType: st.AgentType, TurnID: st.TurnID, Inputs: st.Inputs, Outputs: st.Outputs, Agent: agent}
+	if st.Tool != "" || st.ToolUseID != "" || st.Command != "" || st.Path != "" || st.Paths != nil || st.Detail != "" ||
+		st.ExitCode != nil || st.Duration != nil || st.BatchIDs != nil || st.BatchTools != nil || st.Gate != nil {
+		r := *st
+		e.rich = &r
+	}
+	return e
+}
+
+// Full is the event's whole Step.
+func (e *Event) Full() Step {
+	if e.rich != nil {
+		return *e.rich
+	}
+	return Step{Seq: e.Seq, At: e.At, Kind: e.Kind, Summary: e.Summary, Event: e.Event,
+		AgentID: e.AgentID, AgentType: e.AgentType, TurnID: e.TurnID, Inputs: e.Inputs, Outputs: e.Outputs}
+}
+
+// step is the event's whole Step when it has more than an Event holds
+// (a gate, a batch, a call's fields), else nil.
+func (e *Event) step() *Step { return e.rich }
+
+// MarshalJSON writes the event as it was written when it embedded its
+// Step: the Step's members, then "agent" (HTML characters are left as
+// they are; an encoder that escapes them escapes these too).
+func (e *Event) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Step
+		Agent string `json:"agent,omitempty"`
+	}{e.Full(), e.Agent})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Item is one line of a turn: a call, an event, or a sub-agent with its
@@ -334,7 +386,8 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
 			continue
 		}
-		all = append(all, placed{st.Seq, Item{Event: &Event{Step: *st, Agent: agentOf[st.Seq]}, pos: st.Seq}})
+		ev := eventOf(st, agentOf[st.Seq])
+		all = append(all, placed{st.Seq, Item{Event: &ev, pos: st.Seq}})
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
 	for _, p := range all {
@@ -344,7 +397,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 			// is an item of its own, both are the group's marks. A stop
 			// of a sub-agent nothing else names stays an event.
 			if a := agents[agent]; a != nil {
-				a.Marks = append(a.Marks, ev.Step)
+				a.Marks = append(a.Marks, ev.Full())
 				if ev.Event == "SubagentStart" && !placedAgent[agent] {
 					placedAgent[agent] = true
 					turns[turnAt[bySeq(p.pos)]].Items = append(turns[turnAt[bySeq(p.pos)]].Items, Item{SubAgent: a, pos: p.pos})

@@ -142,7 +142,7 @@ func (b *streamBuild) add(v *strictjson.Value) {
 		}
 		l.kept = int32(len(b.kept))
 		ev := b.newEvent()
-		ev.Step = st
+		*ev = eventOf(&st, "")
 		b.kept = append(b.kept, ev)
 	}
 	if i%liteChunk == 0 {
@@ -205,8 +205,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	// the calls are finished: a denied call is no unfinished one.
 	gated := map[int64]bool{}
 	for _, ev := range kept {
-		st := &ev.Step
-		if st.Gate == nil || st.ToolUseID == "" {
+		st := ev.step()
+		if st == nil || st.Gate == nil || st.ToolUseID == "" {
 			continue
 		}
 		c := calls[st.ToolUseID]
@@ -225,7 +225,10 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	nAdd := len(order) // the calls of add; those only a batch names follow
 	// Calls that only a PostToolBatch names (every step with BatchIDs is kept).
 	for _, ev := range kept {
-		st := &ev.Step
+		st := ev.step()
+		if st == nil {
+			continue
+		}
 		for j, id := range st.BatchIDs {
 			if id == "" || calls[id] != nil {
 				continue
@@ -266,9 +269,9 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		l := b.liteAt(i)
 		st := struct{ agentID string }{b.ids[l.agent]}
 		seq := int64(i)
-		var full *Step
+		var full *Event
 		if l.kept >= 0 {
-			full = &kept[l.kept].Step
+			full = kept[l.kept]
 		}
 		switch event(i) {
 		case "SubagentStart":
@@ -320,8 +323,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	for i := 0; i < n; i++ {
 		if event(i) == "UserPromptSubmit" && agentOf[int64(i)] == "" {
 			l := b.liteAt(i)
-			p := &kept[l.kept].Step // a prompt is no call's event: kept
-			turns = append(turns, Turn{Number: len(turns), Prompt: p, Items: []Item{}})
+			p := kept[l.kept].Full() // a prompt is no call's event: kept
+			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
 			if l.turn != 0 {
 				byTurn[l.turn] = int32(len(turns) - 1)
 			}
@@ -360,7 +363,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	byAdd, byBatch := order[:nAdd], order[nAdd:]
 	nextEvent := func(k int) int { // the index in kept of the next event row from k on
 		for ; k < len(kept); k++ {
-			st := &kept[k].Step
+			st := kept[k]
 			ph := gaps.PhaseOf(st.Event)
 			if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
 				continue
@@ -390,7 +393,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			// is an item of its own, both are the group's marks. A stop
 			// of a sub-agent nothing else names stays an event.
 			if a := agents[agent]; a != nil {
-				a.Marks = append(a.Marks, ev.Step)
+				a.Marks = append(a.Marks, ev.Full())
 				if ev.Event == "SubagentStart" && !placedAgent[agent] {
 					placedAgent[agent] = true
 					turns[turnAt[it.pos]].Items = append(turns[turnAt[it.pos]].Items, Item{SubAgent: a, pos: it.pos})
@@ -460,5 +463,9 @@ func (b *streamBuild) callPaths(c *Call) []string {
 	if c.pos < 0 || c.pos >= int64(b.n) || b.liteAt(int(c.pos)).kept < 0 {
 		return nil
 	}
-	return stepPaths(&b.kept[b.liteAt(int(c.pos)).kept].Step)
+	st := b.kept[b.liteAt(int(c.pos)).kept].step()
+	if st == nil {
+		return nil // no path: the step is no richer than an Event
+	}
+	return stepPaths(st)
 }
