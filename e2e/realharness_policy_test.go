@@ -174,6 +174,19 @@ func waitForFile(t *testing.T, file string) {
 // told why), and the server's sealed record verifies with --policy-key.
 func TestRealClaudeCodePolicyServer(t *testing.T) {
 	t.Parallel()
+	realClaudeCodePolicyServer(t, false)
+}
+
+// TestRealClaudeCodePolicyServerCommandHooks: the same with install
+// --command-hooks: record-step --server hooks, the server's key pinned,
+// PreToolUse --fail-closed; record-step relays the server's deny (the
+// permissionDecision JSON) to Claude Code.
+func TestRealClaudeCodePolicyServerCommandHooks(t *testing.T) {
+	t.Parallel()
+	realClaudeCodePolicyServer(t, true)
+}
+
+func realClaudeCodePolicyServer(t *testing.T, commandHooks bool) {
 	claude := npmTool(t, claudeCodePkg, "claude")
 	dir := t.TempDir()
 	signed, pub, _ := signedPolicy(t, t.TempDir(), orgPolicy)
@@ -191,9 +204,17 @@ func TestRealClaudeCodePolicyServer(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(bin, c))
 		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
 	}
-	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "claude-code", "--project", proj, "--server", s.url)
+	args := []string{"install", "--harness", "claude-code", "--project", proj, "--server", s.url}
+	if commandHooks {
+		args = append(args, "--command-hooks")
+	}
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), args...)
 	if out, err := inst.CombinedOutput(); err != nil {
 		t.Fatalf("install --server: %v\n%s", err, out)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json"))
+	if commandHooks && (strings.Contains(string(cfg), `"type": "http"`) || !strings.Contains(string(cfg), "--fail-closed") || !strings.Contains(string(cfg), "--server-key")) {
+		t.Fatalf("--command-hooks: not record-step --server hooks, fail-closed and pinned:\n%s", cfg)
 	}
 	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Text: "Cleaning up.", Calls: []fakemodel.ToolCall{
 		{ID: "toolu_q1rm", Name: "Bash", Input: raw(`{"command":"rm -rf victim"}`)},
@@ -251,5 +272,105 @@ func TestRealClaudeCodePolicyServer(t *testing.T) {
 	if n := strings.Count(string(rec), `"decision":"deny"`); n != 2 {
 		t.Errorf("%d deny gate steps, want 2", n)
 	}
-	testreport.Line(t, "real Claude Code through logbook-server --policy HTTP hooks: rm -rf and .env denied by the server's answer, record verified with --policy-key")
+	how := "HTTP hooks"
+	if commandHooks {
+		how = "record-step --server command hooks (the server's answer relayed)"
+	}
+	testreport.Line(t, "real Claude Code through logbook-server --policy "+how+": rm -rf and .env denied by the server's answer, record verified with --policy-key")
+}
+
+// TestRealGeminiCLIPolicyServer: the real Gemini CLI, its hooks
+// installed with record-step install --server against logbook-server
+// --policy (record-step --server command hooks, the server's key pinned,
+// BeforeTool --fail-closed since the server gates), runs a model that
+// asks for `rm -rf victim` and `echo allowed`: the server denies the
+// first, record-step relays Gemini's deny (exit 2, the reason on
+// stderr), the directory is still there, the model is told the reason,
+// and the server's record holds the deny and verifies with --policy-key.
+func TestRealGeminiCLIPolicyServer(t *testing.T) {
+	t.Parallel()
+	gemini := npmTool(t, "@google/gemini-cli@"+geminiCLIVersions[0], "gemini")
+	dir := t.TempDir()
+	signed, pub, _ := signedPolicy(t, t.TempDir(), relayPolicy)
+	s := startServer(t, freePort(t), filepath.Join(dir, "data"), newServerKey(t, dir), nil, "--policy", signed, "--policy-key", pub)
+	proj, home := filepath.Join(dir, "proj"), filepath.Join(dir, "home")
+	for _, d := range []string{filepath.Join(proj, ".logbook", "bin"), filepath.Join(proj, "victim"), filepath.Join(home, ".gemini")} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(proj, "victim", "keep.txt"), []byte("keep me\n"), 0o644)
+	os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`), 0o600)
+	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	for _, c := range []string{"record-step", "logbook-install"} {
+		b, _ := os.ReadFile(filepath.Join(bin, c))
+		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
+	}
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "gemini", "--project", proj, "--server", s.url)
+	inst.Env = append(os.Environ(), "HOME="+home)
+	if out, err := inst.CombinedOutput(); err != nil || !strings.Contains(string(out), "are --fail-closed") {
+		t.Fatalf("install --server: %v\n%s", err, out)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(proj, ".gemini", "settings.json")); !strings.Contains(string(cfg), "--server-key") || !strings.Contains(string(cfg), "--fail-closed") {
+		t.Fatalf("the hooks pin no key or do not fail closed:\n%s", cfg)
+	}
+	script := &fakemodel.Script{Turns: []fakemodel.Turn{{Calls: []fakemodel.ToolCall{
+		{Name: "run_shell_command", Input: raw(`{"command":"rm -rf victim"}`)},
+	}}, {Calls: []fakemodel.ToolCall{
+		{Name: "run_shell_command", Input: raw(`{"command":"echo allowed"}`)},
+	}}}}
+	model, err := fakemodel.Gemini(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gemini, "-p", "clean up", "--yolo", "--output-format", "json")
+	cmd.Dir = proj
+	cmd.Env = append(os.Environ(), "HOME="+home, "GEMINI_CLI_TRUST_WORKSPACE=true", "GOOGLE_GEMINI_BASE_URL="+model.URL,
+		"GEMINI_API_KEY=fake-key", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=", "LOGBOOK_SERVER_TOKEN=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("gemini: %v\n%s", err, out)
+	}
+	var res struct {
+		SessionID string `json:"session_id"`
+	}
+	if json.Unmarshal(out, &res); res.SessionID == "" {
+		t.Fatalf("no session id: %s", out)
+	}
+	if _, err := os.Stat(filepath.Join(proj, "victim", "keep.txt")); err != nil {
+		t.Errorf("rm -rf ran: %v", err)
+	}
+	told := false
+	for _, r := range model.Requests() {
+		told = told || strings.Contains(string(r.Body), "recursive force-remove is not allowed here")
+	}
+	if !told {
+		t.Error("the model was not told the reason")
+	}
+	// Gemini CLI does not await SessionEnd: wait for the server's seal.
+	var rec []byte
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && rec == nil; time.Sleep(100 * time.Millisecond) {
+		if r, err := readGet(s.url + "/v1/sessions/" + res.SessionID + "/record"); err == nil {
+			if r.StatusCode == 200 {
+				rec, _ = io.ReadAll(r.Body)
+			}
+			r.Body.Close()
+		}
+	}
+	file := filepath.Join(dir, "r.json")
+	os.WriteFile(file, rec, 0o644)
+	if vout, code := verifyArgs(t, "--pubkey", s.pub, "--policy-key", pub, file); code != 0 {
+		t.Fatalf("verify: %s\n%s", vout, s.stderr)
+	}
+	if n := strings.Count(string(rec), `"decision":"deny"`); n != 1 {
+		t.Errorf("%d deny gate steps, want 1", n)
+		for _, r := range model.Requests() {
+			t.Logf("request: %.3000s", r.Body)
+		}
+		t.Logf("record: %.6000s", rec)
+	}
+	testreport.Line(t, "real Gemini CLI through record-step --server and logbook-server --policy: rm -rf denied by the relayed answer (exit 2), record verified with --policy-key")
 }

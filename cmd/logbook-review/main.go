@@ -14,6 +14,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -122,12 +123,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 2
 	}
 	// The file is live throughout (the rows point into it), with the
-	// rows, about half its size on a long record, and the text printed
-	// at the end: a soft limit of 1.75 times the file (plus the runtime's
-	// share) makes the collector run before the printing's garbage
-	// doubles the peak (issue 21), and leaves the heap room enough that
-	// it seldom runs before.
-	membudget.ForInput(int64(len(data))*7/4, 1)
+	// rows, about 0.5 times its size at the verifier's end on a long
+	// record (TestReviewCollectHeld). A soft limit of 1.5 times the file
+	// (plus the runtime's share) was chosen by measurement on a
+	// 100,000-step record (docs/performance.md): 1.75 let the heap
+	// reach its default goal, twice the file (2.35 times the file in
+	// peak RSS); 1.3 made the collector run 20 times and review's CPU
+	// grow by a fifth for 2 MiB less.
+	membudget.ForInput(int64(len(data))*3/2, 1)
 	// A hand-over bundle is reviewed as its record (docs/bundle.md); with
 	// no --pubkey, the bundle's own key is not trusted for being there.
 	var fromBundle bool
@@ -172,6 +175,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			return 2
 		}
 		var col review.Collector
+		col.Expect(len(data))
 		in.EachStep, in.Top = col.Step, col.Top
 		out := verdict.Run(in)
 		r, err = review.FromCollected(&col, data, out.Result, len(opt.Pinned) > 0)
@@ -212,7 +216,6 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	term := isTerminal(stdout)
 	colour := o.colour == "always" || (o.colour == "auto" && term && getenv("NO_COLOR") == "")
-	var buf bytes.Buffer
 	width := o.width
 	if width < 0 {
 		width = 0
@@ -220,7 +223,24 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			width, _ = termSize(stdout)
 		}
 	}
-	if err := review.WriteText(&buf, r, review.TextOptions{Colour: colour, Width: width, Only: o.only}); err != nil {
+	topt := review.TextOptions{Colour: colour, Width: width, Only: o.only}
+	if !term || o.noPager {
+		// No pager: the text goes out as it is made, not held whole (on
+		// a 100,000-step record that is 5 MB and its copies as the
+		// buffer grows: a tenth of the peak, issue 21).
+		w := bufio.NewWriterSize(stdout, 64<<10)
+		err := review.WriteText(w, r, topt)
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "logbook-review:", err)
+			return 2
+		}
+		return status
+	}
+	var buf bytes.Buffer
+	if err := review.WriteText(&buf, r, topt); err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}

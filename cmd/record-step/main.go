@@ -81,7 +81,7 @@ record-step install|uninstall --harness NAME [--project DIR | --user] [--server 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	fs := flag.NewFlagSet("record-step", flag.ContinueOnError)
 	dirFlag := fs.String("dir", "", "session directory (default $LOGBOOK_DIR, else $CLAUDE_PROJECT_DIR/.logbook, else ./.logbook)")
-	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call (put it on the PreToolUse hook only)")
+	failClosed := fs.Bool("fail-closed", false, "exit 2 when the event cannot be recorded, blocking the tool call; with --server, also when a gated call's answer cannot be confirmed (put it on the PreToolUse and PermissionRequest hooks only)")
 	var opt journal.EventOptions
 	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
@@ -171,8 +171,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			report(fmt.Sprintf("not recorded (%s): %v", event, err))
 		}
 		// An unreadable payload may be a cut-off PreToolUse: fail closed
-		// unless the event is known to be another one.
-		if *failClosed && (event == "PreToolUse" || event == unknownEvent) {
+		// unless the event is known to be another one. A PermissionRequest
+		// is gated as a PreToolUse is (docs/policy.md).
+		if *failClosed && (event == "PreToolUse" || event == "PermissionRequest" || event == unknownEvent) {
 			return 2
 		}
 		return 0
@@ -196,7 +197,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
 		unsent := claimUnsent(dir)
-		if err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv); err != nil {
+		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv)
+		if err != nil {
 			// This event and those counted before it go to the next one
 			// that is sent.
 			if cerr := countUnsent(dir, unsent+1); cerr != nil {
@@ -210,7 +212,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			}
 			return fail(unknownEvent, err)
 		}
-		return 0
+		// The server's answer, as logbook-policy hook gives it when it
+		// gates the call here: a denied call is blocked.
+		_, _ = stdout.Write(rel.Stdout)
+		_, _ = stderr.Write(rel.Stderr)
+		return rel.Exit
 	}
 	// The first event of a session names this program, hashed once, as
 	// the session's recorder (spec §4 session.recorder).

@@ -30,7 +30,7 @@ var (
 	startDecider = decider.Start
 )
 
-// askTimeout bounds each read and write of a call to the decider (the
+// askTimeout bounds the whole exchange with the decider (the
 // decider records the call, which may wait for the session's lock).
 const askTimeout = 30 * time.Second
 
@@ -93,6 +93,12 @@ func viaDecider(pc policyCall, prog string, stdin io.Reader, stdout, stderr io.W
 	dir := decider.Dir(getenv)
 	if err := decider.Secure(dir); err != nil {
 		report(fmt.Sprintf("the policy decider is not used: %v; the call goes to logbook-policy hook", err))
+		return 0, false, nil, false
+	}
+	if sock := decider.Socket(dir, key); len(sock) > 107 {
+		// No decider could ever listen there: starting one per call
+		// would pay CEL's start-up for nothing, unseen.
+		report(fmt.Sprintf("the policy decider is not used: its socket %s is over 107 bytes (set LOGBOOK_POLICYD_DIR to a shorter directory); the call goes to logbook-policy hook", sock))
 		return 0, false, nil, false
 	}
 	conn, err := decider.Connect(decider.Socket(dir, key))

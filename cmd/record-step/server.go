@@ -26,23 +26,32 @@ const forwardTimeout = 5 * time.Second
 // carries the server's signature over that nonce and this payload
 // (hookpost.CheckAnswer). Over TCP nothing else tells the server from a
 // process that took its port while it was down.
-func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, unsent int, getenv func(string) string) error {
+//
+// The answer is the one the hook gives its harness (hookpost.Relay): the
+// event goes with X-Logbook-Answer: command, and a server with an
+// organization policy answers a gated call with what logbook-policy hook
+// would write for it (the stdout JSON, the stderr reason, the exit
+// status), which run relays byte for byte; with pinned keys, the
+// signature binds it. An answer that cannot be read as one is an error:
+// the hook cannot tell what was decided.
+func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, unsent int, getenv func(string) string) (hookpost.Relay, error) {
+	var none hookpost.Relay
 	t, err := hookpost.Parse(server)
 	if err != nil {
-		return err
+		return none, err
 	}
 	var keys [][]byte
 	for _, p := range pinned {
 		k, err := hookpost.ParseKey(p)
 		if err != nil {
-			return fmt.Errorf("--server-key: %w", err)
+			return none, fmt.Errorf("--server-key: %w", err)
 		}
 		keys = append(keys, k)
 	}
 	var nonce string
 	if len(keys) > 0 {
 		if nonce, err = hookpost.NewNonce(); err != nil {
-			return err
+			return none, err
 		}
 	}
 	route := "/v1/hooks"
@@ -52,7 +61,7 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if hint.Event != "" {
 		route += "?event=" + hint.Event
 	}
-	var headers [][2]string
+	headers := [][2]string{{hookpost.AnswerHeader, hookpost.AnswerCommand}}
 	if cwd != "" && !strings.ContainsAny(cwd, "\r\n") {
 		headers = append(headers, [2]string{"X-Logbook-Cwd", cwd})
 	}
@@ -68,24 +77,28 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	}
 	resp, err := hookpost.Post(t, route, headers, payload, forwardTimeout)
 	if err != nil {
-		return fmt.Errorf("server %s: %w", server, err)
+		return none, fmt.Errorf("server %s: %w", server, err)
 	}
 	switch {
 	case resp.Status == 401 && tok == "":
 		// The one mistake that records nothing for a whole session: the
 		// agent was started without the token in its environment.
-		return fmt.Errorf("server %s answered 401: it wants a token, and LOGBOOK_SERVER_TOKEN is not set in the agent's environment: export it in the shell that starts the agent, then start again", server)
+		return none, fmt.Errorf("server %s answered 401: it wants a token, and LOGBOOK_SERVER_TOKEN is not set in the agent's environment: export it in the shell that starts the agent, then start again", server)
 	case resp.Status == 401:
-		return fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds?)", server)
+		return none, fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds?)", server)
 	case resp.Status != 200:
-		return fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
+		return none, fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
 	}
 	if len(keys) > 0 {
 		if _, _, err := hookpost.CheckAnswer(resp, nonce, payload, keys); err != nil {
-			return fmt.Errorf("server %s answered 200, but %v: the event is not taken as recorded", server, err)
+			return none, fmt.Errorf("server %s answered 200, but %v: the event is not taken as recorded", server, err)
 		}
 	}
-	return nil
+	rel, err := hookpost.ParseRelay(resp)
+	if err != nil {
+		return none, fmt.Errorf("server %s answered 200, but %v: what it decided is not known", server, err)
+	}
+	return rel, nil
 }
 
 // printable is at most max bytes of a server's answer for stderr and

@@ -36,6 +36,12 @@ type Target struct {
 	// even where the harness has HTTP hooks (Claude Code), which cannot
 	// check a signature.
 	CommandHooks bool
+	// ServerGates: the server decides calls with an organization policy
+	// (GET /v1/key's "gated"). The record-step --server commands of the
+	// gated events (Gated) get --fail-closed: a call whose answer cannot
+	// be confirmed (server down, an unsigned answer) is blocked, not run
+	// ungated; and a missing record-step blocks it too.
+	ServerGates bool
 	// Policy, when not "", is appended to the command of each event the
 	// organization policy gates (Gated): " --policy FILE --policy-key
 	// PUB…", shell-quoted (docs/policy.md §7). PolicyFailOpen: the hook

@@ -69,7 +69,15 @@ func (t Target) serverCommand(e Event) string {
 	if t.ServerKey != "" {
 		c += " --server-key " + t.ServerKey
 	}
-	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + " exit 0; }; " + c + t.DirFlag
+	exit := " exit 0; }; "
+	if t.ServerGates && !e.Seal && Gated(e.Name) {
+		// The server's policy decides this call: what cannot be
+		// confirmed is blocked (docs/policy.md, "Through the server").
+		c += " --fail-closed"
+		msg = "logbook: record-step is missing, so the policy of the logbook server cannot decide this call and it is blocked: run record-step install --harness " + t.Spec.Harness + " --server URL"
+		exit = " exit 2; }; "
+	}
+	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + exit + c + t.DirFlag
 }
 
 // serverURL returns the URL of an HTTP hook handler that posts to a

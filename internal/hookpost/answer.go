@@ -27,12 +27,24 @@ const (
 	HeadHeader      = "X-Logbook-Head" // the session's chain tip after the event, 64 hex digits ("-": not known)
 )
 
+// The answer relayed to a command hook (relay.go): record-step --server
+// asks for it with AnswerHeader: AnswerCommand, and the server answers a
+// gated call with what logbook-policy hook would write: the body is the
+// hook's stdout followed by its stderr, StdoutHeader the length of the
+// stdout part, ExitHeader the exit status.
+const (
+	AnswerHeader  = "X-Logbook-Answer"
+	AnswerCommand = "command"
+	ExitHeader    = "X-Logbook-Exit"
+	StdoutHeader  = "X-Logbook-Stdout"
+)
+
 // statementDomain opens every statement. It holds spaces, so no signed
 // note (whose first line is an origin without spaces) and no JSON text
 // (a seal) can be read as a statement, nor a statement as either: the
 // server's checkpoint key can sign both without one standing for the
 // other.
-const statementDomain = "logbook-server hook answer v1"
+const statementDomain = "logbook-server hook answer v2"
 
 // NonceLen is the length of a nonce: 32 lowercase hex digits (16 random
 // bytes).
@@ -45,7 +57,13 @@ const NonceLen = 32
 // its last step then (head; "-" when the server could not tell). Each
 // line is "name value"; the session id is a plain name
 // (journal.ValidSessionID), the rest are numbers and hex.
-func Statement(nonce string, body [32]byte, session string, status int, size int64, head string) []byte {
+//
+// v2 adds the answer itself (AnswerSum): the SHA-256 of the response body
+// (a command hook's stdout and stderr, or an HTTP hook's JSON), the
+// stdout part's length and the exit status, so that what record-step
+// relays to its harness (a deny) cannot be changed on the way (to an
+// allow) by a relay or by a process answering on the server's port.
+func Statement(nonce string, body [32]byte, session string, status int, size int64, head string, ans AnswerSum) []byte {
 	var b bytes.Buffer
 	b.Grow(160 + len(session))
 	b.WriteString(statementDomain)
@@ -61,8 +79,28 @@ func Statement(nonce string, body [32]byte, session string, status int, size int
 	b.WriteString(strconv.FormatInt(size, 10))
 	b.WriteString("\nhead ")
 	b.WriteString(head)
+	b.WriteString("\nanswer sha256:")
+	b.WriteString(hex.EncodeToString(ans.Sum[:]))
+	b.WriteString("\nstdout ")
+	b.WriteString(strconv.Itoa(ans.Stdout))
+	b.WriteString("\nexit ")
+	b.WriteString(strconv.Itoa(ans.Exit))
 	b.WriteString("\n")
 	return b.Bytes()
+}
+
+// AnswerSum is what a statement binds of the answer: the SHA-256 of the
+// response body, the length of its stdout part and the exit status
+// (both 0 for an HTTP hook's answer).
+type AnswerSum struct {
+	Sum    [32]byte
+	Stdout int
+	Exit   int
+}
+
+// SumOf is the AnswerSum of a response body.
+func SumOf(body []byte, stdout, exit int) AnswerSum {
+	return AnswerSum{Sum: sha256.Sum256(body), Stdout: stdout, Exit: exit}
 }
 
 // ValidNonce reports whether s has a nonce's form.
@@ -132,7 +170,11 @@ func CheckAnswer(r Response, nonce string, body []byte, keys [][]byte) (string, 
 	if err != nil || len(sig) != edverify.SignatureSize {
 		return "", 0, fmt.Errorf("%w: %s is not 128 hex digits", ErrUnsigned, SignatureHeader)
 	}
-	msg := Statement(nonce, sha256.Sum256(body), session, r.Status, size, head)
+	rel, err := ParseRelay(r)
+	if err != nil {
+		return "", 0, fmt.Errorf("%w: %v", ErrUnsigned, err)
+	}
+	msg := Statement(nonce, sha256.Sum256(body), session, r.Status, size, head, SumOf(r.Body, len(rel.Stdout), rel.Exit))
 	for _, k := range keys {
 		if edverify.Verify(k, msg, sig) {
 			return session, size, nil

@@ -130,7 +130,9 @@ func parseIPv6(s string) ([16]byte, bool) {
 type Response struct {
 	Status int
 	Body   []byte // at most the first 64 KiB
-	head   []byte // the header lines, after the status line
+	// Truncated: the answer was longer than Post reads (Body is cut).
+	Truncated bool
+	head      []byte // the header lines, after the status line
 }
 
 // Header returns the value of the first header field named name (ASCII
@@ -208,7 +210,7 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		b = b[n:]
 	}
 	resp := make([]byte, 0, 4096)
-	for len(resp) < 64<<10 {
+	for len(resp) < maxBody {
 		if len(resp) == cap(resp) {
 			resp = append(resp, 0)[:len(resp)]
 		}
@@ -225,8 +227,13 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		}
 		resp = resp[:len(resp)+n]
 	}
-	return parseResponse(resp)
+	r, err = parseResponse(resp)
+	r.Truncated = len(resp) >= maxBody
+	return r, err
 }
+
+// maxBody bounds what Post reads of an answer.
+const maxBody = 64 << 10
 
 func retry(f func() error) error {
 	for {

@@ -116,13 +116,24 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		}
 		t.Server, t.CommandHooks = o.Server, o.CommandHooks
 		if o.Verb == "install" {
-			key, note, err := pinKey(o, getenv)
+			info, askErr := askServer(o.Server, getenv)
+			key, note, err := pinKey(o, info, askErr, getenv)
 			if err != nil {
 				return usage("%v", err)
 			}
 			t.ServerKey = key
 			if note != "" {
 				serverNotes = append(serverNotes, note)
+			}
+			switch {
+			case askErr == nil && info.Gated:
+				t.ServerGates = true
+				serverNotes = append(serverNotes, "the server decides calls with an organization policy: the record-step --server hooks of PreToolUse and PermissionRequest are --fail-closed, so a call whose answer cannot be confirmed (server down, an answer not signed by its key) is blocked (docs/policy.md, \"Through the server\")")
+			case askErr != nil:
+				serverNotes = append(serverNotes, "the server could not be asked whether it gates calls with a policy ("+askErr.Error()+"): the hooks are fail-open; if it has one, install again once it answers, so that the PreToolUse hooks are --fail-closed")
+			}
+			if t.HTTPHooks() && t.ServerGates {
+				serverNotes = append(serverNotes, "WARNING: "+spec.Harness+"'s HTTP hooks fail open: while the server cannot be reached, its policy decides nothing and the calls run; --command-hooks writes record-step --server hooks, whose PreToolUse is --fail-closed")
 			}
 			if t.HTTPHooks() {
 				serverNotes = append(serverNotes, "WARNING: "+spec.Harness+"'s HTTP hooks cannot check who answers at "+o.Server+": while the server is down, a process that takes its port answers 200 and the events are lost without a word. --command-hooks writes record-step --server hooks, which take only answers the server signed (docs/server.md, \"Who answers\"); or listen on a unix: socket")

@@ -62,12 +62,20 @@ func checkServer(base string, stderr io.Writer, getenv func(string) string) []st
 	return nil
 }
 
+// serverInfo is what install learns from the server's GET /v1/key: its
+// public key (to pin) and whether it gates calls with an organization
+// policy (to make the gated hooks fail closed).
+type serverInfo struct {
+	PublicKey string `json:"publicKey"`
+	Gated     bool   `json:"gated"`
+}
+
 // pinKey is the server key the hooks pin: --server-key as given (checked:
 // 64 hex digits of a point of large order), else the publicKey the server
-// at an http:// URL gives on GET /v1/key now. A server that cannot be
-// asked leaves the hooks unpinned, with a warning note: nothing checks
-// who answers them then. An error is a bad --server-key.
-func pinKey(o Options, getenv func(string) string) (key, note string, err error) {
+// at an http:// URL gave on GET /v1/key (info, askErr). A server that
+// cannot be asked leaves the hooks unpinned, with a warning note: nothing
+// checks who answers them then. An error is a bad --server-key.
+func pinKey(o Options, info serverInfo, askErr error, getenv func(string) string) (key, note string, err error) {
 	if o.ServerKey != "" {
 		if _, err := hookpost.ParseKey(o.ServerKey); err != nil {
 			return "", "", fmt.Errorf("--server-key: %v", err)
@@ -80,46 +88,53 @@ func pinKey(o Options, getenv func(string) string) (key, note string, err error)
 		}
 		return "", "WARNING: no server key is pinned for " + o.Server + " (give --server-key HEX, GET /v1/key's publicKey): the hooks take any 200 as recorded", nil
 	}
-	pub, err := fetchKey(o.Server, getenv)
-	if err != nil {
+	if askErr == nil {
+		_, askErr = hookpost.ParseKey(info.PublicKey)
+	}
+	if askErr != nil {
 		hint := "install again once it answers"
 		if getenv("LOGBOOK_SERVER_TOKEN") == "" {
 			// GET /v1/key wants the hook token where the server has one:
 			// the likeliest reason, and one install cannot mend later.
 			hint = "export LOGBOOK_SERVER_TOKEN (a server with --token-file answers its key only with it) and install again"
 		}
-		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + err.Error() + "), so none is pinned and the hooks take any 200 as recorded: " + hint + ", or give --server-key HEX (GET /v1/key's publicKey)", nil
+		return "", "WARNING: the server key could not be asked of " + o.Server + " (" + askErr.Error() + "), so none is pinned and the hooks take any 200 as recorded: " + hint + ", or give --server-key HEX (GET /v1/key's publicKey)", nil
 	}
-	return pub, "the hooks take only answers signed by the server's key " + pub + " (GET /v1/key now; after a key rotation install again, or give --server-key)", nil
+	return info.PublicKey, "the hooks take only answers signed by the server's key " + info.PublicKey + " (GET /v1/key now; after a key rotation install again, or give --server-key)", nil
 }
 
-// fetchKey asks the server for its public key (GET /v1/key, publicKey),
-// with the hooks' token.
-func fetchKey(base string, getenv func(string) string) (string, error) {
-	req, err := http.NewRequest("GET", strings.TrimSuffix(base, "/")+"/v1/key", nil)
+// askServer asks the server what GET /v1/key says (with the hooks'
+// token), over http:// or its unix: socket.
+func askServer(base string, getenv func(string) string) (serverInfo, error) {
+	var info serverInfo
+	url := strings.TrimSuffix(base, "/") + "/v1/key"
+	c := http.Client{Timeout: serverTimeout}
+	if sock, ok := strings.CutPrefix(base, "unix:"); ok {
+		url = "http://logbook-server/v1/key"
+		c.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		}}
+	} else if !strings.HasPrefix(base, "http://") {
+		return info, fmt.Errorf("%s is not asked (https: the hooks reach it through a local forwarder)", base)
+	}
+	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
-		return "", err
+		return info, err
 	}
 	if tok := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN")); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
-	c := http.Client{Timeout: serverTimeout}
 	resp, err := c.Do(req)
 	if err != nil {
-		return "", err
+		return info, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("GET /v1/key answered %s", resp.Status)
+		return info, fmt.Errorf("GET /v1/key answered %s", resp.Status)
 	}
-	var k struct {
-		PublicKey string `json:"publicKey"`
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&info); err != nil {
+		return info, fmt.Errorf("GET /v1/key: %v", err)
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&k); err != nil {
-		return "", fmt.Errorf("GET /v1/key: %v", err)
-	}
-	if _, err := hookpost.ParseKey(k.PublicKey); err != nil {
-		return "", fmt.Errorf("GET /v1/key: %v", err)
-	}
-	return k.PublicKey, nil
+	return info, nil
 }

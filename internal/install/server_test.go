@@ -3,12 +3,16 @@ package install
 import (
 	"crypto/ed25519"
 	"encoding/hex"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -151,5 +155,81 @@ func TestServerKeyPinned(t *testing.T) {
 	}
 	if _, _, errs, code := run(Options{Harness: "gemini", ServerKey: "0100000000000000000000000000000000000000000000000000000000000000"}); code != Usage || !strings.Contains(errs, "small order") {
 		t.Fatalf("a small-order key: %d %s", code, errs)
+	}
+}
+
+// TestServerGatesFailClosed: a server that gates calls with a policy
+// (GET /v1/key's "gated") gets fail-closed hooks for the gated events:
+// the record-step --server command of Gemini's BeforeTool (and of Claude
+// Code's PreToolUse and PermissionRequest under --command-hooks) carries
+// --fail-closed and blocks when record-step is missing; the other events
+// do not; a server without a policy gets none; Claude Code's HTTP hooks,
+// which fail open, are warned about.
+func TestServerGatesFailClosed(t *testing.T) {
+	t.Parallel()
+	pub, _, _ := ed25519.GenerateKey(nil)
+	var gated atomic.Bool
+	gated.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"publicKey":"` + hex.EncodeToString(pub) + `","gated":` + strconv.FormatBool(gated.Load()) + `}`))
+	}))
+	defer srv.Close()
+	bin := t.TempDir()
+	os.WriteFile(filepath.Join(bin, "record-step"), []byte("#!/bin/sh\n"), 0o755)
+	run := func(o Options) (map[string][]string, string) {
+		o.Verb, o.Bin, o.Server, o.Project, o.NoGuard = "install", bin, srv.URL, t.TempDir(), true
+		var stdout, stderr strings.Builder
+		if code := Run(o, &stdout, &stderr, func(string) string { return "" }, time.Now()); code != Done {
+			t.Fatalf("%s: %d %s", o.Harness, code, stderr.String())
+		}
+		cfg := filepath.Join(o.Project, ".gemini", "settings.json")
+		if o.Harness == "claude-code" {
+			cfg = filepath.Join(o.Project, ".claude", "settings.json")
+		}
+		b, _ := os.ReadFile(cfg)
+		var doc struct {
+			Hooks map[string][]struct {
+				Hooks []struct{ Command, URL string }
+			}
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		cmds := map[string][]string{}
+		for ev, groups := range doc.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					cmds[ev] = append(cmds[ev], h.Command+h.URL)
+				}
+			}
+		}
+		return cmds, stdout.String()
+	}
+	closed := func(cmds []string) bool {
+		if len(cmds) == 0 {
+			return false
+		}
+		// The command is one the shell can run (a quote in a message
+		// once broke it: every call blocked by a syntax error).
+		if out, err := exec.Command("sh", "-n", "-c", cmds[0]).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v %s", cmds[0], err, out)
+		}
+		return strings.Contains(cmds[0], " --fail-closed") && strings.Contains(cmds[0], "exit 2; }")
+	}
+	cmds, out := run(Options{Harness: "gemini"})
+	if !closed(cmds["BeforeTool"]) || closed(cmds["AfterTool"]) || strings.Contains(strings.Join(cmds["AfterTool"], ""), "--fail-closed") ||
+		!strings.Contains(out, "are --fail-closed") {
+		t.Errorf("gemini, gated server:\n%v\n%s", cmds, out)
+	}
+	cmds, _ = run(Options{Harness: "claude-code", CommandHooks: true})
+	if !closed(cmds["PreToolUse"]) || !closed(cmds["PermissionRequest"]) || strings.Contains(strings.Join(cmds["PostToolUse"], ""), "--fail-closed") {
+		t.Errorf("claude-code --command-hooks, gated server:\n%v", cmds)
+	}
+	if _, out := run(Options{Harness: "claude-code"}); !strings.Contains(out, "HTTP hooks fail open") {
+		t.Errorf("claude-code HTTP hooks, gated server: no warning\n%s", out)
+	}
+	gated.Store(false)
+	if cmds, _ := run(Options{Harness: "gemini"}); strings.Contains(strings.Join(cmds["BeforeTool"], ""), "--fail-closed") {
+		t.Errorf("gemini, a server without a policy: %v", cmds["BeforeTool"])
 	}
 }

@@ -46,10 +46,11 @@ type Call struct {
 	Gate *Gate `json:"gate,omitempty"`
 	// GateStep is the gate step itself (for OTLP logs, which send every
 	// step that is not a call's).
-	GateStep *Step `json:"-"`
-	pos      int64 // seq of its first step, for ordering
-	files    callFiles
-	denied   bool // an enforced gate step denied it (package gaps' rule)
+	GateStep *Step    `json:"-"`
+	pos      int64    // seq of its first step, for ordering
+	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
+	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
+	denied   bool     // an enforced gate step denied it (package gaps' rule)
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,

@@ -188,6 +188,15 @@ func (r reader) strs(v *strictjson.Value) []string {
 
 func strs(v *strictjson.Value) []string { return reader{}.strs(v) }
 
+// int64Of is intp without the pointer (and the allocation).
+func int64Of(v *strictjson.Value) (int64, bool) {
+	if v == nil || v.Kind != strictjson.Number {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v.Str, 10, 64)
+	return n, err == nil
+}
+
 func intp(v *strictjson.Value) *int64 {
 	if v == nil || v.Kind != strictjson.Number {
 		return nil
@@ -206,8 +215,8 @@ func stepOf(v *strictjson.Value) Step { return reader{}.step(v) }
 func (r reader) step(v *strictjson.Value) Step {
 	str, strs := r.str, r.strs
 	st := Step{Kind: str(v, "kind"), At: str(v, "at"), Summary: str(v, "summary")}
-	if p := intp(v.Get("seq")); p != nil {
-		st.Seq = *p
+	if n, ok := int64Of(v.Get("seq")); ok {
+		st.Seq = n
 	}
 	if !r.noDigests {
 		st.Inputs = strs(v.Get("inputsSha256"))

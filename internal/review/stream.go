@@ -25,23 +25,57 @@ type streamBuild struct {
 	waiting map[string][]*Call // id-less pre-events waiting for their post-event, by tool
 	order   []*Call
 	lite    [][]lite // one per step, in chunks of liteChunk (no copying as it grows)
+	// ids are the agent and turn ids the steps name, each once (lite
+	// holds their index; 0 is ""), and idx their index by id.
+	ids    []string
+	idx    map[string]int32
+	lastID [2]int32 // the previous step's agent and turn id: most steps repeat them
 	// kept are the steps that are not only a call's pre- or post-event,
 	// each already the Event row it may become (a prompt's Step is the
 	// turn's prompt).
 	kept []*Event
+	// callRows and eventRows are the chunks the next Call and kept
+	// Event are taken from (newCall, newEvent).
+	callRows  []Call
+	eventRows []Event
 	// named is, for each sub-agent id a call's event names, the first
 	// such event's agentType and time: the sub-agent's group is opened
 	// there when no SubagentStart came before it.
+	last       *Call // the call made last with a toolUseId (which is b.calls[its id])
 	named      map[string]agentSeen
 	start, end string // the earliest and latest step time
 }
 
 // lite is what the passes after the calls read of every step; the rest
-// of a call's event is its Call's, or is kept whole.
+// of a call's event is its Call's, or is kept whole. It holds no pointer
+// (12 bytes a step, nothing for the collector to scan): the ids are
+// indexes into streamBuild.ids.
 type lite struct {
-	agentID, turnID string
-	kept            int32 // index in kept, or -1
+	agent, turn int32
+	kept        int32 // index in kept, or -1
 }
+
+// intern is the index of id in b.ids (which it adds when new); which is
+// 0 for the agent id, 1 for the turn id.
+func (b *streamBuild) intern(id string, which int) int32 {
+	if id == "" {
+		return 0
+	}
+	if k := b.lastID[which]; b.ids[k] == id {
+		return k
+	}
+	k, ok := b.idx[id]
+	if !ok {
+		k = int32(len(b.ids))
+		b.ids = append(b.ids, id)
+		b.idx[id] = k
+	}
+	b.lastID[which] = k
+	return k
+}
+
+func (b *streamBuild) agentAt(i int) string { return b.ids[b.liteAt(i).agent] }
+func (b *streamBuild) turnAt(i int) string  { return b.ids[b.liteAt(i).turn] }
 
 type agentSeen struct{ typ, at string }
 
@@ -49,15 +83,33 @@ const liteChunk = 8192
 
 func (b *streamBuild) liteAt(i int) *lite { return &b.lite[i/liteChunk][i%liteChunk] }
 
-// callFiles are the files named by a call's first pre- and post-event
-// (callPaths reads the first pre-event's, else the first post-event's).
-type callFiles struct {
-	pre, post         []string
-	havePre, havePost bool
+// rowChunk is how many calls, or kept steps, are made at once: rows are
+// elements of arrays, not objects of their own (no size class rounding
+// up, one allocation per chunk), and never move.
+const rowChunk = 1024
+
+func (b *streamBuild) newCall() *Call {
+	if len(b.callRows) == cap(b.callRows) {
+		b.callRows = make([]Call, 0, rowChunk)
+	}
+	b.callRows = b.callRows[:len(b.callRows)+1]
+	return &b.callRows[len(b.callRows)-1]
 }
 
-func newStreamBuild() *streamBuild {
-	return &streamBuild{inOrder: true, calls: map[string]*Call{}, waiting: map[string][]*Call{}, named: map[string]agentSeen{}}
+func (b *streamBuild) newEvent() *Event {
+	if len(b.eventRows) == cap(b.eventRows) {
+		b.eventRows = make([]Event, 0, rowChunk)
+	}
+	b.eventRows = b.eventRows[:len(b.eventRows)+1]
+	return &b.eventRows[len(b.eventRows)-1]
+}
+
+// newStreamBuild makes a streamBuild whose calls map has room for
+// calls calls (a guess: growing the map as they come is a tenth of the
+// review's own time on a 100,000-step record).
+func newStreamBuild(calls int) *streamBuild {
+	return &streamBuild{inOrder: true, calls: make(map[string]*Call, calls), waiting: map[string][]*Call{}, named: map[string]agentSeen{},
+		ids: []string{""}, idx: map[string]int32{}}
 }
 
 // ok reports whether every step's seq was its place: streamBuild's
@@ -81,7 +133,7 @@ func (b *streamBuild) add(v *strictjson.Value) {
 	if i == 0 || st.At > b.end {
 		b.end = st.At
 	}
-	l := lite{agentID: st.AgentID, turnID: st.TurnID, kept: -1}
+	l := lite{agent: b.intern(st.AgentID, 0), turn: b.intern(st.TurnID, 1), kept: -1}
 	if !call || len(st.BatchIDs) > 0 || st.Gate != nil {
 		if call {
 			st = reader{share: true}.step(v)
@@ -89,7 +141,9 @@ func (b *streamBuild) add(v *strictjson.Value) {
 			st.Inputs, st.Outputs = reader{share: true}.strs(v.Get("inputsSha256")), reader{share: true}.strs(v.Get("outputsSha256"))
 		}
 		l.kept = int32(len(b.kept))
-		b.kept = append(b.kept, &Event{Step: st})
+		ev := b.newEvent()
+		ev.Step = st
+		b.kept = append(b.kept, ev)
 	}
 	if i%liteChunk == 0 {
 		b.lite = append(b.lite, make([]lite, 0, liteChunk))
@@ -103,25 +157,29 @@ func (b *streamBuild) add(v *strictjson.Value) {
 		b.named[st.AgentID] = agentSeen{st.AgentType, st.At}
 	}
 	var c *Call
-	if st.ToolUseID != "" {
+	switch {
+	case st.ToolUseID != "" && b.last != nil && b.last.ToolUseID == st.ToolUseID:
+		c = b.last // a post-event right after its pre-event: the map has it under its id
+	case st.ToolUseID != "":
 		c = b.calls[st.ToolUseID]
-	} else if ph == gaps.Post && len(b.waiting[st.Tool]) > 0 {
+	case ph == gaps.Post && len(b.waiting[st.Tool]) > 0:
 		c, b.waiting[st.Tool] = b.waiting[st.Tool][0], b.waiting[st.Tool][1:]
 	}
 	if c == nil {
-		c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
+		c = b.newCall()
+		*c = Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: c.seqs[0:0:1], Post: c.seqs[1:1:2], Gaps: []string{}}
 		if st.ToolUseID != "" {
 			b.calls[st.ToolUseID] = c
+			b.last = c
 		} else if ph == gaps.Pre {
 			b.waiting[st.Tool] = append(b.waiting[st.Tool], c)
 		}
 		b.order = append(b.order, c)
 	}
-	switch f := &c.files; {
-	case ph == gaps.Pre && !f.havePre:
-		f.pre, f.havePre = stepPaths(&st), true
-	case ph == gaps.Post && !f.havePost:
-		f.post, f.havePost = stepPaths(&st), true
+	// callPaths reads the first pre-event's files, else the first
+	// post-event's: so a first pre-event's replace a post-event's.
+	if (ph == gaps.Pre && len(c.Pre) == 0) || (ph == gaps.Post && len(c.Pre) == 0 && len(c.Post) == 0) {
+		c.paths = stepPaths(&st)
 	}
 	c.fill(&st, ph)
 }
@@ -164,6 +222,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	for _, c := range order {
 		c.finish()
 	}
+	nAdd := len(order) // the calls of add; those only a batch names follow
 	// Calls that only a PostToolBatch names (every step with BatchIDs is kept).
 	for _, ev := range kept {
 		st := &ev.Step
@@ -182,6 +241,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		}
 	}
 
+	b.calls, calls = nil, nil // not read again: garbage as the rows are placed
+
 	// Sub-agents, as build places them.
 	// The event of a step that is not kept is a call's: never a
 	// SubagentStart, SubagentStop or UserPromptSubmit.
@@ -193,7 +254,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	}
 	byID := false
 	for i := 0; i < n; i++ {
-		if e := event(i); b.liteAt(i).agentID != "" && e != "SubagentStart" && e != "SubagentStop" {
+		if e := event(i); b.liteAt(i).agent != 0 && e != "SubagentStart" && e != "SubagentStop" {
 			byID = true
 			break
 		}
@@ -202,11 +263,12 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	var open []*SubAgent
 	agentOf := map[int64]string{} // seq -> agent id
 	for i := 0; i < n; i++ {
-		st := b.liteAt(i)
+		l := b.liteAt(i)
+		st := struct{ agentID string }{b.ids[l.agent]}
 		seq := int64(i)
 		var full *Step
-		if st.kept >= 0 {
-			full = &kept[st.kept].Step
+		if l.kept >= 0 {
+			full = &kept[l.kept].Step
 		}
 		switch event(i) {
 		case "SubagentStart":
@@ -251,20 +313,24 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	// Turns.
 	turnAt := make([]int32, n)
 	turns = []Turn{{Items: []Item{}}}
-	byTurnID := map[string]int{}
+	byTurn := make([]int32, len(b.ids)) // a prompt's turn id (by its index in ids) -> its turn
+	for k := range byTurn {
+		byTurn[k] = -1
+	}
 	for i := 0; i < n; i++ {
 		if event(i) == "UserPromptSubmit" && agentOf[int64(i)] == "" {
-			p := &kept[b.liteAt(i).kept].Step // a prompt is no call's event: kept
+			l := b.liteAt(i)
+			p := &kept[l.kept].Step // a prompt is no call's event: kept
 			turns = append(turns, Turn{Number: len(turns), Prompt: p, Items: []Item{}})
-			if p.TurnID != "" {
-				byTurnID[p.TurnID] = len(turns) - 1
+			if l.turn != 0 {
+				byTurn[l.turn] = int32(len(turns) - 1)
 			}
 		}
 		turnAt[i] = int32(len(turns) - 1)
 	}
 	for i := 0; i < n; i++ {
-		if t, ok := byTurnID[b.liteAt(i).turnID]; ok && b.liteAt(i).turnID != "" {
-			turnAt[i] = int32(t)
+		if id := b.liteAt(i).turn; id != 0 && byTurn[id] >= 0 {
+			turnAt[i] = byTurn[id]
 		}
 	}
 	placedAgent := map[string]bool{}
@@ -283,28 +349,43 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		}
 		a.Items = append(a.Items, it)
 	}
-	type placed struct {
-		pos int64
-		it  Item
-	}
-	all := make([]placed, 0, len(order)+len(kept))
+	// Calls and events in seq order, as build's stable sort of them
+	// puts them, merged rather than gathered and sorted: the calls of
+	// add (by their first step), then those only a batch names (by the
+	// batch step), then the events, each in order already; at one seq a
+	// call of add comes first, then a batch's, then the event.
 	for _, c := range order {
 		c.Agent = agentOf[c.pos]
-		all = append(all, placed{c.pos, Item{Call: c, pos: c.pos}})
 	}
-	for _, ev := range kept {
-		st := &ev.Step
-		ph := gaps.PhaseOf(st.Event)
-		if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
-			continue
+	byAdd, byBatch := order[:nAdd], order[nAdd:]
+	nextEvent := func(k int) int { // the index in kept of the next event row from k on
+		for ; k < len(kept); k++ {
+			st := &kept[k].Step
+			ph := gaps.PhaseOf(st.Event)
+			if ph == gaps.Pre || ph == gaps.Post || (st.Event == "UserPromptSubmit" && agentOf[st.Seq] == "") || gated[st.Seq] {
+				continue
+			}
+			return k
 		}
-		ev.Agent = agentOf[st.Seq]
-		all = append(all, placed{st.Seq, Item{Event: ev, pos: st.Seq}})
+		return k
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
-	for _, p := range all {
-		agent := agentOf[p.pos]
-		if ev := p.it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
+	for ia, ib, ie := 0, 0, nextEvent(0); ia < len(byAdd) || ib < len(byBatch) || ie < len(kept); {
+		var it Item
+		switch {
+		case ia < len(byAdd) && (ib >= len(byBatch) || byAdd[ia].pos <= byBatch[ib].pos) && (ie >= len(kept) || byAdd[ia].pos <= kept[ie].Seq):
+			it = Item{Call: byAdd[ia], pos: byAdd[ia].pos}
+			ia++
+		case ib < len(byBatch) && (ie >= len(kept) || byBatch[ib].pos <= kept[ie].Seq):
+			it = Item{Call: byBatch[ib], pos: byBatch[ib].pos}
+			ib++
+		default:
+			ev := kept[ie]
+			ev.Agent = agentOf[ev.Seq]
+			it = Item{Event: ev, pos: ev.Seq}
+			ie = nextEvent(ie + 1)
+		}
+		agent := agentOf[it.pos]
+		if ev := it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
 			// The start opens the group and the stop closes it: neither
 			// is an item of its own, both are the group's marks. A stop
 			// of a sub-agent nothing else names stays an event.
@@ -312,12 +393,12 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 				a.Marks = append(a.Marks, ev.Step)
 				if ev.Event == "SubagentStart" && !placedAgent[agent] {
 					placedAgent[agent] = true
-					turns[turnAt[p.pos]].Items = append(turns[turnAt[p.pos]].Items, Item{SubAgent: a, pos: p.pos})
+					turns[turnAt[it.pos]].Items = append(turns[turnAt[it.pos]].Items, Item{SubAgent: a, pos: it.pos})
 				}
 				continue
 			}
 		}
-		add(int(turnAt[p.pos]), agent, p.it)
+		add(int(turnAt[it.pos]), agent, it)
 	}
 	if len(turns[0].Items) == 0 && len(turns) > 1 {
 		turns = turns[1:]
@@ -373,12 +454,8 @@ func (b *streamBuild) summarize(calls []*Call, g gaps.Counts) Summary {
 // callPaths is callPaths: the files of the call's first pre-event, else
 // of its first post-event, else of the step at its position.
 func (b *streamBuild) callPaths(c *Call) []string {
-	f := &c.files
-	switch {
-	case len(c.Pre) > 0:
-		return f.pre
-	case len(c.Post) > 0:
-		return f.post
+	if len(c.Pre) > 0 || len(c.Post) > 0 {
+		return c.paths
 	}
 	if c.pos < 0 || c.pos >= int64(b.n) || b.liteAt(int(c.pos)).kept < 0 {
 		return nil

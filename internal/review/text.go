@@ -57,6 +57,35 @@ func (p *printer) line(format string, a ...any) {
 	}
 }
 
+// put is line("%s", s), without formatting: a row is made by
+// concatenation (a call's row is most of a long review's text).
+func (p *printer) put(s string) {
+	if p.err == nil {
+		if p.opt.Width > 0 {
+			s = fit(s, p.opt.Width)
+		}
+		if _, p.err = io.WriteString(p.w, s); p.err == nil {
+			_, p.err = io.WriteString(p.w, "\n")
+		}
+	}
+}
+
+// padLeft and padRight are fmt's %Ns and %-Ns: s padded with spaces to
+// n runes.
+func padLeft(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return strings.Repeat(" ", n-k) + s
+	}
+	return s
+}
+
+func padRight(s string, n int) string {
+	if k := utf8.RuneCountInString(s); k < n {
+		return s + strings.Repeat(" ", n-k)
+	}
+	return s
+}
+
 // wrap prints text (one colour) in lines of the width, breaking at
 // spaces; continuation lines are indented by two spaces.
 func (p *printer) wrap(code, text string) {
@@ -244,7 +273,7 @@ func (p *printer) items(items []Item, indent string) {
 			p.items(a.Items, indent+"│ ")
 		case it.Event != nil:
 			e := it.Event
-			p.line("%s%s  %s", indent, clock(e.At), p.c(dim, Clean(e.Summary)))
+			p.put(indent + clock(e.At) + "  " + p.c(dim, Clean(e.Summary)))
 		}
 	}
 }
@@ -252,7 +281,7 @@ func (p *printer) items(items []Item, indent string) {
 func (p *printer) call(c *Call, indent string) {
 	dur := "    —   "
 	if c.Duration != nil {
-		dur = fmt.Sprintf("%8s", Millis(*c.Duration))
+		dur = padLeft(Millis(*c.Duration), 8)
 	}
 	exit := "      "
 	if c.ExitCode != nil || c.Failed {
@@ -261,14 +290,14 @@ func (p *printer) call(c *Call, indent string) {
 	if c.Failed {
 		exit = p.c(red, exit)
 	}
-	kind := fmt.Sprintf("%-9s", c.Kind)
+	kind := padRight(c.Kind, 9)
 	subject := Clean(c.Subject)
 	if subject == "" {
 		subject = Clean(c.Tool)
 	} else if c.Tool != "" && c.Kind != "exec" {
 		subject = Clean(c.Tool) + " " + subject
 	}
-	head := fmt.Sprintf("%s%s %s %s %s ", indent, clock(c.Start), p.c(kindColour[c.Kind], kind), dur, exit)
+	head := indent + clock(c.Start) + " " + p.c(kindColour[c.Kind], kind) + " " + dur + " " + exit + " "
 	id := p.id(Clean(c.ToolUseID))
 	room := maxSubject
 	if p.opt.Width > 0 {
@@ -277,7 +306,7 @@ func (p *printer) call(c *Call, indent string) {
 			room = 20
 		}
 	}
-	p.line("%s%s  %s", head, p.cut(subject, room), p.c(dim, id))
+	p.put(head + p.cut(subject, room) + "  " + p.c(dim, id))
 	for _, g := range c.Gaps {
 		p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
 	}
@@ -407,7 +436,7 @@ func Millis(ms int64) string {
 // terminal (controls, escapes, bidi overrides, zero-width marks) as
 // ⟦U+XXXX⟧, as the page does: a summary cannot pass for something else.
 func Clean(s string) string {
-	if strings.IndexFunc(s, hidden) < 0 {
+	if printableASCII(s) || strings.IndexFunc(s, hidden) < 0 {
 		return s
 	}
 	var b strings.Builder
@@ -423,6 +452,17 @@ func Clean(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// printableASCII reports whether s is all printable ASCII (nothing
+// hidden: the fast way to most of Clean's answers).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 func hidden(r rune) bool {

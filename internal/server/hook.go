@@ -65,6 +65,8 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadNonce, fmt.Sprintf("%s must be %d lowercase hex digits", hookpost.NonceHeader, hookpost.NonceLen))
 		return
 	}
+	// record-step --server asks for the command hook's answer (gate.go).
+	relay := r.Header.Get(hookpost.AnswerHeader) == hookpost.AnswerCommand
 	cwd := r.Header.Get("X-Logbook-Cwd")
 	if strings.ContainsAny(cwd, "\r\n\x00") || len(cwd) > 4096 {
 		s.fail(w, r, errBadCwd, "X-Logbook-Cwd must be one line of at most 4096 bytes")
@@ -137,12 +139,12 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	waitFrom := time.Now()
 	syncErr := s.synced(synced, nonce != "")
 	syncWait := time.Since(waitFrom)
-	if err != nil && s.denied(w, hint, ev, gv, err) {
+	if err != nil && s.denied(w, hint, ev, gv, relay, err) {
 		return
 	}
 	// A denied call is denied even when its steps could not be synced:
 	// an error answer would let the harness run it.
-	if err == nil && syncErr != nil && s.denied(w, hint, ev, gv, syncErr) {
+	if err == nil && syncErr != nil && s.denied(w, hint, ev, gv, relay, syncErr) {
 		return
 	}
 	if err != nil {
@@ -164,13 +166,11 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errSealFailed, fmt.Sprintf("event recorded and checkpointed (size %d); seal failed: %v", size, sealErr))
 		return
 	}
+	rp := replyFor(hint, ev, gv, relay)
 	if nonce != "" {
-		s.signAnswer(w, nonce, bodySum, ev.Session, size, head)
+		s.signAnswer(w, nonce, bodySum, ev.Session, size, head, rp.sum())
 	}
-	if s.answer(w, hint, ev, gv) {
-		return
-	}
-	w.WriteHeader(http.StatusOK)
+	s.write(w, ev, rp)
 	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", time.Since(start), "syncWait", syncWait)
 }
 

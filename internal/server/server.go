@@ -332,7 +332,10 @@ func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
 	pub := s.cfg.Key.Public().(ed25519.PublicKey)
 	vkey, _ := checkpoint.VerifierKey(s.cfg.Origin, pub)
 	out := map[string]any{"origin": s.cfg.Origin, "keyId": s.signer.KeyID(), "verifierKey": vkey,
-		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest}
+		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest,
+		// gated: an organization policy decides calls here; install
+		// makes the gated command hooks fail closed (docs/policy.md).
+		"gated": s.cfg.Gate != nil}
 	out["previousKeys"], out["rotations"] = s.previousKeys()
 	if s.cfg.TLog != nil {
 		out["logOrigin"], out["logVerifierKey"] = s.cfg.TLog.Origin(), s.cfg.TLog.VerifierKey()

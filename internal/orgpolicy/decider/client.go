@@ -59,8 +59,8 @@ func checkPeerAs(fd int, sock string, me uint32) error {
 // Close closes the connection.
 func (c *Conn) Close() error { return syscall.Close(c.fd) }
 
-// Ask sends req and reads the answer, at most timeout for each read or
-// write. The connection is closed. A connection that ends, resets or
+// Ask sends req and reads the answer, at most timeout for the whole
+// exchange. The connection is closed. A connection that ends, resets or
 // times out before a whole answer came is ErrDied; an answer that is not
 // one is ErrGarbage; one for another key is ErrWrongKey.
 func (c *Conn) Ask(req *Request, timeout time.Duration) (Answer, error) {
@@ -93,10 +93,14 @@ func (c *Conn) Status(timeout time.Duration) (Status, error) {
 }
 
 func (c *Conn) exchange(out []byte, timeout time.Duration) ([]byte, error) {
-	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
-	_ = syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-	_ = syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	// One deadline for the whole exchange, not one per read: a peer that
+	// trickles its answer a byte at a time must not hold the hook longer
+	// than timeout (the call then goes to the exec'd hook).
+	deadline := time.Now().Add(timeout)
 	for b := out; len(b) > 0; {
+		if err := c.until(deadline, syscall.SO_SNDTIMEO); err != nil {
+			return nil, died("send", err)
+		}
 		var n int
 		err := retry(func() (err error) { n, err = syscall.Write(c.fd, b); return })
 		if err != nil {
@@ -105,7 +109,7 @@ func (c *Conn) exchange(out []byte, timeout time.Duration) ([]byte, error) {
 		b = b[n:]
 	}
 	head := make([]byte, headerLen)
-	if err := c.readFull(head); err != nil {
+	if err := c.readFull(head, deadline); err != nil {
 		return nil, err
 	}
 	n, err := BodyLen(head)
@@ -114,14 +118,31 @@ func (c *Conn) exchange(out []byte, timeout time.Duration) ([]byte, error) {
 	}
 	msg := make([]byte, headerLen+n)
 	copy(msg, head)
-	if err := c.readFull(msg[headerLen:]); err != nil {
+	if err := c.readFull(msg[headerLen:], deadline); err != nil {
 		return nil, err
 	}
 	return msg, nil
 }
 
-func (c *Conn) readFull(b []byte) error {
+// until sets the socket's timeout for opt to what is left before
+// deadline; none left is EAGAIN, as a timed-out call's.
+func (c *Conn) until(deadline time.Time, opt int) error {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return syscall.EAGAIN
+	}
+	if left < time.Millisecond {
+		left = time.Millisecond
+	}
+	tv := syscall.NsecToTimeval(left.Nanoseconds())
+	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv)
+}
+
+func (c *Conn) readFull(b []byte, deadline time.Time) error {
 	for len(b) > 0 {
+		if err := c.until(deadline, syscall.SO_RCVTIMEO); err != nil {
+			return died("read the answer", err)
+		}
 		var n int
 		err := retry(func() (err error) { n, err = syscall.Read(c.fd, b); return })
 		if err != nil {

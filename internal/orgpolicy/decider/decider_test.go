@@ -131,6 +131,21 @@ func TestKeyOf(t *testing.T) {
 	}
 }
 
+// TestDirAbsolute: a relative LOGBOOK_POLICYD_DIR is made absolute, as
+// the decider (which runs in /) must see the same directory as its callers.
+func TestDirAbsolute(t *testing.T) {
+	d := Dir(func(k string) string {
+		if k == "LOGBOOK_POLICYD_DIR" {
+			return "rel/pd"
+		}
+		return ""
+	})
+	wd, _ := os.Getwd()
+	if d != filepath.Join(wd, "rel/pd") {
+		t.Errorf("Dir = %q, want it under %s", d, wd)
+	}
+}
+
 // TestSecure: the socket directory is made 0700; one that others can
 // enter, or that is a symlink, or another user's, is ErrInsecure.
 func TestSecure(t *testing.T) {
@@ -249,6 +264,26 @@ func TestClient(t *testing.T) {
 		a, err := ask(t, dir, key, 5*time.Second)
 		if err != nil || a.Exit != 2 || string(a.Stdout) != `{"session_id":"s"}` || string(a.Stderr) != "/w" {
 			t.Fatalf("%+v %v", a, err)
+		}
+	})
+	t.Run("trickles", func(t *testing.T) {
+		// A whole answer, one byte every 20 ms: each read is quick,
+		// the exchange is not. One deadline for the exchange ends it
+		// (a deadline per read would wait for all of it).
+		dir, key := fake(t, func(c net.Conn) {
+			r, err := readRequest(c)
+			if err != nil {
+				return
+			}
+			for _, b := range (&Answer{Key: r.Key, Stdout: make([]byte, 200)}).Marshal() {
+				if _, err := c.Write([]byte{b}); err != nil {
+					return
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+		if a, err := ask(t, dir, key, 300*time.Millisecond); Code(err) != ErrDied {
+			t.Fatalf("a trickled answer: %+v %v, want ErrDied", a, err)
 		}
 	})
 	t.Run("absent", func(t *testing.T) {

@@ -116,6 +116,11 @@ func Mode(failMode, require string) string {
 // TMPDIR/logbook-policy-UID.
 func Dir(getenv func(string) string) string {
 	if d := getenv("LOGBOOK_POLICYD_DIR"); d != "" {
+		// The decider runs in /: a relative directory would be another
+		// one for it than for its callers.
+		if a, err := filepath.Abs(d); err == nil {
+			return a
+		}
 		return d
 	}
 	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
