@@ -234,3 +234,53 @@ func TestCassetteKeyObjects(t *testing.T) {
 		t.Errorf("RSA JWK: exit %d, stderr %q", code, errb.String())
 	}
 }
+
+// TestCassetteUndetectableWithoutFlag pins the one class where logbook's
+// answer is worded differently from runback's CLI (docs/runback.md §11):
+// a file that is neither a logbook record nor shaped like a cassette, given
+// no cassette-only flag (none at all, or only --pubkey, which records take
+// too), is refused as a record. The exit status is runback's (1), and it is
+// never a usage error; with --cassette the error is runback's own.
+func TestCassetteUndetectableWithoutFlag(t *testing.T) {
+	t.Parallel()
+	dir := corpora.Require(t, "samples/runback", "runback's test key")
+	pub := filepath.Join(dir, "testkey.ed25519.pub.pem")
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name, data, record, cassette string
+	}{
+		{"top-level-null", "null", "SHAPE", "NOT_A_CASSETTE"},
+		{"top-level-number", "42", "SHAPE", "NOT_A_CASSETTE"},
+		{"top-level-string", `"runback.audit/v2"`, "SHAPE", "NOT_A_CASSETTE"},
+		{"top-level-true", "true", "SHAPE", "NOT_A_CASSETTE"},
+		{"top-level-array", `[{"manifest":{},"events":[]}]`, "SHAPE", "NOT_A_CASSETTE"},
+		{"empty-object", "{}", "SHAPE", "NOT_A_CASSETTE"},
+		{"empty-file", "", "NOT_JSON", "JSON_SYNTAX"},
+		{"byte-order-mark", "\uFEFF{\"$schema\":\"runback.audit/v2\",\"manifest\":{},\"events\":[]}", "NOT_JSON", "JSON_SYNTAX"},
+	} {
+		file := filepath.Join(tmp, c.name+".json")
+		if err := os.WriteFile(file, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, flags := range [][]string{nil, {"--pubkey", pub}} {
+			var out, errb bytes.Buffer
+			code := run(append(append([]string{"--json"}, flags...), file), &out, &errb)
+			var v struct {
+				OK   bool   `json:"ok"`
+				Code string `json:"code"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+				t.Fatalf("%s %v: not JSON (%v): %s %s", c.name, flags, err, out.String(), errb.String())
+			}
+			if code != 1 || v.OK || v.Code != c.record {
+				t.Errorf("%s %v: exit %d ok=%v code %s, want exit 1 refused %s", c.name, flags, code, v.OK, v.Code, c.record)
+			}
+			if code := run(append(append([]string{}, flags...), file), &out, &errb); code != 1 {
+				t.Errorf("%s %v without --json: exit %d, want 1", c.name, flags, code)
+			}
+		}
+		if code, verdict, what := verifyCLI(t, "--json", "--cassette", file); code != 1 || verdict != "invalid" || what != c.cassette {
+			t.Errorf("%s --cassette: exit %d %s %s, want 1 invalid %s", c.name, code, verdict, what, c.cassette)
+		}
+	}
+}
