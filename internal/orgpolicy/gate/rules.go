@@ -10,6 +10,7 @@ import (
 
 	"cel.dev/cel-go/cel"
 	celast "cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/ext"
 
@@ -136,9 +137,12 @@ func (p *Program) Decide(in Input) Result {
 	var ctx context.Context
 	cancel := context.CancelFunc(func() {})
 	defer func() { cancel() }()
+	// The strings are given as CEL strings: the same values, boxed once
+	// here rather than by every rule that reads them.
 	vars := map[string]any{
-		"tool": in.Tool, "input": in.ToolInput, "event": in.Event, "cwd": in.Cwd,
-		"harness": in.Harness, "agent_id": in.AgentID, "session": in.Session, "permission_mode": in.Mode,
+		"tool": types.String(in.Tool), "input": in.ToolInput, "event": types.String(in.Event), "cwd": types.String(in.Cwd),
+		"harness": types.String(in.Harness), "agent_id": types.String(in.AgentID), "session": types.String(in.Session),
+		"permission_mode": types.String(in.Mode),
 	}
 	if vars["input"] == nil {
 		vars["input"] = map[string]any{}
