@@ -123,6 +123,26 @@ func hasFold(a *cel.Ast) bool {
 	return len(celast.MatchDescendants(celast.NavigateAST(a.NativeRep()), celast.KindMatcher(celast.ComprehensionKind))) > 0
 }
 
+// budget is one call's time budget; its context is made at first need.
+type budget struct {
+	deadline time.Time
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+func (b *budget) context() context.Context {
+	if b.ctx == nil {
+		b.ctx, b.cancel = context.WithDeadline(context.Background(), b.deadline)
+	}
+	return b.ctx
+}
+
+func (b *budget) stop() {
+	if b.cancel != nil {
+		b.cancel()
+	}
+}
+
 // Result is the decision for one call.
 type Result = orgpolicy.Result
 
@@ -133,10 +153,8 @@ type Result = orgpolicy.Result
 func (p *Program) Decide(in Input) Result {
 	// The budget runs from here; its context is made only for the first
 	// rule that can be interrupted (folds).
-	deadline := time.Now().Add(EvalBudget)
-	var ctx context.Context
-	cancel := context.CancelFunc(func() {})
-	defer func() { cancel() }()
+	b := budget{deadline: time.Now().Add(EvalBudget)}
+	defer b.stop()
 	// The strings are given as CEL strings: the same values, boxed once
 	// here rather than by every rule that reads them.
 	vars := map[string]any{
@@ -157,10 +175,7 @@ func (p *Program) Decide(in Input) Result {
 		r := p.Policy.Rules[i]
 		var out ref.Val
 		if p.folds[i] {
-			if ctx == nil {
-				ctx, cancel = context.WithDeadline(context.Background(), deadline)
-			}
-			out, _, err = prg.ContextEval(ctx, act)
+			out, _, err = prg.ContextEval(b.context(), act)
 		} else {
 			out, _, err = prg.Eval(act)
 		}
