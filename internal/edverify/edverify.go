@@ -1,12 +1,9 @@
 // Package edverify checks Ed25519 signatures (RFC 8032, cofactorless: the
 // equation [S]B = R + [k]A compared as encodings, as crypto/ed25519
-// does) with nothing but filippo.io/edwards25519's field arithmetic and
-// SHA-512, for record-step, which checks one signature per hook with
-// --server-key and must start fast on every other hook too: no
-// crypto/ed25519 (a base point table built on first use, 64 field
-// inversions) and no package start-up at all (point.go says why not
-// filippo.io/edwards25519's Point). TestMatchesEdwards25519 holds the
-// curve arithmetic here to that package's.
+// does) with nothing but filippo.io/edwards25519 and SHA-512: no base
+// point table built per process (crypto/ed25519 builds one on first use,
+// 64 field inversions) and no crypto/ed25519 import, for record-step,
+// which checks one signature per hook and must start fast.
 //
 // A public key must be a canonical encoding of a point of large order:
 // a small-order key (the identity, or one of the seven others of order
@@ -18,6 +15,8 @@ import (
 	"bytes"
 	"crypto/sha512"
 	"errors"
+
+	"filippo.io/edwards25519"
 )
 
 // Sizes of a public key and of a signature.
@@ -36,30 +35,19 @@ var (
 // PublicKey checks that pub can be a signer's key: 32 bytes, the
 // canonical encoding of a point, not of small order.
 func PublicKey(pub []byte) error {
-	c := constants()
-	if c == nil {
-		return ErrKeyNotPoint
-	}
-	_, err := keyPoint(pub, c)
+	_, err := point(pub)
 	return err
 }
 
-func keyPoint(pub []byte, c *curve) (*point, error) {
+func point(pub []byte) (*edwards25519.Point, error) {
 	if len(pub) != PublicKeySize {
 		return nil, ErrKeySize
 	}
-	A := new(point)
-	if !A.decode(pub, c) {
+	A, err := new(edwards25519.Point).SetBytes(pub)
+	if err != nil || !bytes.Equal(A.Bytes(), pub) {
 		return nil, ErrKeyNotPoint
 	}
-	if enc := A.encode(); !bytes.Equal(enc[:], pub) {
-		return nil, ErrKeyNotPoint
-	}
-	var A8 point
-	A8.add(A, A, c)
-	A8.add(&A8, &A8, c)
-	A8.add(&A8, &A8, c)
-	if A8.isIdentity() {
+	if new(edwards25519.Point).MultByCofactor(A).Equal(edwards25519.NewIdentityPoint()) == 1 {
 		return nil, ErrKeySmallOrder
 	}
 	return A, nil
@@ -67,30 +55,29 @@ func keyPoint(pub []byte, c *curve) (*point, error) {
 
 // Verify reports whether sig is pub's Ed25519 signature of msg. A key
 // that PublicKey refuses never verifies. S, k and A are public, so the
-// variable-time arithmetic is fine.
+// variable-time multiplication is fine.
 func Verify(pub, msg, sig []byte) bool {
 	if len(sig) != SignatureSize {
 		return false
 	}
-	c := constants()
-	if c == nil {
-		return false
-	}
-	A, err := keyPoint(pub, c)
+	A, err := point(pub)
 	if err != nil {
 		return false
 	}
-	S := scalarFrom32(sig[32:])
-	if !S.less(&order) { // S must be canonical (RFC 8032 §5.1.7)
+	S, err := new(edwards25519.Scalar).SetCanonicalBytes(sig[32:])
+	if err != nil {
 		return false
 	}
 	h := sha512.New()
 	h.Write(sig[:32])
 	h.Write(pub)
 	h.Write(msg)
-	var digest [64]byte
-	h.Sum(digest[:0])
-	negK := reduceWide(&digest).negate()
-	R := doubleMult(&S, &c.B, &negK, A, c).encode()
-	return bytes.Equal(R[:], sig[:32])
+	k, err := new(edwards25519.Scalar).SetUniformBytes(h.Sum(nil))
+	if err != nil {
+		return false
+	}
+	R := new(edwards25519.Point).VarTimeMultiScalarMult(
+		[]*edwards25519.Scalar{S, new(edwards25519.Scalar).Negate(k)},
+		[]*edwards25519.Point{edwards25519.NewGeneratorPoint(), A})
+	return bytes.Equal(R.Bytes(), sig[:32])
 }
