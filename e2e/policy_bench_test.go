@@ -195,9 +195,11 @@ func waitDecider(b testing.TB, socks string) decider.Status {
 // p99 of each whole request, the server's CPU per event (user+system,
 // from /proc) and its collections (GODEBUG=gctrace=1: count, longest
 // stop-the-world pause), and the server's own time per event (srv-p50,
-// srv-p99: its debug log's "took", the code's part of the request, which
-// every arm pays the same debug log for; srv-syncwait-p99: the part of it
-// spent waiting on the group commit); one gated arm runs the server with GOGC=100 (the
+// srv-p99: the answer's Server-Timing "hook", the code's part of the
+// request; srv-syncwait-p99: the part of it spent waiting on the group
+// commit). The server runs at its default log level (info: a gated event
+// logs its decision; no line per event otherwise), as deployed. One gated
+// arm runs the server with GOGC=100 (the
 // Go default; logbook-server sets 400 unless GOGC is set), to see whether
 // the collector is in the tail. The fsync arm is this disk's own fsync latency
 // in the same run (a 600-byte append and fsync paced at 1,000/s for two
@@ -227,17 +229,17 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 			d := b.TempDir()
 			key := newServerKey(b, d)
 			started := time.Now()
-			s := startServer(b, freePort(b), filepath.Join(d, "data"), key, nil, append([]string{"--log-level", "debug"}, c.extra...)...)
+			s := startServer(b, freePort(b), filepath.Join(d, "data"), key, nil, c.extra...)
 			cpu0 := procCPU(b, s.cmd.Process.Pid)
 			from := time.Since(started).Seconds() // the process is younger than that
-			n := pacedLatency(b, s.url, func(it, c, i int) []byte {
+			n, took, waits := pacedLatency(b, s.url, func(it, c, i int) []byte {
 				return []byte(fmt.Sprintf(`{"session_id":"lat-%d-%02d","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"toolu_%06d","tool_input":{"command":"echo %d"}}`, it, c, i, i))
 			})
 			cpu := procCPU(b, s.cmd.Process.Pid) - cpu0
 			s.cmd.Process.Kill()
 			s.cmd.Wait()
 			gcs, pause := gcTrace(s.stderr.String(), from)
-			if took, waits := tookTimes(b, s.stderr.String()); len(took) > 0 {
+			if len(took) > 0 {
 				slices.Sort(took)
 				slices.Sort(waits)
 				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "srv-p50-ms")
@@ -275,33 +277,6 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 		}
 		reportPercentiles(b, all)
 	})
-}
-
-// tookTimes reads the server's own time for each recorded event from its
-// debug log ("took": from the append slot taken to the answer, without
-// reading the body or writing the answer): the code's part of a request,
-// beside the whole request that the clients time.
-func tookTimes(b *testing.B, log string) (out, waits []time.Duration) {
-	// The runtime's gctrace lines go to the same stderr unbuffered and
-	// may cut into a log line: such a line is skipped (and counted).
-	cut := 0
-	for _, l := range strings.Split(log, "\n") {
-		i := strings.Index(l, `{"time"`)
-		if i < 0 || !strings.Contains(l, `"msg":"recorded"`) {
-			continue
-		}
-		var v struct{ Took, SyncWait int64 }
-		if err := json.Unmarshal([]byte(l[i:]), &v); err != nil {
-			cut++
-			continue
-		}
-		out = append(out, time.Duration(v.Took))
-		waits = append(waits, time.Duration(v.SyncWait))
-	}
-	if cut > len(out)/100 {
-		b.Fatalf("%d of %d log lines unreadable", cut, cut+len(out))
-	}
-	return out, waits
 }
 
 // procCPU is a process's user+system time so far (Linux /proc, clock

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -135,8 +136,10 @@ func BenchmarkServerLatency(b *testing.B) {
 // pacedLatency has 16 clients pace 1,000 events/s between them at url for
 // two seconds per iteration, event(iteration, client, i) making each, and
 // reports the 50th and 99th percentiles of a whole request. It returns
-// the number of events sent.
-func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) int {
+// the number of events sent and, for each, the server's own time and its
+// wait on the group commit, from the answer's Server-Timing header (none
+// when the server sends none).
+func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) (n int, took, syncWaits []time.Duration) {
 	const clients, rate, seconds = 16, 1000, 2
 	tr := &http.Transport{MaxIdleConnsPerHost: clients}
 	var all []time.Duration
@@ -154,13 +157,24 @@ func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) int
 				for i := 0; i < per*seconds; i++ {
 					time.Sleep(time.Until(next))
 					t0 := time.Now()
-					if code, err := postEvent(cl, url, event(it, c, i)); err != nil || code != 200 {
-						b.Error(code, err)
+					resp, err := cl.Post(url+"/v1/hooks/claude-code", "application/json", bytes.NewReader(event(it, c, i)))
+					if err != nil {
+						b.Error(err)
 						return
 					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
 					d := time.Since(t0)
+					if resp.StatusCode != 200 {
+						b.Error(resp.StatusCode)
+						return
+					}
+					hk, sw, ok := parseServerTiming(resp.Header.Get("Server-Timing"))
 					mu.Lock()
 					all = append(all, d)
+					if ok {
+						took, syncWaits = append(took, hk), append(syncWaits, sw)
+					}
 					mu.Unlock()
 					next = next.Add(interval)
 				}
@@ -169,7 +183,18 @@ func pacedLatency(b *testing.B, url string, event func(it, c, i int) []byte) int
 		wg.Wait()
 	}
 	reportPercentiles(b, all)
-	return len(all)
+	return len(all), took, syncWaits
+}
+
+// parseServerTiming reads logbook-server's Server-Timing header,
+// "hook;dur=MS, sync;dur=MS".
+func parseServerTiming(h string) (hook, sync time.Duration, ok bool) {
+	var a, c float64
+	if _, err := fmt.Sscanf(h, "hook;dur=%g, sync;dur=%g", &a, &c); err != nil {
+		return 0, 0, false
+	}
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	return ms(a), ms(c), true
 }
 
 // reportPercentiles reports the 50th and 99th percentiles of all, in ms,

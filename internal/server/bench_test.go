@@ -18,7 +18,7 @@ import (
 
 // fiftyRules is a gate of 50 regexp rules over Bash commands, none of
 // which matches the benchmarks' commands (as e2e's fiftyRules).
-func fiftyRules(b *testing.B) *gate.Gate {
+func fiftyRules(b testing.TB) *gate.Gate {
 	type rule struct {
 		Name     string `json:"name"`
 		When     string `json:"when"`

@@ -55,7 +55,7 @@ func (s *Server) write(w http.ResponseWriter, ev hookevent.Event, rp reply) {
 	if rp.v != nil {
 		w.Header().Set("X-Logbook-Decision", string(rp.v.Decision))
 		w.Header().Set("X-Logbook-Enforced", strconv.FormatBool(rp.v.Enforced))
-		s.cfg.Log.Info("gate", "session", ev.Session, "event", ev.Name, "decision", rp.v.Decision, "rule", rp.v.Rule)
+		s.cfg.Log.Info("gate", "session", ev.Session, "event", ev.Name, "decision", string(rp.v.Decision), "rule", rp.v.Rule)
 	}
 	if rp.relay {
 		w.Header().Set(hookpost.ExitHeader, strconv.Itoa(rp.exit))

@@ -9,7 +9,7 @@ import (
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 )
 
-func fifty(b *testing.B) *orgpolicy.Policy {
+func fifty(b testing.TB) *orgpolicy.Policy {
 	type rule struct {
 		Name     string `json:"name"`
 		When     string `json:"when"`

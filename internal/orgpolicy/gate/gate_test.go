@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +220,49 @@ func TestDocsExamplePolicy(t *testing.T) {
 		if r.Decision != c.decision || r.Error != "" {
 			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, r, c.decision)
 		}
+	}
+}
+
+// TestOnlyFoldsGetTheBudgetContext: a rule with a comprehension (the
+// only place cel-go checks the interrupt) runs under the time budget's
+// context; a rule without one runs without (Decide's fast path), and a
+// 50-rule call of such rules makes no context at all: deterministic
+// allocation counts guard it.
+func TestOnlyFoldsGetTheBudgetContext(t *testing.T) {
+	t.Parallel()
+	p, err := orgpolicy.ParseText([]byte(`{"version":"logbook/policy@0","rules":[
+		{"name":"plain","when":"tool == 'Bash' && input.command.matches(r'rm\\s+-rf')","decision":"deny"},
+		{"name":"fold","when":"has(input.items) && input.items.exists(x, x == 'y')","decision":"deny"},
+		{"name":"map","when":"[1, 2].map(x, x * 2).size() == 3","decision":"deny"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []bool{false, true, true}; !slices.Equal(prog.folds, want) {
+		t.Errorf("folds %v, want %v", prog.folds, want)
+	}
+	if r := prog.Decide(Input{Tool: "Bash", ToolInput: map[string]any{"command": "ls", "items": []any{"y"}}}); r.Rule != "fold" {
+		t.Errorf("the fold rule did not decide: %+v", r)
+	}
+}
+
+// TestCheck50Allocs guards the gate's cost per call in a long-running
+// recorder (BenchmarkCheck50's call), by allocations, which do not depend
+// on the machine's load: 428 when written; 635 when each rule still ran
+// under its own context and boxed the call's strings again.
+func TestCheck50Allocs(t *testing.T) {
+	// serial: testing.AllocsPerRun refuses a parallel test.
+	prog, err := Compile(fifty(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &Gate{Program: prog, Signed: &orgpolicy.Signed{Policy: prog.Policy}}
+	payload := call("toolu_1", "PreToolUse", "Bash", `{"command":"go test ./... -run TestX -count=1","description":"run the tests"}`)
+	ev, _ := hookevent.Parse(payload)
+	if n := testing.AllocsPerRun(20, func() { g.Check(payload, ev) }); n > 460 {
+		t.Errorf("%v allocations per 50-rule call, want at most 460", n)
 	}
 }
