@@ -35,3 +35,34 @@ func TestUncheckedGates(t *testing.T) {
 		t.Errorf("no gate steps: exit %d\n%s", code, out.String())
 	}
 }
+
+// TestDeniedRanUnchecked: without --policy-key, a record whose own gate
+// steps show a denied call that ran is still accepted (nothing checked who
+// signed the policy), but its first warning names the call, in text and
+// --json; an audit-mode deny that ran gets no such warning.
+func TestDeniedRanUnchecked(t *testing.T) {
+	t.Parallel()
+	for _, rec := range []string{"../../testdata/gate/fail_DENIED_CALL_RAN_post.json", "../../testdata/gate/fail_DENIED_CALL_RAN_failure.json"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{rec}, &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s%s", rec, code, out.String(), errb.String())
+		}
+		lines := strings.Split(out.String(), "\n")
+		i := 0
+		for i < len(lines) && !strings.HasPrefix(lines[i], "warning: ") {
+			i++
+		}
+		if i == len(lines) || !strings.HasPrefix(lines[i], "warning: a call the organization policy denied ran anyway (step ") ||
+			!strings.Contains(lines[i], "refused DENIED_CALL_RAN") {
+			t.Errorf("%s: the first warning is not the denied call that ran:\n%s", rec, out.String())
+		}
+		out.Reset()
+		if code := run([]string{"--json", rec}, &out, &errb); code != 0 || !strings.Contains(out.String(), `"warnings":["a call the organization policy denied ran anyway`) {
+			t.Errorf("%s --json: exit %d\n%s", rec, code, out.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"../../testdata/gate/good_audit_denied_ran.json"}, &out, &errb); code != 0 || strings.Contains(out.String(), "ran anyway") {
+		t.Errorf("audit mode: exit %d\n%s", code, out.String())
+	}
+}

@@ -82,35 +82,18 @@ func CheckRecordSummary(rec []byte, trusted []ed25519.PublicKey, require string)
 
 // judge runs the checks; views are the steps as read, for the summary.
 func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code, string, []stepView) {
-	root, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth})
-	if err != nil {
-		return format.NotJSON, err.Error(), nil // unreachable after record.Verify
+	views, c, d := read(rec)
+	if c != "" {
+		return c, d, nil
 	}
-	steps := root.Get("steps")
-	if steps == nil || steps.Kind != strictjson.Array {
-		return format.Shape, "no steps", nil // unreachable after record.Verify
-	}
-	views := make([]stepView, len(steps.Items))
 	gates, calls := 0, 0
-	for i := range steps.Items {
-		st := &steps.Items[i]
-		d := st.Get("data")
-		v := stepView{seq: i, d: d}
-		v.event, _ = d.GetString("event")
-		v.gated, _ = d.GetString("gated")
-		v.toolUseID, _ = d.GetString("toolUseId")
-		if in := st.Get("inputsSha256"); in != nil {
-			for _, it := range in.Items {
-				v.inputs += it.Str + ","
-			}
-		}
+	for _, v := range views {
 		if v.event == GateEvent {
 			gates++
 		}
 		if slices.Contains(preEvents, v.event) || slices.Contains(postEvents, v.event) {
 			calls++
 		}
-		views[i] = v
 	}
 	if gates == 0 && calls > 0 {
 		return format.PolicyMissing, fmt.Sprintf("%d tool-call steps and no gate step: no policy was in force", calls), views
@@ -164,6 +147,43 @@ func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code
 			}
 		}
 	}
+	if d := deniedRan(views); d != "" {
+		return format.DeniedCallRan, d, views
+	}
+	return "", "", views
+}
+
+// read gives each step of a verified record as the checks see it.
+func read(rec []byte) ([]stepView, format.Code, string) {
+	root, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth})
+	if err != nil {
+		return nil, format.NotJSON, err.Error() // unreachable after record.Verify
+	}
+	steps := root.Get("steps")
+	if steps == nil || steps.Kind != strictjson.Array {
+		return nil, format.Shape, "no steps" // unreachable after record.Verify
+	}
+	views := make([]stepView, len(steps.Items))
+	for i := range steps.Items {
+		st := &steps.Items[i]
+		d := st.Get("data")
+		v := stepView{seq: i, d: d}
+		v.event, _ = d.GetString("event")
+		v.gated, _ = d.GetString("gated")
+		v.toolUseID, _ = d.GetString("toolUseId")
+		if in := st.Get("inputsSha256"); in != nil {
+			for _, it := range in.Items {
+				v.inputs += it.Str + ","
+			}
+		}
+		views[i] = v
+	}
+	return views, "", ""
+}
+
+// deniedRan describes the first post-event of a call that an enforced
+// deny of its gate step stopped: the tool ran anyway. "" when none.
+func deniedRan(views []stepView) string {
 	denied := map[string]int{}
 	for _, v := range views {
 		switch {
@@ -174,11 +194,23 @@ func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code
 			}
 		case slices.Contains(postEvents, v.event) && v.toolUseID != "":
 			if g, ok := denied[v.toolUseID]; ok {
-				return format.DeniedCallRan, fmt.Sprintf("step %d: %s of %s, which the gate at step %d denied", v.seq, v.event, callName(v), g), views
+				return fmt.Sprintf("step %d: %s of %s, which the gate at step %d denied", v.seq, v.event, callName(v), g)
 			}
 		}
 	}
-	return "", "", views
+	return ""
+}
+
+// DeniedCallRan is DENIED_CALL_RAN's check alone, for a verified record
+// judged without --policy-key: what the record's own gate steps say,
+// whoever signed the policy. It describes the first denied call that ran
+// anyway, or returns "".
+func DeniedCallRan(rec []byte) string {
+	views, c, _ := read(rec)
+	if c != "" {
+		return ""
+	}
+	return deniedRan(views)
 }
 
 // gates1 reports whether g is the gate step of the pre-event p: the same

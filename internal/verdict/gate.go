@@ -22,6 +22,9 @@ func judgeGate(in Inputs, out *Outcome) {
 	}
 	if in.Gate == nil {
 		out.UncheckedGates = countGates(in.Record)
+		if out.UncheckedGates > 0 {
+			out.DeniedRan = orgpolicy.DeniedCallRan(in.Record)
+		}
 		return
 	}
 	c, d, sum := orgpolicy.CheckRecordSummary(in.Record, in.Gate.Keys, in.Gate.Require)
@@ -61,6 +64,13 @@ var gateStep = []byte(`"kind":"gate","outputsSha256":`)
 // countGates counts the gate steps of a verified record, for the warning
 // that they were not checked (no --policy-key).
 func countGates(rec []byte) int { return bytes.Count(rec, gateStep) }
+
+// DeniedRanWarning is the warning an accepted record gets when, without
+// --policy-key, its own gate steps show a denied call that ran anyway:
+// whoever signed the policy, the record contradicts itself.
+func DeniedRanWarning(detail string) string {
+	return fmt.Sprintf("a call the organization policy denied ran anyway (%s): with --policy-key this record is refused DENIED_CALL_RAN (docs/policy.md §8)", detail)
+}
 
 // UncheckedGatesWarning is the warning an accepted record with gate steps
 // gets when no --policy-key checked them.

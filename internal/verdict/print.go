@@ -152,6 +152,9 @@ func Warnings(o Outcome) []string {
 		return nil
 	}
 	var w []string
+	if o.DeniedRan != "" {
+		w = append(w, DeniedRanWarning(o.DeniedRan))
+	}
 	if o.Level == checkpoint.LevelLocal {
 		w = append(w, LocalWarning)
 	} else if !o.Fresh {

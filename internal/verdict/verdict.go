@@ -52,6 +52,10 @@ type Outcome struct {
 	// UncheckedGates counts the gate steps of an accepted record when no
 	// --policy-key asked for step 12: they are said to be unchecked.
 	UncheckedGates int
+	// DeniedRan describes, when no --policy-key was given, the first
+	// call the record's own gate steps denied that ran anyway: said as
+	// a warning (the first), since nothing checked who signed the policy.
+	DeniedRan string
 	// Fresh: the log was read past the record's leaf and holds no later
 	// checkpoint of the session (logproof.Fresh); false when not checked.
 	Fresh bool
