@@ -287,18 +287,18 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 				attribute.String("logbook.tool", c.Tool),
 				attribute.String("logbook.tool_use_id", c.ToolUseID),
 				attribute.String("logbook.subject", c.Subject),
-				attribute.Int64Slice("logbook.pre_seqs", c.Pre),
-				attribute.Int64Slice("logbook.post_seqs", c.Post),
+				attribute.Int64Slice("logbook.pre_seqs", c.Pre()),
+				attribute.Int64Slice("logbook.post_seqs", c.Post()),
 				attribute.Bool("logbook.failed", c.Failed),
 			}
-			if c.ExitCode != nil {
-				attrs = append(attrs, attribute.Int64("process.exit.code", *c.ExitCode))
+			if x := c.ExitCode(); x != nil {
+				attrs = append(attrs, attribute.Int64("process.exit.code", *x))
 			}
-			if c.Duration != nil {
-				attrs = append(attrs, attribute.Int64("logbook.duration_ms", *c.Duration))
+			if d := c.Duration(); d != nil {
+				attrs = append(attrs, attribute.Int64("logbook.duration_ms", *d))
 			}
-			if len(c.Gaps) > 0 {
-				attrs = append(attrs, attribute.StringSlice("logbook.gaps", c.Gaps))
+			if g := c.Gaps(); len(g) > 0 {
+				attrs = append(attrs, attribute.StringSlice("logbook.gaps", g))
 			}
 			if c.ToolUseID != "" {
 				attrs = append(attrs, semconv.GenAIToolCallID(c.ToolUseID))
@@ -317,9 +317,9 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 			if c.Failed {
 				span.SetStatus(codes.Error, "the tool call failed")
 			}
-			if c.GateStep != nil {
+			if g := c.GateStep(); g != nil {
 				// The gate decided this call: its record is the call's.
-				em.log(cctx, c.GateStep, turn, c.Agent, "")
+				em.log(cctx, g, turn, c.Agent, "")
 			}
 			span.End(trace.WithTimestamp(e))
 			em.spans++
@@ -385,8 +385,8 @@ func toolType(tool string) string {
 // errorType is error.type for a failed call: its exit status when it has
 // one, else "tool_error".
 func errorType(c *review.Call) string {
-	if c.ExitCode != nil {
-		return fmt.Sprintf("exit_%d", *c.ExitCode)
+	if x := c.ExitCode(); x != nil {
+		return fmt.Sprintf("exit_%d", *x)
 	}
 	return "tool_error"
 }

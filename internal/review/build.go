@@ -25,34 +25,179 @@ const (
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
+// A review holds one per call (about 37,500 on a 100,000-step record,
+// at the peak with the record), so it keeps only what every call has:
+// the strings (pointing into the record), the first pre- and post-event
+// seqs and their counts, the figures as values, and what only a few
+// calls have (more seqs, a gate, files that are not the subject) behind
+// one pointer: 176 bytes, not 288 (issue 21, TestCallSize). Its JSON is
+// what it was when those were fields (MarshalJSON).
 type Call struct {
-	ToolUseID string   `json:"toolUseId,omitempty"`
-	Tool      string   `json:"tool,omitempty"`
-	Kind      string   `json:"kind"`
-	Subject   string   `json:"subject,omitempty"` // the command, else the path(s), else a pattern or url
-	Agent     string   `json:"agent,omitempty"`   // the sub-agent's id; "" in the main session
-	Start     string   `json:"start"`             // the first step's time
-	End       string   `json:"end,omitempty"`     // the post-event's time
-	Duration  *int64   `json:"durationMs"`        // the harness's figure, else end minus start; null when unfinished
-	ExitCode  *int64   `json:"exitCode"`
-	Failed    bool     `json:"failed"`
-	denied    bool     // an enforced gate step denied it (package gaps' rule); beside Failed, in its padding
-	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
-	Post      []int64  `json:"postSeqs"` // seqs of the post-events
-	Gaps      []string `json:"gaps"`
-	// Note says why a call has no pre- or post-event at all: a call the
-	// model made that Claude Code refused before running any hook (an
-	// unknown tool, a bad input), named only by its PostToolBatch.
-	Note string `json:"note,omitempty"`
-	// Gate is the organization policy's decision on the call, when a
-	// gate step names it.
-	Gate *Gate `json:"gate,omitempty"`
-	// GateStep is the gate step itself (for OTLP logs, which send every
-	// step that is not a call's).
-	GateStep *Step    `json:"-"`
-	pos      int64    // seq of its first step, for ordering
-	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
-	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
+	ToolUseID string
+	Tool      string
+	Kind      string
+	Subject   string // the command, else the path(s), else a pattern or url
+	Agent     string // the sub-agent's id; "" in the main session
+	Start     string // the first step's time
+	End       string // the post-event's time
+	duration  int64  // the harness's figure, else end minus start (hasDuration)
+	exitCode  int64  // (hasExit)
+	pre, post int64  // the first pre- and post-event's seq (nPre, nPost > 0)
+	pos       int64  // seq of its first step, for ordering
+	nPre      int32  // how many pre-events
+	nPost     int32
+	Failed    bool
+	denied    bool      // an enforced gate step denied it (package gaps' rule)
+	bits      callBits  // which figures it has, its gaps, its note
+	more      *callMore // nil for most calls
+}
+
+// callMore is what few calls have.
+type callMore struct {
+	pre, post []int64 // the seqs after the first
+	gate      *Step   // the gate step that decided it (its Gate is the call's)
+	// paths are its files (streamBuild: of its first pre-event, else of
+	// its first post-event) when they are not just its subject.
+	paths []string
+}
+
+type callBits uint16
+
+const (
+	hasDuration callBits = 1 << iota
+	hasExit
+	pathIsSubject // its one file is its subject (streamBuild)
+	gapUnfinished
+	gapOrphaned
+	gapDupPre
+	gapDupPost
+	noteBatchOnly
+	noteDenied
+)
+
+func (c *Call) extra() *callMore {
+	if c.more == nil {
+		c.more = &callMore{}
+	}
+	return c.more
+}
+
+// Duration is the harness's figure, else end minus start; nil when
+// unfinished.
+func (c *Call) Duration() *int64 {
+	if c.bits&hasDuration == 0 {
+		return nil
+	}
+	d := c.duration
+	return &d
+}
+
+// ExitCode is the post-event's exit code, nil when it gave none.
+func (c *Call) ExitCode() *int64 {
+	if c.bits&hasExit == 0 {
+		return nil
+	}
+	e := c.exitCode
+	return &e
+}
+
+// Pre is the seqs of the pre-events (never nil).
+func (c *Call) Pre() []int64 { return c.seqs(c.nPre, c.pre, 0) }
+
+// Post is the seqs of the post-events (never nil).
+func (c *Call) Post() []int64 { return c.seqs(c.nPost, c.post, 1) }
+
+func (c *Call) seqs(n int32, first int64, which int) []int64 {
+	out := make([]int64, 0, n)
+	if n == 0 {
+		return out
+	}
+	out = append(out, first)
+	if c.more != nil {
+		out = append(out, [2][]int64{c.more.pre, c.more.post}[which]...)
+	}
+	return out
+}
+
+// Gaps names the call's gaps, in the order shown (never nil).
+func (c *Call) Gaps() []string {
+	out := []string{}
+	for _, g := range [...]struct {
+		bit  callBits
+		name string
+	}{{gapUnfinished, GapUnfinished}, {gapOrphaned, GapOrphaned}, {gapDupPre, GapDuplicatePre}, {gapDupPost, GapDuplicatePost}} {
+		if c.bits&g.bit != 0 {
+			out = append(out, g.name)
+		}
+	}
+	return out
+}
+
+// hasGaps is len(c.Gaps()) > 0 without the slice.
+func (c *Call) hasGaps() bool {
+	return c.bits&(gapUnfinished|gapOrphaned|gapDupPre|gapDupPost) != 0
+}
+
+// Note says why a call has no pre- or post-event at all: a call the
+// model made that Claude Code refused before running any hook (an
+// unknown tool, a bad input), named only by its PostToolBatch
+// (NoteBatchOnly), or one the organization policy denied (NoteDenied).
+func (c *Call) Note() string {
+	switch {
+	case c.bits&noteBatchOnly != 0:
+		return NoteBatchOnly
+	case c.bits&noteDenied != 0:
+		return NoteDenied
+	}
+	return ""
+}
+
+// Gate is the organization policy's decision on the call, when a gate
+// step names it.
+func (c *Call) Gate() *Gate {
+	if st := c.GateStep(); st != nil {
+		return st.Gate
+	}
+	return nil
+}
+
+// GateStep is the gate step itself (for OTLP logs, which send every step
+// that is not a call's).
+func (c *Call) GateStep() *Step {
+	if c.more == nil {
+		return nil
+	}
+	return c.more.gate
+}
+
+func (c *Call) setGate(st *Step) { c.extra().gate = st }
+
+// MarshalJSON writes the call as it was written when its seqs, gaps,
+// note and gate were fields (HTML characters are left as they are; an
+// encoder that escapes them escapes these too).
+func (c *Call) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		ToolUseID string   `json:"toolUseId,omitempty"`
+		Tool      string   `json:"tool,omitempty"`
+		Kind      string   `json:"kind"`
+		Subject   string   `json:"subject,omitempty"`
+		Agent     string   `json:"agent,omitempty"`
+		Start     string   `json:"start"`
+		End       string   `json:"end,omitempty"`
+		Duration  *int64   `json:"durationMs"`
+		ExitCode  *int64   `json:"exitCode"`
+		Failed    bool     `json:"failed"`
+		Pre       []int64  `json:"preSeqs"`
+		Post      []int64  `json:"postSeqs"`
+		Gaps      []string `json:"gaps"`
+		Note      string   `json:"note,omitempty"`
+		Gate      *Gate    `json:"gate,omitempty"`
+	}{c.ToolUseID, c.Tool, c.Kind, c.Subject, c.Agent, c.Start, c.End, c.Duration(), c.ExitCode(), c.Failed,
+		c.Pre(), c.Post(), c.Gaps(), c.Note(), c.Gate()})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
@@ -223,7 +368,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 			c, waiting[st.Tool] = waiting[st.Tool][0], waiting[st.Tool][1:]
 		}
 		if c == nil {
-			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
+			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At}
 			if st.ToolUseID != "" {
 				calls[st.ToolUseID] = c
 			} else if ph == gaps.Pre {
@@ -249,8 +394,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 			if k < len(st.BatchTools) {
 				tool = st.BatchTools[k]
 			}
-			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq,
-				Pre: []int64{}, Post: []int64{}, Gaps: []string{}, Note: NoteBatchOnly}
+			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq, bits: noteBatchOnly}
 			calls[id] = c
 			order = append(order, c)
 		}
@@ -436,17 +580,32 @@ func (c *Call) fill(st *Step, ph gaps.Phase) {
 		c.Subject = subject(st)
 	}
 	if ph == gaps.Pre {
-		c.Pre = append(c.Pre, st.Seq)
+		if c.nPre == 0 {
+			c.pre = st.Seq
+		} else {
+			c.extra().pre = append(c.extra().pre, st.Seq)
+		}
+		c.nPre++
 		if st.At < c.Start {
 			c.Start = st.At
 		}
 		return
 	}
-	c.Post = append(c.Post, st.Seq)
-	if len(c.Post) == 1 {
+	if c.nPost == 0 {
+		c.post = st.Seq
+	} else {
+		c.extra().post = append(c.extra().post, st.Seq)
+	}
+	c.nPost++
+	if c.nPost == 1 {
 		c.End = st.At
-		c.Duration = st.Duration
-		c.ExitCode = st.ExitCode
+		c.bits &^= hasDuration | hasExit
+		if st.Duration != nil {
+			c.duration, c.bits = *st.Duration, c.bits|hasDuration
+		}
+		if st.ExitCode != nil {
+			c.exitCode, c.bits = *st.ExitCode, c.bits|hasExit
+		}
 		c.Failed = st.Event == "PostToolUseFailure" || (st.ExitCode != nil && *st.ExitCode != 0)
 	}
 }
@@ -455,32 +614,33 @@ func (c *Call) finish() {
 	if c.ToolUseID == "" {
 		// Without an id nothing says which events belong together: no
 		// gap is claimed (package gaps counts none either).
-		if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
-			if d, ok := between(c.Start, c.End); ok {
-				c.Duration = &d
-			}
-		}
+		c.measure()
 		return
 	}
 	switch {
-	case len(c.Post) == 0 && c.denied:
-		if c.Note == "" {
-			c.Note = NoteDenied
+	case c.nPost == 0 && c.denied:
+		if c.bits&(noteBatchOnly|noteDenied) == 0 {
+			c.bits |= noteDenied
 		}
-	case len(c.Post) == 0:
-		c.Gaps = append(c.Gaps, GapUnfinished)
-	case len(c.Pre) == 0:
-		c.Gaps = append(c.Gaps, GapOrphaned)
+	case c.nPost == 0:
+		c.bits |= gapUnfinished
+	case c.nPre == 0:
+		c.bits |= gapOrphaned
 	}
-	if len(c.Pre) > 1 {
-		c.Gaps = append(c.Gaps, GapDuplicatePre)
+	if c.nPre > 1 {
+		c.bits |= gapDupPre
 	}
-	if len(c.Post) > 1 {
-		c.Gaps = append(c.Gaps, GapDuplicatePost)
+	if c.nPost > 1 {
+		c.bits |= gapDupPost
 	}
-	if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
+	c.measure()
+}
+
+// measure gives a call whose post-event had no duration end minus start.
+func (c *Call) measure() {
+	if c.bits&hasDuration == 0 && c.nPre > 0 && c.End != "" {
 		if d, ok := between(c.Start, c.End); ok {
-			c.Duration = &d
+			c.duration, c.bits = d, c.bits|hasDuration
 		}
 	}
 }
@@ -517,8 +677,8 @@ func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
 		if c.Failed {
 			s.Failed = append(s.Failed, c)
 		}
-		if c.Duration != nil {
-			s.ToolMs += *c.Duration
+		if c.bits&hasDuration != 0 {
+			s.ToolMs += c.duration
 		}
 		if c.Kind == "exec" || c.Kind == "tool_call" {
 			continue
@@ -555,11 +715,11 @@ func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
 // callPaths lists the files a call names (data.paths, else data.path).
 func callPaths(c *Call, steps []Step) []string {
 	seq := c.pos
-	for _, list := range [][]int64{c.Pre, c.Post} {
-		if len(list) > 0 {
-			seq = list[0]
-			break
-		}
+	switch {
+	case c.nPre > 0:
+		seq = c.pre
+	case c.nPost > 0:
+		seq = c.post
 	}
 	// steps are in seq order in any record that verifies; fall back to a scan.
 	var st *Step
@@ -600,9 +760,9 @@ func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
 			continue
 		}
 		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
-		if c.Gate == nil {
+		if c.GateStep() == nil {
 			g := *st // a copy: the steps' array is not kept alive
-			c.Gate, c.GateStep = st.Gate, &g
+			c.setGate(&g)
 			gated[st.Seq] = true
 		}
 	}

@@ -56,7 +56,7 @@ func hiddenSteps(r *review.Review) []any {
 	walk = func(items []review.Item) {
 		for _, it := range items {
 			if c := it.Call; c != nil {
-				out = append(out, c.ToolUseID, c.GateStep)
+				out = append(out, c.ToolUseID, c.GateStep())
 			}
 			if a := it.SubAgent; a != nil {
 				out = append(out, a.ID, a.Marks)

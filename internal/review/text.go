@@ -280,11 +280,11 @@ func (p *printer) items(items []Item, indent string) {
 
 func (p *printer) call(c *Call, indent string) {
 	dur := "    —   "
-	if c.Duration != nil {
-		dur = padLeft(Millis(*c.Duration), 8)
+	if d := c.Duration(); d != nil {
+		dur = padLeft(Millis(*d), 8)
 	}
 	exit := "      "
-	if c.ExitCode != nil || c.Failed {
+	if c.bits&hasExit != 0 || c.Failed {
 		exit = fmt.Sprintf("%-6s", exitText(c))
 	}
 	if c.Failed {
@@ -307,13 +307,15 @@ func (p *printer) call(c *Call, indent string) {
 		}
 	}
 	p.put(head + p.cut(subject, room) + "  " + p.c(dim, id))
-	for _, g := range c.Gaps {
-		p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
+	if c.hasGaps() {
+		for _, g := range c.Gaps() {
+			p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
+		}
 	}
-	if c.Note != "" {
-		p.line("%s%s", indent, p.c(dim, "  · "+c.Note))
+	if note := c.Note(); note != "" {
+		p.line("%s%s", indent, p.c(dim, "  · "+note))
 	}
-	if g := c.Gate; g != nil {
+	if g := c.Gate(); g != nil {
 		p.line("%s%s", indent, p.gateLine(g))
 	}
 }
@@ -371,8 +373,8 @@ func visibleLen(s string) int {
 }
 
 func exitText(c *Call) string {
-	if c.ExitCode != nil {
-		return fmt.Sprintf("exit %d", *c.ExitCode)
+	if c.bits&hasExit != 0 {
+		return fmt.Sprintf("exit %d", c.exitCode)
 	}
 	if c.Failed {
 		return "failed"
