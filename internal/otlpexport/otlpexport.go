@@ -254,7 +254,8 @@ func (em *emitter) emit(ctx context.Context, r *review.Review) error {
 		}
 		tctx, span := tr.Start(ctx, name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 		if t.Prompt != nil {
-			em.log(tctx, t.Prompt, t.Number, "", "")
+			p := t.Prompt.Full()
+			em.log(tctx, &p, t.Number, "", "")
 		}
 		last := em.items(tctx, t.Items, span, ts, t.Number)
 		span.End(trace.WithTimestamp(last))

@@ -284,8 +284,12 @@ type SubAgent struct {
 type Turn struct {
 	// Number is the turn's place in the session (1 for the first
 	// prompt; 0 before it). A filtered view keeps it.
-	Number int    `json:"number"`
-	Prompt *Step  `json:"prompt"` // nil for the steps before the first prompt
+	Number int `json:"number"`
+	// Prompt is nil for the steps before the first prompt. An Event,
+	// not a whole Step (its JSON is the Step's: a turn's prompt is the
+	// main session's, with no agent): a review holds one per turn, 192
+	// bytes and not 376 beside the kept event (issue 21).
+	Prompt *Event `json:"prompt"`
 	Items  []Item `json:"items"`
 }
 
@@ -462,7 +466,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	byTurnID := map[string]int{} // a prompt's turn id (Claude Code's prompt_id) -> its turn
 	for i := range steps {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
-			p := steps[i]
+			p := eventOf(&steps[i], "")
 			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
 			if p.TurnID != "" {
 				byTurnID[p.TurnID] = len(turns) - 1

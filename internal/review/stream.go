@@ -341,8 +341,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	for i := 0; i < n; i++ {
 		if event(i) == "UserPromptSubmit" && agentOf[int64(i)] == "" {
 			l := b.liteAt(i)
-			p := kept[l.kept].Full() // a prompt is no call's event: kept
-			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
+			p := kept[l.kept] // a prompt is no call's event: kept; its Agent is ""
+			turns = append(turns, Turn{Number: len(turns), Prompt: p, Items: []Item{}})
 			if l.turn != 0 {
 				byTurn[l.turn] = int32(len(turns) - 1)
 			}
