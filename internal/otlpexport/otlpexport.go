@@ -250,7 +250,7 @@ func (em *emitter) emit(ctx context.Context, r *review.Review) error {
 			name = fmt.Sprintf("turn %d", t.Number)
 			ts = when(t.Prompt.At)
 			attrs = append(attrs, attribute.String("logbook.prompt.summary", t.Prompt.Summary),
-				attribute.StringSlice("logbook.prompt.sha256", t.Prompt.Inputs), attribute.Int64("logbook.seq", t.Prompt.Seq))
+				attribute.StringSlice("logbook.prompt.sha256", t.Prompt.Inputs()), attribute.Int64("logbook.seq", t.Prompt.Seq))
 		}
 		tctx, span := tr.Start(ctx, name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 		if t.Prompt != nil {
@@ -353,7 +353,7 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 			ev := it.Event
 			parent.AddEvent(ev.Summary, trace.WithTimestamp(when(ev.At)), trace.WithAttributes(
 				attribute.String("logbook.event", ev.Event), attribute.String("logbook.kind", ev.Kind),
-				attribute.Int64("logbook.seq", ev.Seq), attribute.StringSlice("logbook.outputs_sha256", ev.Outputs)))
+				attribute.Int64("logbook.seq", ev.Seq), attribute.StringSlice("logbook.outputs_sha256", ev.Outputs())))
 			if em.lg != nil {
 				st := ev.Full()
 				em.log(ctx, &st, turn, ev.Agent, "")

@@ -202,26 +202,53 @@ func (c *Call) MarshalJSON() ([]byte, error) {
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
 // a notification, a permission gate, a note. It holds only what such a
-// step has (its seq, time, kind, summary, event, ids and digests: 192
-// bytes, not a whole Step's 360 plus the agent); a step with more (a
+// step has (its seq, time, kind, summary, event and digests, and its ids
+// behind a pointer when it names any: 136 bytes, not a whole Step's 376;
+// a review of a 100,000-step record holds 25,000); a step with more (a
 // tool, a path, a gate decision, a batch's ids) keeps its whole Step
 // too. Its JSON is the whole Step's with "agent" after it, as when it
 // embedded the Step (Full).
 type Event struct {
-	Seq                int64
-	At, Kind, Summary  string
-	Event              string
-	AgentID, AgentType string
-	TurnID             string
-	Inputs, Outputs    []string
-	Agent              string // the sub-agent it belongs to; "" in the main session
-	rich               *Step  // the whole step, when it has fields beyond these
+	Seq               int64
+	At, Kind, Summary string
+	Event             string
+	Agent             string // the sub-agent it belongs to; "" in the main session
+	// digests are its inputs' then its outputs' (nIn of them inputs);
+	// digestBits says which of the step's lists were null.
+	digests    []string
+	nIn        int32
+	digestBits uint8
+	ids        *eventIDs // nil when it names no agent and no turn
+	rich       *Step     // the whole step, when it has fields beyond these
 }
+
+type eventIDs struct{ agentID, agentType, turnID string }
+
+const (
+	inputsNull uint8 = 1 << iota
+	outputsNull
+)
 
 // eventOf is the Event row of st (whose strings it keeps).
 func eventOf(st *Step, agent string) Event {
-	e := Event{Seq: st.Seq, At: st.At, Kind: st.Kind, Summary: st.Summary, Event: st.Event,
-		AgentID: st.AgentID, AgentType: st.AgentType, TurnID: st.TurnID, Inputs: st.Inputs, Outputs: st.Outputs, Agent: agent}
+	e := Event{Seq: st.Seq, At: st.At, Kind: st.Kind, Summary: st.Summary, Event: st.Event, Agent: agent, nIn: int32(len(st.Inputs))}
+	switch {
+	case len(st.Outputs) == 0:
+		e.digests = st.Inputs
+	case len(st.Inputs) == 0:
+		e.digests = st.Outputs
+	default:
+		e.digests = append(append(make([]string, 0, len(st.Inputs)+len(st.Outputs)), st.Inputs...), st.Outputs...)
+	}
+	if st.Inputs == nil {
+		e.digestBits |= inputsNull
+	}
+	if st.Outputs == nil {
+		e.digestBits |= outputsNull
+	}
+	if st.AgentID != "" || st.AgentType != "" || st.TurnID != "" {
+		e.ids = &eventIDs{st.AgentID, st.AgentType, st.TurnID}
+	}
 	if st.Tool != "" || st.ToolUseID != "" || st.Command != "" || st.Path != "" || st.Paths != nil || st.Detail != "" ||
 		st.ExitCode != nil || st.Duration != nil || st.BatchIDs != nil || st.BatchTools != nil || st.Gate != nil {
 		r := *st
@@ -230,13 +257,58 @@ func eventOf(st *Step, agent string) Event {
 	return e
 }
 
+// Inputs are the step's inputsSha256 (nil when it had none).
+func (e *Event) Inputs() []string {
+	if e.digestBits&inputsNull != 0 {
+		return nil
+	}
+	if e.nIn == 0 {
+		return []string{}
+	}
+	return e.digests[:e.nIn:e.nIn]
+}
+
+// Outputs are the step's outputsSha256 (nil when it had none).
+func (e *Event) Outputs() []string {
+	if e.digestBits&outputsNull != 0 {
+		return nil
+	}
+	if len(e.digests) == int(e.nIn) {
+		return []string{}
+	}
+	return e.digests[e.nIn:]
+}
+
+// AgentID, AgentType and TurnID are the step's data.agentId,
+// data.agentType and data.turnId.
+func (e *Event) AgentID() string {
+	if e.ids == nil {
+		return ""
+	}
+	return e.ids.agentID
+}
+
+func (e *Event) AgentType() string {
+	if e.ids == nil {
+		return ""
+	}
+	return e.ids.agentType
+}
+
+func (e *Event) TurnID() string {
+	if e.ids == nil {
+		return ""
+	}
+	return e.ids.turnID
+}
+
 // Full is the event's whole Step.
 func (e *Event) Full() Step {
 	if e.rich != nil {
 		return *e.rich
 	}
 	return Step{Seq: e.Seq, At: e.At, Kind: e.Kind, Summary: e.Summary, Event: e.Event,
-		AgentID: e.AgentID, AgentType: e.AgentType, TurnID: e.TurnID, Inputs: e.Inputs, Outputs: e.Outputs}
+		AgentID: e.AgentID(), AgentType: e.AgentType(), TurnID: e.TurnID(), Inputs: e.Inputs(), Outputs: e.Outputs()}
 }
 
 // step is the event's whole Step when it has more than an Event holds
@@ -468,8 +540,8 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
 			p := eventOf(&steps[i], "")
 			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
-			if p.TurnID != "" {
-				byTurnID[p.TurnID] = len(turns) - 1
+			if p.TurnID() != "" {
+				byTurnID[p.TurnID()] = len(turns) - 1
 			}
 		}
 		turnAt[i] = len(turns) - 1

@@ -468,7 +468,7 @@ func TestSubAgentMarks(t *testing.T) {
 				walk(a.Items)
 			}
 			if e := it.Event; e != nil && e.Event == "SubagentStop" {
-				if e.AgentID != "ag-gone" {
+				if e.AgentID() != "ag-gone" {
 					t.Errorf("the stop of a known sub-agent is a row: %+v", e)
 				}
 				orphan++

@@ -15,3 +15,13 @@ func TestCallSize(t *testing.T) {
 		t.Fatalf("a Call is %d bytes, want at most 176: what few calls have goes in callMore", n)
 	}
 }
+
+// TestEventSize: a review holds one Event per step that is no call's
+// (prompts, stops, notifications: 25,000 on a 100,000-step record): 192
+// bytes when its ids and both digest lists were fields, 136 now.
+func TestEventSize(t *testing.T) {
+	t.Parallel()
+	if n := unsafe.Sizeof(Event{}); n > 136 {
+		t.Fatalf("an Event is %d bytes, want at most 136: what few events have goes behind a pointer", n)
+	}
+}

@@ -295,7 +295,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		case "SubagentStart":
 			a := agents[st.agentID]
 			if a == nil {
-				a = &SubAgent{ID: st.agentID, Type: full.AgentType, Start: full.At, Items: []Item{}}
+				a = &SubAgent{ID: st.agentID, Type: full.AgentType(), Start: full.At, Items: []Item{}}
 				agents[st.agentID] = a
 			}
 			open = append(open, a)
@@ -321,7 +321,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 				// call's event named first.
 				typ, at := b.named[st.agentID].typ, b.named[st.agentID].at
 				if full != nil {
-					typ, at = full.AgentType, full.At
+					typ, at = full.AgentType(), full.At
 				}
 				agents[st.agentID] = &SubAgent{ID: st.agentID, Type: typ, Start: at, Items: []Item{}}
 			}
