@@ -59,6 +59,23 @@ func (p *printer) line(format string, a ...any) {
 
 // put is line("%s", s), without formatting: a row is made by
 // concatenation (a call's row is most of a long review's text).
+// putAll is put of the parts joined, without joining them when there is
+// no width to fit them to.
+func (p *printer) putAll(parts ...string) {
+	if p.opt.Width > 0 {
+		p.put(strings.Join(parts, ""))
+		return
+	}
+	for _, s := range parts {
+		if p.err == nil {
+			_, p.err = io.WriteString(p.w, s)
+		}
+	}
+	if p.err == nil {
+		_, p.err = io.WriteString(p.w, "\n")
+	}
+}
+
 func (p *printer) put(s string) {
 	if p.err == nil {
 		if p.opt.Width > 0 {
@@ -292,13 +309,29 @@ func (p *printer) call(c *Call, indent string) {
 	}
 	kind := padRight(c.Kind, 9)
 	subject := Clean(c.Subject)
+	tool := ""
 	if subject == "" {
 		subject = Clean(c.Tool)
 	} else if c.Tool != "" && c.Kind != "exec" {
-		subject = Clean(c.Tool) + " " + subject
+		tool = Clean(c.Tool)
+	}
+	id := p.id(Clean(c.ToolUseID))
+	if p.opt.Width <= 0 && utf8.RuneCountInString(tool)+1+utf8.RuneCountInString(subject) <= maxSubject {
+		// Nothing to fit or cut (text to a pipe, most rows): the row's
+		// parts are written as they are, not joined into a string first
+		// (a 100,000-step record has 37,500 rows; issue 21).
+		sep := " "
+		if tool == "" {
+			sep = ""
+		}
+		p.putAll(indent, clock(c.Start), " ", p.c(kindColour[c.Kind], kind), " ", dur, " ", exit, " ", tool, sep, subject, "  ", p.c(dim, id))
+		p.callNotes(c, indent, id)
+		return
+	}
+	if tool != "" {
+		subject = tool + " " + subject
 	}
 	head := indent + clock(c.Start) + " " + p.c(kindColour[c.Kind], kind) + " " + dur + " " + exit + " "
-	id := p.id(Clean(c.ToolUseID))
 	room := maxSubject
 	if p.opt.Width > 0 {
 		room = p.opt.Width - visibleLen(head) - utf8.RuneCountInString(id) - 2
@@ -307,6 +340,12 @@ func (p *printer) call(c *Call, indent string) {
 		}
 	}
 	p.put(head + p.cut(subject, room) + "  " + p.c(dim, id))
+	p.callNotes(c, indent, id)
+}
+
+// callNotes are the lines under a call's row: its gaps, its note, its
+// gate.
+func (p *printer) callNotes(c *Call, indent, id string) {
 	if c.hasGaps() {
 		for _, g := range c.Gaps() {
 			p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
