@@ -235,7 +235,7 @@ func TestBrowserReviewSameAsCommand(t *testing.T) {
 			for _, it := range items {
 				if it.Call != nil {
 					ids = append(ids, it.Call.ToolUseID)
-					for _, g := range it.Call.Gaps {
+					for _, g := range it.Call.Gaps() {
 						gaps = append(gaps, "⚠ "+g+": "+it.Call.ToolUseID)
 					}
 				}

@@ -250,11 +250,12 @@ func (em *emitter) emit(ctx context.Context, r *review.Review) error {
 			name = fmt.Sprintf("turn %d", t.Number)
 			ts = when(t.Prompt.At)
 			attrs = append(attrs, attribute.String("logbook.prompt.summary", t.Prompt.Summary),
-				attribute.StringSlice("logbook.prompt.sha256", t.Prompt.Inputs), attribute.Int64("logbook.seq", t.Prompt.Seq))
+				attribute.StringSlice("logbook.prompt.sha256", t.Prompt.Inputs()), attribute.Int64("logbook.seq", t.Prompt.Seq))
 		}
 		tctx, span := tr.Start(ctx, name, trace.WithTimestamp(ts), trace.WithAttributes(attrs...))
 		if t.Prompt != nil {
-			em.log(tctx, t.Prompt, t.Number, "", "")
+			p := t.Prompt.Full()
+			em.log(tctx, &p, t.Number, "", "")
 		}
 		last := em.items(tctx, t.Items, span, ts, t.Number)
 		span.End(trace.WithTimestamp(last))
@@ -287,18 +288,18 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 				attribute.String("logbook.tool", c.Tool),
 				attribute.String("logbook.tool_use_id", c.ToolUseID),
 				attribute.String("logbook.subject", c.Subject),
-				attribute.Int64Slice("logbook.pre_seqs", c.Pre),
-				attribute.Int64Slice("logbook.post_seqs", c.Post),
+				attribute.Int64Slice("logbook.pre_seqs", c.Pre()),
+				attribute.Int64Slice("logbook.post_seqs", c.Post()),
 				attribute.Bool("logbook.failed", c.Failed),
 			}
-			if c.ExitCode != nil {
-				attrs = append(attrs, attribute.Int64("process.exit.code", *c.ExitCode))
+			if x := c.ExitCode(); x != nil {
+				attrs = append(attrs, attribute.Int64("process.exit.code", *x))
 			}
-			if c.Duration != nil {
-				attrs = append(attrs, attribute.Int64("logbook.duration_ms", *c.Duration))
+			if d := c.Duration(); d != nil {
+				attrs = append(attrs, attribute.Int64("logbook.duration_ms", *d))
 			}
-			if len(c.Gaps) > 0 {
-				attrs = append(attrs, attribute.StringSlice("logbook.gaps", c.Gaps))
+			if g := c.Gaps(); len(g) > 0 {
+				attrs = append(attrs, attribute.StringSlice("logbook.gaps", g))
 			}
 			if c.ToolUseID != "" {
 				attrs = append(attrs, semconv.GenAIToolCallID(c.ToolUseID))
@@ -317,9 +318,9 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 			if c.Failed {
 				span.SetStatus(codes.Error, "the tool call failed")
 			}
-			if c.GateStep != nil {
+			if g := c.GateStep(); g != nil {
 				// The gate decided this call: its record is the call's.
-				em.log(cctx, c.GateStep, turn, c.Agent, "")
+				em.log(cctx, g, turn, c.Agent, "")
 			}
 			span.End(trace.WithTimestamp(e))
 			em.spans++
@@ -352,7 +353,7 @@ func (em *emitter) items(ctx context.Context, list []review.Item, parent trace.S
 			ev := it.Event
 			parent.AddEvent(ev.Summary, trace.WithTimestamp(when(ev.At)), trace.WithAttributes(
 				attribute.String("logbook.event", ev.Event), attribute.String("logbook.kind", ev.Kind),
-				attribute.Int64("logbook.seq", ev.Seq), attribute.StringSlice("logbook.outputs_sha256", ev.Outputs)))
+				attribute.Int64("logbook.seq", ev.Seq), attribute.StringSlice("logbook.outputs_sha256", ev.Outputs())))
 			if em.lg != nil {
 				st := ev.Full()
 				em.log(ctx, &st, turn, ev.Agent, "")
@@ -385,8 +386,8 @@ func toolType(tool string) string {
 // errorType is error.type for a failed call: its exit status when it has
 // one, else "tool_error".
 func errorType(c *review.Call) string {
-	if c.ExitCode != nil {
-		return fmt.Sprintf("exit_%d", *c.ExitCode)
+	if x := c.ExitCode(); x != nil {
+		return fmt.Sprintf("exit_%d", *x)
 	}
 	return "tool_error"
 }

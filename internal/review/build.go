@@ -25,58 +25,230 @@ const (
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
+// A review holds one per call (about 37,500 on a 100,000-step record,
+// at the peak with the record), so it keeps only what every call has:
+// the strings (pointing into the record), the first pre- and post-event
+// seqs and their counts, the figures as values, and what only a few
+// calls have (more seqs, a gate, files that are not the subject) behind
+// one pointer: 176 bytes, not 288 (issue 21, TestCallSize). Its JSON is
+// what it was when those were fields (MarshalJSON).
 type Call struct {
-	ToolUseID string   `json:"toolUseId,omitempty"`
-	Tool      string   `json:"tool,omitempty"`
-	Kind      string   `json:"kind"`
-	Subject   string   `json:"subject,omitempty"` // the command, else the path(s), else a pattern or url
-	Agent     string   `json:"agent,omitempty"`   // the sub-agent's id; "" in the main session
-	Start     string   `json:"start"`             // the first step's time
-	End       string   `json:"end,omitempty"`     // the post-event's time
-	Duration  *int64   `json:"durationMs"`        // the harness's figure, else end minus start; null when unfinished
-	ExitCode  *int64   `json:"exitCode"`
-	Failed    bool     `json:"failed"`
-	denied    bool     // an enforced gate step denied it (package gaps' rule); beside Failed, in its padding
-	Pre       []int64  `json:"preSeqs"`  // seqs of the pre-events
-	Post      []int64  `json:"postSeqs"` // seqs of the post-events
-	Gaps      []string `json:"gaps"`
-	// Note says why a call has no pre- or post-event at all: a call the
-	// model made that Claude Code refused before running any hook (an
-	// unknown tool, a bad input), named only by its PostToolBatch.
-	Note string `json:"note,omitempty"`
-	// Gate is the organization policy's decision on the call, when a
-	// gate step names it.
-	Gate *Gate `json:"gate,omitempty"`
-	// GateStep is the gate step itself (for OTLP logs, which send every
-	// step that is not a call's).
-	GateStep *Step    `json:"-"`
-	pos      int64    // seq of its first step, for ordering
-	paths    []string // the files of its first pre-event, else of its first post-event (streamBuild)
-	seqs     [2]int64 // room for one pre- and one post-event's seq, Pre's and Post's first (streamBuild)
+	ToolUseID string
+	Tool      string
+	Kind      string
+	Subject   string // the command, else the path(s), else a pattern or url
+	Agent     string // the sub-agent's id; "" in the main session
+	Start     string // the first step's time
+	End       string // the post-event's time
+	duration  int64  // the harness's figure, else end minus start (hasDuration)
+	exitCode  int64  // (hasExit)
+	pre, post int64  // the first pre- and post-event's seq (nPre, nPost > 0)
+	pos       int64  // seq of its first step, for ordering
+	nPre      int32  // how many pre-events
+	nPost     int32
+	Failed    bool
+	denied    bool      // an enforced gate step denied it (package gaps' rule)
+	bits      callBits  // which figures it has, its gaps, its note
+	more      *callMore // nil for most calls
+}
+
+// callMore is what few calls have.
+type callMore struct {
+	pre, post []int64 // the seqs after the first
+	gate      *Step   // the gate step that decided it (its Gate is the call's)
+	// paths are its files (streamBuild: of its first pre-event, else of
+	// its first post-event) when they are not just its subject.
+	paths []string
+}
+
+type callBits uint16
+
+const (
+	hasDuration callBits = 1 << iota
+	hasExit
+	pathIsSubject // its one file is its subject (streamBuild)
+	gapUnfinished
+	gapOrphaned
+	gapDupPre
+	gapDupPost
+	noteBatchOnly
+	noteDenied
+)
+
+func (c *Call) extra() *callMore {
+	if c.more == nil {
+		c.more = &callMore{}
+	}
+	return c.more
+}
+
+// Duration is the harness's figure, else end minus start; nil when
+// unfinished.
+func (c *Call) Duration() *int64 {
+	if c.bits&hasDuration == 0 {
+		return nil
+	}
+	d := c.duration
+	return &d
+}
+
+// ExitCode is the post-event's exit code, nil when it gave none.
+func (c *Call) ExitCode() *int64 {
+	if c.bits&hasExit == 0 {
+		return nil
+	}
+	e := c.exitCode
+	return &e
+}
+
+// Pre is the seqs of the pre-events (never nil).
+func (c *Call) Pre() []int64 { return c.seqs(c.nPre, c.pre, 0) }
+
+// Post is the seqs of the post-events (never nil).
+func (c *Call) Post() []int64 { return c.seqs(c.nPost, c.post, 1) }
+
+func (c *Call) seqs(n int32, first int64, which int) []int64 {
+	out := make([]int64, 0, n)
+	if n == 0 {
+		return out
+	}
+	out = append(out, first)
+	if c.more != nil {
+		out = append(out, [2][]int64{c.more.pre, c.more.post}[which]...)
+	}
+	return out
+}
+
+// Gaps names the call's gaps, in the order shown (never nil).
+func (c *Call) Gaps() []string {
+	out := []string{}
+	for _, g := range [...]struct {
+		bit  callBits
+		name string
+	}{{gapUnfinished, GapUnfinished}, {gapOrphaned, GapOrphaned}, {gapDupPre, GapDuplicatePre}, {gapDupPost, GapDuplicatePost}} {
+		if c.bits&g.bit != 0 {
+			out = append(out, g.name)
+		}
+	}
+	return out
+}
+
+// hasGaps is len(c.Gaps()) > 0 without the slice.
+func (c *Call) hasGaps() bool {
+	return c.bits&(gapUnfinished|gapOrphaned|gapDupPre|gapDupPost) != 0
+}
+
+// Note says why a call has no pre- or post-event at all: a call the
+// model made that Claude Code refused before running any hook (an
+// unknown tool, a bad input), named only by its PostToolBatch
+// (NoteBatchOnly), or one the organization policy denied (NoteDenied).
+func (c *Call) Note() string {
+	switch {
+	case c.bits&noteBatchOnly != 0:
+		return NoteBatchOnly
+	case c.bits&noteDenied != 0:
+		return NoteDenied
+	}
+	return ""
+}
+
+// Gate is the organization policy's decision on the call, when a gate
+// step names it.
+func (c *Call) Gate() *Gate {
+	if st := c.GateStep(); st != nil {
+		return st.Gate
+	}
+	return nil
+}
+
+// GateStep is the gate step itself (for OTLP logs, which send every step
+// that is not a call's).
+func (c *Call) GateStep() *Step {
+	if c.more == nil {
+		return nil
+	}
+	return c.more.gate
+}
+
+func (c *Call) setGate(st *Step) { c.extra().gate = st }
+
+// MarshalJSON writes the call as it was written when its seqs, gaps,
+// note and gate were fields (HTML characters are left as they are; an
+// encoder that escapes them escapes these too).
+func (c *Call) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		ToolUseID string   `json:"toolUseId,omitempty"`
+		Tool      string   `json:"tool,omitempty"`
+		Kind      string   `json:"kind"`
+		Subject   string   `json:"subject,omitempty"`
+		Agent     string   `json:"agent,omitempty"`
+		Start     string   `json:"start"`
+		End       string   `json:"end,omitempty"`
+		Duration  *int64   `json:"durationMs"`
+		ExitCode  *int64   `json:"exitCode"`
+		Failed    bool     `json:"failed"`
+		Pre       []int64  `json:"preSeqs"`
+		Post      []int64  `json:"postSeqs"`
+		Gaps      []string `json:"gaps"`
+		Note      string   `json:"note,omitempty"`
+		Gate      *Gate    `json:"gate,omitempty"`
+	}{c.ToolUseID, c.Tool, c.Kind, c.Subject, c.Agent, c.Start, c.End, c.Duration(), c.ExitCode(), c.Failed,
+		c.Pre(), c.Post(), c.Gaps(), c.Note(), c.Gate()})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 // Event is a step that is not part of a tool call: a stop, a compaction,
 // a notification, a permission gate, a note. It holds only what such a
-// step has (its seq, time, kind, summary, event, ids and digests: 192
-// bytes, not a whole Step's 360 plus the agent); a step with more (a
+// step has (its seq, time, kind, summary, event and digests, and its ids
+// behind a pointer when it names any: 136 bytes, not a whole Step's 376;
+// a review of a 100,000-step record holds 25,000); a step with more (a
 // tool, a path, a gate decision, a batch's ids) keeps its whole Step
 // too. Its JSON is the whole Step's with "agent" after it, as when it
 // embedded the Step (Full).
 type Event struct {
-	Seq                int64
-	At, Kind, Summary  string
-	Event              string
-	AgentID, AgentType string
-	TurnID             string
-	Inputs, Outputs    []string
-	Agent              string // the sub-agent it belongs to; "" in the main session
-	rich               *Step  // the whole step, when it has fields beyond these
+	Seq               int64
+	At, Kind, Summary string
+	Event             string
+	Agent             string // the sub-agent it belongs to; "" in the main session
+	// digests are its inputs' then its outputs' (nIn of them inputs);
+	// digestBits says which of the step's lists were null.
+	digests    []string
+	nIn        int32
+	digestBits uint8
+	ids        *eventIDs // nil when it names no agent and no turn
+	rich       *Step     // the whole step, when it has fields beyond these
 }
+
+type eventIDs struct{ agentID, agentType, turnID string }
+
+const (
+	inputsNull uint8 = 1 << iota
+	outputsNull
+)
 
 // eventOf is the Event row of st (whose strings it keeps).
 func eventOf(st *Step, agent string) Event {
-	e := Event{Seq: st.Seq, At: st.At, Kind: st.Kind, Summary: st.Summary, Event: st.Event,
-		AgentID: st.AgentID, AgentType: st.AgentType, TurnID: st.TurnID, Inputs: st.Inputs, Outputs: st.Outputs, Agent: agent}
+	e := Event{Seq: st.Seq, At: st.At, Kind: st.Kind, Summary: st.Summary, Event: st.Event, Agent: agent, nIn: int32(len(st.Inputs))}
+	switch {
+	case len(st.Outputs) == 0:
+		e.digests = st.Inputs
+	case len(st.Inputs) == 0:
+		e.digests = st.Outputs
+	default:
+		e.digests = append(append(make([]string, 0, len(st.Inputs)+len(st.Outputs)), st.Inputs...), st.Outputs...)
+	}
+	if st.Inputs == nil {
+		e.digestBits |= inputsNull
+	}
+	if st.Outputs == nil {
+		e.digestBits |= outputsNull
+	}
+	if st.AgentID != "" || st.AgentType != "" || st.TurnID != "" {
+		e.ids = &eventIDs{st.AgentID, st.AgentType, st.TurnID}
+	}
 	if st.Tool != "" || st.ToolUseID != "" || st.Command != "" || st.Path != "" || st.Paths != nil || st.Detail != "" ||
 		st.ExitCode != nil || st.Duration != nil || st.BatchIDs != nil || st.BatchTools != nil || st.Gate != nil {
 		r := *st
@@ -85,13 +257,58 @@ func eventOf(st *Step, agent string) Event {
 	return e
 }
 
+// Inputs are the step's inputsSha256 (nil when it had none).
+func (e *Event) Inputs() []string {
+	if e.digestBits&inputsNull != 0 {
+		return nil
+	}
+	if e.nIn == 0 {
+		return []string{}
+	}
+	return e.digests[:e.nIn:e.nIn]
+}
+
+// Outputs are the step's outputsSha256 (nil when it had none).
+func (e *Event) Outputs() []string {
+	if e.digestBits&outputsNull != 0 {
+		return nil
+	}
+	if len(e.digests) == int(e.nIn) {
+		return []string{}
+	}
+	return e.digests[e.nIn:]
+}
+
+// AgentID, AgentType and TurnID are the step's data.agentId,
+// data.agentType and data.turnId.
+func (e *Event) AgentID() string {
+	if e.ids == nil {
+		return ""
+	}
+	return e.ids.agentID
+}
+
+func (e *Event) AgentType() string {
+	if e.ids == nil {
+		return ""
+	}
+	return e.ids.agentType
+}
+
+func (e *Event) TurnID() string {
+	if e.ids == nil {
+		return ""
+	}
+	return e.ids.turnID
+}
+
 // Full is the event's whole Step.
 func (e *Event) Full() Step {
 	if e.rich != nil {
 		return *e.rich
 	}
 	return Step{Seq: e.Seq, At: e.At, Kind: e.Kind, Summary: e.Summary, Event: e.Event,
-		AgentID: e.AgentID, AgentType: e.AgentType, TurnID: e.TurnID, Inputs: e.Inputs, Outputs: e.Outputs}
+		AgentID: e.AgentID(), AgentType: e.AgentType(), TurnID: e.TurnID(), Inputs: e.Inputs(), Outputs: e.Outputs()}
 }
 
 // step is the event's whole Step when it has more than an Event holds
@@ -139,8 +356,12 @@ type SubAgent struct {
 type Turn struct {
 	// Number is the turn's place in the session (1 for the first
 	// prompt; 0 before it). A filtered view keeps it.
-	Number int    `json:"number"`
-	Prompt *Step  `json:"prompt"` // nil for the steps before the first prompt
+	Number int `json:"number"`
+	// Prompt is nil for the steps before the first prompt. An Event,
+	// not a whole Step (its JSON is the Step's: a turn's prompt is the
+	// main session's, with no agent): a review holds one per turn, 192
+	// bytes and not 376 beside the kept event (issue 21).
+	Prompt *Event `json:"prompt"`
 	Items  []Item `json:"items"`
 }
 
@@ -223,7 +444,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 			c, waiting[st.Tool] = waiting[st.Tool][0], waiting[st.Tool][1:]
 		}
 		if c == nil {
-			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: []int64{}, Post: []int64{}, Gaps: []string{}}
+			c = &Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At}
 			if st.ToolUseID != "" {
 				calls[st.ToolUseID] = c
 			} else if ph == gaps.Pre {
@@ -249,8 +470,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 			if k < len(st.BatchTools) {
 				tool = st.BatchTools[k]
 			}
-			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq,
-				Pre: []int64{}, Post: []int64{}, Gaps: []string{}, Note: NoteBatchOnly}
+			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq, bits: noteBatchOnly}
 			calls[id] = c
 			order = append(order, c)
 		}
@@ -318,10 +538,10 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	byTurnID := map[string]int{} // a prompt's turn id (Claude Code's prompt_id) -> its turn
 	for i := range steps {
 		if steps[i].Event == "UserPromptSubmit" && agentOf[steps[i].Seq] == "" {
-			p := steps[i]
+			p := eventOf(&steps[i], "")
 			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
-			if p.TurnID != "" {
-				byTurnID[p.TurnID] = len(turns) - 1
+			if p.TurnID() != "" {
+				byTurnID[p.TurnID()] = len(turns) - 1
 			}
 		}
 		turnAt[i] = len(turns) - 1
@@ -436,17 +656,32 @@ func (c *Call) fill(st *Step, ph gaps.Phase) {
 		c.Subject = subject(st)
 	}
 	if ph == gaps.Pre {
-		c.Pre = append(c.Pre, st.Seq)
+		if c.nPre == 0 {
+			c.pre = st.Seq
+		} else {
+			c.extra().pre = append(c.extra().pre, st.Seq)
+		}
+		c.nPre++
 		if st.At < c.Start {
 			c.Start = st.At
 		}
 		return
 	}
-	c.Post = append(c.Post, st.Seq)
-	if len(c.Post) == 1 {
+	if c.nPost == 0 {
+		c.post = st.Seq
+	} else {
+		c.extra().post = append(c.extra().post, st.Seq)
+	}
+	c.nPost++
+	if c.nPost == 1 {
 		c.End = st.At
-		c.Duration = st.Duration
-		c.ExitCode = st.ExitCode
+		c.bits &^= hasDuration | hasExit
+		if st.Duration != nil {
+			c.duration, c.bits = *st.Duration, c.bits|hasDuration
+		}
+		if st.ExitCode != nil {
+			c.exitCode, c.bits = *st.ExitCode, c.bits|hasExit
+		}
 		c.Failed = st.Event == "PostToolUseFailure" || (st.ExitCode != nil && *st.ExitCode != 0)
 	}
 }
@@ -455,32 +690,33 @@ func (c *Call) finish() {
 	if c.ToolUseID == "" {
 		// Without an id nothing says which events belong together: no
 		// gap is claimed (package gaps counts none either).
-		if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
-			if d, ok := between(c.Start, c.End); ok {
-				c.Duration = &d
-			}
-		}
+		c.measure()
 		return
 	}
 	switch {
-	case len(c.Post) == 0 && c.denied:
-		if c.Note == "" {
-			c.Note = NoteDenied
+	case c.nPost == 0 && c.denied:
+		if c.bits&(noteBatchOnly|noteDenied) == 0 {
+			c.bits |= noteDenied
 		}
-	case len(c.Post) == 0:
-		c.Gaps = append(c.Gaps, GapUnfinished)
-	case len(c.Pre) == 0:
-		c.Gaps = append(c.Gaps, GapOrphaned)
+	case c.nPost == 0:
+		c.bits |= gapUnfinished
+	case c.nPre == 0:
+		c.bits |= gapOrphaned
 	}
-	if len(c.Pre) > 1 {
-		c.Gaps = append(c.Gaps, GapDuplicatePre)
+	if c.nPre > 1 {
+		c.bits |= gapDupPre
 	}
-	if len(c.Post) > 1 {
-		c.Gaps = append(c.Gaps, GapDuplicatePost)
+	if c.nPost > 1 {
+		c.bits |= gapDupPost
 	}
-	if c.Duration == nil && len(c.Pre) > 0 && c.End != "" {
+	c.measure()
+}
+
+// measure gives a call whose post-event had no duration end minus start.
+func (c *Call) measure() {
+	if c.bits&hasDuration == 0 && c.nPre > 0 && c.End != "" {
 		if d, ok := between(c.Start, c.End); ok {
-			c.Duration = &d
+			c.duration, c.bits = d, c.bits|hasDuration
 		}
 	}
 }
@@ -517,8 +753,8 @@ func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
 		if c.Failed {
 			s.Failed = append(s.Failed, c)
 		}
-		if c.Duration != nil {
-			s.ToolMs += *c.Duration
+		if c.bits&hasDuration != 0 {
+			s.ToolMs += c.duration
 		}
 		if c.Kind == "exec" || c.Kind == "tool_call" {
 			continue
@@ -555,11 +791,11 @@ func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
 // callPaths lists the files a call names (data.paths, else data.path).
 func callPaths(c *Call, steps []Step) []string {
 	seq := c.pos
-	for _, list := range [][]int64{c.Pre, c.Post} {
-		if len(list) > 0 {
-			seq = list[0]
-			break
-		}
+	switch {
+	case c.nPre > 0:
+		seq = c.pre
+	case c.nPost > 0:
+		seq = c.post
 	}
 	// steps are in seq order in any record that verifies; fall back to a scan.
 	var st *Step
@@ -600,9 +836,9 @@ func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
 			continue
 		}
 		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
-		if c.Gate == nil {
+		if c.GateStep() == nil {
 			g := *st // a copy: the steps' array is not kept alive
-			c.Gate, c.GateStep = st.Gate, &g
+			c.setGate(&g)
 			gated[st.Seq] = true
 		}
 	}

@@ -19,7 +19,7 @@ func Keep(c *Call, only string) bool {
 	case "failed":
 		return c.Failed
 	case "gaps":
-		return len(c.Gaps) > 0
+		return c.hasGaps()
 	}
 	return false
 }

@@ -38,7 +38,7 @@ func TestGateOnCallRow(t *testing.T) {
 	n := 0
 	for _, turn := range r.Turns {
 		for _, it := range turn.Items {
-			if it.Call != nil && it.Call.Gate != nil {
+			if it.Call != nil && it.Call.Gate() != nil {
 				n++
 			}
 		}

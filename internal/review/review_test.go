@@ -60,20 +60,20 @@ func TestBuild(t *testing.T) {
 		calls(tu.Items, "", all)
 	}
 	ok := all["t-ok"]
-	if ok == nil || ok.Kind != "exec" || ok.Subject != "go test ./..." || ok.Duration == nil || *ok.Duration != 1500 || ok.Failed || len(ok.Pre) != 1 || len(ok.Post) != 1 {
+	if ok == nil || ok.Kind != "exec" || ok.Subject != "go test ./..." || ok.Duration() == nil || *ok.Duration() != 1500 || ok.Failed || len(ok.Pre()) != 1 || len(ok.Post()) != 1 {
 		t.Errorf("t-ok %+v", ok)
 	}
 	f := all["t-fail"]
-	if f == nil || !f.Failed || f.ExitCode == nil || *f.ExitCode != 2 || *f.Duration != 1000 {
+	if f == nil || !f.Failed || f.ExitCode() == nil || *f.ExitCode() != 2 || *f.Duration() != 1000 {
 		t.Errorf("t-fail %+v", f)
 	}
-	if e := all["t-edit"]; e == nil || strings.Join(e.Gaps, ",") != review.GapDuplicatePre || e.Subject != "a.go" {
+	if e := all["t-edit"]; e == nil || strings.Join(e.Gaps(), ",") != review.GapDuplicatePre || e.Subject != "a.go" {
 		t.Errorf("t-edit %+v", e)
 	}
-	if l := all["t-lost"]; l == nil || strings.Join(l.Gaps, ",") != review.GapUnfinished || l.Duration != nil {
+	if l := all["t-lost"]; l == nil || strings.Join(l.Gaps(), ",") != review.GapUnfinished || l.Duration() != nil {
 		t.Errorf("t-lost %+v", l)
 	}
-	if o := all["t-orphan"]; o == nil || strings.Join(o.Gaps, ",") != review.GapOrphaned {
+	if o := all["t-orphan"]; o == nil || strings.Join(o.Gaps(), ",") != review.GapOrphaned {
 		t.Errorf("t-orphan %+v", o)
 	}
 	// The sub-agent's calls nest under it, in the first turn.
@@ -249,7 +249,7 @@ func TestNoIDs(t *testing.T) {
 			first = it.Call
 		}
 	}
-	if first == nil || first.Subject != "ls" || len(first.Pre) != 1 || len(first.Post) != 1 || first.Duration == nil || *first.Duration != 2000 || len(first.Gaps) != 0 {
+	if first == nil || first.Subject != "ls" || len(first.Pre()) != 1 || len(first.Post()) != 1 || first.Duration() == nil || *first.Duration() != 2000 || len(first.Gaps()) != 0 {
 		t.Fatalf("%+v", first)
 	}
 }
@@ -468,7 +468,7 @@ func TestSubAgentMarks(t *testing.T) {
 				walk(a.Items)
 			}
 			if e := it.Event; e != nil && e.Event == "SubagentStop" {
-				if e.AgentID != "ag-gone" {
+				if e.AgentID() != "ag-gone" {
 					t.Errorf("the stop of a known sub-agent is a row: %+v", e)
 				}
 				orphan++

@@ -226,28 +226,82 @@ func (r reader) step(v *strictjson.Value) Step {
 	if d == nil || d.Kind != strictjson.Object {
 		return st
 	}
-	st.Event = str(d, "event")
-	st.Tool = str(d, "tool")
-	st.ToolUseID = str(d, "toolUseId")
-	st.Command = str(d, "command")
-	st.Path = str(d, "path")
-	st.Paths = strs(d.Get("paths"))
-	for _, k := range []string{"pattern", "url", "subagentType"} {
-		if s := str(d, k); s != "" {
+	// One pass over data's members (each Get is a scan of them: this
+	// read is most of a review's own time per step, issue 21), last to
+	// first so that the first of a repeated key wins, as Get's would.
+	var pattern, url, subagentType string
+	var gate struct {
+		decision, rule, reason, err, gated string
+		enforced                           bool
+	}
+	for k := len(d.Members) - 1; k >= 0; k-- {
+		m := &d.Members[k]
+		val := &m.Value
+		text := func() string {
+			if val.Kind != strictjson.String {
+				return ""
+			}
+			if r.share {
+				return val.Str
+			}
+			return strings.Clone(val.Str)
+		}
+		switch m.Key {
+		case "event":
+			st.Event = text()
+		case "tool":
+			st.Tool = text()
+		case "toolUseId":
+			st.ToolUseID = text()
+		case "command":
+			st.Command = text()
+		case "path":
+			st.Path = text()
+		case "paths":
+			st.Paths = strs(val)
+		case "pattern":
+			pattern = text()
+		case "url":
+			url = text()
+		case "subagentType":
+			subagentType = text()
+		case "agentId":
+			st.AgentID = text()
+		case "agentType":
+			st.AgentType = text()
+		case "turnId":
+			st.TurnID = text()
+		case "exitCode":
+			st.ExitCode = intp(val)
+		case "toolUseIds":
+			st.BatchIDs = strs(val)
+		case "tools":
+			st.BatchTools = strs(val)
+		case "durationMs":
+			st.Duration = intp(val)
+		case "decision":
+			gate.decision = text()
+		case "rule":
+			gate.rule = text()
+		case "reason":
+			gate.reason = text()
+		case "enforced":
+			gate.enforced = val.Kind == strictjson.True
+		case "error":
+			gate.err = text()
+		case "gated":
+			gate.gated = text()
+		}
+	}
+	// The last of pattern, url and subagentType that is set.
+	for _, s := range []string{pattern, url, subagentType} {
+		if s != "" {
 			st.Detail = s
 		}
 	}
-	st.AgentID = str(d, "agentId")
-	st.AgentType = str(d, "agentType")
-	st.TurnID = str(d, "turnId")
-	st.ExitCode = intp(d.Get("exitCode"))
-	st.BatchIDs = strs(d.Get("toolUseIds"))
-	st.BatchTools = strs(d.Get("tools"))
-	st.Duration = intp(d.Get("durationMs"))
 	if st.Event == gateEvent {
-		en := d.Get("enforced")
-		st.Gate = &Gate{Decision: str(d, "decision"), Rule: str(d, "rule"), Reason: str(d, "reason"),
-			Enforced: en != nil && en.Kind == strictjson.True, Error: str(d, "error"), Seq: st.Seq, gated: str(d, "gated")}
+		st.Gate = &Gate{Decision: gate.decision, Rule: gate.rule, Reason: gate.reason,
+			Enforced: gate.enforced, Error: gate.err, Seq: st.Seq, gated: gate.gated}
 	}
 	return st
 }

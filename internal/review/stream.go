@@ -167,7 +167,7 @@ func (b *streamBuild) add(v *strictjson.Value) {
 	}
 	if c == nil {
 		c = b.newCall()
-		*c = Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At, Pre: c.seqs[0:0:1], Post: c.seqs[1:1:2], Gaps: []string{}}
+		*c = Call{ToolUseID: st.ToolUseID, pos: st.Seq, Start: st.At}
 		if st.ToolUseID != "" {
 			b.calls[st.ToolUseID] = c
 			b.last = c
@@ -178,10 +178,29 @@ func (b *streamBuild) add(v *strictjson.Value) {
 	}
 	// callPaths reads the first pre-event's files, else the first
 	// post-event's: so a first pre-event's replace a post-event's.
-	if (ph == gaps.Pre && len(c.Pre) == 0) || (ph == gaps.Post && len(c.Pre) == 0 && len(c.Post) == 0) {
-		c.paths = stepPaths(&st)
-	}
+	files := (ph == gaps.Pre && c.nPre == 0) || (ph == gaps.Post && c.nPre == 0 && c.nPost == 0)
 	c.fill(&st, ph)
+	if files {
+		c.setPaths(&st)
+	}
+}
+
+// setPaths keeps st's files as the call's (after fill: its subject is
+// set): most calls name one file, their subject, and keep no more than
+// a bit saying so.
+func (c *Call) setPaths(st *Step) {
+	c.bits &^= pathIsSubject
+	if c.more != nil {
+		c.more.paths = nil
+	}
+	switch {
+	case len(st.Paths) == 1 && st.Paths[0] == c.Subject, len(st.Paths) == 0 && st.Path != "" && st.Path == c.Subject:
+		c.bits |= pathIsSubject
+	case len(st.Paths) > 0:
+		c.extra().paths = st.Paths
+	case st.Path != "":
+		c.extra().paths = []string{st.Path}
+	}
 }
 
 // stepPaths is what callPaths reads of a step.
@@ -214,8 +233,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			continue
 		}
 		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
-		if c.Gate == nil {
-			c.Gate, c.GateStep = st.Gate, st // a kept step, no row of its own
+		if c.GateStep() == nil {
+			c.setGate(st) // a kept step, no row of its own
 			gated[st.Seq] = true
 		}
 	}
@@ -237,8 +256,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			if j < len(st.BatchTools) {
 				tool = st.BatchTools[j]
 			}
-			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq,
-				Pre: []int64{}, Post: []int64{}, Gaps: []string{}, Note: NoteBatchOnly}
+			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq, bits: noteBatchOnly}
 			calls[id] = c
 			order = append(order, c)
 		}
@@ -277,7 +295,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		case "SubagentStart":
 			a := agents[st.agentID]
 			if a == nil {
-				a = &SubAgent{ID: st.agentID, Type: full.AgentType, Start: full.At, Items: []Item{}}
+				a = &SubAgent{ID: st.agentID, Type: full.AgentType(), Start: full.At, Items: []Item{}}
 				agents[st.agentID] = a
 			}
 			open = append(open, a)
@@ -303,7 +321,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 				// call's event named first.
 				typ, at := b.named[st.agentID].typ, b.named[st.agentID].at
 				if full != nil {
-					typ, at = full.AgentType, full.At
+					typ, at = full.AgentType(), full.At
 				}
 				agents[st.agentID] = &SubAgent{ID: st.agentID, Type: typ, Start: at, Items: []Item{}}
 			}
@@ -323,8 +341,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	for i := 0; i < n; i++ {
 		if event(i) == "UserPromptSubmit" && agentOf[int64(i)] == "" {
 			l := b.liteAt(i)
-			p := kept[l.kept].Full() // a prompt is no call's event: kept
-			turns = append(turns, Turn{Number: len(turns), Prompt: &p, Items: []Item{}})
+			p := kept[l.kept] // a prompt is no call's event: kept; its Agent is ""
+			turns = append(turns, Turn{Number: len(turns), Prompt: p, Items: []Item{}})
 			if l.turn != 0 {
 				byTurn[l.turn] = int32(len(turns) - 1)
 			}
@@ -422,18 +440,19 @@ func (b *streamBuild) summarize(calls []*Call, g gaps.Counts) Summary {
 	s := Summary{Steps: b.n, Calls: len(calls), ByKind: map[string]int{}, Files: []File{}, Failed: []*Call{}, Gaps: g}
 	files := map[string]*File{}
 	var fileOrder []string
+	var one [1]string
 	for _, c := range calls {
 		s.ByKind[c.Kind]++
 		if c.Failed {
 			s.Failed = append(s.Failed, c)
 		}
-		if c.Duration != nil {
-			s.ToolMs += *c.Duration
+		if c.bits&hasDuration != 0 {
+			s.ToolMs += c.duration
 		}
 		if c.Kind == "exec" || c.Kind == "tool_call" {
 			continue
 		}
-		for _, p := range b.callPaths(c) {
+		for _, p := range b.callPaths(c, &one) {
 			f := files[p]
 			if f == nil {
 				f = &File{Path: p, ByKind: map[string]int{}}
@@ -456,9 +475,17 @@ func (b *streamBuild) summarize(calls []*Call, g gaps.Counts) Summary {
 
 // callPaths is callPaths: the files of the call's first pre-event, else
 // of its first post-event, else of the step at its position.
-func (b *streamBuild) callPaths(c *Call) []string {
-	if len(c.Pre) > 0 || len(c.Post) > 0 {
-		return c.paths
+// one is room for a call's one file.
+func (b *streamBuild) callPaths(c *Call, one *[1]string) []string {
+	if c.nPre > 0 || c.nPost > 0 {
+		if c.bits&pathIsSubject != 0 {
+			one[0] = c.Subject
+			return one[:]
+		}
+		if c.more != nil {
+			return c.more.paths
+		}
+		return nil
 	}
 	if c.pos < 0 || c.pos >= int64(b.n) || b.liteAt(int(c.pos)).kept < 0 {
 		return nil

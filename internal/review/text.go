@@ -59,6 +59,23 @@ func (p *printer) line(format string, a ...any) {
 
 // put is line("%s", s), without formatting: a row is made by
 // concatenation (a call's row is most of a long review's text).
+// putAll is put of the parts joined, without joining them when there is
+// no width to fit them to.
+func (p *printer) putAll(parts ...string) {
+	if p.opt.Width > 0 {
+		p.put(strings.Join(parts, ""))
+		return
+	}
+	for _, s := range parts {
+		if p.err == nil {
+			_, p.err = io.WriteString(p.w, s)
+		}
+	}
+	if p.err == nil {
+		_, p.err = io.WriteString(p.w, "\n")
+	}
+}
+
 func (p *printer) put(s string) {
 	if p.err == nil {
 		if p.opt.Width > 0 {
@@ -280,11 +297,11 @@ func (p *printer) items(items []Item, indent string) {
 
 func (p *printer) call(c *Call, indent string) {
 	dur := "    —   "
-	if c.Duration != nil {
-		dur = padLeft(Millis(*c.Duration), 8)
+	if d := c.Duration(); d != nil {
+		dur = padLeft(Millis(*d), 8)
 	}
 	exit := "      "
-	if c.ExitCode != nil || c.Failed {
+	if c.bits&hasExit != 0 || c.Failed {
 		exit = fmt.Sprintf("%-6s", exitText(c))
 	}
 	if c.Failed {
@@ -292,13 +309,29 @@ func (p *printer) call(c *Call, indent string) {
 	}
 	kind := padRight(c.Kind, 9)
 	subject := Clean(c.Subject)
+	tool := ""
 	if subject == "" {
 		subject = Clean(c.Tool)
 	} else if c.Tool != "" && c.Kind != "exec" {
-		subject = Clean(c.Tool) + " " + subject
+		tool = Clean(c.Tool)
+	}
+	id := p.id(Clean(c.ToolUseID))
+	if p.opt.Width <= 0 && utf8.RuneCountInString(tool)+1+utf8.RuneCountInString(subject) <= maxSubject {
+		// Nothing to fit or cut (text to a pipe, most rows): the row's
+		// parts are written as they are, not joined into a string first
+		// (a 100,000-step record has 37,500 rows; issue 21).
+		sep := " "
+		if tool == "" {
+			sep = ""
+		}
+		p.putAll(indent, clock(c.Start), " ", p.c(kindColour[c.Kind], kind), " ", dur, " ", exit, " ", tool, sep, subject, "  ", p.c(dim, id))
+		p.callNotes(c, indent, id)
+		return
+	}
+	if tool != "" {
+		subject = tool + " " + subject
 	}
 	head := indent + clock(c.Start) + " " + p.c(kindColour[c.Kind], kind) + " " + dur + " " + exit + " "
-	id := p.id(Clean(c.ToolUseID))
 	room := maxSubject
 	if p.opt.Width > 0 {
 		room = p.opt.Width - visibleLen(head) - utf8.RuneCountInString(id) - 2
@@ -307,13 +340,21 @@ func (p *printer) call(c *Call, indent string) {
 		}
 	}
 	p.put(head + p.cut(subject, room) + "  " + p.c(dim, id))
-	for _, g := range c.Gaps {
-		p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
+	p.callNotes(c, indent, id)
+}
+
+// callNotes are the lines under a call's row: its gaps, its note, its
+// gate.
+func (p *printer) callNotes(c *Call, indent, id string) {
+	if c.hasGaps() {
+		for _, g := range c.Gaps() {
+			p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
+		}
 	}
-	if c.Note != "" {
-		p.line("%s%s", indent, p.c(dim, "  · "+c.Note))
+	if note := c.Note(); note != "" {
+		p.line("%s%s", indent, p.c(dim, "  · "+note))
 	}
-	if g := c.Gate; g != nil {
+	if g := c.Gate(); g != nil {
 		p.line("%s%s", indent, p.gateLine(g))
 	}
 }
@@ -371,8 +412,8 @@ func visibleLen(s string) int {
 }
 
 func exitText(c *Call) string {
-	if c.ExitCode != nil {
-		return fmt.Sprintf("exit %d", *c.ExitCode)
+	if c.bits&hasExit != 0 {
+		return fmt.Sprintf("exit %d", c.exitCode)
 	}
 	if c.Failed {
 		return "failed"

@@ -1,4 +1,4 @@
-package main
+package reviewcmd
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/logbook-project/logbook/internal/otlpexport"
 	"github.com/logbook-project/logbook/internal/review"
 )
 
@@ -37,7 +36,7 @@ func streams(path string, data []byte, inProgress bool, r *review.Review, o opti
 		}
 	}
 	if o.otlp != "" || o.otlpLogs != "" {
-		sent, err := otlpexport.Send(context.Background(), otlpexport.Endpoints{Traces: o.otlp, Logs: o.otlpLogs}, r)
+		spans, records, err := SendOTLP(context.Background(), o.otlp, o.otlpLogs, r)
 		if err != nil {
 			flag, url := "--otlp", o.otlp
 			if o.otlp == "" || strings.HasPrefix(err.Error(), "logs: ") {
@@ -47,10 +46,10 @@ func streams(path string, data []byte, inProgress bool, r *review.Review, o opti
 		}
 		if o.jsonl != "-" {
 			if o.otlp != "" {
-				fmt.Fprintf(stdout, "sent %d spans (%d calls) of %s to %s\n", sent.Spans, r.Summary.Calls, path, o.otlp)
+				fmt.Fprintf(stdout, "sent %d spans (%d calls) of %s to %s\n", spans, r.Summary.Calls, path, o.otlp)
 			}
 			if o.otlpLogs != "" {
-				fmt.Fprintf(stdout, "sent %d log records (the steps that are not calls) of %s to %s\n", sent.Logs, path, o.otlpLogs)
+				fmt.Fprintf(stdout, "sent %d log records (the steps that are not calls) of %s to %s\n", records, path, o.otlpLogs)
 			}
 		}
 	}
