@@ -78,8 +78,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var lf logFlags
 	lf.register(fs)
 	var cx cassetteFlags
-	var gf gateFlags
-	gf.register(fs)
+	var gf verdict.GateFlags
+	gf.Register(fs)
 	cx.register(fs)
 	requireManaged := fs.Bool("require-managed", false, "refuse (HOOKS_NOT_MANAGED) a record without a server's note that the session's hooks came from the harness's managed settings (logbook-server --managed-settings; docs/harnesses.md); needs level server or logged")
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
@@ -154,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
 		return ioError("", err)
 	}
-	if in.Gate, err = gf.load(); err != nil {
+	if in.Gate, err = gf.Load(); err != nil {
 		return ioError("", err)
 	}
 	if in.Pinned, in.CheckpointKeys, err = cf.extend(in.Pinned, in.CheckpointKeys); err != nil {

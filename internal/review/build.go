@@ -22,6 +22,9 @@ const (
 	// NoteDenied marks a call the organization policy denied: it has no
 	// post-event because it never ran, which is no gap.
 	NoteDenied = "not run: denied by the organization policy"
+	// NoteDeniedRan marks a call the organization policy denied that has
+	// a post-event: it ran anyway (DENIED_CALL_RAN under --policy-key).
+	NoteDeniedRan = "RAN although denied by the organization policy"
 )
 
 // Call is one tool call: its pre- and post-event joined by toolUseId.
@@ -73,6 +76,7 @@ const (
 	gapDupPost
 	noteBatchOnly
 	noteDenied
+	noteDeniedRan
 )
 
 func (c *Call) extra() *callMore {
@@ -141,13 +145,16 @@ func (c *Call) hasGaps() bool {
 // Note says why a call has no pre- or post-event at all: a call the
 // model made that Claude Code refused before running any hook (an
 // unknown tool, a bad input), named only by its PostToolBatch
-// (NoteBatchOnly), or one the organization policy denied (NoteDenied).
+// (NoteBatchOnly), or one the organization policy denied (NoteDenied);
+// or that a denied call has a post-event: it ran (NoteDeniedRan).
 func (c *Call) Note() string {
 	switch {
 	case c.bits&noteBatchOnly != 0:
 		return NoteBatchOnly
 	case c.bits&noteDenied != 0:
 		return NoteDenied
+	case c.bits&noteDeniedRan != 0:
+		return NoteDeniedRan
 	}
 	return ""
 }
@@ -702,6 +709,9 @@ func (c *Call) finish() {
 		c.bits |= gapUnfinished
 	case c.nPre == 0:
 		c.bits |= gapOrphaned
+	}
+	if c.nPost > 0 && c.denied {
+		c.bits |= noteDeniedRan
 	}
 	if c.nPre > 1 {
 		c.bits |= gapDupPre

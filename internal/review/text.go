@@ -351,7 +351,9 @@ func (p *printer) callNotes(c *Call, indent, id string) {
 			p.line("%s%s", indent, p.c(yellow, "  ! "+g+": "+id))
 		}
 	}
-	if note := c.Note(); note != "" {
+	if note := c.Note(); note == NoteDeniedRan {
+		p.line("%s%s", indent, p.c(red, "  ! "+note+": "+id))
+	} else if note != "" {
 		p.line("%s%s", indent, p.c(dim, "  · "+note))
 	}
 	if g := c.Gate(); g != nil {

@@ -61,6 +61,7 @@ type options struct {
 	asJSON, list, noPager, version                                                  bool
 	width                                                                           int
 	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys                multi
+	gate                                                                            verdict.GateFlags
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -83,6 +84,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "time-stamping roots PEM `FILE`: the record's token must verify against them (TIMESTAMP_*), and --export includes them")
 	fs.StringVar(&o.logPolicy, "log-policy", "", "C2SP tlog-policy `FILE`: judge the record's proof of logging offline (LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds); --export includes it as a hint only")
 	fs.StringVar(&o.logProof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default the sidecar ID.record.tlog-proof beside the record, or the bundle's); --export includes it")
+	o.gate.Register(fs)
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
 	fs.StringVar(&o.otlpLogs, "otlp-logs", "", "send the steps that are not calls (prompts, session start and end, notifications, compaction, gate decisions, errors) as OpenTelemetry log records, in the session's trace, to the OTLP/HTTP logs endpoint `URL` (e.g. http://127.0.0.1:4318/v1/logs)")
@@ -180,6 +182,9 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		if perr == nil {
 			in.Log, perr = logOf(o, path, bun)
 		}
+		if perr == nil {
+			in.Gate, perr = o.gate.Load()
+		}
 		if bun != nil && len(in.CheckpointKeys) > 0 && len(o.checkpoints) == 0 {
 			// A bundle's checkpoints are judged under the reviewer's keys.
 			in.Checkpoints = bun.Checkpoints
@@ -195,6 +200,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		r, err = review.FromCollected(&col, data, out.Result, len(opt.Pinned) > 0)
 		if err == nil {
 			r.SetAssurance(out.Level)
+			r.Notes = append(r.Notes, gateNotes(out)...)
 		}
 	}
 	if err != nil {
@@ -332,7 +338,7 @@ func list(dir string, opt record.Options, o options, stdout, stderr io.Writer) i
 
 const synopsis = `logbook-review [--json] [--only exec|edit|failed|gaps] [--pubkey FILE]... [--color auto|always|never] [--no-pager]
                [--tsa-roots PEM] [--attestation FILE --attestor-key PUB]... [--checkpoint FILE]... [--checkpoint-key PUB]...
-               [--log-policy FILE [--log-proof FILE]] RECORD|SESSION-ID|BUNDLE
+               [--log-policy FILE [--log-proof FILE]] [--policy-key PUB... [--require-policy DIGEST]] RECORD|SESSION-ID|BUNDLE
 logbook-review --list [--dir DIR] [--json]
 logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attestor-key FILE]... [--tsa-roots PEM]
                [--checkpoint FILE]... [--checkpoint-key PUB]... [--log-proof FILE] [--log-policy FILE] RECORD
@@ -409,3 +415,20 @@ func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpo
 // maxRecord bounds a record and its steps file (docs/limits.md); a
 // variable so that tests can lower it.
 var maxRecord int64 = readlimit.Record
+
+// gateNotes say what verify says of an accepted record's gate steps:
+// what --policy-key found, or that nothing checked them, and first of
+// all a denied call that ran anyway.
+func gateNotes(out verdict.Outcome) []string {
+	var n []string
+	if out.DeniedRan != "" {
+		n = append(n, verdict.DeniedRanWarning(out.DeniedRan))
+	}
+	if out.UncheckedGates > 0 {
+		n = append(n, verdict.UncheckedGatesWarning(out.UncheckedGates))
+	}
+	if g := out.Gate; g != nil {
+		n = append(n, fmt.Sprintf("organization policy checked under --policy-key: %d call(s) gated, %d denied, policy %s", g.Gates, g.Denied, strings.Join(g.Policies, ",")))
+	}
+	return n
+}

@@ -1,31 +1,39 @@
-package main
+package verdict
 
 import (
 	"errors"
 	"flag"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/verdict"
 )
 
-// gateFlags ask for step 12: every tool call gated under an organization
-// policy signed by one of the keys (docs/policy.md §8).
-type gateFlags struct {
-	keys    pubkeyFlag
+// GateFlags are --policy-key and --require-policy, which ask for step 12:
+// every tool call gated under an organization policy signed by one of the
+// keys (docs/policy.md §8). logbook-verify and logbook-review both take
+// them, with the same meaning.
+type GateFlags struct {
+	keys    keyFiles
 	require string
 }
 
-func (g *gateFlags) register(fs *flag.FlagSet) {
+type keyFiles []string
+
+func (k *keyFiles) String() string     { return strings.Join(*k, ",") }
+func (k *keyFiles) Set(v string) error { *k = append(*k, v); return nil }
+
+// Register adds the two flags to fs.
+func (g *GateFlags) Register(fs *flag.FlagSet) {
 	fs.Var(&g.keys, "policy-key", "trusted organization-policy signer, SPKI PEM `FILE` (repeatable): every tool call must have a gate step under a policy it signed: POLICY_MISSING, POLICY_UNTRUSTED, GATE_MISSING, DENIED_CALL_RAN")
 	fs.StringVar(&g.require, "require-policy", "", "with --policy-key: accept only gate steps under the policy with this `DIGEST` (logbook-policy verify prints it)")
 }
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
-// load reads the keys; nil when step 12 was not asked for.
-func (g *gateFlags) load() (*verdict.GateInputs, error) {
+// Load reads the keys; nil when step 12 was not asked for.
+func (g *GateFlags) Load() (*GateInputs, error) {
 	if len(g.keys) == 0 {
 		if g.require != "" {
 			return nil, errors.New("--require-policy needs --policy-key")
@@ -39,6 +47,5 @@ func (g *gateFlags) load() (*verdict.GateInputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &verdict.GateInputs{Require: g.require, Keys: ks}
-	return in, nil
+	return &GateInputs{Require: g.require, Keys: ks}, nil
 }
