@@ -174,6 +174,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		// unless the event is known to be another one. A PermissionRequest
 		// is gated as a PreToolUse is (docs/policy.md).
 		if *failClosed && (event == "PreToolUse" || event == "PermissionRequest" || event == unknownEvent) {
+			// The harness shows this stderr on a block: say that the call
+			// was stopped and why, not only what failed.
+			fmt.Fprintln(stderr, "record-step: the tool call is blocked (--fail-closed): a call that cannot be recorded, or whose policy answer cannot be confirmed, does not run; fix the cause above (a server that is down: start it) and try again")
 			return 2
 		}
 		return 0

@@ -198,10 +198,10 @@ func TestRelayFailsClosed(t *testing.T) {
 		if c.keyed {
 			args = append(args, "--server-key", pub)
 		}
-		if code, msg := runStep(t, t.TempDir(), pre, append(args, "--fail-closed")...); code != 2 || !strings.Contains(msg, "not recorded (PreToolUse)") {
+		if code, msg := runStep(t, t.TempDir(), pre, append(args, "--fail-closed")...); code != 2 || !strings.Contains(msg, "not recorded (PreToolUse)") || !strings.Contains(msg, "the tool call is blocked (--fail-closed)") {
 			t.Errorf("%s, --fail-closed: exit %d %q", c.name, code, msg)
 		}
-		if code, msg := runStep(t, t.TempDir(), pre, args...); code != 0 || msg == "" {
+		if code, msg := runStep(t, t.TempDir(), pre, args...); code != 0 || msg == "" || strings.Contains(msg, "blocked") {
 			t.Errorf("%s, fail open: exit %d %q", c.name, code, msg)
 		}
 		if code, msg := runStep(t, t.TempDir(), post, append(args, "--fail-closed")...); code != 0 {
