@@ -766,8 +766,8 @@ func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
 		if c.bits&hasDuration != 0 {
 			s.ToolMs += c.duration
 		}
-		if c.Kind == "exec" || c.Kind == "tool_call" {
-			continue
+		if c.Kind == "exec" || c.Kind == "tool_call" || c.bits&noteDenied != 0 {
+			continue // a denied call never ran: it touched no file
 		}
 		for _, p := range callPaths(c, steps) {
 			f := files[p]

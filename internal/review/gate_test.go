@@ -46,4 +46,9 @@ func TestGateOnCallRow(t *testing.T) {
 	if n != 3 {
 		t.Errorf("%d calls carry a gate, want 3", n)
 	}
+	// The only read, of .env, was denied: it never ran, so it touched no
+	// file (a fresh user found it listed under files).
+	if len(r.Summary.Files) != 0 || strings.Contains(out, "\nfiles ") {
+		t.Errorf("a denied call counted as touching a file: %v\n%s", r.Summary.Files, out)
+	}
 }

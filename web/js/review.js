@@ -96,7 +96,7 @@
         if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
         continue;
       }
-      if (!c.post.length && denied.has(c.id)) { c.note = 'not run: denied by the organization policy'; gaps.denied.push(c.id); }
+      if (!c.post.length && denied.has(c.id)) { c.note = 'not run: denied by the organization policy'; c.denied = true; gaps.denied.push(c.id); }
       else if (!c.post.length) { c.gaps.push('unfinished'); if (c.id) gaps.unfinished.push(c.id); }
       else if (!c.pre.length) { c.gaps.push('orphaned: no pre-event'); if (c.id) gaps.orphaned.push(c.id); }
       if (c.post.length && denied.has(c.id)) c.note = 'RAN although denied by the organization policy';
@@ -185,7 +185,7 @@
       byKind[c.kind] = (byKind[c.kind] || 0) + 1;
       if (c.failed) failed.push(c);
       if (c.duration !== null) toolMs += c.duration;
-      if (c.kind === 'exec' || c.kind === 'tool_call') continue;
+      if (c.kind === 'exec' || c.kind === 'tool_call' || c.denied) continue; // a denied call touched no file
       const s = bySeq.get(c.pre.length ? c.pre[0] : c.post[0]);
       for (const p of s ? (s.paths.length ? s.paths : s.path ? [s.path] : []) : []) files.set(p, (files.get(p) || 0) + 1);
     }
