@@ -99,7 +99,7 @@
       if (!c.post.length && denied.has(c.id)) { c.note = 'not run: denied by the organization policy'; c.denied = true; gaps.denied.push(c.id); }
       else if (!c.post.length) { c.gaps.push('unfinished'); if (c.id) gaps.unfinished.push(c.id); }
       else if (!c.pre.length) { c.gaps.push('orphaned: no pre-event'); if (c.id) gaps.orphaned.push(c.id); }
-      if (c.post.length && denied.has(c.id)) c.note = 'RAN although denied by the organization policy';
+      if (c.post.length && denied.has(c.id)) { c.note = 'RAN although denied by the organization policy'; c.deniedRan = true; }
       if (c.pre.length > 1) { c.gaps.push('duplicated pre'); gaps.dupPre.push(c.id); }
       if (c.post.length > 1) { c.gaps.push('duplicated post'); gaps.dupPost.push(c.id); }
       if (c.duration === null && c.pre.length && c.end) c.duration = Date.parse(c.end) - Date.parse(c.start);
@@ -387,7 +387,7 @@
       gl.title = g;
       row.append(gl);
     }
-    if (c.note) row.append(el('span', 'callnote', c.note));
+    if (c.note) row.append(el('span', c.deniedRan ? 'callnote bad' : 'callnote', c.note));
     if (c.gate) {
       const g = c.gate;
       let text = 'policy ' + g.decision + (g.rule ? ' (' + g.rule + ')' : '') + (g.enforced ? '' : ' [audit: not enforced]');
