@@ -12,6 +12,7 @@ usage: scripts/startup-bench.py RUNS ROUNDS NAME=BINARY ... [NAME=sh]
   (an arm whose path is sh runs sh -c 'cat >> FILE', the floor)"""
 import glob
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -61,6 +62,8 @@ for rnd in range(rounds):
             w, c, f = spawn(argv, env)
             res[name][0].append(w); res[name][1].append(c); res[name][2].append(f)
             for f, s in sizes.items(): os.truncate(f, s)
+    for argv, env, _ in setup.values():
+        shutil.rmtree(env['HOME'], ignore_errors=True)
     print(f'round {rnd+1} load {os.getloadavg()[0]:.2f}')
     for name, _ in arms:
         ws, cs, fs = res[name]
