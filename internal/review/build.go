@@ -465,77 +465,16 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	for _, c := range order {
 		c.finish()
 	}
-	// Calls that only a PostToolBatch names: the model asked for them,
-	// and no hook ever ran for them.
 	for i := range steps {
-		st := &steps[i]
-		for k, id := range st.BatchIDs {
-			if id == "" || calls[id] != nil {
-				continue
-			}
-			tool := ""
-			if k < len(st.BatchTools) {
-				tool = st.BatchTools[k]
-			}
-			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq, bits: noteBatchOnly}
-			calls[id] = c
-			order = append(order, c)
-		}
+		order = batchOnly(&steps[i], calls, order)
 	}
 
-	// Sub-agents: a step names its agent (data.agentId, as recent records
-	// do), or else lies between the agent's SubagentStart and SubagentStop
-	// while no other sub-agent runs. Position decides only in a record
-	// whose sub-agents' steps name no agent: where they do, a step that
-	// names none is the main agent's, wherever it falls (a background
-	// sub-agent runs while the main agent goes on: its PostToolBatch, its
-	// Stop).
-	byID := false
-	for i := range steps {
-		if steps[i].AgentID != "" && steps[i].Event != "SubagentStart" && steps[i].Event != "SubagentStop" {
-			byID = true
-			break
-		}
-	}
-	agents := map[string]*SubAgent{}
-	var open []*SubAgent
-	agentOf := map[int64]string{} // seq -> agent id
+	// Sub-agents (grouper).
+	grp := newGrouper(len(steps), func(i int) (bool, string) { return steps[i].AgentID != "", steps[i].Event })
+	agentOf := grp.agentOf
 	for i := range steps {
 		st := &steps[i]
-		switch st.Event {
-		case "SubagentStart":
-			a := agents[st.AgentID]
-			if a == nil {
-				a = &SubAgent{ID: st.AgentID, Type: st.AgentType, Start: st.At, Items: []Item{}}
-				agents[st.AgentID] = a
-			}
-			open = append(open, a)
-			agentOf[st.Seq] = st.AgentID
-			continue
-		case "SubagentStop":
-			if a := agents[st.AgentID]; a != nil {
-				a.End, a.closed = st.At, true
-				for k, o := range open {
-					if o == a {
-						open = append(open[:k], open[k+1:]...)
-						break
-					}
-				}
-			}
-			agentOf[st.Seq] = st.AgentID
-			continue
-		}
-		switch {
-		case st.AgentID != "":
-			// A sub-agent whose SubagentStart was not recorded still
-			// gets its group, from its first step.
-			if agents[st.AgentID] == nil {
-				agents[st.AgentID] = &SubAgent{ID: st.AgentID, Type: st.AgentType, Start: st.At, Items: []Item{}}
-			}
-			agentOf[st.Seq] = st.AgentID
-		case !byID && len(open) == 1 && st.Event != "UserPromptSubmit":
-			agentOf[st.Seq] = open[0].ID
-		}
+		grp.see(st.Seq, st.Event, st.AgentID, func() (string, string) { return st.AgentType, st.At })
 	}
 
 	// Turns: a prompt opens one; every call and event goes to the turn of
@@ -582,22 +521,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		}
 		return bySeqMap[seq]
 	}
-	placedAgent := map[string]bool{}
-	add := func(ti int, agent string, it Item) {
-		if agent == "" || agents[agent] == nil {
-			turns[ti].Items = append(turns[ti].Items, it)
-			return
-		}
-		a := agents[agent]
-		if !placedAgent[agent] {
-			placedAgent[agent] = true
-			turns[ti].Items = append(turns[ti].Items, Item{SubAgent: a, pos: it.pos})
-		}
-		if it.Call != nil {
-			a.Calls++
-		}
-		a.Items = append(a.Items, it)
-	}
+	pl := placer{turns: turns, agents: grp.agents, placed: map[string]bool{}}
 	type placed struct {
 		pos int64
 		it  Item
@@ -618,38 +542,24 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].pos < all[b].pos })
 	for _, p := range all {
-		agent := agentOf[p.pos]
-		if ev := p.it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
-			// The start opens the group and the stop closes it: neither
-			// is an item of its own, both are the group's marks. A stop
-			// of a sub-agent nothing else names stays an event.
-			if a := agents[agent]; a != nil {
-				a.Marks = append(a.Marks, ev.Full())
-				if ev.Event == "SubagentStart" && !placedAgent[agent] {
-					placedAgent[agent] = true
-					turns[turnAt[bySeq(p.pos)]].Items = append(turns[turnAt[bySeq(p.pos)]].Items, Item{SubAgent: a, pos: p.pos})
-				}
-				continue
-			}
-		}
-		add(turnAt[bySeq(p.pos)], agent, p.it)
-	}
-	if len(turns[0].Items) == 0 && len(turns) > 1 {
-		turns = turns[1:]
+		pl.place(turnAt[bySeq(p.pos)], agentOf[p.pos], p.it)
 	}
 
 	g := tr.Counts()
 	if counted != nil {
 		g = *counted
 	}
-	sum = summarize(steps, order, g)
-	sum.SubAgents = len(agents)
-	for _, t := range turns {
-		if t.Prompt != nil {
-			sum.Turns++
+	var start, end string
+	for i := range steps {
+		if i == 0 || steps[i].At < start {
+			start = steps[i].At
+		}
+		if i == 0 || steps[i].At > end {
+			end = steps[i].At
 		}
 	}
-	return turns, sum
+	sum = summarize(len(steps), start, end, order, g, func(c *Call) []string { return callPaths(c, steps) })
+	return doneTurns(turns, len(grp.agents), &sum), sum
 }
 
 func (c *Call) fill(st *Step, ph gaps.Phase) {
@@ -754,50 +664,6 @@ func between(a, b string) (int64, bool) {
 	return tb.Sub(ta).Milliseconds(), true
 }
 
-func summarize(steps []Step, calls []*Call, g gaps.Counts) Summary {
-	s := Summary{Steps: len(steps), Calls: len(calls), ByKind: map[string]int{}, Files: []File{}, Failed: []*Call{}, Gaps: g}
-	files := map[string]*File{}
-	var fileOrder []string
-	for _, c := range calls {
-		s.ByKind[c.Kind]++
-		if c.Failed {
-			s.Failed = append(s.Failed, c)
-		}
-		if c.bits&hasDuration != 0 {
-			s.ToolMs += c.duration
-		}
-		if c.Kind == "exec" || c.Kind == "tool_call" || c.bits&noteDenied != 0 {
-			continue // a denied call never ran: it touched no file
-		}
-		for _, p := range callPaths(c, steps) {
-			f := files[p]
-			if f == nil {
-				f = &File{Path: p, ByKind: map[string]int{}}
-				files[p] = f
-				fileOrder = append(fileOrder, p)
-			}
-			f.ByKind[c.Kind]++
-		}
-	}
-	sort.Strings(fileOrder)
-	for _, p := range fileOrder {
-		s.Files = append(s.Files, *files[p])
-	}
-	if len(steps) > 0 {
-		s.Start, s.End = steps[0].At, steps[0].At
-		for i := range steps {
-			if steps[i].At < s.Start {
-				s.Start = steps[i].At
-			}
-			if steps[i].At > s.End {
-				s.End = steps[i].At
-			}
-		}
-		s.TotalMs, _ = between(s.Start, s.End)
-	}
-	return s
-}
-
 // callPaths lists the files a call names (data.paths, else data.path).
 func callPaths(c *Call, steps []Step) []string {
 	seq := c.pos
@@ -822,13 +688,7 @@ func callPaths(c *Call, steps []Step) []string {
 	if st == nil {
 		return nil
 	}
-	if len(st.Paths) > 0 {
-		return st.Paths
-	}
-	if st.Path != "" {
-		return []string{st.Path}
-	}
-	return nil
+	return stepPaths(st)
 }
 
 // joinGates puts each gate step's decision on its call's row (the first
@@ -837,19 +697,8 @@ func callPaths(c *Call, steps []Step) []string {
 func joinGates(steps []Step, calls map[string]*Call) map[int64]bool {
 	gated := map[int64]bool{}
 	for i := range steps {
-		st := &steps[i]
-		if st.Gate == nil || st.ToolUseID == "" {
-			continue
-		}
-		c := calls[st.ToolUseID]
-		if c == nil {
-			continue
-		}
-		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
-		if c.GateStep() == nil {
-			g := *st // a copy: the steps' array is not kept alive
-			c.setGate(&g)
-			gated[st.Seq] = true
+		if joinGate(calls, &steps[i], false) {
+			gated[steps[i].Seq] = true
 		}
 	}
 	return gated

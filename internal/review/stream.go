@@ -1,8 +1,6 @@
 package review
 
 import (
-	"sort"
-
 	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -43,7 +41,8 @@ type streamBuild struct {
 	// there when no SubagentStart came before it.
 	last       *Call // the call made last with a toolUseId (which is b.calls[its id])
 	named      map[string]agentSeen
-	start, end string // the earliest and latest step time
+	start, end string    // the earliest and latest step time
+	one        [1]string // room for a call's one file (paths)
 }
 
 // lite is what the passes after the calls read of every step; the rest
@@ -88,20 +87,16 @@ func (b *streamBuild) liteAt(i int) *lite { return &b.lite[i/liteChunk][i%liteCh
 // up, one allocation per chunk), and never move.
 const rowChunk = 1024
 
-func (b *streamBuild) newCall() *Call {
-	if len(b.callRows) == cap(b.callRows) {
-		b.callRows = make([]Call, 0, rowChunk)
-	}
-	b.callRows = b.callRows[:len(b.callRows)+1]
-	return &b.callRows[len(b.callRows)-1]
-}
+func (b *streamBuild) newCall() *Call   { return newRow(&b.callRows) }
+func (b *streamBuild) newEvent() *Event { return newRow(&b.eventRows) }
 
-func (b *streamBuild) newEvent() *Event {
-	if len(b.eventRows) == cap(b.eventRows) {
-		b.eventRows = make([]Event, 0, rowChunk)
+// newRow is the next row of *rows, a new chunk when it is full.
+func newRow[T any](rows *[]T) *T {
+	if len(*rows) == cap(*rows) {
+		*rows = make([]T, 0, rowChunk)
 	}
-	b.eventRows = b.eventRows[:len(b.eventRows)+1]
-	return &b.eventRows[len(b.eventRows)-1]
+	*rows = (*rows)[:len(*rows)+1]
+	return &(*rows)[len(*rows)-1]
 }
 
 // newStreamBuild makes a streamBuild whose calls map has room for
@@ -203,17 +198,6 @@ func (c *Call) setPaths(st *Step) {
 	}
 }
 
-// stepPaths is what callPaths reads of a step.
-func stepPaths(st *Step) []string {
-	if len(st.Paths) > 0 {
-		return st.Paths
-	}
-	if st.Path != "" {
-		return []string{st.Path}
-	}
-	return nil
-}
-
 // finish is the rest of build, over the lite steps and the kept ones;
 // counted is the verifier's gap count of the same steps.
 func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
@@ -224,17 +208,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	// the calls are finished: a denied call is no unfinished one.
 	gated := map[int64]bool{}
 	for _, ev := range kept {
-		st := ev.step()
-		if st == nil || st.Gate == nil || st.ToolUseID == "" {
-			continue
-		}
-		c := calls[st.ToolUseID]
-		if c == nil {
-			continue
-		}
-		c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
-		if c.GateStep() == nil {
-			c.setGate(st) // a kept step, no row of its own
+		if st := ev.step(); st != nil && joinGate(calls, st, true) { // a kept step: kept as it is
 			gated[st.Seq] = true
 		}
 	}
@@ -244,21 +218,8 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	nAdd := len(order) // the calls of add; those only a batch names follow
 	// Calls that only a PostToolBatch names (every step with BatchIDs is kept).
 	for _, ev := range kept {
-		st := ev.step()
-		if st == nil {
-			continue
-		}
-		for j, id := range st.BatchIDs {
-			if id == "" || calls[id] != nil {
-				continue
-			}
-			tool := ""
-			if j < len(st.BatchTools) {
-				tool = st.BatchTools[j]
-			}
-			c := &Call{ToolUseID: id, Tool: tool, Kind: "tool_call", Start: st.At, pos: st.Seq, bits: noteBatchOnly}
-			calls[id] = c
-			order = append(order, c)
+		if st := ev.step(); st != nil {
+			order = batchOnly(st, calls, order)
 		}
 	}
 
@@ -273,62 +234,20 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 		}
 		return ""
 	}
-	byID := false
-	for i := 0; i < n; i++ {
-		if e := event(i); b.liteAt(i).agent != 0 && e != "SubagentStart" && e != "SubagentStop" {
-			byID = true
-			break
-		}
-	}
-	agents := map[string]*SubAgent{}
-	var open []*SubAgent
-	agentOf := map[int64]string{} // seq -> agent id
+	grp := newGrouper(n, func(i int) (bool, string) { return b.liteAt(i).agent != 0, event(i) })
+	agentOf := grp.agentOf
 	for i := 0; i < n; i++ {
 		l := b.liteAt(i)
-		st := struct{ agentID string }{b.ids[l.agent]}
-		seq := int64(i)
-		var full *Event
-		if l.kept >= 0 {
-			full = kept[l.kept]
-		}
-		switch event(i) {
-		case "SubagentStart":
-			a := agents[st.agentID]
-			if a == nil {
-				a = &SubAgent{ID: st.agentID, Type: full.AgentType(), Start: full.At, Items: []Item{}}
-				agents[st.agentID] = a
+		id := b.ids[l.agent]
+		grp.see(int64(i), event(i), id, func() (string, string) {
+			// A step that opens or closes a group is kept (a
+			// SubagentStart or SubagentStop), or is the call's event
+			// that first named the agent.
+			if l.kept >= 0 {
+				return kept[l.kept].AgentType(), kept[l.kept].At
 			}
-			open = append(open, a)
-			agentOf[seq] = st.agentID
-			continue
-		case "SubagentStop":
-			if a := agents[st.agentID]; a != nil {
-				a.End, a.closed = full.At, true
-				for k, o := range open {
-					if o == a {
-						open = append(open[:k], open[k+1:]...)
-						break
-					}
-				}
-			}
-			agentOf[seq] = st.agentID
-			continue
-		}
-		switch {
-		case st.agentID != "":
-			if agents[st.agentID] == nil {
-				// This step is the first to name the agent: kept, or the
-				// call's event named first.
-				typ, at := b.named[st.agentID].typ, b.named[st.agentID].at
-				if full != nil {
-					typ, at = full.AgentType(), full.At
-				}
-				agents[st.agentID] = &SubAgent{ID: st.agentID, Type: typ, Start: at, Items: []Item{}}
-			}
-			agentOf[seq] = st.agentID
-		case !byID && len(open) == 1 && event(i) != "UserPromptSubmit":
-			agentOf[seq] = open[0].ID
-		}
+			return b.named[id].typ, b.named[id].at
+		})
 	}
 
 	// Turns.
@@ -354,22 +273,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			turnAt[i] = byTurn[id]
 		}
 	}
-	placedAgent := map[string]bool{}
-	add := func(ti int, agent string, it Item) {
-		if agent == "" || agents[agent] == nil {
-			turns[ti].Items = append(turns[ti].Items, it)
-			return
-		}
-		a := agents[agent]
-		if !placedAgent[agent] {
-			placedAgent[agent] = true
-			turns[ti].Items = append(turns[ti].Items, Item{SubAgent: a, pos: it.pos})
-		}
-		if it.Call != nil {
-			a.Calls++
-		}
-		a.Items = append(a.Items, it)
-	}
+	pl := placer{turns: turns, agents: grp.agents, placed: map[string]bool{}}
 	// Calls and events in seq order, as build's stable sort of them
 	// puts them, merged rather than gathered and sorted: the calls of
 	// add (by their first step), then those only a batch names (by the
@@ -405,73 +309,15 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 			it = Item{Event: ev, pos: ev.Seq}
 			ie = nextEvent(ie + 1)
 		}
-		agent := agentOf[it.pos]
-		if ev := it.Event; ev != nil && (ev.Event == "SubagentStart" || ev.Event == "SubagentStop") {
-			// The start opens the group and the stop closes it: neither
-			// is an item of its own, both are the group's marks. A stop
-			// of a sub-agent nothing else names stays an event.
-			if a := agents[agent]; a != nil {
-				a.Marks = append(a.Marks, ev.Full())
-				if ev.Event == "SubagentStart" && !placedAgent[agent] {
-					placedAgent[agent] = true
-					turns[turnAt[it.pos]].Items = append(turns[turnAt[it.pos]].Items, Item{SubAgent: a, pos: it.pos})
-				}
-				continue
-			}
-		}
-		add(int(turnAt[it.pos]), agent, it)
-	}
-	if len(turns[0].Items) == 0 && len(turns) > 1 {
-		turns = turns[1:]
+		pl.place(int(turnAt[it.pos]), agentOf[it.pos], it)
 	}
 
-	sum = b.summarize(order, counted)
-	sum.SubAgents = len(agents)
-	for _, t := range turns {
-		if t.Prompt != nil {
-			sum.Turns++
-		}
-	}
-	return turns, sum
+	sum = summarize(b.n, b.start, b.end, order, counted, b.paths)
+	return doneTurns(turns, len(grp.agents), &sum), sum
 }
 
-// summarize is summarize over the lite steps.
-func (b *streamBuild) summarize(calls []*Call, g gaps.Counts) Summary {
-	s := Summary{Steps: b.n, Calls: len(calls), ByKind: map[string]int{}, Files: []File{}, Failed: []*Call{}, Gaps: g}
-	files := map[string]*File{}
-	var fileOrder []string
-	var one [1]string
-	for _, c := range calls {
-		s.ByKind[c.Kind]++
-		if c.Failed {
-			s.Failed = append(s.Failed, c)
-		}
-		if c.bits&hasDuration != 0 {
-			s.ToolMs += c.duration
-		}
-		if c.Kind == "exec" || c.Kind == "tool_call" || c.bits&noteDenied != 0 {
-			continue // a denied call never ran: it touched no file
-		}
-		for _, p := range b.callPaths(c, &one) {
-			f := files[p]
-			if f == nil {
-				f = &File{Path: p, ByKind: map[string]int{}}
-				files[p] = f
-				fileOrder = append(fileOrder, p)
-			}
-			f.ByKind[c.Kind]++
-		}
-	}
-	sort.Strings(fileOrder)
-	for _, p := range fileOrder {
-		s.Files = append(s.Files, *files[p])
-	}
-	if b.n > 0 {
-		s.Start, s.End = b.start, b.end
-		s.TotalMs, _ = between(s.Start, s.End)
-	}
-	return s
-}
+// paths is callPaths for summarize, into b.one.
+func (b *streamBuild) paths(c *Call) []string { return b.callPaths(c, &b.one) }
 
 // callPaths is callPaths: the files of the call's first pre-event, else
 // of its first post-event, else of the step at its position.
