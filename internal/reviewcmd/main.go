@@ -195,6 +195,11 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		r, err = review.FromCollected(&col, data, out.Result, len(opt.Pinned) > 0)
 		if err == nil {
 			r.SetAssurance(out.Level)
+			// The record's own gate steps say a denied call ran: first,
+			// as logbook-verify warns it, since the verdict is still OK.
+			if out.DeniedRan != "" {
+				r.Notes = append(r.Notes, verdict.DeniedRanWarning(out.DeniedRan))
+			}
 		}
 	}
 	if err != nil {
