@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
@@ -61,5 +63,21 @@ func TestReviewOTLPHelper(t *testing.T) {
 	cmd.Env = append(without(os.Environ(), "PATH"), "PATH="+t.TempDir())
 	if msg, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(msg), "OK recordId=") {
 		t.Fatalf("without the helper, a review: %v %q", err, msg)
+	}
+
+	// A logbook-review-otlp that is logbook-review itself (a copy or a
+	// link, a wrong install): it would run itself again for --otlp, a
+	// chain of processes without end; it must refuse at once instead.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(alone), "logbook-review-otlp"), data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The context only ends a regression's chain; nothing is timed.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd = exec.CommandContext(ctx, alone, "--otlp", srv.URL+"/v1/traces", path)
+	cmd.Env = append(without(os.Environ(), "PATH"), "PATH="+t.TempDir())
+	msg, err = cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(string(msg), "without the exporter") {
+		t.Fatalf("a helper that is logbook-review: exit %d (%v), said %q", code, err, msg)
 	}
 }

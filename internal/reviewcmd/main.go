@@ -97,6 +97,10 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 2
 	}
 	if (o.otlp != "" || o.otlpLogs != "") && SendOTLP == nil {
+		if getenv(helperEnv) != "" {
+			fmt.Fprintf(stderr, "logbook-review: run as %s, but this is logbook-review, without the exporter: install %s from ./cmd/%s\n", Helper, Helper, Helper)
+			return 2
+		}
 		return runHelper(args, stdout, stderr)
 	}
 	if err := review.CheckFilter(o.only); err != nil {

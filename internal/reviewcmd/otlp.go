@@ -24,6 +24,11 @@ var SendOTLP func(ctx context.Context, traces, logs string, r *review.Review) (s
 // logbook-review (go install ./cmd/... builds both).
 const Helper = "logbook-review-otlp"
 
+// helperEnv is set in the helper's environment: a Helper without the
+// exporter (logbook-review copied or linked under its name) sees it and
+// refuses, instead of running itself again without end.
+const helperEnv = "LOGBOOK_REVIEW_OTLP_HELPER"
+
 // runHelper runs Helper with logbook-review's arguments, on the same
 // streams, and returns its exit status: the same command, with the
 // exporter.
@@ -34,6 +39,7 @@ func runHelper(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmd := exec.Command(path, args...)
+	cmd.Env = append(os.Environ(), helperEnv+"=1")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
 	err = cmd.Run()
 	var exit *exec.ExitError

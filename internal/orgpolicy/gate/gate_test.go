@@ -266,3 +266,32 @@ func TestCheck50Allocs(t *testing.T) {
 		t.Errorf("%v allocations per 50-rule call, want at most 460", n)
 	}
 }
+
+// TestBudgetSpentBeforeARule: once the call's time budget is spent, no
+// further rule runs, with or without a comprehension (cel-go looks at the
+// context only inside one): the call is decided onError, RULE_COST,
+// naming the rule. Before, a rule without a comprehension ran whatever
+// the budget left, so a policy of many slow string rules (lastIndexOf,
+// quote, matches on a command of tens of MB, each under the cost limit)
+// took many times EvalBudget. The deadline is given, not waited for.
+func TestBudgetSpentBeforeARule(t *testing.T) {
+	t.Parallel()
+	p, err := orgpolicy.ParseText([]byte(`{"version":"logbook/policy@0","onError":"deny","rules":[
+		{"name":"plain","when":"input.command.lastIndexOf('zz') > 0","decision":"deny"},
+		{"name":"fold","when":"[1].exists(x, x == 2)","decision":"deny"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Tool: "Bash", ToolInput: map[string]any{"command": "ls"}}
+	if r := prog.decide(in, time.Now().Add(time.Hour)); r.Decision != orgpolicy.Allow || r.Error != "" {
+		t.Fatalf("within the budget: %+v", r)
+	}
+	r := prog.decide(in, time.Now().Add(-time.Millisecond))
+	if r.Decision != orgpolicy.Deny || r.Rule != "plain" || !strings.HasPrefix(r.Error, orgpolicy.ErrRuleCost) {
+		t.Errorf("budget spent: %+v, want deny by onError, rule plain, %s", r, orgpolicy.ErrRuleCost)
+	}
+}

@@ -151,9 +151,18 @@ type Result = orgpolicy.Result
 // decides the policy's OnError, naming itself and the error; none: the
 // default.
 func (p *Program) Decide(in Input) Result {
+	return p.decide(in, time.Now().Add(EvalBudget))
+}
+
+// errBudget is a rule not run because the call's time budget was spent
+// by the rules before it.
+var errBudget = fmt.Errorf("%w: the rules before this one spent the call's %v", context.DeadlineExceeded, EvalBudget)
+
+// decide is Decide with the budget's deadline given (tests).
+func (p *Program) decide(in Input, deadline time.Time) Result {
 	// The budget runs from here; its context is made only for the first
 	// rule that can be interrupted (folds).
-	b := budget{deadline: time.Now().Add(EvalBudget)}
+	b := budget{deadline: deadline}
 	defer b.stop()
 	// The strings are given as CEL strings: the same values, boxed once
 	// here rather than by every rule that reads them.
@@ -174,7 +183,13 @@ func (p *Program) Decide(in Input) Result {
 	for i, prg := range p.rules {
 		r := p.Policy.Rules[i]
 		var out ref.Val
-		if p.folds[i] {
+		// cel-go looks at the context only inside a comprehension, so a
+		// rule without one would run whatever the budget left: each
+		// rule starts only while the budget lasts (docs/policy.md §3:
+		// all rules of one call together).
+		if !time.Now().Before(b.deadline) {
+			err = errBudget
+		} else if p.folds[i] {
 			out, _, err = prg.ContextEval(b.context(), act)
 		} else {
 			out, _, err = prg.Eval(act)
