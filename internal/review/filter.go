@@ -7,7 +7,8 @@ var Filters = []string{"exec", "edit", "failed", "gaps"}
 
 // Keep reports whether a call passes the filter: "exec" commands, "edit"
 // file changes (edit and write), "failed" calls, calls with a "gaps"
-// finding. "" keeps everything.
+// finding or that ran although the policy denied them. "" keeps
+// everything.
 func Keep(c *Call, only string) bool {
 	switch only {
 	case "":
@@ -19,7 +20,7 @@ func Keep(c *Call, only string) bool {
 	case "failed":
 		return c.Failed
 	case "gaps":
-		return c.hasGaps()
+		return c.hasGaps() || c.bits&noteDeniedRan != 0
 	}
 	return false
 }

@@ -27,6 +27,10 @@ func TestReviewGate(t *testing.T) {
 		!strings.Contains(out, "! RAN although denied by the organization policy: toolu_2") {
 		t.Errorf("without --policy-key: exit %d\n%s%s", code, out, errs)
 	}
+	code, out, _ = review("--only", "gaps", ran)
+	if code != 0 || !strings.Contains(out, "! RAN although denied by the organization policy: toolu_2") || strings.Contains(out, "toolu_1") {
+		t.Errorf("--only gaps keeps the denied call that ran, and only it: exit %d\n%s", code, out)
+	}
 	code, out, _ = review("--json", ran)
 	if code != 0 || !strings.Contains(out, `"note":"RAN although denied by the organization policy"`) || !strings.Contains(out, `"notes":["a call the organization policy denied ran anyway`) {
 		t.Errorf("--json without --policy-key: exit %d\n%s", code, out)

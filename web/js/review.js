@@ -203,7 +203,7 @@
     exec: (c) => c.kind === 'exec',
     edit: (c) => c.kind === 'edit' || c.kind === 'write',
     failed: (c) => c.failed,
-    gaps: (c) => c.gaps.length > 0,
+    gaps: (c) => c.gaps.length > 0 || !!c.deniedRan,
   };
 
   function ms(n) {
