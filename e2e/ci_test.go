@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -62,6 +63,9 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Dir(to), 0o755)
+	// The copies are run: written as writeExe writes (ETXTBSY).
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func replayHarnesses(t *testing.T, replays []harnessReplay) {
 		}
 		for _, prog := range []string{"record-step", "logbook-seal"} {
 			if err := os.Link(filepath.Join(bin, prog), filepath.Join(project, ".logbook", "bin", prog)); err != nil {
-				os.WriteFile(filepath.Join(project, ".logbook", "bin", prog), readFile(t, filepath.Join(bin, prog)), 0o755)
+				writeExe(filepath.Join(project, ".logbook", "bin", prog), readFile(t, filepath.Join(bin, prog)))
 			}
 		}
 		cmds := installedCommands(t, r.harness, project)
@@ -316,7 +316,7 @@ func TestInstallNeedsLogbookInstall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	lone := filepath.Join(dir, "record-step")
-	if err := os.WriteFile(lone, readFile(t, filepath.Join(bin, "record-step")), 0o755); err != nil {
+	if err := writeExe(lone, readFile(t, filepath.Join(bin, "record-step"))); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(lone, "install", "--harness", "codex", "--project", dir).CombinedOutput()

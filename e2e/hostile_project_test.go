@@ -36,7 +36,7 @@ func TestHostileProject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(exe, name), b, 0o755)
+		writeExe(filepath.Join(exe, name), b)
 	}
 	var cred *syscall.Credential
 	uid := os.Geteuid()

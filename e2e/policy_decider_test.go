@@ -246,7 +246,7 @@ func TestPolicyDeciderStale(t *testing.T) {
 				t.Fatal(err)
 			}
 			tmp := filepath.Join(exe, name+".new")
-			os.WriteFile(tmp, b, 0o755)
+			writeExe(tmp, b)
 			os.Rename(tmp, filepath.Join(exe, name)) // a new file, as an upgrade writes it
 		}
 	}
@@ -301,7 +301,7 @@ func TestPolicyDeciderSquat(t *testing.T) {
 	os.Mkdir(exe, 0o755)
 	for _, name := range []string{"record-step", "logbook-policy"} {
 		b, _ := os.ReadFile(filepath.Join(bin, name))
-		os.WriteFile(filepath.Join(exe, name), b, 0o755)
+		writeExe(filepath.Join(exe, name), b)
 	}
 	tmp, data := filepath.Join(root, "tmp"), filepath.Join(root, "data")
 	os.Mkdir(tmp, 0o777)

@@ -30,7 +30,7 @@ func TestRealClaudeCodePolicy(t *testing.T) {
 	home := t.TempDir()
 	proj, _ := harnessProject(t, "claude-code", ".claude/settings.json", home, nil)
 	b, _ := os.ReadFile(filepath.Join(bin, "logbook-policy"))
-	os.WriteFile(filepath.Join(proj, ".logbook", "bin", "logbook-policy"), b, 0o755)
+	writeExe(filepath.Join(proj, ".logbook", "bin", "logbook-policy"), b)
 	key := filepath.Join(home, ".config", "logbook", "signing.key")
 	os.MkdirAll(filepath.Dir(key), 0o700)
 	run(t, nil, "logbook-seal", "--new-key", key)
@@ -202,7 +202,7 @@ func realClaudeCodePolicyServer(t *testing.T, commandHooks bool) {
 	}
 	for _, c := range []string{"record-step", "logbook-install"} {
 		b, _ := os.ReadFile(filepath.Join(bin, c))
-		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
+		writeExe(filepath.Join(proj, ".logbook", "bin", c), b)
 	}
 	args := []string{"install", "--harness", "claude-code", "--project", proj, "--server", s.url}
 	if commandHooks {
@@ -304,7 +304,7 @@ func TestRealGeminiCLIPolicyServer(t *testing.T) {
 	}
 	for _, c := range []string{"record-step", "logbook-install"} {
 		b, _ := os.ReadFile(filepath.Join(bin, c))
-		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
+		writeExe(filepath.Join(proj, ".logbook", "bin", c), b)
 	}
 	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "gemini", "--project", proj, "--server", s.url)
 	inst.Env = append(os.Environ(), "HOME="+home)

@@ -135,7 +135,7 @@ func harnessProject(t *testing.T, harness, settings, home string, events []strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
+		writeExe(filepath.Join(proj, ".logbook", "bin", c), b)
 	}
 	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), append([]string{"install", "--harness", harness, "--project", proj, "--no-key"}, install...)...)
 	inst.Env = append(os.Environ(), "HOME="+home)

@@ -45,7 +45,7 @@ func TestRealClaudeCodeServer(t *testing.T) {
 	}
 	for _, c := range []string{"record-step", "logbook-install"} {
 		b, _ := os.ReadFile(filepath.Join(bin, c))
-		os.WriteFile(filepath.Join(proj, ".logbook", "bin", c), b, 0o755)
+		writeExe(filepath.Join(proj, ".logbook", "bin", c), b)
 	}
 	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "claude-code", "--project", proj, "--server", s.url)
 	if out, err := inst.CombinedOutput(); err != nil {

@@ -50,7 +50,7 @@ func TestReviewOTLPHelper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
+	if err := writeExe(alone, data); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(alone, "--otlp", srv.URL+"/v1/traces", path)
@@ -68,7 +68,7 @@ func TestReviewOTLPHelper(t *testing.T) {
 	// A logbook-review-otlp that is logbook-review itself (a copy or a
 	// link, a wrong install): it would run itself again for --otlp, a
 	// chain of processes without end; it must refuse at once instead.
-	if err := os.WriteFile(filepath.Join(filepath.Dir(alone), "logbook-review-otlp"), data, 0o755); err != nil {
+	if err := writeExe(filepath.Join(filepath.Dir(alone), "logbook-review-otlp"), data); err != nil {
 		t.Fatal(err)
 	}
 	// The context only ends a regression's chain; nothing is timed.

@@ -459,7 +459,7 @@ func twoUsers(t *testing.T, prefix string, serverUID int) (root, exe, key string
 	os.Mkdir(exe, 0o755)
 	for _, name := range []string{"logbook-server", "record-step"} {
 		b, _ := os.ReadFile(filepath.Join(bin, name))
-		os.WriteFile(filepath.Join(exe, name), b, 0o755)
+		writeExe(filepath.Join(exe, name), b)
 	}
 	keyDir := filepath.Join(root, "etc")
 	os.Mkdir(keyDir, 0o700)
