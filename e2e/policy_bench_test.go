@@ -203,13 +203,21 @@ func waitDecider(b testing.TB, socks string) decider.Status {
 // Go default; logbook-server sets 400 unless GOGC is set), to see whether
 // the collector is in the tail. The fsync arm is this disk's own fsync latency
 // in the same run (a 600-byte append and fsync paced at 1,000/s for two
-// seconds), so a reader can tell the disk from the code. Target: gated
-// p99 ≤ 1 ms.
+// seconds), so a reader can tell the disk from the code. The floor arms
+// run testdata/serverfloor under the same load: floor-nethttp answers
+// every event with {} and records nothing (what net/http and this
+// machine cost), floor-append-fsync appends each body to a file per
+// session and fsyncs it after answering (the least a server that keeps
+// every event does). Target: gated p99 ≤ 1 ms.
 func BenchmarkPolicyServerLatency(b *testing.B) {
 	dir := b.TempDir()
 	signed, pub, _ := signedPolicy(b, dir, fiftyRules())
 	b.Setenv("GODEBUG", "gctrace=1")
 	policy := []string{"--policy", signed, "--policy-key", pub}
+	floor := filepath.Join(dir, "serverfloor")
+	if out, err := exec.Command("go", "build", "-o", floor, "./testdata/serverfloor").CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
 	for _, c := range []struct {
 		name  string
 		extra []string
@@ -221,10 +229,15 @@ func BenchmarkPolicyServerLatency(b *testing.B) {
 		{"policy50-background", append([]string{"--fsync", "background"}, policy...), ""},
 		{"policy50-background-gogc100", append([]string{"--fsync", "background"}, policy...), "100"},
 		{"policy50-background-window100ms", append([]string{"--fsync", "background", "--fsync-window", "100ms"}, policy...), ""},
+		{"floor-nethttp", []string{"--floor", "empty"}, ""},
+		{"floor-append-fsync", []string{"--floor", "append-fsync"}, ""},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			if c.gogc != "" {
 				b.Setenv("GOGC", c.gogc)
+			}
+			if strings.HasPrefix(c.name, "floor-") {
+				b.Setenv("LOGBOOK_E2E_SERVER", floor)
 			}
 			d := b.TempDir()
 			key := newServerKey(b, d)

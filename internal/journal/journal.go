@@ -11,6 +11,7 @@
 package journal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,10 @@ type Journal struct {
 	Dir, Session string
 	lock, f      *os.File
 	tip          *tip // the last step this Journal wrote (tip.go)
+	// A kept Journal's (keep.go): the open file's identity (0 until the
+	// first Unlock) and the step it wrote last.
+	dev, ino uint64
+	last     *last
 }
 
 // ErrSessionID is wrapped by the errors ValidSessionID returns.
@@ -185,22 +190,33 @@ func notBefore(at, last string) string {
 // last step's at when earlier (AppendNow).
 func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() string) (int64, int, error) {
 	// The file's end is read once: it gives the torn tail, if any, and
-	// the last step to link to.
-	line, end, size, err := j.tail()
+	// the last step to link to. A kept Journal (keep.go) whose file
+	// still ends with the step it wrote last links to that step.
+	size, err := j.size()
 	if err != nil {
 		return 0, 0, err
 	}
-	if end != size {
-		if err := j.cut(end, size); err != nil {
+	var line []byte
+	var seq int64
+	var prev, lastAt string
+	if l, ok := j.unchanged(size); ok {
+		line, seq, prev, lastAt = l.line, l.seq, l.hash, l.at
+	} else {
+		var end int64
+		if line, end, err = j.tailOf(size); err != nil {
 			return 0, 0, err
 		}
-		size = end
+		if end != size {
+			if err := j.cut(end, size); err != nil {
+				return 0, 0, err
+			}
+			size = end
+		}
+		if seq, prev, lastAt, err = j.parseTail(line); err != nil {
+			return 0, 0, err
+		}
 	}
 	notes, listed, err := j.pendingCuts(line)
-	if err != nil {
-		return 0, 0, err
-	}
-	seq, prev, lastAt, err := j.parseTail(line)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -227,6 +243,7 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() st
 		}
 	}
 	first := seq + 1
+	var lastLine []byte
 	for _, s := range append(notes, steps...) {
 		seq++
 		line, hash, err := chain.Link(s, seq, prev)
@@ -234,7 +251,7 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() st
 			return 0, 0, err
 		}
 		out = append(append(out, line...), '\n')
-		prev = hash
+		prev, lastLine, lastAt = hash, line, s.At
 	}
 	if n, err := FS.Write(j.f, out); err != nil {
 		// Take back a short write (a full disk) so no torn line is left;
@@ -247,6 +264,12 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() st
 		return 0, 0, err
 	}
 	j.tip = &tip{seq, prev}
+	j.last = nil
+	if j.ino != 0 && len(lastLine) <= maxKeptLine {
+		// A kept Journal (keep.go) remembers the line, copied so that the
+		// rest of out is not held.
+		j.last = &last{line: bytes.Clone(lastLine), end: size + int64(len(out)), seq: seq, hash: prev, at: lastAt}
+	}
 	if listed {
 		// The notes are on disk: the cuts they describe are no longer
 		// pending. Should this fail, a later write notes them again.
@@ -325,11 +348,19 @@ func (j *Journal) lastLine(size int64) ([]byte, int64, error) {
 // tail reads the end of the file once: its last complete line (nil when
 // there is none), the offset just past that line, and the file's size.
 func (j *Journal) tail() (line []byte, end, size int64, err error) {
-	if size, err = j.size(); err != nil || size == 0 {
+	if size, err = j.size(); err != nil {
 		return nil, 0, size, err
 	}
-	line, end, err = j.lastLine(size)
+	line, end, err = j.tailOf(size)
 	return line, end, size, err
+}
+
+// tailOf is tail of a file of the given size.
+func (j *Journal) tailOf(size int64) (line []byte, end int64, err error) {
+	if size == 0 {
+		return nil, 0, nil
+	}
+	return j.lastLine(size)
 }
 
 // Tail returns the seq and hash of the last step (-1 and "" when there is

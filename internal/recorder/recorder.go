@@ -145,6 +145,12 @@ type Options struct {
 	// internal/orgpolicy): the decision and the call land together or not
 	// at all.
 	Gate func(ev hookevent.Event) *chain.Step
+	// Journal, when not nil, gives the session's journal, locked, in
+	// place of journal.Open, and done is called once the event is
+	// recorded, in place of Close: a server keeps each session's Journal
+	// open between events (journal's keep.go). It must refuse an invalid
+	// session id with journal.ValidSessionID's error, as Open does.
+	Journal func(session string) (j *journal.Journal, done func(), err error)
 }
 
 // RecordOpts is RecordWith with Options: the one path by which every
@@ -173,11 +179,21 @@ func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookeven
 	if o.Gate != nil {
 		gate = o.Gate(ev)
 	}
-	j, err := journal.Open(dir, ev.Session)
+	open := o.Journal
+	if open == nil {
+		open = func(id string) (*journal.Journal, func(), error) {
+			j, err := journal.Open(dir, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			return j, func() { j.Close() }, nil
+		}
+	}
+	j, done, err := open(ev.Session)
 	if err != nil {
 		return ev, refusal(payload, err)
 	}
-	defer j.Close()
+	defer done()
 	if ev.Cwd != "" {
 		cwd = ev.Cwd
 	}

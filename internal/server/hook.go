@@ -105,8 +105,14 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var synced durable.Ticket // the group commit's batch for this event
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
+	var st *session // the session's state, locked while its journal is
 	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
+		Journal: func(id string) (*journal.Journal, func(), error) {
+			j, kept, done, err := s.journal(id)
+			st = kept
+			return j, done, err
+		},
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
 			if s.cfg.ManagedSettings != "" {
 				// The session's first event: say where its hooks came from.
@@ -122,7 +128,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 			var err error
-			size, synced, sealErr, err = s.afterAppend(j, ev, ev.Step.At)
+			size, synced, sealErr, err = s.afterAppend(j, st, ev, ev.Step.At)
 			if seq, h, terr := j.Tip(); err == nil && terr == nil && seq+1 == size {
 				head = h // the tip the size counts to, for a signed answer
 			}
@@ -278,19 +284,13 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 	}
 }
 
-// afterAppend runs under the session's lock, right after the append: it
-// signs a checkpoint of the new tip and appends it to the session's
-// checkpoint log, and at SessionEnd seals. It returns the step count, the
-// event's place in the fsync batch to wait for before the answer, the
-// seal's error (the event is
-// recorded either way), and an error that means the checkpoint was not
-// written.
-func (s *Server) afterAppend(j *journal.Journal, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
-	st, err := s.locked(ev.Session)
-	if err != nil {
-		return 0, synced, nil, err
-	}
-	defer st.mu.Unlock()
+// afterAppend runs under the session's locks (st.mu and the journal's),
+// right after the append: it signs a checkpoint of the new tip and
+// appends it to the session's checkpoint log, and at SessionEnd seals. It
+// returns the step count, the event's place in the fsync batch to wait
+// for before the answer, the seal's error (the event is recorded either
+// way), and an error that means the checkpoint was not written.
+func (s *Server) afterAppend(j *journal.Journal, st *session, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
 	// The event's place in the next fsync batch is taken under the lock,
 	// after the checkpoint (and any seal): batches, and the leaves they
 	// queue, keep the order of the appends.
@@ -417,7 +417,8 @@ func (s *Server) locked(id string) (*session, error) {
 
 // evict closes a sealed session's log and forgets it, so that a server
 // that has recorded many sessions holds no file open for the finished
-// ones. st.mu is held.
+// ones. st.mu is held, and with it the session's journal, which the
+// holder closes when done (journal).
 func (s *Server) evict(id string, st *session) {
 	s.mu.Lock()
 	if s.sessions[id] == st {
@@ -425,7 +426,44 @@ func (s *Server) evict(id string, st *session) {
 	}
 	s.mu.Unlock()
 	st.log.Close()
-	st.log = nil
+	st.log, st.j = nil, nil
+}
+
+// journal returns the session's journal locked, and the session's state
+// with st.mu held: the server keeps each session's Journal open between
+// its events (journal's keep.go), as it keeps its checkpoint log, and
+// closes both together (evict, shed, Close). done releases the journal's
+// lock, then st.mu. The order is always st.mu, then the journal's lock.
+func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(), err error) {
+	if err := journal.ValidSessionID(id); err != nil {
+		return nil, nil, nil, err
+	}
+	if st, err = s.locked(id); err != nil {
+		return nil, nil, nil, err
+	}
+	if st.j == nil {
+		if st.j, err = journal.Open(s.cfg.Dir, id); err != nil {
+			st.mu.Unlock()
+			return nil, nil, nil, err
+		}
+	} else if err := st.j.Lock(); err != nil {
+		st.j.Close()
+		st.j = nil
+		st.mu.Unlock()
+		return nil, nil, nil, err
+	}
+	j = st.j
+	return j, st, func() {
+		// Evicted meanwhile (sealed), or the lock cannot be released:
+		// closed, which releases it.
+		if st.j != j || j.Unlock() != nil {
+			j.Close()
+			if st.j == j {
+				st.j = nil
+			}
+		}
+		st.mu.Unlock()
+	}, nil
 }
 
 // session returns the session's state, opening its checkpoint log the
@@ -456,11 +494,12 @@ func (s *Server) session(id string) (*session, error) {
 	return st, nil
 }
 
-// maxOpenLogs bounds the checkpoint logs held open at once. Without it,
-// every session that never sends SessionEnd, every sealed session whose
-// checkpoint is fetched, and every session resumed at start would keep a
-// file open for the life of the process, until opens fail with EMFILE and
-// no event can be recorded.
+// maxOpenLogs bounds the sessions held open at once, each with three
+// files (its checkpoint log, its journal and the journal's lock). Without
+// it, every session that never sends SessionEnd, every sealed session
+// whose checkpoint is fetched, and every session resumed at start would
+// keep files open for the life of the process, until opens fail with
+// EMFILE and no event can be recorded.
 var maxOpenLogs = 256
 
 // shed closes the least recently used half of the open logs whose session
@@ -485,6 +524,10 @@ func (s *Server) shed() {
 		if st.log != nil {
 			st.log.Close()
 			st.log = nil
+		}
+		if st.j != nil {
+			st.j.Close()
+			st.j = nil
 		}
 		delete(s.sessions, id)
 		st.mu.Unlock()

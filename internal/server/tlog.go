@@ -252,10 +252,14 @@ func (s *Server) resumeLog(session string, latest []byte) {
 	s.startProver(session, idx, leaf)
 }
 
-// WaitProofs waits (bounded by ctx) for the provers started so far.
+// WaitProofs waits (bounded by ctx) for the records sealed so far to
+// have their leaves sequenced, and for the provers that starts. A seal's
+// leaf is sequenced in the background (sealLeafLater) and only then is
+// its prover started: waiting for the provers alone could return before
+// the last seals' provers exist.
 func (s *Server) WaitProofs(ctx context.Context) error {
 	done := make(chan struct{})
-	go func() { s.tl.provers.Wait(); close(done) }()
+	go func() { s.tl.sealing.Wait(); s.tl.provers.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil

@@ -1,0 +1,134 @@
+package journal
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/chain"
+)
+
+// TestKeptSameBytes: a Journal kept open between appends (Unlock, Lock)
+// writes the same bytes as one opened for each append, whatever other
+// writers do in between: append, leave a torn tail, list a cut and die,
+// remove the file, replace it with a copy, or rewrite its last line with
+// one of the same length. Two directories get the same script; after
+// every step their files must be equal.
+func TestKeptSameBytes(t *testing.T) {
+	fresh, kept := t.TempDir(), t.TempDir()
+	k, err := Open(kept, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if err := k.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	torn := []byte(`{"at":"2026-01-01T00:00:00Z","da`)
+	sum := sha256.Sum256(torn)
+	entry := fmt.Sprintf("%d %x\n", len(torn), sum)
+	others := map[string]func(dir string){
+		"append": func(dir string) { appendOne(t, dir, note("2026-01-01T00:00:05Z", "another writer")) },
+		"tear": func(dir string) {
+			f, _ := os.OpenFile(Path(dir, "s1"), os.O_WRONLY|os.O_APPEND, 0)
+			f.Write(torn)
+			f.Close()
+		},
+		"cut listed, writer died": func(dir string) {
+			os.WriteFile(filepath.Join(dir, "s1.lock"), []byte(entry), 0o600)
+		},
+		"removed": func(dir string) { os.Remove(Path(dir, "s1")) },
+		"replaced by a copy": func(dir string) {
+			b, _ := os.ReadFile(Path(dir, "s1"))
+			os.WriteFile(Path(dir, "s1")+".new", b, 0o600)
+			os.Rename(Path(dir, "s1")+".new", Path(dir, "s1"))
+		},
+		"last line rewritten, same length": func(dir string) {
+			// One hex digit of the last step's hash, which the next
+			// step links to: the file's size stays the same.
+			b, _ := os.ReadFile(Path(dir, "s1"))
+			if i := bytes.LastIndex(b, []byte(`"hash":"`)); i >= 0 {
+				b[i+8] = "10"[b[i+8]&1]
+				os.WriteFile(Path(dir, "s1"), b, 0o600)
+			}
+		},
+	}
+	names := []string{"append", "tear", "cut listed, writer died", "removed", "replaced by a copy", "last line rewritten, same length"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		what := "none"
+		if r.IntN(3) == 0 {
+			what = names[r.IntN(len(names))]
+			others[what](fresh)
+			others[what](kept)
+		}
+		st := note(fmt.Sprintf("2026-01-01T00:00:%02dZ", i%60), fmt.Sprintf("step %d", i))
+		appendOne(t, fresh, st)
+		if err := k.Lock(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := k.Append(hdr, []chain.Step{st}); err != nil {
+			t.Fatalf("step %d (after %s): %v", i, what, err)
+		}
+		seq, hash, err := k.Tip()
+		if err := k.Unlock(); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := os.ReadFile(Path(fresh, "s1"))
+		b, _ := os.ReadFile(Path(kept, "s1"))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("step %d, after %q: the kept Journal wrote other bytes", i, what)
+		}
+		j, _ := Open(fresh, "s1")
+		wantSeq, wantHash, werr := j.Tail()
+		j.Close()
+		if err != nil || werr != nil || seq != wantSeq || hash != wantHash {
+			t.Fatalf("step %d: Tip %d %s %v, the file's tail %d %s %v", i, seq, hash, err, wantSeq, wantHash, werr)
+		}
+		la, _ := os.ReadFile(filepath.Join(fresh, "s1.lock"))
+		lb, _ := os.ReadFile(filepath.Join(kept, "s1.lock"))
+		if !bytes.Equal(la, lb) {
+			t.Fatalf("step %d, after %q: lock files differ: %q, %q", i, what, la, lb)
+		}
+	}
+}
+
+// TestKeptReadsLittle: a kept Journal's append reads the line it wrote
+// last and nothing else (a Journal opened per append reads 4 KiB back).
+func TestKeptReadsLittle(t *testing.T) {
+	dir := t.TempDir()
+	k, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	for i := range 3 {
+		if _, err := k.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", fmt.Sprint("warm ", i))}); err != nil {
+			t.Fatal(err)
+		}
+		k.Unlock()
+		k.Lock()
+	}
+	before, ok := rchar()
+	if !ok {
+		t.Skip("no /proc/self/io")
+	}
+	const n = 50
+	for i := range n {
+		if _, err := k.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", fmt.Sprint("step ", i))}); err != nil {
+			t.Fatal(err)
+		}
+		k.Unlock()
+		k.Lock()
+	}
+	after, _ := rchar()
+	// Each append reads its last line and the newline before it (about
+	// 250 bytes here); 4 KiB would mean the tail was read again.
+	if per := (after - before) / n; per > 1024 {
+		t.Fatalf("a kept append read %d bytes", per)
+	}
+}
