@@ -58,8 +58,10 @@ func (j *Journal) Lock() error {
 		return err
 	}
 	j.tip = nil // Tip reads the file until this Journal writes again
+	// Lstat: a symlink at the path is not the file (Open refuses to
+	// write through one), even when it leads to it.
 	var st syscall.Stat_t
-	err := syscall.Stat(Path(j.Dir, j.Session), &st)
+	err := syscall.Lstat(Path(j.Dir, j.Session), &st)
 	if err == nil && uint64(st.Dev) == j.dev && uint64(st.Ino) == j.ino {
 		return nil
 	}

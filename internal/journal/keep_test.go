@@ -132,3 +132,36 @@ func TestKeptReadsLittle(t *testing.T) {
 		t.Fatalf("a kept append read %d bytes", per)
 	}
 }
+
+// TestKeptRefusesSymlink: the session's path moved away and replaced by a
+// symlink to where it went. Open refuses to write through a symlink
+// (durable.OpenWrite's O_NOFOLLOW); so must a kept Journal, although the
+// link leads to the very file it has open.
+func TestKeptRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	k, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if _, err := k.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", "one")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Rename(Path(dir, "s1"), moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, Path(dir, "s1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(dir, "s1"); err == nil {
+		t.Fatal("Open wrote through a symlink")
+	}
+	if err := k.Lock(); err == nil {
+		k.Append(hdr, []chain.Step{note("2026-01-01T00:00:01Z", "two")})
+		t.Fatal("a kept Journal took a symlink at the session's path for its file")
+	}
+}
