@@ -62,10 +62,11 @@ type Journal struct {
 	Dir, Session string
 	lock, f      *os.File
 	tip          *tip // the last step this Journal wrote (tip.go)
-	// A kept Journal's (keep.go): the open file's identity (0 until the
-	// first Unlock) and the step it wrote last.
-	dev, ino uint64
-	last     *last
+	// A kept Journal's (keep.go): the open file's and the lock file's
+	// identities (0 until the first Unlock) and the step it wrote last.
+	dev, ino         uint64
+	lockDev, lockIno uint64
+	last             *last
 }
 
 // ErrSessionID is wrapped by the errors ValidSessionID returns.

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"syscall"
 )
@@ -12,12 +13,13 @@ import (
 // session's lock and keeps both files open; Lock takes the lock again.
 // Opening costs a dozen system calls (two opens, each with its checks,
 // two closes) and reading the file's end; a kept Journal costs the lock,
-// a stat of the path, and a read of the line it wrote last.
+// a stat of each path, and a read of the line it wrote last.
 //
 // Between Unlock and Lock any other writer may append, cut a torn tail,
 // or move the file away. Lock opens the file at the session's path again
 // when that is no longer the open one (an append to an unlinked file
-// would be lost), and the next append trusts what this Journal knows of
+// would be lost), and so the lock file (a lock on a removed one would
+// not exclude the writers that lock the new one), and the next append trusts what this Journal knows of
 // the file's end only when the file still ends, byte for byte, at the
 // same size, with the line this Journal wrote last (kept.go's last):
 // otherwise it reads the end as Open's Journal does.
@@ -47,21 +49,29 @@ func (j *Journal) Unlock() error {
 		}
 		j.dev, j.ino = uint64(st.Dev), uint64(st.Ino)
 	}
+	if j.lockIno == 0 {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(int(j.lock.Fd()), &st); err != nil {
+			return err
+		}
+		j.lockDev, j.lockIno = uint64(st.Dev), uint64(st.Ino)
+	}
 	return unlock(j.lock)
 }
 
-// Lock takes the session's lock again after Unlock, and opens the file at
-// the session's path again when it is no longer the one this Journal has
-// open. On error the lock is not held.
+// Lock takes the session's lock again after Unlock, and opens the lock
+// file and the file at the session's path again when they are no longer
+// the ones this Journal has open. On error the lock is not held.
 func (j *Journal) Lock() error {
-	if err := flock(j.lock); err != nil {
+	if err := j.flockPath(); err != nil {
 		return err
 	}
 	j.tip = nil // Tip reads the file until this Journal writes again
 	// Lstat: a symlink at the path is not the file (Open refuses to
-	// write through one), even when it leads to it.
+	// write through one), even when it leads to it. j.f's name is the
+	// session's path (Open, and below), without building it again.
 	var st syscall.Stat_t
-	err := syscall.Lstat(Path(j.Dir, j.Session), &st)
+	err := syscall.Lstat(j.f.Name(), &st)
 	if err == nil && uint64(st.Dev) == j.dev && uint64(st.Ino) == j.ino {
 		return nil
 	}
@@ -73,6 +83,33 @@ func (j *Journal) Lock() error {
 	}
 	j.f.Close()
 	j.f, j.dev, j.ino, j.last, j.tip = f, 0, 0, nil, nil
+	return nil
+}
+
+// flockPath takes the lock on the session's lock file, opening it again
+// when the one this Journal has open was removed or replaced: other
+// writers lock the file at the path, and a lock on another would not
+// exclude them.
+func (j *Journal) flockPath() error {
+	if err := flock(j.lock); err != nil {
+		return err
+	}
+	name := j.lock.Name() // the lock file's path, as Open made it
+	var st syscall.Stat_t
+	if err := syscall.Lstat(name, &st); err == nil && uint64(st.Dev) == j.lockDev && uint64(st.Ino) == j.lockIno {
+		return nil
+	}
+	unlock(j.lock)
+	lock, err := FS.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := flock(lock); err != nil {
+		lock.Close()
+		return fmt.Errorf("lock %s: %w", name, err)
+	}
+	j.lock.Close()
+	j.lock, j.lockDev, j.lockIno = lock, 0, 0
 	return nil
 }
 

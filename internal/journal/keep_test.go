@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -163,5 +164,37 @@ func TestKeptRefusesSymlink(t *testing.T) {
 	if err := k.Lock(); err == nil {
 		k.Append(hdr, []chain.Step{note("2026-01-01T00:00:01Z", "two")})
 		t.Fatal("a kept Journal took a symlink at the session's path for its file")
+	}
+}
+
+// TestKeptLockFileRemoved: the lock file removed between appends (by hand,
+// or a tool that clears stale locks). Open makes a new one, and a writer
+// that opens the session then must exclude the kept Journal, as it
+// excludes every other: a kept Journal that still locks the removed file
+// would append beside it, and fork the chain.
+func TestKeptLockFileRemoved(t *testing.T) {
+	dir := t.TempDir()
+	k, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	if err := k.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "s1.lock")); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	// Another process's Open, without waiting: it must find the lock held.
+	f, err := os.OpenFile(filepath.Join(dir, "s1.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		t.Fatal("the kept Journal holds the removed lock file: another writer locked the session beside it")
 	}
 }
