@@ -16,9 +16,10 @@ import (
 // TestKeptSameBytes: a Journal kept open between appends (Unlock, Lock)
 // writes the same bytes as one opened for each append, whatever other
 // writers do in between: append, leave a torn tail, list a cut and die,
-// remove the file, replace it with a copy, or rewrite its last line with
-// one of the same length. Two directories get the same script; after
-// every step their files must be equal.
+// remove the file, replace the lock file (with a cut listed), replace the
+// file with a copy, or rewrite its last line with one of the same length.
+// Two directories get the same script; after every step their files must
+// be equal.
 func TestKeptSameBytes(t *testing.T) {
 	fresh, kept := t.TempDir(), t.TempDir()
 	k, err := Open(kept, "s1")
@@ -43,6 +44,13 @@ func TestKeptSameBytes(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "s1.lock"), []byte(entry), 0o600)
 		},
 		"removed": func(dir string) { os.Remove(Path(dir, "s1")) },
+		"lock file replaced, a cut listed": func(dir string) {
+			// Whoever replaced it listed a cut there: the next append
+			// notes it, reading the list at the lock file's path.
+			lock := filepath.Join(dir, "s1.lock")
+			os.WriteFile(lock+".new", []byte(entry), 0o600)
+			os.Rename(lock+".new", lock)
+		},
 		"replaced by a copy": func(dir string) {
 			b, _ := os.ReadFile(Path(dir, "s1"))
 			os.WriteFile(Path(dir, "s1")+".new", b, 0o600)
@@ -58,7 +66,7 @@ func TestKeptSameBytes(t *testing.T) {
 			}
 		},
 	}
-	names := []string{"append", "tear", "cut listed, writer died", "removed", "replaced by a copy", "last line rewritten, same length"}
+	names := []string{"append", "tear", "cut listed, writer died", "removed", "lock file replaced, a cut listed", "replaced by a copy", "last line rewritten, same length"}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
 		what := "none"
