@@ -5,7 +5,9 @@
 // appends each body as a line to one file per session (kept open) and
 // fsyncs that file in the background after answering, as logbook-server's
 // --fsync background does, with no parsing, chaining, gate or signature.
-// Other flags are accepted and ignored.
+// --work DURATION adds that much CPU per event (a busy loop before the
+// answer): what logbook-server's own work would cost a server that did
+// nothing else. Other flags are accepted and ignored.
 package main
 
 import (
@@ -15,10 +17,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 func main() {
 	var addr, data, mode string
+	var work time.Duration
 	for i := 1; i+1 < len(os.Args); i++ {
 		switch os.Args[i] {
 		case "--listen":
@@ -27,6 +31,11 @@ func main() {
 			data = os.Args[i+1]
 		case "--floor":
 			mode = os.Args[i+1]
+		case "--work":
+			var err error
+			if work, err = time.ParseDuration(os.Args[i+1]); err != nil {
+				panic(err)
+			}
 		}
 	}
 	if err := os.MkdirAll(data, 0o700); err != nil {
@@ -67,10 +76,22 @@ func main() {
 			http.Error(w, err.Error(), 500)
 			return
 		}
+		busy(work)
 		w.Write([]byte("{}"))
 		go f.Sync()
 	})
 	if err := http.ListenAndServe(addr, nil); err != nil {
 		panic(err)
+	}
+}
+
+var sink uint64
+
+// busy spends d of CPU time on the calling thread (not a sleep).
+func busy(d time.Duration) {
+	for t := time.Now(); time.Since(t) < d; {
+		for i := range uint64(1000) {
+			sink += i * i
+		}
 	}
 }
