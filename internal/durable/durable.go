@@ -43,13 +43,5 @@ func WriteFileMode(path string, data []byte, mode os.FileMode) error {
 	if err := os.Chmod(path, mode); err != nil {
 		return err
 	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if err2 := d.Close(); err == nil {
-		err = err2
-	}
-	return err
+	return SyncPath(filepath.Dir(path))
 }

@@ -75,7 +75,7 @@ var OSOps = Ops{
 	WriteAt: (*os.File).WriteAt,
 	Sync:    (*os.File).Sync,
 	Rename:  renameNoReplace,
-	SyncDir: syncDir,
+	SyncDir: SyncPath,
 	Remove:  os.Remove,
 }
 

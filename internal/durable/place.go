@@ -23,7 +23,7 @@ func Place(tmp, path string, mode os.FileMode) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return SyncPath(filepath.Dir(path))
 }
 
 // WriteFrom is WriteFileMode with the contents read from r, never held
@@ -38,17 +38,5 @@ func WriteFrom(path string, r io.Reader, mode os.FileMode) error {
 	if err := os.Chmod(path, mode); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if err2 := d.Close(); err == nil {
-		err = err2
-	}
-	return err
+	return SyncPath(filepath.Dir(path))
 }
