@@ -13,16 +13,17 @@ import (
 // session's lock and keeps both files open; Lock takes the lock again.
 // Opening costs a dozen system calls (two opens, each with its checks,
 // two closes) and reading the file's end; a kept Journal costs the lock,
-// a stat of each path, and a read of the line it wrote last.
+// an lstat of each of the two paths, and a read of the line it wrote
+// last.
 //
 // Between Unlock and Lock any other writer may append, cut a torn tail,
 // or move the file away. Lock opens the file at the session's path again
 // when that is no longer the open one (an append to an unlinked file
-// would be lost), and so the lock file (a lock on a removed one would
-// not exclude the writers that lock the new one), and the next append trusts what this Journal knows of
-// the file's end only when the file still ends, byte for byte, at the
-// same size, with the line this Journal wrote last (kept.go's last):
-// otherwise it reads the end as Open's Journal does.
+// would be lost), and the lock file too (a lock on a removed one would
+// not exclude the writers that lock the new one). The next append trusts
+// what this Journal knows of the file's end only when the file still
+// ends, byte for byte, at the same size, with the line this Journal wrote
+// last (last, below); otherwise it reads the end as Open's Journal does.
 
 // maxKeptLine is the longest last line a kept Journal remembers: a longer
 // one (a step of a payload of megabytes) is read from the file again.
