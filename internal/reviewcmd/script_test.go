@@ -50,11 +50,7 @@ func mkrecord(args []string) int {
 		err = os.WriteFile(args[0], rec, 0o644)
 	}
 	if err == nil && len(args) > 1 {
-		var pub []byte
-		_, pub, err = keys.MarshalPair(reviewtest.Key, reviewtest.Key.Public().(ed25519.PublicKey))
-		if err == nil {
-			err = os.WriteFile(args[1], pub, 0o644)
-		}
+		err = writePub(args[1], reviewtest.Key)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -95,15 +91,20 @@ func mkcheckpoint(args []string) int {
 		err = os.WriteFile(args[0], note, 0o644)
 	}
 	if err == nil {
-		var pub []byte
-		_, pub, err = keys.MarshalPair(server, server.Public().(ed25519.PublicKey))
-		if err == nil {
-			err = os.WriteFile(args[1], pub, 0o644)
-		}
+		err = writePub(args[1], server)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
+}
+
+// writePub writes key's public half to path in the project's format.
+func writePub(path string, key ed25519.PrivateKey) error {
+	_, pub, err := keys.MarshalPair(key, key.Public().(ed25519.PublicKey))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, pub, 0o644)
 }
