@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var bin string // directory holding the built commands
@@ -31,7 +32,19 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build:", err)
 		os.Exit(1)
 	}
+	// The policy deciders the hooks start listen in a directory of the
+	// run's own, not the user's; any left at the end are stopped.
+	socks, err := os.MkdirTemp("", "lbpd")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("LOGBOOK_POLICYD_DIR", socks)
 	code := m.Run()
+	if left := killDeciders([]string{socks, bin}, 10*time.Second); len(left) > 0 {
+		fmt.Fprintln(os.Stderr, "policy deciders still running after SIGKILL:", left)
+	}
+	os.RemoveAll(socks)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -51,6 +51,7 @@ func shortTemp(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(d) })
+	reapDeciders(t, d)
 	return d
 }
 

@@ -27,6 +27,7 @@ const orgPolicy = `{"version":"logbook/policy@0","name":"acme-default","default"
 // file, the key's .pub and the policy's digest.
 func signedPolicy(t testing.TB, dir, policy string) (signed, pub, digest string) {
 	t.Helper()
+	reapDeciders(t, dir)
 	key := filepath.Join(dir, "org-policy.key")
 	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--new-key", key).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
