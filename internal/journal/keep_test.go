@@ -22,11 +22,7 @@ import (
 // be equal.
 func TestKeptSameBytes(t *testing.T) {
 	fresh, kept := t.TempDir(), t.TempDir()
-	k, err := Open(kept, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := openKept(t, kept)
 	if err := k.Unlock(); err != nil {
 		t.Fatal(err)
 	}
@@ -110,11 +106,7 @@ func TestKeptSameBytes(t *testing.T) {
 // last and nothing else (a Journal opened per append reads 4 KiB back).
 func TestKeptReadsLittle(t *testing.T) {
 	dir := t.TempDir()
-	k, err := Open(dir, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := openKept(t, dir)
 	for i := range 3 {
 		if _, err := k.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", fmt.Sprint("warm ", i))}); err != nil {
 			t.Fatal(err)
@@ -148,11 +140,7 @@ func TestKeptReadsLittle(t *testing.T) {
 // link leads to the very file it has open.
 func TestKeptRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
-	k, err := Open(dir, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := openKept(t, dir)
 	if _, err := k.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", "one")}); err != nil {
 		t.Fatal(err)
 	}
@@ -182,11 +170,7 @@ func TestKeptRefusesSymlink(t *testing.T) {
 // would append beside it, and fork the chain.
 func TestKeptLockFileRemoved(t *testing.T) {
 	dir := t.TempDir()
-	k, err := Open(dir, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := openKept(t, dir)
 	if err := k.Unlock(); err != nil {
 		t.Fatal(err)
 	}
@@ -205,4 +189,15 @@ func TestKeptLockFileRemoved(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
 		t.Fatal("the kept Journal holds the removed lock file: another writer locked the session beside it")
 	}
+}
+
+// openKept opens session s1 in dir for a test, closed when it ends.
+func openKept(t *testing.T, dir string) *Journal {
+	t.Helper()
+	k, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { k.Close() })
+	return k
 }
