@@ -37,10 +37,11 @@ func TestRecordStepStaysLean(t *testing.T) {
 // recordStepInitAllocs caps, per package of this module, the allocations
 // its package start-up makes in record-step (GODEBUG=inittrace=1). Every
 // process pays them, and on this project's VMs each first touch of a page
-// costs more than the work itself (docs/performance.md, "record-step
-// start-up"). A package missing here may do no start-up work that
-// allocates: what only some paths need is made on first use (sync.Once,
-// a package-level sync.OnceValue itself allocates at start-up).
+// costs more than the work itself (docs/performance.md, "record-step";
+// the measurements are in its history). A package missing here may do
+// no start-up work that allocates: what only some paths need is made on
+// first use (sync.Once, a package-level sync.OnceValue itself allocates
+// at start-up).
 var recordStepInitAllocs = map[string]int{
 	"internal/hookevent/kinds": 7, // the harnesses' event tables
 	"internal/hookevent":       2,

@@ -115,12 +115,30 @@ func TestRecordFormatInStep(t *testing.T) {
 	}
 }
 
+// anchors returns the anchors GitHub gives a Markdown page's headings:
+// lower case, punctuation dropped, spaces as hyphens.
+func anchors(t *testing.T, path string) map[string]bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile("(?s)```.*?```").ReplaceAllString(string(b), "")
+	out := map[string]bool{}
+	drop := regexp.MustCompile(`[^\p{L}\p{N}_\- ]`)
+	for _, m := range regexp.MustCompile(`(?m)^#+ (.*)$`).FindAllStringSubmatch(text, -1) {
+		h := drop.ReplaceAllString(strings.ToLower(strings.TrimSpace(m[1])), "")
+		out[strings.ReplaceAll(h, " ", "-")] = true
+	}
+	return out
+}
+
 // pendingDocs are pages other work of this round adds; the README links
 // them already.
 var pendingDocs = map[string]bool{"server.md": true, "checkpoint.md": true, "runback.md": true, "review.md": true, "bundle.md": true}
 
 // TestDocsLinks: every relative link in README.md and docs/ leads to a
-// file of the repository, and the README stays short.
+// file of the repository, and to a heading of it when it names one; and
+// the README stays short.
 func TestDocsLinks(t *testing.T) {
 	t.Parallel()
 	files, _ := filepath.Glob("../docs/*.md")
@@ -139,6 +157,10 @@ func TestDocsLinks(t *testing.T) {
 			p := filepath.Join(filepath.Dir(f), target)
 			if _, err := os.Stat(p); err != nil && !pendingDocs[filepath.Base(p)] {
 				t.Errorf("%s links %s, which does not exist", f, target)
+				continue
+			}
+			if anchor := strings.TrimPrefix(m[2], "#"); anchor != "" && strings.HasSuffix(p, ".md") && !anchors(t, p)[anchor] {
+				t.Errorf("%s links %s#%s: %s has no such heading (a section renamed or cut?)", f, target, anchor, target)
 			}
 		}
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """record-step's start-up, builds side by side (docs/performance.md,
-"record-step start-up"): one whole process per event, the 1 KB Claude Code
+"record-step"): one whole process per event, the 1 KB Claude Code
 PreToolUse of e2e's benchPayload on stdin, a fresh temporary record
 directory per arm per round (one warm-up event starts the session, then
 each file is cut back to that length after every run, so every event lands

@@ -14,7 +14,7 @@ import (
 // The system call is made here, not through golang.org/x/sys/unix: that
 // package's start-up (an allocation and the first touch of its pages) ran
 // in every record-step process, which links durable but never renames
-// (docs/performance.md, "record-step start-up"). The syscall package has
+// (docs/performance.md, "record-step"). The syscall package has
 // no SYS_RENAMEAT2 on amd64, so the numbers are below, per architecture;
 // TestRenameat2Number holds them to x/sys/unix's.
 func renameNoReplace(old, new string) error {
