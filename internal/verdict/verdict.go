@@ -133,6 +133,18 @@ func Run(in Inputs) Outcome {
 	return out
 }
 
+// RecordOnly is the record's own verdict (spec §7 steps 1-7 and the
+// pinned signer) with nothing else judged, at level local when accepted:
+// what logbook-verify --evidence shows before the transcript's check.
+func RecordOnly(data []byte, pinned []ed25519.PublicKey) Outcome {
+	res := record.Verify(data, record.Options{Pinned: pinned})
+	o := Outcome{Result: res, Pinned: len(pinned) > 0}
+	if res.OK {
+		o.Level = checkpoint.LevelLocal
+	}
+	return o
+}
+
 // given reports whether the logged leaf is one of the --checkpoint notes
 // (the server's sidecar is its final checkpoint, which it also logs):
 // judging it twice would give the same verdict and list it twice.
