@@ -2,6 +2,7 @@ package logbook_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"go/build"
 	"io/fs"
@@ -174,10 +175,71 @@ func TestLayoutTrue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *updateLayout {
+		fl, err := floors(modulePackages(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc = []byte(renumberLayout(string(doc), fl))
+		if err := os.WriteFile("docs/layout.md", doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	errs := checkLayout(string(doc), modulePackages(t))
 	for _, e := range errs {
 		t.Error(e)
 	}
+}
+
+var updateLayout = flag.Bool("update-layout", false, "rewrite docs/layout.md's floors and row order from the code (descriptions kept; a missing package gets a row to describe, a gone one loses its row)")
+
+// renumberLayout gives each row of the package table the floor fl says,
+// drops the rows of packages that are gone, adds a row whose description
+// is "…" for each package without one (TestLayoutTrue still fails on
+// it until it is described), and orders the rows by floor, then name.
+func renumberLayout(text string, fl map[string]int) string {
+	lines := strings.Split(text, "\n")
+	first, end := -1, -1
+	desc := map[string]string{}
+	for i, line := range lines {
+		m := layoutRow.FindStringSubmatch(line)
+		if m == nil {
+			if first >= 0 && end < 0 {
+				end = i
+			}
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		desc[m[2]] = strings.TrimPrefix(line, m[0])
+	}
+	if first < 0 {
+		return text
+	}
+	if end < 0 {
+		end = len(lines)
+	}
+	names := make([]string, 0, len(fl))
+	for name := range fl {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if fl[names[i]] != fl[names[j]] {
+			return fl[names[i]] < fl[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	var rows []string
+	for _, name := range names {
+		d, ok := desc[name]
+		if !ok {
+			d = " … |"
+		}
+		rows = append(rows, fmt.Sprintf("| %d | `%s` |%s", fl[name], name, d))
+	}
+	out := append(append(append([]string{}, lines[:first]...), rows...), lines[end:]...)
+	return strings.Join(out, "\n")
 }
 
 // checkLayout returns what is wrong with layout.md's text against pkgs.
@@ -220,6 +282,9 @@ func checkLayout(text string, pkgs map[string]*pkg) []string {
 	}
 	sort.Strings(names)
 	for _, name := range names {
+		if n, ok := rows[name]; ok && strings.Contains(text, "| "+strconv.Itoa(fl[name])+" | `"+name+"` | … |") {
+			errs = append(errs, fmt.Sprintf("docs/layout.md:%d: %s needs its description (\"…\" is a placeholder)", n, name))
+		}
 		if _, ok := rows[name]; !ok {
 			errs = append(errs, fmt.Sprintf("docs/layout.md has no row for %s: add \"| %d | `%s` | … |\" among the floor-%d rows", name, fl[name], name, fl[name]))
 		}

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/identity"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -87,10 +86,10 @@ func Verify(data []byte, opt VerifyOptions) (*Verified, error) {
 	}
 	// The verdict the command prints: one home for the order of checks.
 	out := verdict.Run(verdict.Inputs{Record: data, Pinned: opt.Pinned, Revoked: opt.Revoked, Policy: pol})
-	res, rep := out.Result, out.Report
-	if !res.OK {
-		return nil, format.Refuse(res.Code, res.Detail)
+	if err := out.Err(); err != nil {
+		return nil, err
 	}
+	res, rep := out.Result, out.Report
 	v := &Verified{RecordID: res.RecordID, KeyID: res.KeyID, StepCount: res.StepCount, Pinned: res.Pinned, Gaps: res.Gaps,
 		Identity: rep.Identity}
 	if t := rep.Timestamp; t != nil {

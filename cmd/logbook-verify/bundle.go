@@ -6,20 +6,21 @@ import (
 	"io"
 
 	"github.com/logbook-project/logbook/internal/bundlecheck"
-	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
-// extraFlags are the bundle and evidence options (issue 17).
+// extraFlags are the modes beside a record's verdict: bundles and
+// evidence (issue 17) and log consistency.
 type extraFlags struct {
 	bundle     string
-	trust      pubkeyFlag
+	trust      verdictflags.List
 	evidence   string
 	showBodies string
 	// allowAbsent: --evidence passes with recorded bodies the transcript lacks.
 	allowAbsent bool
+	consistency bool
 }
 
 func (e *extraFlags) register(fs *flag.FlagSet) {
@@ -28,6 +29,7 @@ func (e *extraFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&e.evidence, "evidence", "", "check a Claude Code transcript `FILE` (.jsonl; sub-agent transcripts beside it are read too) against the record's body digests")
 	fs.BoolVar(&e.allowAbsent, "allow-absent", false, "with --evidence: pass although the transcript lacks calls or bodies the record has (a transcript cut short or kept in part)")
 	fs.StringVar(&e.showBodies, "show-bodies", "", "with --evidence: print the transcript's bodies for `differs|all` calls (nothing of them is printed otherwise)")
+	fs.BoolVar(&e.consistency, "log-consistency", false, "logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW: show that log checkpoint NEW extends OLD (the log never rewrote its past)")
 }
 
 // BundleKeyMismatch: the bundle's signerKey is not the key that signed
@@ -37,11 +39,11 @@ const BundleKeyMismatch = bundlecheck.KeyMismatch
 // runBundle reads a bundle and the receiver's keys and policies, and
 // prints internal/bundlecheck's verdict. Exit 0 accepted, 1 refused, 2
 // usage or I/O error.
-func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, lf logFlags, asJSON bool, stdout, stderr io.Writer) int {
+func runBundle(ex extraFlags, vf verdictflags.Flags, asJSON bool, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if asJSON {
-			printJSON(stdout, "", record.Result{Detail: err.Error()}, false, policy.Report{})
+			verdict.IOError(stdout, "", err)
 		}
 		return 2
 	}
@@ -54,23 +56,9 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		bundlecheck.Result{Outcome: *refused}.Write(stdout, asJSON)
 		return 1
 	}
-	var o bundlecheck.Options
-	if o.Trusted, err = keys.ReadPublicSet("--trust", append(append([]string{}, ex.trust...), pubkeys...)); err != nil {
+	o, err := vf.Bundle(ex.trust)
+	if err != nil {
 		return ioError(err)
-	}
-	if o.Policy, err = pf.load(); err != nil {
-		return ioError(err)
-	}
-	if o.Checkpoints, o.CheckpointKeys, err = cf.load(); err != nil {
-		return ioError(err)
-	}
-	if lf.proof != "" || lf.tiles != "" {
-		return ioError(fmt.Errorf("--bundle takes its proof of logging from the bundle: --log-proof and --log-tiles do not apply"))
-	}
-	if lf.policy != "" {
-		if o.LogPolicy, err = readPolicy(lf.policy); err != nil {
-			return ioError(err)
-		}
 	}
 	r, err := bundlecheck.Check(b, o)
 	if err != nil {

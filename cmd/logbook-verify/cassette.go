@@ -1,31 +1,29 @@
 package main
 
 import (
-	"bytes"
-	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
-	"strings"
 
-	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/runback"
 	"github.com/logbook-project/logbook/internal/runback/runbacktext"
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
-// runCassette verifies a runback cassette (a top-level "$schema" starting
-// "runback.", or any file with --cassette); handled is false when the
-// arguments name no cassette, and logbook-verify goes on as for a record.
-// Exit status is runback's: 0 valid, 1 invalid or an error, 2 unverified.
+// runCassette verifies a runback cassette (runback.Sniff: a top-level
+// "$schema" starting "runback.", or any file with a flag only a cassette
+// takes); handled is false when the arguments name no cassette, and
+// logbook-verify goes on as for a record. Exit status is runback's: 0
+// valid, 1 invalid or an error, 2 unverified.
 func runCassette(args []string, stdout, stderr io.Writer) (code int, handled bool) {
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "")
 	strict := fs.Bool("strict", false, "")
 	force := fs.Bool("cassette", false, "")
-	var pubkeys, revoked, hmacKeys pubkeyFlag
+	var pubkeys, revoked, hmacKeys verdictflags.List
 	fs.Var(&pubkeys, "pubkey", "")
 	fs.Var(&revoked, "revoked", "")
 	fs.Var(&hmacKeys, "hmac-key", "")
@@ -35,16 +33,10 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	if fs.NArg() != 1 {
 		return 0, false
 	}
-	// A flag only a cassette takes says what the file is meant to be, as
-	// runback's CLI, which reads every file as a cassette, would take it:
-	// a file with no "$schema", another one, a top-level null or a byte
-	// order mark then gets runback's verdict and exit status, never a
-	// usage error. Without such a flag, a file that is no logbook record
-	// but has a cassette's shape (runback.Shaped) is read as one too.
-	cassetteOnly := *force || *strict || len(hmacKeys) > 0
+	forced := *force || *strict || len(hmacKeys) > 0
 	data, err := readlimit.Large(fs.Arg(0), readlimit.Cassette)
 	if err != nil {
-		if !cassetteOnly {
+		if !forced {
 			return 0, false
 		}
 		fmt.Fprintln(stderr, "logbook-verify:", err)
@@ -53,11 +45,12 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		}
 		return 1, true // runback: "Error reading file", exit 1
 	}
-	if !cassetteOnly && !runback.Detect(data) && (isRecord(data) || !runback.Shaped(data)) {
+	cassette, asRecord := runback.Sniff(data, forced)
+	if !cassette {
 		keepPiped(fs.Arg(0), data)
 		return 0, false
 	}
-	if !runback.Detect(data) && isRecord(data) {
+	if asRecord {
 		fmt.Fprintf(stderr, "logbook-verify: note: %s is a logbook record, read as a runback cassette because of a cassette flag (--strict, --hmac-key, --cassette)\n", fs.Arg(0))
 	}
 	// A cassette's events are read one at a time and dropped: the live heap
@@ -68,25 +61,15 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 1, true
 	}
-	var opt runback.Options
-	opt.Strict = *strict
-	if len(pubkeys) > 0 {
-		if opt.Pinned, err = readKeys("--pubkey", pubkeys); err != nil {
-			return fail(err)
-		}
-	}
-	if opt.Revoked, err = readKeys("--revoked", revoked); err != nil {
+	opt := runback.Options{Strict: *strict}
+	if opt.Pinned, err = runback.ReadKeys("--pubkey", pubkeys); err != nil {
 		return fail(err)
 	}
-	for _, f := range hmacKeys {
-		k, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			return fail(err)
-		}
-		if k = runback.TrimKey(k); len(k) == 0 {
-			return fail(fmt.Errorf("--hmac-key %s: empty key", f))
-		}
-		opt.HMACKeys = append(opt.HMACKeys, k)
+	if opt.Revoked, err = runback.ReadKeys("--revoked", revoked); err != nil {
+		return fail(err)
+	}
+	if opt.HMACKeys, err = runback.ReadHMACKeys(hmacKeys); err != nil {
+		return fail(err)
 	}
 	res, err := runback.Verify(data, opt)
 	if err != nil {
@@ -104,55 +87,6 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		return 1, true
 	}
 	return runback.Exit(res.Verdict), true
-}
-
-// isRecord reports a logbook record (its "version" member names the
-// format; records are canonical JSON, so it is written without spaces).
-func isRecord(data []byte) bool {
-	pat := `"version":"` + format.Version + `"`
-	return containsFrom(data, []byte(pat), strings.IndexByte(pat, '@'))
-}
-
-// containsFrom is bytes.Contains(data, pat), found by searching for
-// pat[k:] and checking the k bytes before each hit. With pat[k] a byte
-// rarer in the data than pat[0] it is several times faster on a record,
-// where pat[0] is often '"', at every other position (a tenth of
-// logbook-verify's time on a 100,000-step record went to two such scans).
-func containsFrom(data, pat []byte, k int) bool {
-	rest := pat[k:]
-	for off := k; off <= len(data); {
-		i := bytes.Index(data[off:], rest)
-		if i < 0 {
-			return false
-		}
-		at := off + i
-		if bytes.Equal(data[at-k:at], pat[:k]) {
-			return true
-		}
-		off = at + 1
-	}
-	return false
-}
-
-// readKeys reads a cassette's pinned or revoked key files: SPKI PEM, or
-// a JWK or Node key object as runback's caller would give one
-// (runback.PublicKey), refusing keys under which forgeries verify. The
-// file is read as every key file is (readlimit.Key; keys.ReadPublic's
-// rule), but parsed by runback.PublicKey, which also reads JSON keys.
-func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
-	var out []ed25519.PublicKey
-	for _, f := range files {
-		text, err := readlimit.Small(f, readlimit.Key)
-		if err != nil {
-			return nil, err
-		}
-		pub, err := runback.PublicKey(text) // runback's own rule: no small-order key
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: %v", flag, f, err)
-		}
-		out = append(out, pub)
-	}
-	return out, nil
 }
 
 // piped holds what was read from the one file named while looking for a

@@ -3,20 +3,21 @@ package main
 import (
 	"flag"
 	"fmt"
+
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
 // cassetteFlags are runCassette's own flags, registered on the record
 // path as well, so that --help lists them and, when the file is no
 // cassette, the error names the mistake rather than calling the flag
-// undefined.
+// undefined. (--revoked is a record's flag too: verdictflags has it.)
 type cassetteFlags struct {
-	strict, force     bool
-	revoked, hmacKeys pubkeyFlag
+	strict, force bool
+	hmacKeys      verdictflags.List
 }
 
 func (c *cassetteFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&c.strict, "strict", false, "runback cassette: any finding makes the verdict invalid (docs/runback.md §7)")
-	fs.Var(&c.revoked, "revoked", "revoked signer: public key `FILE` (SPKI PEM, or a JWK) whose signatures are refused, on a record (KEY_REVOKED) or a runback cassette (repeatable)")
 	fs.Var(&c.hmacKeys, "hmac-key", "runback cassette: `FILE` holding a shared HMAC-SHA256 key (repeatable)")
 	fs.BoolVar(&c.force, "cassette", false, "read the file as a runback cassette even if its \"$schema\" does not say so")
 }

@@ -6,9 +6,8 @@ import (
 	"io"
 
 	"github.com/logbook-project/logbook/internal/evidence"
-	"github.com/logbook-project/logbook/internal/keys"
-	"github.com/logbook-project/logbook/internal/policy"
-	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
 // runEvidence verifies the record, then checks the transcript against its
@@ -16,14 +15,13 @@ import (
 // record has is in the transcript, unchanged and in order (absent ones are
 // allowed with --allow-absent); 1 when the record is refused or the
 // evidence fails; 2 on a usage or I/O error.
-func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, stdout, stderr io.Writer) int {
+func runEvidence(path string, ex extraFlags, vf verdictflags.Flags, asJSON bool, stdout, stderr io.Writer) int {
 	if ex.showBodies != "" && ex.showBodies != "differs" && ex.showBodies != "all" {
 		fmt.Fprintf(stderr, "logbook-verify: --show-bodies %q: want differs or all\n", ex.showBodies)
 		return 2
 	}
-	var opt record.Options
-	var err error
-	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", pubkeys); err != nil {
+	pinned, err := vf.Pinned()
+	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
@@ -32,12 +30,12 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
-	res := record.Verify(data, opt)
-	if !res.OK {
+	out := verdict.RecordOnly(data, pinned)
+	if !out.Result.OK {
 		if asJSON {
-			printJSON(stdout, "", res, len(opt.Pinned) > 0, policy.Report{})
+			verdict.WriteJSON(stdout, out)
 		} else {
-			printHuman(stdout, res, len(opt.Pinned) > 0, policy.Report{})
+			verdict.WriteHuman(stdout, out)
 		}
 		return 1
 	}
@@ -52,9 +50,9 @@ func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, st
 		return 2
 	}
 	if asJSON {
-		_ = evidence.WriteJSON(stdout, res.RecordID, rep, ex.allowAbsent)
+		_ = evidence.WriteJSON(stdout, out.Result.RecordID, rep, ex.allowAbsent)
 	} else {
-		printHuman(stdout, res, len(opt.Pinned) > 0, policy.Report{})
+		verdict.WriteHuman(stdout, out)
 		evidence.WriteHuman(stdout, rep, ex.showBodies, ex.allowAbsent)
 	}
 	if rep.Failed(ex.allowAbsent) {

@@ -16,18 +16,14 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 
-	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/filekind"
 	"github.com/logbook-project/logbook/internal/membudget"
-	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/unsealed"
 	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
 func main() {
@@ -40,11 +36,6 @@ func main() {
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
-
-type pubkeyFlag []string
-
-func (p *pubkeyFlag) String() string     { return fmt.Sprint(*p) }
-func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
 
 const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--revoked FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
@@ -67,21 +58,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps, warnings (and file, with several records)")
-	var pubkeys pubkeyFlag
-	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
-	var pf policyFlags
-	pf.register(fs)
+	var vf verdictflags.Flags
+	vf.Register(fs)
 	var ex extraFlags
 	ex.register(fs)
-	var cf checkpointFlags
-	cf.register(fs)
-	var lf logFlags
-	lf.register(fs)
 	var cx cassetteFlags
-	var gf verdict.GateFlags
-	gf.Register(fs)
 	cx.register(fs)
-	requireManaged := fs.Bool("require-managed", false, "refuse (HOOKS_NOT_MANAGED) a record without a server's note that the session's hooks came from the harness's managed settings (logbook-server --managed-settings; docs/harnesses.md); needs level server or logged")
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -95,29 +77,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 2
 	}
-	if len(cx.revoked) > 0 && (ex.bundle != "" || ex.evidence != "" || lf.consistency || *followArg != "") {
+	if len(vf.Revoked) > 0 && (ex.bundle != "" || ex.evidence != "" || ex.consistency || *followArg != "") {
 		fmt.Fprintln(stderr, "logbook-verify: --revoked applies to RECORD and CASSETTE arguments, not to --bundle, --evidence, --log-consistency or --follow")
 		return 2
 	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)
 	}
-	if lf.consistency {
-		return runConsistency(lf, fs.Args(), *asJSON, stdout, stderr)
+	if ex.consistency {
+		return runConsistency(vf, fs.Args(), *asJSON, stdout, stderr)
 	}
 	if ex.bundle != "" {
 		if fs.NArg() != 0 {
 			fmt.Fprintln(stderr, "logbook-verify: --bundle takes no RECORD")
 			return 2
 		}
-		if len(ex.trust)+len(pubkeys) == 0 {
+		if len(ex.trust)+len(vf.Pubkeys) == 0 {
 			// A bundle carries its own signer key: checked under it, a
 			// bundle re-signed by anyone passes. As cosign will not verify
 			// without a key or an identity, nor does this.
 			fmt.Fprintln(stderr, "logbook-verify: --bundle needs --trust KEYS: the public keys of the signers you trust (a bundle's own signerKey proves only that the record is unchanged since someone signed it)")
 			return 2
 		}
-		return runBundle(ex, pubkeys, pf, cf, lf, *asJSON, stdout, stderr)
+		return runBundle(ex, vf, *asJSON, stdout, stderr)
 	}
 	if fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "logbook-verify: no RECORD given (run 'logbook-verify --help' for usage)")
@@ -128,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "logbook-verify: --evidence checks one RECORD")
 			return 2
 		}
-		return runEvidence(fs.Arg(0), ex, pubkeys, *asJSON, stdout, stderr)
+		return runEvidence(fs.Arg(0), ex, vf, *asJSON, stdout, stderr)
 	}
 	// An I/O error reaches a --json reader as JSON too (ok false, code
 	// null), and as text on stderr; the exit status is 2.
@@ -139,25 +121,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	var in verdict.Inputs
-	in.RequireManaged = *requireManaged
-	var err error
-	if in.Pinned, err = keys.ReadPublicFiles("--pubkey", pubkeys); err != nil {
-		return ioError("", err)
-	}
-	if in.Revoked, err = keys.ReadPublicFiles("--revoked", cx.revoked); err != nil {
-		return ioError("", err)
-	}
-	if in.Policy, err = pf.load(); err != nil {
-		return ioError("", err)
-	}
-	if in.Checkpoints, in.CheckpointKeys, err = cf.load(); err != nil {
-		return ioError("", err)
-	}
-	if in.Gate, err = gf.Load(); err != nil {
-		return ioError("", err)
-	}
-	if in.Pinned, in.CheckpointKeys, err = cf.extend(in.Pinned, in.CheckpointKeys); err != nil {
+	in, err := vf.Load()
+	if err != nil {
 		return ioError("", err)
 	}
 	// Several records: one line each, named, and the worst status.
@@ -167,18 +132,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if fs.NArg() > 1 {
 			name = file
 		}
-		rin := in
-		if rin.Log, err = lf.load(file); err != nil {
+		rin, err := vf.Record(in, file, nil)
+		if err != nil {
 			status = max(status, ioError(name, err))
 			continue
-		}
-		if len(cf.files) == 0 && len(rin.CheckpointKeys) > 0 {
-			// The server's checkpoint beside the record, as
-			// logbook-review reads it: --checkpoint-key alone checks it.
-			if rin.Checkpoints, err = sidecarCheckpoint(file); err != nil {
-				status = max(status, ioError(name, err))
-				continue
-			}
 		}
 		code := verifyFile(file, name, rin, *asJSON, stdout, stderr, ioError)
 		status = max(status, code)
@@ -190,19 +147,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 // with name when not empty. It returns 0 accepted, 1 refused, 2 I/O.
 func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout, stderr io.Writer, ioError func(string, error) int) int {
 	data, err := readInput(file, maxRecord)
-	if n, ok := unsealed.ForRecord(file); ok && err != nil {
+	if line, ok := filekind.Unsealed(file); ok && err != nil {
 		// No record, but the session's end left word that it could not
 		// seal: that is the verdict, not a missing file.
 		if name != "" {
 			fmt.Fprintf(stdout, "%s: ", name)
 		}
-		fmt.Fprintf(stdout, "UNSEALED session %s: it ended at %s without being sealed (%s); seal it with: %s\n", n.Session, n.At, n.Reason, n.Fix)
+		fmt.Fprintln(stdout, line)
 		return 1
 	}
 	if err != nil {
 		return ioError(name, err)
 	}
-	if err := notARecord(file, data); err != nil {
+	if err := filekind.NotARecord(file, data); err != nil {
 		return ioError(name, err)
 	}
 	// The file is live throughout; a record whose members are not in
@@ -214,8 +171,8 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout, stder
 	out.File = name
 	res := out.Result
 	hint := ""
-	if !res.OK && (res.Code == format.Shape || res.Code == format.NotJSON) {
-		hint = whatFile(file, data)
+	if !res.OK && (res.Code == logbook.Shape || res.Code == logbook.NotJSON) {
+		hint = filekind.Hint(file, data)
 	}
 	if asJSON {
 		verdict.WriteJSON(stdout, out)
@@ -230,34 +187,16 @@ func verifyFile(file, name string, in verdict.Inputs, asJSON bool, stdout, stder
 		if hint != "" {
 			fmt.Fprintln(stdout, "hint:", hint)
 		}
-		if note := `"data":{"event":"` + unsealed.Event + `"}`; res.OK && containsFrom(data, []byte(note), strings.IndexByte(note, '{')) {
-			fmt.Fprintln(stdout, "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its "+unsealed.Event+" note)")
+		if res.OK {
+			if notice := filekind.SealedLater(data); notice != "" {
+				fmt.Fprintln(stdout, notice)
+			}
 		}
 	}
 	if res.OK {
 		return 0
 	}
 	return 1
-}
-
-// printJSON writes the --json object of a verdict reached without
-// checkpoints (a bundle's record, --evidence): internal/verdict prints it,
-// as for any record, at level local when accepted.
-func printJSON(w io.Writer, file string, r record.Result, pinned bool, rep policy.Report) {
-	verdict.WriteJSON(w, outcome(file, r, pinned, rep))
-}
-
-// printHuman is printJSON's one-line form.
-func printHuman(w io.Writer, r record.Result, pinned bool, rep policy.Report) {
-	verdict.WriteHuman(w, outcome("", r, pinned, rep))
-}
-
-func outcome(file string, r record.Result, pinned bool, rep policy.Report) verdict.Outcome {
-	o := verdict.Outcome{Result: r, Pinned: pinned, Report: rep, File: file}
-	if r.OK {
-		o.Level = checkpoint.LevelLocal
-	}
-	return o
 }
 
 // maxRecord bounds a record, a bundle or an --evidence transcript

@@ -27,7 +27,6 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/policy"
-	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -56,7 +55,8 @@ func Open(data []byte) (*Opened, *verdict.Outcome) {
 }
 
 func refusal(code format.Code, detail string) *verdict.Outcome {
-	return &verdict.Outcome{Result: record.Result{Code: code, Detail: detail}}
+	o := verdict.Refused(format.Refuse(code, detail))
+	return &o
 }
 
 // Options are the receiver's own keys and policies.

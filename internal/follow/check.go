@@ -106,7 +106,7 @@ func (s *state) verifyLine(line []byte) (*Step, *Alarm) {
 	i := s.steps
 	s.walk.B = s.walk.B[:0] // only the links matter here, not the bytes
 	if err := s.walk.Step(v); err != nil {
-		r := err.(*format.RefusalError)
+		r := format.AsRefusal(err, format.ChainBroken)
 		return nil, bad(r.Code, "line %d: %s", len(s.lines)+1, r.Detail)
 	}
 	s.steps++

@@ -1,5 +1,7 @@
 package format
 
+import "errors"
+
 // Code names why a verifier refused a record (spec §7). Every
 // implementation names the same code for the same file.
 type Code string
@@ -60,6 +62,8 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, DeniedCallRan}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
+// It is the one form a refusal takes: a check returns one, a verdict
+// holds one (record.Result.Refuse), and callers find it with errors.As.
 type RefusalError struct {
 	Code   Code
 	Detail string
@@ -78,17 +82,19 @@ func Refuse(code Code, detail string) *RefusalError { return &RefusalError{Code:
 // CodeOf returns the code of the first *RefusalError in err's chain, or ""
 // when there is none.
 func CodeOf(err error) Code {
-	for err != nil {
-		if r, ok := err.(*RefusalError); ok {
-			return r.Code
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return ""
-		}
-		err = u.Unwrap()
+	if r := (*RefusalError)(nil); errors.As(err, &r) {
+		return r.Code
 	}
 	return ""
+}
+
+// AsRefusal is err's *RefusalError, or a refusal with code when err is
+// some other error: a check that fails never passes (fail closed).
+func AsRefusal(err error, code Code) *RefusalError {
+	if r := (*RefusalError)(nil); errors.As(err, &r) {
+		return r
+	}
+	return Refuse(code, err.Error())
 }
 
 // Bundle codes (docs/bundle.md): a hand-over bundle's own container. A

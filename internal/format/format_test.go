@@ -3,6 +3,7 @@ package format
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,34 @@ func TestGateCodes(t *testing.T) {
 			if c == d {
 				t.Errorf("%s is in Codes and GateCodes", c)
 			}
+		}
+	}
+}
+
+// TestTable: the table holds every code once, in the order of Codes, then
+// GateCodes, then the bundle's two, each with its step and a meaning; the
+// lists a fixture set covers are the table's, so a code added to one and
+// not the other fails here.
+func TestTable(t *testing.T) {
+	var want []Code
+	want = append(append(append(want, Codes...), GateCodes...), BundleInvalid, BundleKeyMismatch)
+	if len(Table) != len(want) {
+		t.Fatalf("Table has %d codes, Codes, GateCodes and the bundle's %d", len(Table), len(want))
+	}
+	step := 0
+	for i, c := range Table {
+		if c.Code != want[i] {
+			t.Errorf("Table[%d] is %s, want %s", i, c.Code, want[i])
+		}
+		if !strings.HasSuffix(c.Meaning, ".") {
+			t.Errorf("%s: meaning %q is not a sentence", c.Code, c.Meaning)
+		}
+		switch {
+		case c.Step == 0 && i >= len(Codes)+len(GateCodes):
+		case c.Step < step || c.Step > 12 || (c.Step == 12) != (i >= len(Codes) && i < len(Codes)+len(GateCodes)):
+			t.Errorf("%s: step %d out of order or out of place", c.Code, c.Step)
+		default:
+			step = c.Step
 		}
 	}
 }

@@ -16,7 +16,6 @@ package policy
 import (
 	"crypto/ed25519"
 	"crypto/x509"
-	"errors"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/attest"
@@ -60,19 +59,16 @@ type Report struct {
 	Attestations []Attestation
 }
 
-// Check applies step 8 to res, a verdict of record.Verify. A refused res
-// is returned as is. On a policy refusal the returned result has OK false,
-// the code and a detail, and the report is empty.
-func Check(res record.Result, opt Options) (record.Result, Report) {
+// Check applies step 8 to res, an accepted verdict of record.Verify: the
+// report of what it found, or the first refusal (a *format.RefusalError)
+// and an empty report. A refused res has nothing to check: its report is
+// empty and its refusal stands (the caller holds it).
+func Check(res record.Result, opt Options) (Report, error) {
 	var rep Report
 	if !res.OK || res.Facts == nil {
-		return res, rep
+		return rep, nil
 	}
 	f := res.Facts
-	refuse := func(r *format.RefusalError) (record.Result, Report) {
-		res.OK, res.Code, res.Detail = false, r.Code, r.Detail
-		return res, Report{}
-	}
 	// The timestamp is judged first (a trusted one is the time the
 	// identity is checked at) and refused after the identity (spec order).
 	var tsErr *format.RefusalError
@@ -96,35 +92,26 @@ func Check(res record.Result, opt Options) (record.Result, Report) {
 	if opt.Identity != nil {
 		at, err := time.Parse(time.RFC3339Nano, f.EndedAt)
 		if err != nil {
-			return refuse(format.Refuse(format.IdentityUntrusted, "session.endedAt cannot be read as a time")) // unreachable after the shape check
+			return Report{}, format.Refuse(format.IdentityUntrusted, "session.endedAt cannot be read as a time") // unreachable after the shape check
 		}
 		if rep.Timestamp != nil && rep.Timestamp.Trusted {
 			at = rep.Timestamp.Time
 		}
 		name, err := identity.Check(f.Certificates, f.PublicKey, at, *opt.Identity)
 		if err != nil {
-			return refuse(asRefusal(err, format.IdentityUntrusted))
+			return Report{}, format.AsRefusal(err, format.IdentityUntrusted)
 		}
 		rep.Identity = name
 	}
 	if tsErr != nil {
-		return refuse(tsErr)
+		return Report{}, tsErr
 	}
 	for _, env := range opt.Attestations {
 		v, err := attest.Check(env, opt.AttestorKeys, res.RecordID, res.KeyID, f.Recorder)
 		if err != nil {
-			return refuse(asRefusal(err, format.AttestInvalid))
+			return Report{}, format.AsRefusal(err, format.AttestInvalid)
 		}
 		rep.Attestations = append(rep.Attestations, Attestation{Type: v.Type, AttestorKeyID: v.AttestorKeyID})
 	}
-	return res, rep
-}
-
-// asRefusal is err's *format.RefusalError, or a refusal with code when err
-// is some other error: a check that fails never passes (fail closed).
-func asRefusal(err error, code format.Code) *format.RefusalError {
-	if r := (*format.RefusalError)(nil); errors.As(err, &r) {
-		return r
-	}
-	return format.Refuse(code, err.Error())
+	return rep, nil
 }

@@ -110,7 +110,6 @@ func (c *chainHasher) check(j chainJob) {
 		return
 	}
 	if err := c.walk.Link(j.step, j.from, j.to, j.prevNull, j.prev, j.hash); err != nil {
-		r := err.(*format.RefusalError)
-		c.result = refuse(r.Code, r.Detail)
+		c.result.Refuse(format.AsRefusal(err, format.ChainBroken))
 	}
 }

@@ -74,6 +74,23 @@ type Result struct {
 	Hashes map[int64]string
 }
 
+// Refuse makes r the refusal e: the one place a verdict turns to refused
+// (internal/verdict's Outcome.Refuse calls it for every later step). What
+// the signature showed (RecordID, KeyID, StepCount, Facts, Gaps) stays: a
+// record refused by policy is still the record it is.
+func (r *Result) Refuse(e *format.RefusalError) {
+	r.OK, r.Code, r.Detail = false, e.Code, e.Detail
+}
+
+// Err is the refusal as a *format.RefusalError, for errors.As; nil when
+// the record was accepted.
+func (r *Result) Err() error {
+	if r.OK {
+		return nil
+	}
+	return format.Refuse(r.Code, r.Detail)
+}
+
 // Facts are the parts of a verified record that the policy checks beyond
 // the pinned key read (spec §7 step 8): the signer's certificates, the
 // timestamp token and the recorder. Byte strings are decoded from hex.
@@ -345,7 +362,7 @@ func (w *stepWalker) step(i int, st *strictjson.Value) error {
 	}
 	if w.order.Code == "" {
 		if err := chain.Seq(int64(i), st.Get("seq")); err != nil {
-			w.order = refuse(format.StepOutOfOrder, err.(*format.RefusalError).Detail)
+			w.order.Refuse(format.AsRefusal(err, format.StepOutOfOrder))
 		}
 	}
 	if i > 0 {
@@ -459,7 +476,11 @@ func intOf(v *strictjson.Value) int64 {
 	return n
 }
 
-func refuse(code format.Code, detail string) Result { return Result{Code: code, Detail: detail} }
+func refuse(code format.Code, detail string) Result {
+	var r Result
+	r.Refuse(format.Refuse(code, detail))
+	return r
+}
 
 // checkSignature is spec §7 steps 7 and 8, over the signed bytes.
 // check verifies the signature (RFC 8032, as crypto/ed25519.Verify) over
@@ -487,8 +508,7 @@ func checkSignature(p Parts, nSteps int, opt Options, check func(pub, sig []byte
 	}
 	for _, k := range opt.Revoked {
 		if bytes.Equal(k, pub) {
-			res.OK, res.Code = false, format.KeyRevoked
-			res.Detail = "the signature is sound, but the key " + res.KeyID + " has been revoked"
+			res.Refuse(format.Refuse(format.KeyRevoked, "the signature is sound, but the key "+res.KeyID+" has been revoked"))
 			return res
 		}
 	}
@@ -501,8 +521,7 @@ func checkSignature(p Parts, nSteps int, opt Options, check func(pub, sig []byte
 			return res
 		}
 	}
-	res.OK, res.Code = false, format.SignerNotTrusted
-	res.Detail = "the signature is sound, but the key " + res.KeyID + " is not among the pinned keys"
+	res.Refuse(format.Refuse(format.SignerNotTrusted, "the signature is sound, but the key "+res.KeyID+" is not among the pinned keys"))
 	return res
 }
 
@@ -539,8 +558,6 @@ func WeakKey(pub []byte) string { return edkey.Weak(pub) }
 // SelfCheck is Verify with no policy, as an error: what a sealer runs on
 // the record it has just made (seal.Options.Check).
 func SelfCheck(rec []byte) error {
-	if v := Verify(rec, Options{}); !v.OK {
-		return fmt.Errorf("%s: %s", v.Code, v.Detail)
-	}
-	return nil
+	v := Verify(rec, Options{})
+	return v.Err()
 }

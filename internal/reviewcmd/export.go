@@ -17,6 +17,7 @@ import (
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
 // export writes the bundle: the record as it is, the signer's public key
@@ -30,11 +31,11 @@ import (
 func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 	var opt record.Options
 	var signerPEM string
-	if len(o.pubkeys) > 1 {
+	if len(o.vf.Pubkeys) > 1 {
 		fmt.Fprintln(stderr, "logbook-review: --export takes at most one --pubkey: the signer's")
 		return 2
 	}
-	for _, f := range o.pubkeys {
+	for _, f := range o.vf.Pubkeys {
 		pub, text, err := keys.ReadPublic("--pubkey", f)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
@@ -52,7 +53,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		signerPEM = recordKeyPEM(data)
 	}
 	b := &bundle.Bundle{Record: data, SignerKey: signerPEM}
-	for _, f := range o.attestations {
+	for _, f := range o.vf.Attestations {
 		text, err := readlimit.Small(f, attest.MaxSize)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
@@ -60,7 +61,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.Attestations = append(b.Attestations, text)
 	}
-	for _, f := range o.attestorKeys {
+	for _, f := range o.vf.AttestorKeys {
 		_, text, err := keys.ReadPublic("--attestor-key", f)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
@@ -68,19 +69,19 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.AttestorKeys = append(b.AttestorKeys, string(text))
 	}
-	if o.tsaRoots != "" {
-		text, err := readlimit.Small(o.tsaRoots, readlimit.Roots)
+	if o.vf.TSARoots != "" {
+		text, err := readlimit.Small(o.vf.TSARoots, readlimit.Roots)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2
 		}
 		b.TSARoots = string(text)
 	}
-	cps := []string(o.checkpoints)
+	cps := []string(o.vf.Checkpoints)
 	if len(cps) == 0 {
 		// The server writes the final checkpoint beside the record:
 		// ID.record.json -> ID.record.checkpoint (docs/checkpoint.md).
-		side := strings.TrimSuffix(path, ".json") + ".checkpoint"
+		side := verdictflags.CheckpointSidecar(path)
 		if _, err := os.Stat(side); err == nil && side != path {
 			cps = []string{side}
 		}
@@ -99,7 +100,7 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.Checkpoints = append(b.Checkpoints, text)
 	}
-	for _, f := range o.checkpointKeys {
+	for _, f := range o.vf.CheckpointKeys {
 		text, err := readlimit.Small(f, readlimit.Key)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
@@ -107,14 +108,14 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.CheckpointKeys = append(b.CheckpointKeys, string(text))
 	}
-	proof := o.logProof
-	if side := proofSidecar(path); proof == "" && side != "" {
+	proof := o.vf.LogProof
+	if side := verdictflags.ProofSidecar(path); proof == "" && strings.HasSuffix(path, ".json") {
 		if _, err := os.Stat(side); err == nil {
 			proof = side
 		}
 	}
 	if proof != "" {
-		text, err := readProof(proof)
+		text, err := verdictflags.ReadProof(proof)
 		if err == nil && len(text) > logproof.MaxProof {
 			err = fmt.Errorf("--log-proof %s: over %d bytes: no tlog-proof is that large", proof, logproof.MaxProof)
 		}
@@ -124,8 +125,8 @@ func export(path string, data []byte, o options, stdout, stderr io.Writer) int {
 		}
 		b.LogProofs = [][]byte{text}
 	}
-	if o.logPolicy != "" {
-		text, err := readlimit.Small(o.logPolicy, readlimit.Policy)
+	if o.vf.LogPolicy != "" {
+		text, err := readlimit.Small(o.vf.LogPolicy, readlimit.Policy)
 		if err != nil {
 			fmt.Fprintln(stderr, "logbook-review:", err)
 			return 2

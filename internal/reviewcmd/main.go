@@ -34,15 +34,13 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/bundle"
-	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/membudget"
-	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
 // Run is the command: args without the program's name; it returns the
@@ -51,17 +49,13 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	return run(args, stdout, stderr, getenv)
 }
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
 type options struct {
-	dir, only, colour, export, jsonl, otlp, otlpLogs, tsaRoots, logPolicy, logProof string
-	asJSON, list, noPager, version                                                  bool
-	width                                                                           int
-	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys                multi
-	gate                                                                            verdict.GateFlags
+	dir, only, colour, export, jsonl, otlp, otlpLogs string
+	asJSON, list, noPager, version                   bool
+	width                                            int
+	// vf are the flags a verdict needs, read as logbook-verify reads
+	// them; the words are this command's (--export includes the files).
+	vf verdictflags.Flags
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -75,16 +69,17 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&o.colour, "color", "auto", "colour: `auto` (a terminal only, and not with NO_COLOR), always, never")
 	fs.BoolVar(&o.noPager, "no-pager", false, "never pipe the output through a pager")
 	fs.BoolVar(&o.list, "list", false, "list the directory's sessions, in progress and sealed")
-	fs.Var(&o.pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
+	fs.Var(&o.vf.Pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable)")
 	fs.StringVar(&o.export, "export", "", "write a bundle `FILE`: the record, the signer's key and what its checks need (docs/bundle.md)")
-	fs.Var(&o.checkpoints, "checkpoint", "a server's signed checkpoint `FILE`: checked under --checkpoint-key (the level in the verdict), and included by --export (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
-	fs.Var(&o.checkpointKeys, "checkpoint-key", "pinned server key `PUB` for checkpoints: an SPKI PEM file or a note verifier key file (repeatable)")
-	fs.Var(&o.attestations, "attestation", "DSSE attestation `FILE` about the record: checked under --attestor-key (ATTEST_*), and included by --export (repeatable)")
-	fs.Var(&o.attestorKeys, "attestor-key", "pinned attestor public key `FILE`: attestations are checked under it, and --export includes it (repeatable; the receiver still pins its own)")
-	fs.StringVar(&o.tsaRoots, "tsa-roots", "", "time-stamping roots PEM `FILE`: the record's token must verify against them (TIMESTAMP_*), and --export includes them")
-	fs.StringVar(&o.logPolicy, "log-policy", "", "C2SP tlog-policy `FILE`: judge the record's proof of logging offline (LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds); --export includes it as a hint only")
-	fs.StringVar(&o.logProof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default the sidecar ID.record.tlog-proof beside the record, or the bundle's); --export includes it")
-	o.gate.Register(fs)
+	fs.Var(&o.vf.Checkpoints, "checkpoint", "a server's signed checkpoint `FILE`: checked under --checkpoint-key (the level in the verdict), and included by --export (repeatable; default the sidecar ID.record.checkpoint beside the record when present)")
+	fs.Var(&o.vf.CheckpointKeys, "checkpoint-key", "pinned server key `PUB` for checkpoints: an SPKI PEM file or a note verifier key file (repeatable)")
+	fs.Var(&o.vf.Attestations, "attestation", "DSSE attestation `FILE` about the record: checked under --attestor-key (ATTEST_*), and included by --export (repeatable)")
+	fs.Var(&o.vf.AttestorKeys, "attestor-key", "pinned attestor public key `FILE`: attestations are checked under it, and --export includes it (repeatable; the receiver still pins its own)")
+	fs.StringVar(&o.vf.TSARoots, "tsa-roots", "", "time-stamping roots PEM `FILE`: the record's token must verify against them (TIMESTAMP_*), and --export includes them")
+	fs.StringVar(&o.vf.LogPolicy, "log-policy", "", "C2SP tlog-policy `FILE`: judge the record's proof of logging offline (LOG_PROOF_INVALID, LOG_UNTRUSTED, WITNESS_QUORUM; level logged when the quorum holds); --export includes it as a hint only")
+	fs.StringVar(&o.vf.LogProof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default the sidecar ID.record.tlog-proof beside the record, or the bundle's); --export includes it")
+	o.vf.Gate.Register(fs)
+	o.vf.Getenv = getenv
 	fs.StringVar(&o.jsonl, "jsonl", "", "write the steps as JSON Lines to `FILE` (- for stdout)")
 	fs.StringVar(&o.otlp, "otlp", "", "send the calls as OpenTelemetry spans to the OTLP/HTTP traces endpoint `URL` (e.g. http://127.0.0.1:4318/v1/traces)")
 	fs.StringVar(&o.otlpLogs, "otlp-logs", "", "send the steps that are not calls (prompts, session start and end, notifications, compaction, gate decisions, errors) as OpenTelemetry log records, in the session's trace, to the OTLP/HTTP logs endpoint `URL` (e.g. http://127.0.0.1:4318/v1/logs)")
@@ -117,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 2
 	}
 	var opt record.Options
-	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", o.pubkeys); err != nil {
+	if opt.Pinned, err = o.vf.Pinned(); err != nil {
 		fmt.Fprintln(stderr, "logbook-review:", err)
 		return 2
 	}
@@ -178,21 +173,14 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	if inProgress {
 		r, err = review.FromInProgress(data)
 	} else {
-		in := verdict.Inputs{Record: data, Pinned: opt.Pinned}
-		var perr error
-		if in.Policy, perr = policyOf(o); perr == nil {
-			in.Checkpoints, in.CheckpointKeys, perr = checkpointsOf(o, path, fromBundle)
-		}
+		// The verdict at the head of a review is the one logbook-verify
+		// gives with the same flags; a bundle's checkpoints and proof of
+		// logging are judged under the reviewer's keys and log policy.
+		in, perr := o.vf.Load()
 		if perr == nil {
-			in.Log, perr = logOf(o, path, bun)
+			in, perr = o.vf.Record(in, path, bun)
 		}
-		if perr == nil {
-			in.Gate, perr = o.gate.Load()
-		}
-		if bun != nil && len(in.CheckpointKeys) > 0 && len(o.checkpoints) == 0 {
-			// A bundle's checkpoints are judged under the reviewer's keys.
-			in.Checkpoints = bun.Checkpoints
-		}
+		in.Record = data
 		if perr != nil {
 			fmt.Fprintln(stderr, "logbook-review:", perr)
 			return 2
@@ -349,13 +337,6 @@ logbook-review --export BUNDLE [--pubkey FILE] [--attestation FILE]... [--attest
 logbook-review --jsonl FILE|- RECORD|SESSION-ID
 logbook-review [--otlp URL] [--otlp-logs URL] RECORD|SESSION-ID`
 
-// policyOf reads the policy flags (spec §7 step 8) as logbook-verify
-// does: the verdict at the head of a review is the one logbook-verify
-// gives with the same flags.
-func policyOf(o options) (policy.Options, error) {
-	return policy.Load(policy.Files{TSARoots: o.tsaRoots, Attestations: o.attestations, AttestorKeys: o.attestorKeys})
-}
-
 // afterSeal notes steps recorded after the seal: a session that went on
 // (resumed) has more steps in ID.steps.jsonl than its record.
 func afterSeal(recordPath string, sealed int) []string {
@@ -372,48 +353,6 @@ func afterSeal(recordPath string, sealed int) []string {
 		return []string{fmt.Sprintf("%s holds %d step(s) recorded after this seal; seal again to cover them, or review the session in progress with %s", filepath.Base(steps), n-sealed, filepath.Base(steps))}
 	}
 	return nil
-}
-
-// checkpointsOf reads the checkpoint flags as logbook-verify does; with a
-// --checkpoint-key and no --checkpoint, the server's sidecar beside the
-// record (ID.record.checkpoint) is used when there is one, and a bundle's
-// own checkpoints are checked by logbook-verify --bundle.
-func checkpointsOf(o options, path string, fromBundle bool) ([][]byte, []checkpoint.Key, error) {
-	files := []string(o.checkpoints)
-	if len(files) == 0 && len(o.checkpointKeys) > 0 && !fromBundle {
-		if side := strings.TrimSuffix(path, ".json") + ".checkpoint"; side != path {
-			if _, err := os.Stat(side); err == nil {
-				files = []string{side}
-			}
-		}
-	}
-	if len(files) > 0 && len(o.checkpointKeys) == 0 {
-		if len(o.checkpoints) == 0 {
-			return nil, nil, nil
-		}
-		return nil, nil, fmt.Errorf("--checkpoint needs at least one --checkpoint-key to verify it under")
-	}
-	var ks []checkpoint.Key
-	for _, f := range o.checkpointKeys {
-		text, err := checkpoint.ReadFile(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		k, err := verdict.ParseCheckpointKey(f, text)
-		if err != nil {
-			return nil, nil, err
-		}
-		ks = append(ks, k)
-	}
-	var notes [][]byte
-	for _, f := range files {
-		text, err := checkpoint.ReadFile(f)
-		if err != nil {
-			return nil, nil, err
-		}
-		notes = append(notes, text)
-	}
-	return notes, ks, nil
 }
 
 // maxRecord bounds a record and its steps file (docs/limits.md); a

@@ -3,6 +3,8 @@ package runback
 import (
 	"bytes"
 
+	"github.com/logbook-project/logbook/internal/format"
+
 	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
 )
 
@@ -114,4 +116,21 @@ func skipValue(b []byte, i int) int {
 func Shaped(data []byte) bool {
 	v, _, err := js.Parse(data)
 	return err == nil && v.Kind == js.Object && js.Prop(v, "manifest").Kind != js.Undefined && js.Prop(v, "events").Kind == js.Array
+}
+
+// Sniff says whether a reader that takes logbook records too
+// (logbook-verify) reads data as a cassette: one whose "$schema" says so
+// (Detect), or a file that is no record and has a cassette's shape
+// (Shaped). forced is a flag only a cassette takes (--strict, --hmac-key,
+// --cassette), which says what the file is meant to be, as runback's own
+// CLI, which reads every file as a cassette, would take it: then any file
+// is one. asRecord is a record read as a cassette only because forced,
+// which the reader says.
+func Sniff(data []byte, forced bool) (cassette, asRecord bool) {
+	detected := Detect(data)
+	record := !detected && format.IsRecord(data)
+	if !forced && !detected && (record || !Shaped(data)) {
+		return false, false
+	}
+	return true, record
 }

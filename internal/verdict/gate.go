@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 )
 
@@ -29,8 +30,7 @@ func judgeGate(in Inputs, out *Outcome) {
 	}
 	c, d, sum := orgpolicy.CheckRecordSummary(in.Record, in.Gate.Keys, in.Gate.Require)
 	if c != "" {
-		out.Result.OK, out.Result.Code, out.Result.Detail = false, c, d
-		out.Level = ""
+		out.Refuse(format.Refuse(c, d))
 		return
 	}
 	out.Gate = &sum

@@ -61,6 +61,29 @@ type Outcome struct {
 	Fresh bool
 }
 
+// Refuse makes o the refusal e, whatever the steps before it found: the
+// one place a verdict turns to refused. The record's own facts (its ids,
+// step count and gaps), the --pubkey note and the file name stay; all
+// that an accepted record is shown with (the policy report, checkpoints,
+// level, log, gate) goes, so a new check cannot leave one of them behind
+// (TestRefuseClears holds every field to this).
+func (o *Outcome) Refuse(e *format.RefusalError) {
+	*o = Outcome{Result: o.Result, Pinned: o.Pinned, File: o.File}
+	o.Result.Refuse(e)
+}
+
+// Refused is the outcome of a file refused as a whole before any record
+// in it was checked (a hand-over bundle's container).
+func Refused(e *format.RefusalError) Outcome {
+	var o Outcome
+	o.Refuse(e)
+	return o
+}
+
+// Err is the refusal as a *format.RefusalError, for errors.As; nil when
+// the record was accepted.
+func (o *Outcome) Err() error { return o.Result.Err() }
+
 // Run verifies in the fixed order: the record (spec §7 steps 1-7 and
 // SIGNER_NOT_TRUSTED), the policy checks of step 8, then each checkpoint.
 func Run(in Inputs) Outcome {
@@ -70,29 +93,31 @@ func Run(in Inputs) Outcome {
 		cps = append(cps, lc.leaf) // judged in step 9 like the others
 	}
 	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps), EachStep: in.EachStep, Top: in.Top}
-	res, rep := policy.Check(record.Verify(in.Record, opt), in.Policy)
-	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0, Report: rep}
+	res := record.Verify(in.Record, opt)
+	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0}
 	if !res.OK {
+		return out
+	}
+	var err error
+	if out.Report, err = policy.Check(res, in.Policy); err != nil {
+		out.Refuse(format.AsRefusal(err, format.AttestInvalid))
 		return out
 	}
 	out.Checkpoint = checkpoint.Judge(cps, res.Facts.SessionID, res.StepCount, res.Hashes)
 	if c := out.Checkpoint.Code; c != "" {
-		out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), out.Checkpoint.Detail
-		out.Report = policy.Report{}
+		out.Refuse(format.Refuse(format.Code(c), out.Checkpoint.Detail))
 		return out
 	}
 	out.Level = out.Checkpoint.Level
 	if lc != nil {
 		if c, d := lc.judge(res.StepCount); c != "" {
-			out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
-			out.Report, out.Level = policy.Report{}, ""
+			out.Refuse(format.Refuse(format.Code(c), d))
 			return out
 		}
 		out.Level, out.Logged = logproof.LevelLogged, &lc.res
 		if in.Log.Fresh && in.Log.LaterFrom == lc.res.Index+1 {
 			if c, d := stale(in, res.Facts.SessionID, res.StepCount, lc.res.Index); c != "" {
-				out.Result.OK, out.Result.Code, out.Result.Detail = false, format.Code(c), d
-				out.Report, out.Level, out.Logged = policy.Report{}, "", nil
+				out.Refuse(format.Refuse(format.Code(c), d))
 				return out
 			}
 			out.Fresh = true
@@ -100,12 +125,24 @@ func Run(in Inputs) Outcome {
 	}
 	if in.RequireManaged {
 		if c, d := requireManaged(in.Record, out.Level); c != "" {
-			out.Result.OK, out.Result.Code, out.Result.Detail = false, c, d
-			out.Report, out.Level, out.Logged = policy.Report{}, "", nil
+			out.Refuse(format.Refuse(c, d))
+			return out
 		}
 	}
 	judgeGate(in, &out)
 	return out
+}
+
+// RecordOnly is the record's own verdict (spec §7 steps 1-7 and the
+// pinned signer) with nothing else judged, at level local when accepted:
+// what logbook-verify --evidence shows before the transcript's check.
+func RecordOnly(data []byte, pinned []ed25519.PublicKey) Outcome {
+	res := record.Verify(data, record.Options{Pinned: pinned})
+	o := Outcome{Result: res, Pinned: len(pinned) > 0}
+	if res.OK {
+		o.Level = checkpoint.LevelLocal
+	}
+	return o
 }
 
 // given reports whether the logged leaf is one of the --checkpoint notes

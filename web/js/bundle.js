@@ -85,9 +85,5 @@
     }
   }
 
-  Object.assign(lb.CODES, {
-    BUNDLE_INVALID: 'The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member.',
-    BUNDLE_KEY_MISMATCH: 'The bundle\'s signerKey is not the key that signed its record: the bundle is damaged or its parts swapped.',
-  });
   lb.bundle = { detect, read, keyMismatch, FORMAT, MEDIA_TYPE };
 })(globalThis.logbook = globalThis.logbook || {});

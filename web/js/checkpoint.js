@@ -7,12 +7,6 @@
 (function (lb) {
   'use strict';
 
-  Object.assign(lb.CODES, {
-    CHECKPOINT_INVALID: "A checkpoint is malformed, or no pinned server key verifies it, or its key line names another key.",
-    CHECKPOINT_MISMATCH: "A checkpoint is for another session, or the record's step at its size does not hash to its tip: steps were rewritten.",
-    TRUNCATED: 'The record holds fewer steps than a checkpoint of the server counted: its tail was cut.',
-  });
-
   const VERSION = 'logbook-checkpoint/v1';
   const MAX_NOTE = 16 << 10;
   const SPKI_PREFIX = '302a300506032b6570032100';

@@ -11,20 +11,10 @@
   const SPKI_PREFIX = '302a300506032b6570032100';
   const EMPTY_TIP = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'; // sha256("")
 
-  // CODES are the verdicts this page can give, in the order of spec §7, with
-  // what each means to a reader. Policy codes (§7 step 8) come after the
-  // signature; a new one is a new entry here and a new check in POLICY.
+  // CODES are the verdicts only this page gives; the meaning of every
+  // refusal code is internal/format's table (codes.js, loaded first).
   const CODES = {
-    NOT_JSON: 'Not one strict JSON text: invalid UTF-8, a byte-order mark, trailing data, a duplicate key, a lone surrogate escape or nesting deeper than 64.',
-    SHAPE: 'Valid JSON, but not a record: a float or out-of-range integer, a missing or unknown key, uppercase hex, an impossible timestamp, an unknown kind.',
-    STEP_OUT_OF_ORDER: "A step's seq differs from its position: a step was dropped or moved.",
-    CHAIN_BROKEN: "A step's prev or hash does not recompute: a step was edited, removed or reordered.",
-    STEP_COUNT_MISMATCH: 'stepCount differs from the number of steps: the tail may have been cut.',
-    TIP_MISMATCH: "chainTip differs from the last step's hash.",
-    SIGNATURE_INVALID: 'The Ed25519 signature does not verify over the signed bytes, or the public key is weak (off the curve, non-canonical or of small order).',
     NO_ED25519: 'This browser offers no Ed25519 (WebCrypto): no verdict was reached. This is not a pass.',
-    SIGNER_NOT_TRUSTED: 'The signature is sound, but the key is not one of the pinned public keys.',
-    HOOKS_NOT_MANAGED: "Asked to require managed hooks: no server note says the session's hooks came from a file the agent cannot write.",
   };
 
   const refuse = (code, detail) => ({ ok: false, code, detail, recordId: null, keyId: null, stepCount: null });
@@ -323,7 +313,7 @@
     return { ok: false, code: null, detail, recordId: null, keyId: null, stepCount: null, level: null, checkpoints: [] };
   }
 
-  lb.CODES = CODES;
+  lb.CODES = Object.assign(lb.CODES || {}, CODES);
   lb.POLICY = POLICY;
   lb.check = check;
   lb.readPublicKeyPEM = readPublicKeyPEM;

@@ -1,4 +1,9 @@
-package main
+// Package filekind names, for logbook-verify, the logbook files that are
+// not records: an in-progress session passed by mistake (an error), the
+// other files a refusal as no record (SHAPE, NOT_JSON) may have been given
+// (a hint after the verdict), and a record whose session's end once left
+// it unsealed (a notice). It reads a file's bytes; it decides no verdict.
+package filekind
 
 import (
 	"bytes"
@@ -14,15 +19,16 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
+	"github.com/logbook-project/logbook/internal/unsealed"
 )
 
-// notARecord names the one file users most often pass by mistake: an
+// NotARecord names the one file users most often pass by mistake: an
 // in-progress session (ID.steps.jsonl), which is not a record until it is
 // sealed. Anything else goes to the verifier, which names its refusal.
-func notARecord(file string, data []byte) error {
+func NotARecord(file string, data []byte) error {
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	header := `"format":"` + format.Journal + `"`
-	if !strings.HasSuffix(file, ".steps.jsonl") && !containsFrom(first, []byte(header), strings.IndexByte(header, '@')) {
+	if !strings.HasSuffix(file, ".steps.jsonl") && !format.Contains(first, header, strings.IndexByte(header, '@')) {
 		return nil
 	}
 	id := strings.TrimSuffix(filepath.Base(file), ".steps.jsonl")
@@ -40,10 +46,10 @@ func exists(name string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
-// whatFile names, for a file refused as no record (SHAPE, NOT_JSON), the
+// Hint names, for a file refused as no record (SHAPE, NOT_JSON), the
 // other logbook files it is and the command or flag that reads it; ""
 // when it is none of them. The refusal stands: the hint comes after it.
-func whatFile(file string, data []byte) string {
+func Hint(file string, data []byte) string {
 	head := data[:min(len(data), 4096)]
 	t := strings.TrimSpace(string(head))
 	has := func(s string) bool { return bytes.Contains(head, []byte(s)) }
@@ -68,4 +74,26 @@ func whatFile(file string, data []byte) string {
 		return file + " is a signed-note verifier key (a logbook-server's checkpoint key): pass it as --checkpoint-key " + file + " with the record to verify"
 	}
 	return ""
+}
+
+// SealedLater is the notice for an accepted record that holds the note
+// its session's end left when it found no signing key (unsealed.Event),
+// "" for any other: the session was sealed later, by hand.
+func SealedLater(data []byte) string {
+	note := `"data":{"event":"` + unsealed.Event + `"}`
+	if !format.Contains(data, note, strings.IndexByte(note, '{')) {
+		return ""
+	}
+	return "notice: the session's end found no signing key and left it unsealed; it was sealed later (see its " + unsealed.Event + " note)"
+}
+
+// Unsealed is the verdict line for a record that is not there because
+// its session's end could not seal it and left word beside it
+// (unsealed.ForRecord); false when it left none.
+func Unsealed(record string) (string, bool) {
+	n, ok := unsealed.ForRecord(record)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("UNSEALED session %s: it ended at %s without being sealed (%s); seal it with: %s", n.Session, n.At, n.Reason, n.Fix), true
 }

@@ -1,4 +1,4 @@
-package main
+package format
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// containsFrom is bytes.Contains, for every anchor, on texts made of the
+// Contains is bytes.Contains, for every anchor, on texts made of the
 // pattern's own pieces (near misses at every offset).
-func TestContainsFrom(t *testing.T) {
+func TestContains(t *testing.T) {
 	t.Parallel()
 	pat := []byte(`"data":{"event":"logbook.unsealed"}`)
 	pieces := [][]byte{pat, pat[:7], pat[7:], pat[1:], pat[:len(pat)-1], []byte(`"`), []byte(`{`), []byte(`x`), []byte(`"data":`)}
@@ -20,7 +20,7 @@ func TestContainsFrom(t *testing.T) {
 		}
 		want := bytes.Contains(data, pat)
 		for k := 0; k < len(pat); k++ {
-			if got := containsFrom(data, pat, k); got != want {
+			if got := Contains(data, string(pat), k); got != want {
 				t.Fatalf("%q, k=%d: %v, want %v", data, k, got, want)
 			}
 		}
