@@ -66,6 +66,8 @@ func TestParse(t *testing.T) {
 		{`$x -rf y`, `$x -rf y !dyn`},
 		{`"$(which rm)" -rf y`, `$(which rm) -rf y !dyn | which rm`},
 		{`/bin/r? -rf y`, `r?(/bin/r?) -rf y !dyn`},
+		{`/bin/r[m] -rf y`, `r[m](/bin/r[m]) -rf y !dyn`},
+		{`[ -r x -a -f y ]`, `[ -r x -a -f y ]`},
 		{`cat $HOME/.env`, `cat $HOME/.env`},
 		{"bash <<'EOF'\nrm -rf $x\nEOF", `bash | rm -rf $x`},
 		{"bash <<EOF\nrm -rf \\$x\nEOF", `bash | rm -rf $x`},

@@ -75,12 +75,14 @@ func parts(b *strings.Builder, ps []syntax.WordPart, src string, q quoting, dyn 
 	}
 }
 
-// unescape writes a literal's text as the shell reads it.
+// unescape writes a literal's text as the shell reads it. An unquoted
+// *, ? or [ with a ] after it is a pattern the shell may replace by file
+// names (a [ alone is the test command).
 func unescape(b *strings.Builder, s string, q quoting, dyn *bool) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '\\' || i+1 == len(s) {
-			if q == unquoted && (c == '*' || c == '?' || c == '[') {
+			if q == unquoted && (c == '*' || c == '?' || (c == '[' && strings.IndexByte(s[i+1:], ']') >= 0)) {
 				*dyn = true
 			}
 			b.WriteByte(c)

@@ -254,6 +254,8 @@ func TestDocsExamplePolicy(t *testing.T) {
 		{"Bash", bash("rm -f a.o"), orgpolicy.Allow, ""},
 		{"Bash", bash("grep -rf pats ."), orgpolicy.Allow, ""},
 		{"Bash", bash("ls -la"), orgpolicy.Allow, ""},
+		{"Bash", bash("[ -r x -a -f y ] && echo ok"), orgpolicy.Allow, ""},
+		{"Bash", bash("/bin/r[m] -rf x"), orgpolicy.Deny, "no-rm-rf"},
 		{"Bash", bash("cat notes.txt .envrc"), orgpolicy.Allow, ""},
 		{"Bash", bash(`echo "never rm -rf here"`), orgpolicy.Allow, ""},
 		{"Read", `{"file_path":"/p/.env"}`, orgpolicy.Deny, "no-dotenv"},
