@@ -130,6 +130,9 @@ func hasFold(a *cel.Ast) bool {
 	return len(celast.MatchDescendants(celast.NavigateAST(a.NativeRep()), celast.KindMatcher(celast.ComprehensionKind))) > 0
 }
 
+// ReadsCommands says whether a rule reads commands or command_error.
+func (p *Program) ReadsCommands() bool { return p.shell }
+
 // readsShell says whether a checked rule names commands or command_error.
 func readsShell(a *cel.Ast) bool {
 	return len(celast.MatchDescendants(celast.NavigateAST(a.NativeRep()), func(e celast.NavigableExpr) bool {
