@@ -38,8 +38,11 @@ type corpusEvent struct {
 // WebFetch URL (every placement of secretcorpus.URLs: the query, the
 // fragment or a path segment, escaped as Go, JavaScript or a form does
 // or every byte, the secret alone or gitleaks' whole line as the search
-// text), a WebSearch query, a prompt, a Write file_path, the command
-// field of every harness dialect, and logbook-wrap's command line. Each session is sealed and verified;
+// text), a WebSearch query, a prompt, a Write and a Read file_path, the
+// other fields a record keeps in clear text (a new cwd, a changed file, a
+// worktree's name, an elicitation's URL, a slash command's name, a
+// sub-agent's type), the command field of every harness dialect, and
+// logbook-wrap's command line. Each session is sealed and verified;
 // no sample may survive anywhere in a record or a journal: not whole, and
 // not 12 bytes in a row of its random part.
 func TestGitleaksCorpusNeverInRecord(t *testing.T) {
@@ -85,6 +88,18 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 				plant("cc-tools", "Glob pattern", nil, `{"session_id":"cc-tools","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_use_id":"b`+id+`","tool_input":{"pattern":`+q(g)+`}}`, s.Needle, r.ID)
 				plant("cc-web", "WebSearch query", nil, `{"session_id":"cc-web","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"WebSearch","tool_use_id":"s`+id+`","tool_input":{"query":`+q("what is "+s.Needle)+`}}`, s.Needle, r.ID)
 				plant("cc-tools", "Write file_path", nil, `{"session_id":"cc-tools","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Write","tool_use_id":"w`+id+`","tool_input":{"file_path":`+q(secretcorpus.FilePath.Put(s, r.ID))+`,"content":"x"}}`, s.Needle, r.ID)
+				// The other fields a record keeps in clear text.
+				for _, f := range []struct{ name, payload string }{
+					{"Read file_path", `"hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"r` + id + `","tool_input":{"file_path":` + q("/w/config/"+s.Needle) + `}`},
+					{"CwdChanged new_cwd", `"hook_event_name":"CwdChanged","old_cwd":"/w","new_cwd":` + q("/w/"+s.Needle)},
+					{"FileChanged file_path", `"hook_event_name":"FileChanged","event":"change","file_path":` + q("/w/"+s.Needle+".json")},
+					{"WorktreeCreate name", `"hook_event_name":"WorktreeCreate","name":` + q(s.Needle)},
+					{"Elicitation url", `"hook_event_name":"Elicitation","mcp_server_name":"search","mode":"url","url":` + q(secretcorpus.SearchURLJS.Put(s, r.ID))},
+					{"UserPromptExpansion command_name", `"hook_event_name":"UserPromptExpansion","expansion_type":"slash_command","command_name":` + q(s.Needle) + `,"prompt":"x"`},
+					{"Task subagent_type", `"hook_event_name":"PreToolUse","tool_name":"Task","tool_use_id":"a` + id + `","tool_input":{"subagent_type":` + q(s.Needle) + `,"prompt":"x"}`},
+				} {
+					plant("cc-fields", f.name, nil, `{"session_id":"cc-fields","cwd":"/w",`+f.payload+`}`, s.Needle, r.ID)
+				}
 				plant("cc-prompt", "prompt", nil, `{"session_id":"cc-prompt","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":`+q(secretcorpus.Prompt.Put(s, r.ID))+`}`, s.Needle, r.ID)
 			}
 			// Every URL placement, as WebFetch's url and in a curl command
