@@ -33,6 +33,7 @@ require (
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc
 	google.golang.org/protobuf v1.36.12
 	k8s.io/klog/v2 v2.130.1
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

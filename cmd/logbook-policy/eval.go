@@ -66,10 +66,19 @@ func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-policy: the payload:", err)
 		return 2
 	}
-	res := prog.Decide(gate.InputOf(payload, ev))
+	in := gate.InputOf(payload, ev)
+	res := prog.Decide(in)
 	out := map[string]any{"event": ev.Name, "decision": res.Decision, "rule": res.Rule, "reason": res.Reason, "gated": orgpolicy.Gated(ev.Name), "policy": p.Digest}
 	if res.Error != "" {
 		out["error"] = res.Error
+	}
+	if prog.ReadsCommands() {
+		// What the rules read of the command: the author sees why.
+		cmds, cerr := gate.Commands(in.ToolInput)
+		out["commands"] = cmds
+		if cerr != "" {
+			out["command_error"] = cerr
+		}
 	}
 	// encoding/json only prints this report; it judges no canonical bytes.
 	b, _ := json.Marshal(out)

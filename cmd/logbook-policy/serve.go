@@ -78,6 +78,13 @@ func serveCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		return 1
 	}
 	gt := g.load()
+	if gt.LoadErr != nil {
+		// Nothing to serve: each call's exec'd hook decides it by
+		// --policy-fail and says why, as it would without a decider. A
+		// decider kept for --idle would only hold a broken policy's key.
+		fmt.Fprintf(stderr, "logbook-policy serve: the policy cannot be used, not serving: %s\n", gt.LoadErr.Error())
+		return 1
+	}
 	if k, err := keyNow(); err != nil || k != key {
 		fmt.Fprintln(stderr, "logbook-policy serve: the policy or a key file changed while it was loaded")
 		return 1

@@ -34,9 +34,15 @@ type corpusEvent struct {
 // through record-step, in process, planted where an agent's clear text
 // carries secrets: a Bash command (a bare argument, a heredoc writing a
 // config line, export NAME=, a URL ?token=, an Authorization: Bearer
-// header), a Grep pattern, a WebFetch search URL (escaped and not), a
-// prompt, a Write file_path, the command field of every harness dialect,
-// and logbook-wrap's command line. Each session is sealed and verified;
+// header, curl of every URL placement), a Grep and a Glob pattern, a
+// WebFetch URL (every placement of secretcorpus.URLs: the query, the
+// fragment or a path segment, escaped as Go, JavaScript or a form does
+// or every byte, the secret alone or gitleaks' whole line as the search
+// text), a WebSearch query, a prompt, a Write and a Read file_path, the
+// other fields a record keeps in clear text (a new cwd, a changed file, a
+// worktree's name, an elicitation's URL, a slash command's name, a
+// sub-agent's type), the command field of every harness dialect, and
+// logbook-wrap's command line. Each session is sealed and verified;
 // no sample may survive anywhere in a record or a journal: not whole, and
 // not 12 bytes in a row of its random part.
 func TestGitleaksCorpusNeverInRecord(t *testing.T) {
@@ -48,15 +54,17 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 	dir := filepath.Join(work, "sessions")
 
 	var secrets []string
-	type planted struct{ rule, placement string }
-	var where []planted
+	type plantedAt struct{ rule, placement string }
+	var where []plantedAt
 	sessions := map[string][]corpusEvent{}
-	counts := map[string]int{} // placement -> events
+	planted := map[string][]int{} // session -> its secrets: a leak is named by the event that planted it
+	counts := map[string]int{}    // placement -> events
 	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	plant := func(session, placement string, args []string, payload string, needle, rule string) {
 		secrets = append(secrets, needle)
-		where = append(where, planted{rule, placement})
+		where = append(where, plantedAt{rule, placement})
 		sessions[session] = append(sessions[session], corpusEvent{args, []byte(payload), len(secrets) - 1})
+		planted[session] = append(planted[session], len(secrets)-1)
 		counts[placement]++
 	}
 	n := 0
@@ -77,12 +85,36 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 			if s.Bare {
 				g := secretcorpus.GrepPattern.Put(s, r.ID)
 				plant("cc-tools", "Grep pattern", nil, `{"session_id":"cc-tools","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Grep","tool_use_id":"g`+id+`","tool_input":{"pattern":`+q(g)+`,"path":"/w/src"}}`, s.Needle, r.ID)
-				for _, p := range []secretcorpus.Placement{secretcorpus.SearchURL, secretcorpus.SearchURLRaw} {
-					plant("cc-tools", p.Name, nil, `{"session_id":"cc-tools","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"WebFetch","tool_use_id":"f`+id+`","tool_input":{"url":`+q(p.Put(s, r.ID))+`,"prompt":"summarise"}}`, s.Needle, r.ID)
-				}
+				plant("cc-tools", "Glob pattern", nil, `{"session_id":"cc-tools","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Glob","tool_use_id":"b`+id+`","tool_input":{"pattern":`+q(g)+`}}`, s.Needle, r.ID)
+				plant("cc-web", "WebSearch query", nil, `{"session_id":"cc-web","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"WebSearch","tool_use_id":"s`+id+`","tool_input":{"query":`+q("what is "+s.Needle)+`}}`, s.Needle, r.ID)
 				plant("cc-tools", "Write file_path", nil, `{"session_id":"cc-tools","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Write","tool_use_id":"w`+id+`","tool_input":{"file_path":`+q(secretcorpus.FilePath.Put(s, r.ID))+`,"content":"x"}}`, s.Needle, r.ID)
+				// The other fields a record keeps in clear text.
+				for _, f := range []struct{ name, payload string }{
+					{"Read file_path", `"hook_event_name":"PreToolUse","tool_name":"Read","tool_use_id":"r` + id + `","tool_input":{"file_path":` + q("/w/config/"+s.Needle) + `}`},
+					{"CwdChanged new_cwd", `"hook_event_name":"CwdChanged","old_cwd":"/w","new_cwd":` + q("/w/"+s.Needle)},
+					{"FileChanged file_path", `"hook_event_name":"FileChanged","event":"change","file_path":` + q("/w/"+s.Needle+".json")},
+					{"WorktreeCreate name", `"hook_event_name":"WorktreeCreate","name":` + q(s.Needle)},
+					{"Elicitation url", `"hook_event_name":"Elicitation","mcp_server_name":"search","mode":"url","url":` + q(secretcorpus.SearchURLJS.Put(s, r.ID))},
+					{"UserPromptExpansion command_name", `"hook_event_name":"UserPromptExpansion","expansion_type":"slash_command","command_name":` + q(s.Needle) + `,"prompt":"x"`},
+					{"Task subagent_type", `"hook_event_name":"PreToolUse","tool_name":"Task","tool_use_id":"a` + id + `","tool_input":{"subagent_type":` + q(s.Needle) + `,"prompt":"x"}`},
+				} {
+					plant("cc-fields", f.name, nil, `{"session_id":"cc-fields","cwd":"/w",`+f.payload+`}`, s.Needle, r.ID)
+				}
 				plant("cc-prompt", "prompt", nil, `{"session_id":"cc-prompt","hook_event_name":"UserPromptSubmit","cwd":"/w","prompt":`+q(secretcorpus.Prompt.Put(s, r.ID))+`}`, s.Needle, r.ID)
 			}
+			// Every URL placement, as WebFetch's url and in a curl command
+			// (the secret alone where gitleaks finds it so, its whole line
+			// as the search text for every sample); the line as a
+			// WebSearch query.
+			for k, p := range secretcorpus.URLs {
+				if !p.Applies(s) {
+					continue
+				}
+				u := p.Put(s, r.ID)
+				plant("cc-web", "WebFetch "+p.Name, nil, `{"session_id":"cc-web","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"WebFetch","tool_use_id":"f`+fmt.Sprint(k)+id+`","tool_input":{"url":`+q(u)+`,"prompt":"summarise"}}`, s.Needle, r.ID)
+				plant("cc-curl", "curl "+p.Name, nil, `{"session_id":"cc-curl","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"Bash","tool_use_id":"c`+fmt.Sprint(k)+id+`","tool_input":{"command":`+q(`curl -sL "`+u+`"`)+`,"description":"search"}}`, s.Needle, r.ID)
+			}
+			plant("cc-web", "WebSearch query, gitleaks' line", nil, `{"session_id":"cc-web","hook_event_name":"PreToolUse","cwd":"/w","tool_name":"WebSearch","tool_use_id":"l`+id+`","tool_input":{"query":`+q(s.TP)+`}}`, s.Needle, r.ID)
 			// Every dialect's command field, holding gitleaks' own line in
 			// a heredoc (every sample has one).
 			cmd := q(secretcorpus.Heredoc.Put(s, r.ID))
@@ -142,7 +174,8 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 				}
 				for _, argv := range argvs {
 					secrets = append(secrets, s.Needle)
-					where = append(where, planted{r.ID, "logbook-wrap command line"})
+					where = append(where, plantedAt{r.ID, "logbook-wrap command line"})
+					planted["wrap"] = append(planted["wrap"], len(secrets)-1)
 					wrapped++
 					res := wrap.Run(wrap.Options{
 						Argv: argv, Cwd: work, Env: os.Environ(), Stdout: io.Discard, Stderr: io.Discard,
@@ -176,7 +209,6 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 	sessions["wrap"] = nil
 
 	_, priv, _ := ed25519.GenerateKey(nil)
-	finder := secretcorpus.NewFinder(secrets)
 	survived := map[string]int{}
 	leaked := map[int]bool{}
 	events := 0
@@ -199,8 +231,15 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 			t.Fatalf("verify %s: %v", session, err)
 		}
 		events += int(v.StepCount)
+		idx := planted[session]
+		mine := make([]string, len(idx))
+		for k, i := range idx {
+			mine[k] = secrets[i]
+		}
+		finder := secretcorpus.NewFinder(mine)
 		for _, text := range [][]byte{journalBytes, sealed.Record} {
-			for _, i := range finder.Find(string(text)) {
+			for _, k := range finder.Find(string(text)) {
+				i := idx[k]
 				if !leaked[i] {
 					leaked[i] = true
 					survived[where[i].placement]++

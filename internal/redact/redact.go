@@ -13,6 +13,7 @@ import (
 	"github.com/logbook-project/logbook/internal/redact/names"
 	"github.com/logbook-project/logbook/internal/redact/scan"
 	"github.com/logbook-project/logbook/internal/redact/values"
+	"github.com/logbook-project/logbook/internal/redact/web"
 )
 
 // Mask replaces every secret.
@@ -134,7 +135,12 @@ func (r *Redactor) SecretKey(name string) bool {
 }
 
 // pass applies every rule once.
-func (r *Redactor) pass(s string) string {
+func (r *Redactor) pass(s string) string { return replace(s, r.spans(s, true)) }
+
+// spans are the secrets every rule finds in s; with urls, also those in
+// the escaped parts of its URLs, read decoded (web.Escaped) and mapped
+// back to the bytes that carry them.
+func (r *Redactor) spans(s string, urls bool) []scan.Span {
 	sc := scan.New(s, r.extraKeys())
 	if r.hasRegexps() || mayHoldSecret(s) || names.ContainsAny(s, r.extraKeys()) {
 		sc.Scan()
@@ -149,7 +155,14 @@ func (r *Redactor) pass(s string) string {
 			}
 		}
 	}
-	return replace(s, sc.Spans())
+	if urls {
+		web.Escaped(s, func(dec string, at []int) {
+			for _, sp := range r.spans(dec, false) {
+				sc.Add(at[sp.Start], at[sp.End])
+			}
+		})
+	}
+	return sc.Spans()
 }
 
 // matchSpan picks the first capturing group of a match, or the whole match.

@@ -36,7 +36,7 @@ const cacheMagic = "logbook-celcache/1 "
 
 // cacheTag changes when what is stored would be read differently: the
 // cel-go version and the environment (rules.go's variables).
-const cacheTag = "cel-go v0.33.2 env 1"
+const cacheTag = "cel-go v0.33.2 env 2"
 
 // CacheDir is where compiled policies are kept: $LOGBOOK_CACHE_DIR, else
 // the user's cache directory's logbook/policy; "" when there is none.

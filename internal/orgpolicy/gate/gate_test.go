@@ -183,7 +183,10 @@ func TestCacheHit(t *testing.T) {
 
 // TestDocsExamplePolicy: the example of docs/policy.md §2, as written
 // there, compiles and decides what its prose says: every spelling of a
-// recursive force-remove is denied, other commands are not.
+// recursive force-remove and of a shell read of .env is denied (the
+// parsed commands: through bash -c, a path, a backslash, quotes,
+// wrappers), other commands are not, and a command that cannot be read is
+// denied.
 func TestDocsExamplePolicy(t *testing.T) {
 	t.Parallel()
 	doc, err := os.ReadFile("../../../docs/policy.md")
@@ -195,30 +198,74 @@ func TestDocsExamplePolicy(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("docs/policy.md: no ```json block under ### Example")
 	}
+	bash := func(cmd string) string {
+		b, _ := json.Marshal(map[string]string{"command": cmd})
+		return string(b)
+	}
 	for _, c := range []struct {
 		tool, input string
 		decision    orgpolicy.Decision
+		rule        string
 	}{
-		{"Bash", `{"command":"rm -rf build"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"rm -fr build"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"rm -Rf build"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"rm -r -f build"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"rm -f -r build"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"rm --recursive --force build"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"cd /tmp && rm -rf x"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"sudo rm -rf /"}`, orgpolicy.Deny},
-		{"Bash", `{"command":"rm build/a.o"}`, orgpolicy.Allow},
-		{"Bash", `{"command":"rm -r build"}`, orgpolicy.Allow},
-		{"Bash", `{"command":"rm -f a.o"}`, orgpolicy.Allow},
-		{"Bash", `{"command":"grep -rf pats ."}`, orgpolicy.Allow},
-		{"Bash", `{"command":"ls -la"}`, orgpolicy.Allow},
-		{"Read", `{"file_path":"/p/.env"}`, orgpolicy.Deny},
-		{"Read", `{"file_path":"/p/notes.txt"}`, orgpolicy.Allow},
-		{"Bash", `{"command":"git push origin main"}`, orgpolicy.Ask},
+		{"Bash", bash("rm -rf build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("rm -fr build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("rm -Rf build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("rm -r -f build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("rm -f -r build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("rm --recursive --force build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("rm --rec --force build"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("cd /tmp && rm -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("sudo rm -rf /"), orgpolicy.Deny, "no-rm-rf"},
+		// The spellings issue 32 ran past the text rule.
+		{"Bash", bash(`bash -c "rm -rf x"`), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("/bin/rm -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash(`\rm -rf x`), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("cat .env"), orgpolicy.Deny, "no-dotenv-shell"},
+		// And their relatives.
+		{"Bash", bash("sh -c 'rm -rf x'"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash(`zsh -c "cd / && rm -fr x"`), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("bash -lc $'rm\\x20-rf x'"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("'rm' -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash(`r""m -r'f' x`), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("{rm,-rf,x}"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("command rm -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("env FOO=1 rm -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("sudo -u root /usr/bin/rm -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("ls | xargs -0 rm -rf"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash(`find . -name x -exec rm -rf {} \;`), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("timeout 5 nice -n 3 rm -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("echo $(rm -rf x)"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("(cd x; rm -rf y) && ls"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash(`eval "rm -rf x"`), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("bash <<'EOF'\nrm -rf x\nEOF"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("x=rm; $x -rf y"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("echo 'unclosed"), orgpolicy.Deny, "unreadable-command"},
+		{"Bash", bash("less ./.env"), orgpolicy.Deny, "no-dotenv-shell"},
+		{"Bash", bash("head -n 5 config/.env"), orgpolicy.Deny, "no-dotenv-shell"},
+		{"Bash", bash("tail -f '.env'"), orgpolicy.Deny, "no-dotenv-shell"},
+		{"Bash", bash("cat < .env"), orgpolicy.Deny, "no-dotenv-shell"},
+		{"Bash", bash(`bash -c 'cat .e"nv"'`), orgpolicy.Deny, "no-dotenv-shell"},
+		{"Bash", bash("/bin/cat .env | grep KEY"), orgpolicy.Deny, "no-dotenv-shell"},
+		{"run_shell_command", bash("cat .env"), orgpolicy.Deny, "no-dotenv-shell"},
+		{"Bash", `{"command":["bash","-lc","rm -rf x"]}`, orgpolicy.Deny, "no-rm-rf"},
+		// Not denied.
+		{"Bash", bash("rm build/a.o"), orgpolicy.Allow, ""},
+		{"Bash", bash("rm -r build"), orgpolicy.Allow, ""},
+		{"Bash", bash("rm -f a.o"), orgpolicy.Allow, ""},
+		{"Bash", bash("grep -rf pats ."), orgpolicy.Allow, ""},
+		{"Bash", bash("ls -la"), orgpolicy.Allow, ""},
+		{"Bash", bash("[ -r x -a -f y ] && echo ok"), orgpolicy.Allow, ""},
+		{"Bash", bash("/bin/r[m] -rf x"), orgpolicy.Deny, "no-rm-rf"},
+		{"Bash", bash("cat notes.txt .envrc"), orgpolicy.Allow, ""},
+		{"Bash", bash(`echo "never rm -rf here"`), orgpolicy.Allow, ""},
+		{"Read", `{"file_path":"/p/.env"}`, orgpolicy.Deny, "no-dotenv"},
+		{"Read", `{"file_path":"/p/notes.txt"}`, orgpolicy.Allow, ""},
+		{"Bash", bash("git push origin main"), orgpolicy.Ask, "push-needs-a-person"},
+		{"Bash", bash("git -C repo push"), orgpolicy.Ask, "push-needs-a-person"},
 	} {
 		r := decide(t, text, call("a", "PreToolUse", c.tool, c.input))
-		if r.Decision != c.decision || r.Error != "" {
-			t.Errorf("%s %s: %+v, want %s", c.tool, c.input, r, c.decision)
+		if r.Decision != c.decision || r.Rule != c.rule || r.Error != "" {
+			t.Errorf("%s %s: %+v, want %s by %q", c.tool, c.input, r, c.decision, c.rule)
 		}
 	}
 }
@@ -293,5 +340,56 @@ func TestBudgetSpentBeforeARule(t *testing.T) {
 	r := prog.decide(in, time.Now().Add(-time.Millisecond))
 	if r.Decision != orgpolicy.Deny || r.Rule != "plain" || !strings.HasPrefix(r.Error, orgpolicy.ErrRuleCost) {
 		t.Errorf("budget spent: %+v, want deny by onError, rule plain, %s", r, orgpolicy.ErrRuleCost)
+	}
+}
+
+// TestCommands: a rule on commands sees the parsed command line; one on
+// command_error fails closed on what cannot be read (a broken quote, a
+// command over shellcmd.MaxLen); a policy that names neither does not
+// parse the command at all (its decisions and cost are what they were).
+func TestCommands(t *testing.T) {
+	t.Parallel()
+	p, err := orgpolicy.ParseText([]byte(`{"version":"logbook/policy@0","rules":[
+		{"name":"unreadable","when":"command_error != ''","decision":"deny"},
+		{"name":"rm","when":"commands.exists(c, c.program == 'rm' && '-rf' in c.args)","decision":"deny"},
+		{"name":"argv","when":"commands.exists(c, c.path == '/bin/sh' && c.args == ['-c', 'id'])","decision":"ask"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !prog.shell {
+		t.Fatal("a policy naming commands does not parse them")
+	}
+	for _, c := range []struct {
+		input any
+		rule  string
+	}{
+		{map[string]any{"command": `bash -c "\rm -rf x"`}, "rm"},
+		{map[string]any{"command": `echo "x`}, "unreadable"},
+		{map[string]any{"command": strings.Repeat("x", 1<<20+1)}, "unreadable"},
+		{map[string]any{"command": []any{"/bin/sh", "-c", "id"}}, "argv"},
+		{map[string]any{"command": []any{"rm", 7}}, "unreadable"},
+		{map[string]any{"command": "ls"}, ""},
+		{map[string]any{"file_path": ".env"}, ""},
+		{nil, ""},
+	} {
+		if r := prog.Decide(Input{Tool: "Bash", ToolInput: c.input}); r.Rule != c.rule || r.Error != "" {
+			t.Errorf("%.80v: %+v, want rule %q", c.input, r, c.rule)
+		}
+	}
+	// The budget spent before the rules run (here: given so): RULE_COST,
+	// as for any policy.
+	if r := prog.decide(Input{Tool: "Bash", ToolInput: map[string]any{"command": "ls"}}, time.Now().Add(-time.Millisecond)); !strings.HasPrefix(r.Error, orgpolicy.ErrRuleCost) {
+		t.Errorf("budget spent: %+v, want %s", r, orgpolicy.ErrRuleCost)
+	}
+	old, err := Compile(fifty(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.shell {
+		t.Error("a policy that names neither commands nor command_error parses the command")
 	}
 }

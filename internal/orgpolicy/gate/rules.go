@@ -51,6 +51,10 @@ type Program struct {
 	// context, pooled trackers: more than half of a 50-rule call's cost).
 	// The cost limit bounds every rule either way.
 	folds []bool
+	// shell: a rule reads commands or command_error, so the call's shell
+	// command is parsed (only then: a policy without such a rule costs
+	// and decides what it did before they existed).
+	shell bool
 }
 
 var env = sync1(func() (*cel.Env, error) {
@@ -63,6 +67,8 @@ var env = sync1(func() (*cel.Env, error) {
 		cel.Variable("agent_id", cel.StringType),
 		cel.Variable("session", cel.StringType),
 		cel.Variable("permission_mode", cel.StringType),
+		cel.Variable("commands", cel.ListType(cel.MapType(cel.StringType, cel.DynType))),
+		cel.Variable("command_error", cel.StringType),
 		ext.Strings(),
 		cel.ExtendedValidations(),
 	)
@@ -109,6 +115,7 @@ func plan(p *orgpolicy.Policy, asts []*cel.Ast) (*Program, error) {
 	prog := &Program{Policy: p, rules: make([]cel.Program, len(asts)), folds: make([]bool, len(asts))}
 	for i, ast := range asts {
 		prog.folds[i] = hasFold(ast)
+		prog.shell = prog.shell || readsShell(ast)
 		prog.rules[i], err = e.Program(ast, cel.CostLimit(CostLimit), cel.InterruptCheckFrequency(64), cel.EvalOptions(cel.OptOptimize))
 		if err != nil {
 			return nil, fail(orgpolicy.ErrRuleSyntax, fmt.Sprintf("rule %s: %s", p.Rules[i].Name, oneLine(err.Error())))
@@ -121,6 +128,16 @@ func plan(p *orgpolicy.Policy, asts []*cel.Ast) (*Program, error) {
 // expand to them), the only place cel-go looks at the interrupt.
 func hasFold(a *cel.Ast) bool {
 	return len(celast.MatchDescendants(celast.NavigateAST(a.NativeRep()), celast.KindMatcher(celast.ComprehensionKind))) > 0
+}
+
+// ReadsCommands says whether a rule reads commands or command_error.
+func (p *Program) ReadsCommands() bool { return p.shell }
+
+// readsShell says whether a checked rule names commands or command_error.
+func readsShell(a *cel.Ast) bool {
+	return len(celast.MatchDescendants(celast.NavigateAST(a.NativeRep()), func(e celast.NavigableExpr) bool {
+		return e.Kind() == celast.IdentKind && (e.AsIdent() == "commands" || e.AsIdent() == "command_error")
+	})) > 0
 }
 
 // budget is one call's time budget; its context is made at first need.
@@ -173,6 +190,11 @@ func (p *Program) decide(in Input, deadline time.Time) Result {
 	}
 	if vars["input"] == nil {
 		vars["input"] = map[string]any{}
+	}
+	if p.shell {
+		// Parsed within the budget: a rule starts only while it lasts.
+		cmds, cerr := Commands(in.ToolInput)
+		vars["commands"], vars["command_error"] = cmds, types.String(cerr)
 	}
 	// One activation for all the rules: a map would be wrapped again for
 	// each one.

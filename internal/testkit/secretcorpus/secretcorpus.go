@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,23 +158,78 @@ var (
 		return "/home/dev/app/secrets/" + s.Needle + ".txt"
 	}}
 	OwnLine = Placement{"gitleaks' own line", false, func(s Sample, _ string) string { return s.TP }}
+
+	// A URL carries its search text escaped: as a browser's or a
+	// harness's fetch writes it (encodeURIComponent: %20, %3D, %2B), as a
+	// form does (+ for a space), or with every byte but letters and
+	// digits escaped; in the query, the fragment or a path segment; the
+	// secret alone, in a sentence, or gitleaks' whole line.
+	SearchURLJS = Placement{"URL ?q= escaped as JS does", true, func(s Sample, _ string) string {
+		return "https://www.google.com/search?q=" + URIComponent("what is "+s.Needle) + "&hl=en"
+	}}
+	SearchURLPlus = Placement{"URL ?q= with + for spaces", true, func(s Sample, _ string) string {
+		return "https://duckduckgo.com/html/?q=" + url.QueryEscape("what is "+s.Needle)
+	}}
+	SearchURLAll = Placement{"URL ?q= every byte escaped", true, func(s Sample, _ string) string {
+		return "https://www.bing.com/search?q=" + EscapeAll(s.Needle) + "&form=QBLH"
+	}}
+	FragmentURL = Placement{"URL #fragment escaped", true, func(s Sample, _ string) string {
+		return "https://app.example.com/#/search?q=" + URIComponent(s.Needle) + "&page=2"
+	}}
+	PathURL = Placement{"URL path segment escaped", true, func(s Sample, _ string) string {
+		return "https://api.example.com/v1/keys/" + EscapeAll(s.Needle) + "/rotate"
+	}}
+	LineURLJS = Placement{"URL ?q= gitleaks' line, JS", false, func(s Sample, _ string) string {
+		return "https://www.google.com/search?q=" + URIComponent(s.TP) + "&hl=en"
+	}}
+	LineURLPlus = Placement{"URL ?q= gitleaks' line, +", false, func(s Sample, _ string) string {
+		return "https://duckduckgo.com/html/?q=" + url.QueryEscape(s.TP)
+	}}
 )
 
+// URLs are the placements of a secret inside a URL.
+var URLs = []Placement{SearchURL, SearchURLRaw, SearchURLJS, SearchURLPlus, SearchURLAll, FragmentURL, PathURL, LineURLJS, LineURLPlus}
+
 // Texts are all the text placements.
-var Texts = []Placement{BashArg, Heredoc, GrepPattern, SearchURL, SearchURLRaw, Export, TokenURL, Bearer, Prompt, FilePath, OwnLine}
+var Texts = append([]Placement{BashArg, Heredoc, GrepPattern, Export, TokenURL, Bearer, Prompt, FilePath, OwnLine}, URLs...)
+
+// URIComponent escapes s as JavaScript's encodeURIComponent does (what a
+// harness written in it puts in a URL): all but letters, digits and
+// -_.!~*'().
+func URIComponent(s string) string {
+	return escape(s, func(c byte) bool { return strings.IndexByte("-_.!~*'()", c) >= 0 })
+}
+
+// EscapeAll escapes every byte but letters and digits.
+func EscapeAll(s string) string { return escape(s, func(byte) bool { return false }) }
+
+func escape(s string, keep func(byte) bool) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || keep(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
 
 // Survives reports whether text still shows a secret: the whole of it (as
 // planted or URL-escaped), or 12 or more bytes in a row of its random part.
 // Windows of one kind of character only ("hooks.slack.com", "-----BEGIN",
 // "xxxxxxxxxxxx") are a vendor's fixed text, not the secret's.
 func Survives(text, needle string) bool {
-	if q := url.QueryEscape(needle); q != needle && survives(text, q) {
-		return true
+	for _, f := range forms(needle) {
+		if survives(text, f) {
+			return true
+		}
 	}
-	if j, _ := json.Marshal(needle); string(j[1:len(j)-1]) != needle && survives(text, string(j[1:len(j)-1])) {
-		return true
-	}
-	return survives(text, needle)
+	return false
 }
 
 // Window is how many bytes of a secret in a row count as a leak.
@@ -191,10 +247,15 @@ func survives(text, needle string) bool {
 	return false
 }
 
-// randomLooking: at least two of upper case, lower case and digits.
+// randomLooking: at least two of upper case, lower case and digits, not
+// counting %XX escapes (an escaped form's "https%3A%2F%2F" is every URL's).
 func randomLooking(s string) bool {
 	var up, lo, dg int
 	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			i += 2
+			continue
+		}
 		switch c := s[i]; {
 		case 'A' <= c && c <= 'Z':
 			up = 1
@@ -254,11 +315,14 @@ func NewFinder(secrets []string) *Finder {
 	return f
 }
 
-// forms are the ways a secret can be written: as is, URL-escaped, JSON-escaped.
+// forms are the ways a secret can be written: as is, URL-escaped (as Go,
+// JavaScript and a path escape it, and every byte), JSON-escaped.
 func forms(s string) []string {
 	out := []string{s}
-	if q := url.QueryEscape(s); q != s {
-		out = append(out, q)
+	for _, f := range []string{url.QueryEscape(s), URIComponent(s), url.PathEscape(s), EscapeAll(s)} {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
 	}
 	if j, _ := json.Marshal(s); string(j[1:len(j)-1]) != s {
 		out = append(out, string(j[1:len(j)-1]))
