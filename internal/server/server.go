@@ -42,6 +42,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
+	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/translog"
@@ -125,7 +126,7 @@ const (
 
 // Defaults for the zero values of Config.
 const (
-	DefaultMaxHookBody   = 32 << 20 // record-step digests payloads of tens of MB
+	DefaultMaxHookBody   = recorder.MaxPayload // record-step refuses a larger payload too
 	DefaultMaxVerifyBody = 8 << 20
 	DefaultAppends       = 64
 	// DefaultFsyncWindow: with FsyncBackground, no answer while a write
