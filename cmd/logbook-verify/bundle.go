@@ -8,7 +8,6 @@ import (
 	"github.com/logbook-project/logbook/internal/bundlecheck"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
-	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -45,7 +44,7 @@ func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointF
 		}
 		return 2
 	}
-	data, err := readlimit.Large(ex.bundle, maxRecord)
+	data, err := readJSON(ex.bundle, maxRecord)
 	if err != nil {
 		return ioError(err)
 	}
