@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,5 +72,33 @@ func TestSystemdSetupMakesWhatTheUnitReads(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatalf("no file found in the unit's ExecStart: %q", start)
+	}
+}
+
+// TestInstallDocBinarySize: the size docs/install.md gives for what a
+// project install copies into .logbook/bin is within a third of the
+// binaries this build makes (it said 18 MB of 56).
+func TestInstallDocBinarySize(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../docs/install.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said float64
+	if _, err := fmt.Sscanf(string(doc[strings.Index(string(doc), "Binaries (")+len("Binaries ("):]), "%g MB", &said); err != nil {
+		t.Fatalf(`docs/install.md gives no "Binaries (N MB": %v`, err)
+	}
+	var total int64
+	for _, name := range []string{"record-step", "logbook-seal", "logbook-verify", "logbook-policy", "logbook-install"} {
+		st, err := os.Stat(filepath.Join(bin, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += st.Size()
+	}
+	mb := float64(total) / 1e6
+	t.Logf("docs/install.md: %g MB; this build: %.1f MB", said, mb)
+	if said < mb*3/4 || said > mb*4/3 {
+		t.Errorf("docs/install.md says the binaries are %g MB; this build's are %.1f MB", said, mb)
 	}
 }
