@@ -160,6 +160,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			why = why[:600] + "…"
 		}
 		stdout.Write(kinds.SystemMessage("logbook: recording is OFF for this session: " + why))
+		if headless(getenv) {
+			tellTerminal("logbook: recording is OFF for this session: " + why)
+		}
 	}
 	fail := func(event string, err error) int {
 		if event == unknownEvent {
