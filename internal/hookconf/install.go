@@ -126,7 +126,14 @@ func (t Target) missing(e Event, msg, what string) string {
 	}
 	start := "logbook: recording is OFF for this session: " + what + " is missing (a clone has the hooks, not the binaries). Get the logbook commands (in a checkout of github.com/logbook-project/logbook: go build -o ~/bin/ ./cmd/...), then " + how + " here; it copies record-step into .logbook/bin."
 	start = strings.ReplaceAll(start, "'", "") // inside '…' on a shell line
-	return out + " echo '" + strings.TrimSuffix(string(kinds.SystemMessage(start)), "\n") + "';"
+	out += " echo '" + strings.TrimSuffix(string(kinds.SystemMessage(start)), "\n") + "';"
+	if t.Spec.Harness == "claude-code" {
+		// claude -p shows no systemMessage: the line goes to the terminal
+		// it was started from, when there is one (as record-step's own
+		// notice does: cmd/record-step/headless.go).
+		out += ` case "$CLAUDE_CODE_ENTRYPOINT" in sdk-*) { echo '` + start + `' >/dev/tty; } 2>/dev/null;; esac;`
+	}
+	return out
 }
 
 // entry is what install adds to one event's list.
