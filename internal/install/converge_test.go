@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
 )
 
 // TestInstallConverges: install run again with other flags makes the
@@ -123,5 +126,51 @@ func TestInstallRefusesHandWrittenHook(t *testing.T) {
 	after, _ := os.ReadFile(settings)
 	if code != Refused || string(after) != hand || !strings.Contains(stderr.String(), "by hand, then run this install again") {
 		t.Fatalf("exit %d, stderr %q, settings:\n%s", code, stderr.String(), after)
+	}
+}
+
+// TestInstallKeepsPolicyGate: hooks that apply an organization policy are
+// not rewritten without it by an install that does not mention it (one run
+// to refresh the binaries would have taken the gate off): it refuses,
+// changes nothing, and names the two commands, to keep it or to take it off.
+func TestInstallKeepsPolicyGate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	proj, bin := filepath.Join(dir, "proj"), filepath.Join(dir, "bin")
+	for _, d := range []string{proj, bin} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, b := range []string{"record-step", "logbook-seal", "logbook-policy"} {
+		os.WriteFile(filepath.Join(bin, b), []byte("#!/bin/sh\n"), 0o755)
+	}
+	privPEM, pubPEM, err := keys.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv, _ := keys.ParsePrivateKeyPEM(privPEM)
+	signed, _, err := orgpolicy.Sign([]byte(`{"version":"logbook/policy@0","name":"t","rules":[]}`), priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, pub := filepath.Join(dir, "policy.json"), filepath.Join(dir, "org.pub")
+	os.WriteFile(pol, signed, 0o644)
+	os.WriteFile(pub, pubPEM, 0o644)
+	getenv := func(string) string { return "" }
+	var stdout, stderr strings.Builder
+	o := Options{Verb: "install", Harness: "gemini", Project: proj, Bin: bin, NoKey: true, Policy: pol, PolicyKeys: []string{pub}}
+	if code := Run(o, &stdout, &stderr, getenv, time.Now()); code != Done {
+		t.Fatalf("install --policy: exit %d: %s", code, stderr.String())
+	}
+	settings := filepath.Join(proj, ".gemini", "settings.json")
+	before, _ := os.ReadFile(settings)
+	o.Policy, o.PolicyKeys = "", nil
+	stderr.Reset()
+	code := Run(o, &stdout, &stderr, getenv, time.Now())
+	after, _ := os.ReadFile(settings)
+	if code != Refused || !bytes.Equal(before, after) || !strings.Contains(string(after), " --policy ") {
+		t.Fatalf("install without --policy: exit %d, settings changed %v: %s", code, !bytes.Equal(before, after), stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "record-step uninstall --harness gemini --project "+proj) {
+		t.Errorf("stderr does not name the uninstall command: %s", stderr.String())
 	}
 }

@@ -207,6 +207,13 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			// is rewritten as asked now, or the notes below would
 			// describe protections that are not there. The user's other
 			// hooks stay.
+			if gate == nil && strings.Contains(strings.Join(notes, "\n"), " --policy ") {
+				// Rewritten, the hooks would no longer apply the
+				// organization policy they apply now: a gate is not
+				// taken off by an install that did not mention it.
+				fmt.Fprintf(stderr, "record-step %s: %s: its hooks apply an organization policy (record-step --policy), and this install has no --policy: it would take the gate off. To keep it, run this install again with the same --policy and --policy-key; to take it off, first run: %s. Nothing was changed\n", o.Verb, path, o.uninstallCommand())
+				return Refused
+			}
 			var bare []byte
 			if bare, _, _, err = hookconf.Remove(old, t); err == nil {
 				next, notes, err = hookconf.Add(bare, t)
@@ -348,6 +355,29 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		return Done
 	}
 	return signingKey(o, lk, stdout, stderr, getenv)
+}
+
+// uninstallCommand is the command that takes out the hooks this
+// install's options name.
+func (o Options) uninstallCommand() string {
+	c := "record-step uninstall --harness " + o.Harness
+	switch {
+	case o.Managed:
+		c += " --managed"
+		if o.Config != "" {
+			c += " --config " + shellQuote(absOr(o.Config))
+		}
+	case o.Config != "":
+		c += " --config " + shellQuote(absOr(o.Config))
+	case o.User:
+		c += " --user"
+	default:
+		c += " --project " + shellQuote(absOr(o.Project))
+		if o.Local {
+			c += " --local"
+		}
+	}
+	return c
 }
 
 // startGuard adds the user-level guard (hookconf's claude-code-guard) that
