@@ -17,6 +17,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -80,11 +81,20 @@ const (
 	PayloadNotJSON   = recorder.PayloadNotJSON   // not one JSON text (cut off, binary, trailing data)
 	PayloadTooDeep   = recorder.PayloadTooDeep   // nested too deep to read safely
 	PayloadNotObject = recorder.PayloadNotObject // JSON, but not an object
+	PayloadTooLarge  = recorder.PayloadTooLarge  // over MaxPayload bytes
 	SessionMissing   = recorder.SessionMissing   // no session id: no session to put it in
 	SessionInvalid   = recorder.SessionInvalid   // a session id that could not be a file name
 	WriteFailed      = recorder.WriteFailed      // the directory or the journal could not be written
 	EventReserved    = recorder.EventReserved    // the event is named logbook.*: a forged internal note
 )
+
+// MaxPayload is the largest payload ReadPayload reads, in bytes.
+const MaxPayload = recorder.MaxPayload
+
+// ReadPayload reads a hook's payload from r, at most MaxPayload bytes and
+// one more: over the limit, the error is a *Refusal (PayloadTooLarge),
+// and memory stays about the limit, whatever r holds.
+func ReadPayload(r io.Reader) ([]byte, error) { return recorder.ReadPayload(r) }
 
 // Record appends one harness hook event to its session's journal in dir,
 // creating the directory and the journal as needed. payload is the JSON

@@ -11,10 +11,11 @@
 # tool_heavy, subagent or 258c7280 (the default). Without them, or with
 # --synthesized, it is one the project makes itself (tools/synthsession):
 # short, tool_heavy, subagent or long (the default). The demo says which.
+# Its files are removed on exit unless LOGBOOK_DEMO_KEEP=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,13s/^# \{0,1\}//p' scripts/demo.sh; } # the header above; we are at the root now
+usage() { sed -n '2,14s/^# \{0,1\}//p' scripts/demo.sh; } # the header above; we are at the root now
 synth=0
 case "${1:-}" in
   -h|--help) usage; exit 0 ;;
@@ -37,7 +38,13 @@ if [ -n "$session" ] && [[ " $known " != *" $session "* ]]; then
   echo "demo.sh: no $kind session '$session' (${known// /, })" >&2; exit 2
 fi
 
+# Everything goes in one temporary folder, removed on exit however the
+# demo ends (its binaries alone are over 100 MB: each run used to leave
+# 145 MB behind). LOGBOOK_DEMO_KEEP=1 keeps it, to look at the record.
 work=$(mktemp -d "${TMPDIR:-/tmp}/logbook-demo.XXXXXX")
+if [ "${LOGBOOK_DEMO_KEEP:-}" != 1 ]; then
+  trap 'rm -rf "$work"' EXIT
+fi
 bin=$work/bin
 echo "== build (go build ./cmd/... ./tools/...) into $bin"
 mkdir -p "$bin"
@@ -94,4 +101,8 @@ refused "the file cut short" "$work/cut.json"
 LOGBOOK_DIR=$LOGBOOK_DIR "$bin/logbook-seal" --session "$id" --key "$work/keys/other.key" --out "$work/resigned.json" > /dev/null
 refused "re-signed with another key" "$work/resigned.json" --pubkey "$work/keys/signing.key.pub"
 
-echo "== done ($what); files are in $work"
+if [ "${LOGBOOK_DEMO_KEEP:-}" = 1 ]; then
+  echo "== done ($what); files are in $work"
+else
+  echo "== done ($what); $work is removed on exit (LOGBOOK_DEMO_KEEP=1 keeps it)"
+fi

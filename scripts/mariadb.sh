@@ -34,7 +34,13 @@ if ! command -v mariadbd >/dev/null 2>&1 && ! [ -x /usr/sbin/mariadbd ]; then
 		exit 1
 	fi
 	echo "mariadb.sh: installing mariadb-server from Debian" >&2
-	(apt-get install -y -q mariadb-server >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q mariadb-server >/dev/null; }) >&2
+	# Wait up to 10 minutes for another apt holding the dpkg lock.
+	lock="-o DPkg::Lock::Timeout=600"
+	if ! (DEBIAN_FRONTEND=noninteractive apt-get $lock install -y -q mariadb-server >/dev/null 2>&1 ||
+		{ apt-get $lock update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get $lock install -y -q mariadb-server >/dev/null; }) >&2; then
+		echo "mariadb.sh: could not install mariadb-server (apt-get failed: see above)" >&2
+		exit 1
+	fi
 fi
 PATH=$PATH:/usr/sbin:/usr/bin
 

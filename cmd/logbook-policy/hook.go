@@ -8,7 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
@@ -146,7 +145,7 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 	var err error
 	if fs.NArg() > 0 {
 		payload = []byte(fs.Arg(fs.NArg() - 1))
-	} else if payload, err = bigbuf.ReadStream(stdin); err != nil {
+	} else if payload, err = recorder.ReadPayload(stdin); err != nil {
 		report(fmt.Sprintf("not recorded: read stdin: %v", err))
 		return failExit(g.failClosed)
 	}

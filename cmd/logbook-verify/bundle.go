@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/logbook-project/logbook/internal/bundlecheck"
-	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/verdict"
 	"github.com/logbook-project/logbook/internal/verdictflags"
 )
@@ -47,7 +46,7 @@ func runBundle(ex extraFlags, vf verdictflags.Flags, asJSON bool, stdout, stderr
 		}
 		return 2
 	}
-	data, err := readlimit.Large(ex.bundle, maxRecord)
+	data, err := readJSON(ex.bundle, maxRecord)
 	if err != nil {
 		return ioError(err)
 	}

@@ -33,10 +33,22 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	if fs.NArg() != 1 {
 		return 0, false
 	}
+	// A flag only a cassette takes says what the file is meant to be, as
+	// runback's CLI, which reads every file as a cassette, would take it
+	// (runback.Sniff). Read once, to the larger of the two limits: a pipe
+	// cannot be read again, and a record refused here as a cassette too
+	// large used to be verified from the rest of the pipe. Bytes that
+	// cannot begin JSON stop the read at once (readlimit.LargeJSON): the
+	// verdict, NOT_JSON, needs only them.
 	forced := *force || *strict || len(hmacKeys) > 0
-	data, err := readlimit.Large(fs.Arg(0), readlimit.Cassette)
+	data, err := readJSON(fs.Arg(0), max(readlimit.Cassette, maxRecord))
+	if err == nil && int64(len(data)) > readlimit.Cassette && (forced || runback.Detect(data)) {
+		err = &readlimit.TooLargeError{Path: fs.Arg(0), Limit: readlimit.Cassette}
+		forced = true // a cassette, refused as one
+	}
 	if err != nil {
 		if !forced {
+			keepPiped(fs.Arg(0), nil, err)
 			return 0, false
 		}
 		fmt.Fprintln(stderr, "logbook-verify:", err)
@@ -47,7 +59,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	}
 	cassette, asRecord := runback.Sniff(data, forced)
 	if !cassette {
-		keepPiped(fs.Arg(0), data)
+		keepPiped(fs.Arg(0), data, nil)
 		return 0, false
 	}
 	if asRecord {
@@ -95,20 +107,41 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 // pipe. A regular file is kept too: reading it again would hold two copies
 // of it at once (the first is garbage the collector has not reached), which
 // was half of logbook-verify's peak memory on a large record (issue 22).
-var piped = map[string][]byte{}
+// So is the error reading it met: read again, a pipe would yield its rest.
+var piped = map[string]pipedRead{}
 
-func keepPiped(path string, data []byte) {
-	piped[path] = data
+type pipedRead struct {
+	data []byte
+	err  error
+}
+
+func keepPiped(path string, data []byte, err error) {
+	piped[path] = pipedRead{data, err}
 }
 
 // readInput reads a record, bundle or transcript named on the command line:
 // the bytes already read from it when it is a pipe, else the file.
 func readInput(path string, limit int64) ([]byte, error) {
-	if b, ok := piped[path]; ok {
-		if int64(len(b)) > limit {
+	if p, ok := piped[path]; ok {
+		if p.err != nil {
+			return nil, p.err
+		}
+		if int64(len(p.data)) > limit {
 			return nil, &readlimit.TooLargeError{Path: path, Limit: limit}
 		}
-		return b, nil
+		return p.data, nil
 	}
-	return readlimit.Large(path, limit)
+	return readJSON(path, limit)
+}
+
+// readJSON reads a file that must be one JSON text. A stream whose first
+// bytes cannot begin one is read no further (readlimit.LargeJSON): those
+// bytes are returned, and the verdict on them is the whole stream's,
+// NOT_JSON at the same offset.
+func readJSON(path string, limit int64) ([]byte, error) {
+	b, err := readlimit.LargeJSON(path, limit)
+	if nj, ok := err.(*readlimit.NotJSONError); ok {
+		return nj.Head, nil
+	}
+	return b, err
 }

@@ -29,7 +29,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
@@ -161,6 +160,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			why = why[:600] + "…"
 		}
 		stdout.Write(kinds.SystemMessage("logbook: recording is OFF for this session: " + why))
+		if headless(getenv) {
+			tellTerminal("logbook: recording is OFF for this session: " + why)
+		}
 	}
 	fail := func(event string, err error) int {
 		if event == unknownEvent {
@@ -192,7 +194,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		if hint := notJSONArg(payload); hint != "" {
 			return fail(unknownEvent, errors.New(hint))
 		}
-	} else if payload, err = bigbuf.ReadStream(stdin); err != nil {
+	} else if payload, err = journal.ReadPayload(stdin); err != nil {
+		if _, refused := err.(*journal.Refusal); refused {
+			return fail(unknownEvent, err) // PAYLOAD_TOO_LARGE: unknown, so --fail-closed blocks
+		}
 		return fail(unknownEvent, fmt.Errorf("read stdin: %w", err))
 	}
 	limitMemory(len(payload))

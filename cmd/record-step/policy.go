@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/orgpolicy/decider"
+	"github.com/logbook-project/logbook/journal"
 )
 
 // policyCall is what the gate needs of record-step's command line.
@@ -112,10 +112,12 @@ func viaDecider(pc policyCall, prog string, stdin io.Reader, stdout, stderr io.W
 	}
 	req := decider.Request{Key: key, Cwd: cwd, Args: pc.args, Env: os.Environ(), Stdin: !pc.inArgs}
 	if req.Stdin {
-		if req.Payload, err = bigbuf.ReadStream(stdin); err != nil {
+		if req.Payload, err = journal.ReadPayload(stdin); err != nil {
+			// Stdin is consumed: the exec'd hook reads nothing and refuses
+			// it as it refuses any unreadable call (--fail-closed blocks).
 			conn.Close()
-			report(fmt.Sprintf("read stdin: %v", err))
-			return 0, false, req.Payload, true
+			report(fmt.Sprintf("not recorded: read stdin: %v", err))
+			return 0, false, nil, true
 		}
 	}
 	ans, err := conn.Ask(&req, askTimeout)

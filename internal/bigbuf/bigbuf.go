@@ -93,6 +93,9 @@ func ReadStreamLimit(r io.Reader, limit int64) (b []byte, over bool, err error) 
 			return b, err == nil && limit >= 0 && int64(len(b)) > limit, err
 		}
 	}
+	if limit >= 0 {
+		r = io.LimitReader(r, limit+1) // the limit and one byte: enough to know
+	}
 	var chunks [][]byte
 	total, size := int64(0), 64<<10
 	for {

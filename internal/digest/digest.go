@@ -19,6 +19,19 @@ func Bytes(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// String is Bytes of s's bytes, hashed a piece at a time: []byte(s)
+// would copy a body of tens of MB whole first.
+func String(s string) string {
+	h := sha256.New()
+	var buf [32 << 10]byte
+	for len(s) > 0 {
+		n := copy(buf[:], s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	return hexSum(h)
+}
+
 // Body returns the digest of the JSON value v, a member of the top-level
 // object of the payload src, standing at src[v.Start:v.End] (spec §8):
 //   - a string: SHA-256 of its UTF-8 bytes (no quotes, no escapes);
@@ -32,7 +45,7 @@ func Bytes(b []byte) string {
 //     text, with raw = true.
 func Body(v *strictjson.Value, src []byte) (sum string, raw bool) {
 	if v.Kind == strictjson.String && v.Flags == 0 {
-		return Bytes([]byte(v.Str)), false
+		return String(v.Str), false
 	}
 	if v.Flags == 0 {
 		h := sha256.New()

@@ -126,7 +126,14 @@ func (t Target) missing(e Event, msg, what string) string {
 	}
 	start := "logbook: recording is OFF for this session: " + what + " is missing (a clone has the hooks, not the binaries). Get the logbook commands (in a checkout of github.com/logbook-project/logbook: go build -o ~/bin/ ./cmd/...), then " + how + " here; it copies record-step into .logbook/bin."
 	start = strings.ReplaceAll(start, "'", "") // inside '…' on a shell line
-	return out + " echo '" + strings.TrimSuffix(string(kinds.SystemMessage(start)), "\n") + "';"
+	out += " echo '" + strings.TrimSuffix(string(kinds.SystemMessage(start)), "\n") + "';"
+	if t.Spec.Harness == "claude-code" {
+		// claude -p shows no systemMessage: the line goes to the terminal
+		// it was started from, when there is one (as record-step's own
+		// notice does: cmd/record-step/headless.go).
+		out += ` case "$CLAUDE_CODE_ENTRYPOINT" in sdk-*) { echo '` + start + `' >/dev/tty; } 2>/dev/null;; esac;`
+	}
+	return out
 }
 
 // entry is what install adds to one event's list.
@@ -186,8 +193,8 @@ func Add(old []byte, t Target) ([]byte, []string, error) {
 		if list.Kind != strictjson.Array {
 			return nil, nil, fmt.Errorf(`its "hooks"."%s" is not a JSON array`, e.Name)
 		}
-		if cmd, found := t.logbookCommand(list); found {
-			if cmd != t.Command(e) {
+		if cmd, h, found := t.logbookHandler(list); found {
+			if !t.wanted(e, h) {
 				notes = append(notes, fmt.Sprintf("%s already runs %q: left as it is", e.Name, cmd))
 			}
 			continue
@@ -224,19 +231,52 @@ func (t Target) handlers(list *strictjson.Value, each func(item int, group *stri
 	}
 }
 
-// logbookCommand finds a handler in list that runs record-step or
-// logbook-seal, whoever wrote it.
-func (t Target) logbookCommand(list *strictjson.Value) (cmd string, found bool) {
+// logbookHandler finds a handler in list that runs record-step or
+// logbook-seal, or posts to a logbook server, whoever wrote it.
+func (t Target) logbookHandler(list *strictjson.Value) (cmd string, handler *strictjson.Value, found bool) {
 	t.handlers(list, func(_ int, _ *strictjson.Value, _ int, h *strictjson.Value) bool {
 		c, _ := h.GetString(t.Spec.CommandKey)
 		if strings.Contains(c, "record-step") || strings.Contains(c, "logbook-seal") {
-			cmd, found = c, true
+			cmd, handler, found = c, h, true
 		} else if u, ok := serverURL(h); ok {
-			cmd, found = u, true
+			cmd, handler, found = u, h, true
 		}
 		return found
 	})
-	return cmd, found
+	return cmd, handler, found
+}
+
+// wanted reports whether h is the very handler install writes for e: the
+// same command (or URL), and the same type, timeout, headers and all. A
+// handler of an earlier install with other flags (recording here, not
+// at --server; another server; another pinned key; a gate's
+// --fail-closed) is not, and is rewritten (install.Run).
+func (t Target) wanted(e Event, h *strictjson.Value) bool {
+	want := t.Spec.Handler(t.Command(e), e.Seal)
+	if t.httpHook(e) {
+		want = t.Spec.HTTPHandler(t.Command(e), e.Seal)
+	}
+	v, err := strictjson.Parse([]byte(style{colon: ":"}.render(want, "")), strictjson.Options{MaxDepth: 256})
+	return err == nil && sameValue(v, h)
+}
+
+// sameValue compares two JSON values; an object's members in any order.
+func sameValue(a, b *strictjson.Value) bool {
+	if a.Kind != b.Kind || a.Str != b.Str || len(a.Items) != len(b.Items) || len(a.Members) != len(b.Members) {
+		return false
+	}
+	for i := range a.Items {
+		if !sameValue(&a.Items[i], &b.Items[i]) {
+			return false
+		}
+	}
+	for i := range a.Members {
+		m := b.Get(a.Members[i].Key)
+		if m == nil || !sameValue(&a.Members[i].Value, m) {
+			return false
+		}
+	}
+	return true
 }
 
 // ours reports a handler install added: it runs record-step or

@@ -55,7 +55,7 @@ func HasLogbookHooks(text []byte, t Target) bool {
 	}
 	for _, e := range t.Spec.Events {
 		if list := hooks.Get(e.Name); list != nil && list.Kind == strictjson.Array {
-			if _, found := t.logbookCommand(list); found {
+			if _, _, found := t.logbookHandler(list); found {
 				return true
 			}
 		}

@@ -197,16 +197,34 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	var next []byte
 	var notes []string
 	gone := false
+	rewritten := false // an earlier install's hooks, replaced to match
 	if o.Verb == "install" {
 		next, notes, err = hookconf.Add(old, t)
-		if err == nil && gate != nil && len(notes) > 0 {
-			// Hooks of an earlier install run record-step without this
-			// policy (or with another): replaced, not left as they are,
-			// or the gate would not be on.
+		if err == nil && len(notes) > 0 {
+			// Hooks of an earlier install with other flags (recording
+			// here rather than at --server, another server, another
+			// pinned key, no token then, another policy or none): each
+			// is rewritten as asked now, or the notes below would
+			// describe protections that are not there. The user's other
+			// hooks stay.
+			if gate == nil && strings.Contains(strings.Join(notes, "\n"), " --policy ") {
+				// Rewritten, the hooks would no longer apply the
+				// organization policy they apply now: a gate is not
+				// taken off by an install that did not mention it.
+				fmt.Fprintf(stderr, "record-step %s: %s: its hooks apply an organization policy (record-step --policy), and this install has no --policy: it would take the gate off. To keep it, run this install again with the same --policy and --policy-key; to take it off, first run: %s. Nothing was changed\n", o.Verb, path, o.uninstallCommand())
+				return Refused
+			}
 			var bare []byte
 			if bare, _, _, err = hookconf.Remove(old, t); err == nil {
 				next, notes, err = hookconf.Add(bare, t)
 			}
+			if err == nil && len(notes) > 0 {
+				// Still not as asked: a logbook hook install did not
+				// write (no --harness of its own), which it does not touch.
+				fmt.Fprintf(stderr, "record-step %s: %s: a hook of logbook's that install did not write is not what this install asks for (%s); take it out of %s by hand, then run this install again. Nothing was changed\n", o.Verb, path, strings.Join(notes, "; "), path)
+				return Refused
+			}
+			rewritten = true
 		}
 		if err == nil && o.Managed && spec.ManagedOnlyKey != "" {
 			next, err = hookconf.ManagedOnly(next, spec.ManagedOnlyKey)
@@ -284,6 +302,8 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			return fail(err)
 		}
 		switch {
+		case rewritten:
+			fmt.Fprintf(stdout, "%s: logbook hooks of an earlier install rewritten to match this one, for %s (%d events)", path, spec.Harness, len(spec.Events))
 		case o.Verb == "install":
 			fmt.Fprintf(stdout, "%s: logbook hooks installed for %s (%d events)", path, spec.Harness, len(spec.Events))
 		case gone:
@@ -335,6 +355,29 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 		return Done
 	}
 	return signingKey(o, lk, stdout, stderr, getenv)
+}
+
+// uninstallCommand is the command that takes out the hooks this
+// install's options name.
+func (o Options) uninstallCommand() string {
+	c := "record-step uninstall --harness " + o.Harness
+	switch {
+	case o.Managed:
+		c += " --managed"
+		if o.Config != "" {
+			c += " --config " + shellQuote(absOr(o.Config))
+		}
+	case o.Config != "":
+		c += " --config " + shellQuote(absOr(o.Config))
+	case o.User:
+		c += " --user"
+	default:
+		c += " --project " + shellQuote(absOr(o.Project))
+		if o.Local {
+			c += " --local"
+		}
+	}
+	return c
 }
 
 // startGuard adds the user-level guard (hookconf's claude-code-guard) that

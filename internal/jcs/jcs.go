@@ -266,7 +266,7 @@ func (b *Buffer) AppendString(s string) {
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		b.B = append(b.B, s[start:i]...)
+		b.appendPlain(s[start:i])
 		switch c {
 		case '"':
 			b.B = append(b.B, '\\', '"')
@@ -286,7 +286,23 @@ func (b *Buffer) AppendString(s string) {
 			b.B = append(b.B, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
 		start = i + 1
+		if b.Spill != nil && len(b.B) >= spillAt {
+			b.Flush() // a string of a million escapes
+		}
 	}
-	b.B = append(b.B, s[start:]...)
+	b.appendPlain(s[start:])
 	b.B = append(b.B, '"')
+}
+
+// appendPlain appends s, which needs no escapes. With Spill set, a long s
+// goes through B a piece at a time: a 31 MiB tool output was copied whole
+// into B before it was hashed, one more copy of the body per event on
+// logbook-server (issue 32).
+func (b *Buffer) appendPlain(s string) {
+	for b.Spill != nil && len(s) > spillAt && b.err == nil {
+		b.B = append(b.B, s[:spillAt]...)
+		s = s[spillAt:]
+		b.Flush()
+	}
+	b.B = append(b.B, s...)
 }

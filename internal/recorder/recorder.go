@@ -33,6 +33,7 @@ const (
 	PayloadNotJSON   = "PAYLOAD_NOT_JSON"   // not one JSON text (cut off, binary, trailing data)
 	PayloadTooDeep   = "PAYLOAD_TOO_DEEP"   // nested beyond hookevent.MaxPayloadDepth
 	PayloadNotObject = "PAYLOAD_NOT_OBJECT" // JSON, but an array, string, number, …
+	PayloadTooLarge  = "PAYLOAD_TOO_LARGE"  // over MaxPayload bytes, refused unread past it
 	SessionMissing   = "SESSION_ID_MISSING" // no session_id: no session to put it in
 	SessionInvalid   = "SESSION_ID_INVALID" // a session id that could not be a file name
 	WriteFailed      = "WRITE_FAILED"       // the session directory or file could not be written

@@ -37,11 +37,14 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
+	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/translog"
@@ -125,7 +128,7 @@ const (
 
 // Defaults for the zero values of Config.
 const (
-	DefaultMaxHookBody   = 32 << 20 // record-step digests payloads of tens of MB
+	DefaultMaxHookBody   = recorder.MaxPayload // record-step refuses a larger payload too
 	DefaultMaxVerifyBody = 8 << 20
 	DefaultAppends       = 64
 	// DefaultFsyncWindow: with FsyncBackground, no answer while a write
@@ -143,8 +146,8 @@ type Server struct {
 	signer       *checkpoint.Signer
 	rules        *redact.Redactor // DIR/redact.json as loaded at start; nil: the built-in rules
 	redactDigest string
-	slots        chan struct{} // hook requests in progress
-	bigSlots     chan struct{} // those of them with a body over smallBody
+	slots        chan struct{}       // hook requests in progress
+	bigBytes     *semaphore.Weighted // bytes of the bodies over smallBody in flight (bigBodyBudget)
 	verifySlots  chan struct{}
 	mu           sync.Mutex
 	sessions     map[string]*session
@@ -225,7 +228,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
-		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
+		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}}
 	if cfg.Fsync != FsyncOff {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
