@@ -16,6 +16,7 @@
 //	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [--server URL] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
 //	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
+//	record-step commit   (the post-commit hook: names HEAD in the sessions recording)
 package main
 
 import (
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/instant"
@@ -41,6 +43,9 @@ const unknownEvent = "unknown event"
 func main() {
 	if len(os.Args) > 1 && (os.Args[1] == "install" || os.Args[1] == "uninstall") {
 		os.Exit(installer(os.Args[1:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "commit" {
+		os.Exit(gitstep.CommitHook(os.Stderr, os.Getenv)) // the post-commit hook (docs/commits.md)
 	}
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
 		os.Exit(guard(os.Stdin, os.Stderr, os.Getenv))
@@ -103,7 +108,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if fs.NArg() > 0 {
 		// record-step instal: a mistyped command, never a payload (a
 		// hook does not type). Said, and nothing is written.
-		if sub := cli.SuggestWord(fs.Arg(0), "install", "uninstall", "guard"); sub != "" && fs.Arg(0) != sub {
+		if sub := cli.SuggestWord(fs.Arg(0), "install", "uninstall", "guard", "commit"); sub != "" && fs.Arg(0) != sub {
 			fmt.Fprintf(stderr, "record-step: %q is not a command: did you mean record-step %s? (run 'record-step --help' for usage)\n", fs.Arg(0), sub)
 			return 2
 		}
@@ -249,6 +254,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	if clockErr != nil {
 		report(fmt.Sprintf("recorded with the system clock: %v", clockErr))
+	}
+	if kinds.SessionStart(ev.Name) {
+		gitstep.StartHook(dir, ev.Session, getenv, report)
 	}
 	return 0
 }

@@ -10,6 +10,7 @@ package install
 import (
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/githook"
 	"io"
 	"io/fs"
 	"os"
@@ -289,6 +290,13 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			} else if added != "" {
 				fmt.Fprintf(stdout, "%s: added %s (binaries, sessions and records stay out of commits)\n", filepath.Join(o.Project, ".gitignore"), added)
 			}
+			// Commits, the agent's and the person's, are named in
+			// the sessions recording (docs/commits.md).
+			if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step"))); err != nil {
+				return fail(fmt.Errorf("git post-commit hook: %w", err))
+			} else if hook != "" {
+				fmt.Fprintf(stdout, "%s: names each commit in the sessions recording\n", hook)
+			}
 		}
 	}
 	if changed {
@@ -320,6 +328,11 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	}
 	if o.Verb != "install" {
 		if project {
+			if hook, err := githook.Uninstall(o.Project); err != nil {
+				notes = append(notes, "git post-commit hook not removed: "+err.Error())
+			} else if hook != "" {
+				fmt.Fprintf(stdout, "%s: logbook's post-commit hook removed\n", hook)
+			}
 			notes = append(notes, cleanup(o, spec, path, stdout, stderr, getenv, now)...)
 		}
 		printNotes(stdout, notes)

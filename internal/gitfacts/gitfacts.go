@@ -1,0 +1,265 @@
+// Package gitfacts reads the facts a record keeps about a git repository:
+// ids and digests only, never a file's or a diff's text. It runs git as
+// a subprocess with every output bounded (a diff is hashed as it streams,
+// never held), so that a huge repository or a hostile object costs time,
+// not memory. It imports nothing of the project: record-step calls it at
+// a session's start and on a commit, never on an ordinary tool event.
+package gitfacts
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// Timeout bounds one git command: a hook must never hang the agent.
+var Timeout = 30 * time.Second
+
+// ErrTooLong is wrapped by the error of a git command whose output
+// passed the limit its caller set.
+var ErrTooLong = errors.New("git's output is over the limit")
+
+// ErrNotRepo is wrapped when dir is not inside a git work tree.
+var ErrNotRepo = errors.New("not a git repository")
+
+// Output runs git -C dir args and returns its standard output, at most
+// limit bytes: more is ErrTooLong, read no further.
+func Output(dir string, limit int64, args ...string) ([]byte, error) {
+	var buf bytes.Buffer
+	err := stream(dir, nil, func(r io.Reader) error {
+		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+		if err == nil && n > limit {
+			return fmt.Errorf("git %s: %w (%d bytes)", args[0], ErrTooLong, limit)
+		}
+		return err
+	}, args...)
+	return buf.Bytes(), err
+}
+
+// Digest runs git -C dir args and returns the SHA-256 of its standard
+// output, lowercase hex, hashed as it streams: a diff of any size costs
+// no memory.
+func Digest(dir string, args ...string) (string, error) {
+	h := sha256.New()
+	err := stream(dir, nil, func(r io.Reader) error {
+		_, err := io.Copy(h, r)
+		return err
+	}, args...)
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+// stream runs git with stdin (may be nil) and hands its stdout to read;
+// stderr is kept, cut at 1 KiB, for the error.
+func stream(dir string, stdin io.Reader, read func(io.Reader) error, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// A hook of the user's, or the agent's environment, must not change
+	// what git prints: no pager, no colour, no replace objects, no
+	// prompt for credentials.
+	cmd.Env = append(os.Environ(), "GIT_PAGER=cat", "PAGER=cat", "GIT_NO_REPLACE_OBJECTS=1", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Stdin = stdin
+	var stderr limitedBuffer
+	stderr.max = 1024
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot run git: %w", err)
+	}
+	rerr := read(out)
+	if rerr != nil {
+		_ = cmd.Process.Kill()
+	}
+	_, _ = io.Copy(io.Discard, out)
+	werr := cmd.Wait()
+	if rerr != nil {
+		return rerr
+	}
+	if werr != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "not a git repository") {
+			return fmt.Errorf("%s: %w", dir, ErrNotRepo)
+		}
+		return fmt.Errorf("git %s: %v: %s", args[0], werr, msg)
+	}
+	return nil
+}
+
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// Head is the state of a work tree: the HEAD commit ("" before the first
+// commit), the branch ("" when detached) and whether the tree differs
+// from HEAD, with the digests of what says so.
+type Head struct {
+	Commit string
+	Branch string
+	Dirty  bool
+	// StatusDigest is the SHA-256 of `git status --porcelain=v2`, and
+	// DiffDigest that of `git diff HEAD` (of `git diff --cached` before
+	// the first commit): they tell two states apart, and say nothing of
+	// the files.
+	StatusDigest, DiffDigest string
+}
+
+// ReadHead reads dir's HEAD, branch and dirtiness.
+func ReadHead(dir string) (Head, error) {
+	var h Head
+	if _, err := Output(dir, 4096, "rev-parse", "--show-toplevel"); err != nil {
+		return h, err
+	}
+	if out, err := Output(dir, 128, "rev-parse", "-q", "--verify", "HEAD^{commit}"); err == nil {
+		h.Commit = strings.TrimSpace(string(out))
+	}
+	if out, err := Output(dir, 1024, "symbolic-ref", "-q", "--short", "HEAD"); err == nil {
+		h.Branch = strings.TrimSpace(string(out))
+	}
+	var status int64
+	sum := sha256.New()
+	err := stream(dir, nil, func(r io.Reader) error {
+		n, err := io.Copy(sum, r)
+		status = n
+		return err
+	}, "status", "--porcelain=v2", "--untracked-files=normal")
+	if err != nil {
+		return h, err
+	}
+	h.StatusDigest, h.Dirty = hex.EncodeToString(sum.Sum(nil)), status > 0
+	diff := []string{"diff", "--no-color", "--no-ext-diff", "--binary", "HEAD"}
+	if h.Commit == "" {
+		diff = []string{"diff", "--no-color", "--no-ext-diff", "--binary", "--cached"}
+	}
+	h.DiffDigest, err = Digest(dir, diff...)
+	return h, err
+}
+
+// Commit is what names a commit without its content: its id, its tree's
+// id, its parents' ids and its stable patch id (`git patch-id --stable`,
+// "" for a merge or a commit that changes nothing). The patch id is the
+// change's: a rebase or a cherry-pick that applies cleanly keeps it.
+type Commit struct {
+	ID, Tree string
+	Parents  []string
+	PatchID  string
+}
+
+// maxHeader bounds a commit object's header lines read (a commit whose
+// header is larger is refused: no real commit has one).
+const maxHeader = 64 << 10
+
+// ReadCommit reads rev's commit facts in dir.
+func ReadCommit(dir, rev string) (Commit, error) {
+	var c Commit
+	out, err := Output(dir, 128, "rev-parse", "-q", "--verify", rev+"^{commit}")
+	if err != nil {
+		return c, err
+	}
+	c.ID = strings.TrimSpace(string(out))
+	err = stream(dir, nil, func(r io.Reader) error {
+		br := bufio.NewReaderSize(io.LimitReader(r, maxHeader), 4096)
+		for {
+			line, err := br.ReadString('\n')
+			line = strings.TrimSuffix(line, "\n")
+			if line == "" || err != nil {
+				return nil // the header ends at the first empty line
+			}
+			if v, ok := strings.CutPrefix(line, "tree "); ok {
+				c.Tree = v
+			} else if v, ok := strings.CutPrefix(line, "parent "); ok {
+				c.Parents = append(c.Parents, v)
+			}
+		}
+	}, "cat-file", "commit", c.ID)
+	if err != nil {
+		return c, err
+	}
+	if !IsID(c.Tree) {
+		return c, fmt.Errorf("commit %s: no tree line", c.ID)
+	}
+	c.PatchID, err = PatchID(dir, c.ID)
+	return c, err
+}
+
+// PatchID is `git diff-tree -p --root ID | git patch-id --stable`'s id,
+// the diff streamed from one process to the other; "" for a merge or an
+// empty change.
+func PatchID(dir, id string) (string, error) {
+	pr, pw := io.Pipe()
+	errc := make(chan error, 1)
+	go func() {
+		err := stream(dir, nil, func(r io.Reader) error {
+			_, err := io.Copy(pw, r)
+			return err
+		}, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--binary", "--root", id)
+		pw.CloseWithError(err)
+		errc <- err
+	}()
+	var out []byte
+	perr := stream(dir, pr, func(r io.Reader) error {
+		b, err := io.ReadAll(io.LimitReader(r, 4096))
+		out = b
+		return err
+	}, "patch-id", "--stable")
+	pr.CloseWithError(io.EOF)
+	if err := <-errc; err != nil {
+		return "", err
+	}
+	if perr != nil {
+		return "", perr
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return "", nil
+	}
+	if !IsID(f[0]) {
+		return "", fmt.Errorf("git patch-id printed %q", clip(f[0]))
+	}
+	return f[0], nil
+}
+
+// IsID reports an object id: 40 (SHA-1) or 64 (SHA-256) lowercase hex
+// digits.
+func IsID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+// TopLevel is the work tree's top directory of dir.
+func TopLevel(dir string) (string, error) {
+	out, err := Output(dir, 4096, "rev-parse", "--show-toplevel")
+	return strings.TrimSpace(string(out)), err
+}
+
+// GitDir is the repository's common git directory of dir (hooks and
+// notes live there, shared by its worktrees), absolute.
+func GitDir(dir string) (string, error) {
+	out, err := Output(dir, 4096, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	return strings.TrimSpace(string(out)), err
+}

@@ -1,0 +1,127 @@
+// Package githook adds and removes the post-commit hook through which a
+// recording session learns of every commit made in its repository, the
+// agent's and the person's alike (record-step commit, docs/commits.md).
+// A hook already there is never overwritten: it is kept beside ours as
+// post-commit.logbook-chained, run first with its arguments and its exit
+// status, and put back by Uninstall. core.hooksPath is honoured.
+package githook
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/gitfacts"
+)
+
+// Marker is in the second line of the hook this package writes: a hook
+// without it is the user's.
+const Marker = "# logbook post-commit hook"
+
+// Chained is the name the user's own hook is kept under.
+const Chained = "post-commit.logbook-chained"
+
+// Dir is the hooks directory of the repository at repo: core.hooksPath
+// (relative to the work tree's top) when set, else GIT_DIR/hooks.
+func Dir(repo string) (string, error) {
+	top, err := gitfacts.TopLevel(repo)
+	if err != nil {
+		return "", err
+	}
+	if out, err := gitfacts.Output(repo, 4096, "config", "--get", "core.hooksPath"); err == nil {
+		p := strings.TrimSpace(string(out))
+		if strings.HasPrefix(p, "~/") {
+			home, _ := os.UserHomeDir()
+			p = filepath.Join(home, p[2:])
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(top, p)
+		}
+		return p, nil
+	}
+	gd, err := gitfacts.GitDir(repo)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(gd, "hooks"), nil
+}
+
+func script(recordStep string) string {
+	q := "'" + strings.ReplaceAll(recordStep, "'", `'\''`) + "'"
+	return "#!/bin/sh\n" + Marker + ": record-step install wrote it, record-step uninstall removes it\n" +
+		"# (and puts back " + Chained + ", the hook that was here before, which runs first).\n" +
+		"status=0\n" +
+		"chained=\"$(dirname \"$0\")/" + Chained + "\"\n" +
+		"if [ -x \"$chained\" ]; then \"$chained\" \"$@\"; status=$?; fi\n" +
+		"if [ -x " + q + " ]; then " + q + " commit || true; fi\n" +
+		"exit $status\n"
+}
+
+// Install writes the hook into repo's hooks directory, calling
+// recordStep (an absolute path); it returns the hook's path, or "" when
+// repo is not in a git work tree (nothing to do).
+func Install(repo, recordStep string) (string, error) {
+	dir, err := Dir(repo)
+	if errors.Is(err, gitfacts.ErrNotRepo) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	hook := filepath.Join(dir, "post-commit")
+	old, err := os.ReadFile(hook)
+	switch {
+	case err == nil && !ours(old):
+		if _, cerr := os.Lstat(filepath.Join(dir, Chained)); cerr == nil {
+			return "", fmt.Errorf("%s is not logbook's and %s exists already: move one of them away", hook, Chained)
+		}
+		if err := os.Rename(hook, filepath.Join(dir, Chained)); err != nil {
+			return "", err
+		}
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return "", err
+	}
+	tmp := hook + ".logbook-tmp"
+	if err := os.WriteFile(tmp, []byte(script(recordStep)), 0o755); err != nil {
+		return "", err
+	}
+	return hook, os.Rename(tmp, hook)
+}
+
+// Uninstall removes logbook's hook and puts the chained one back; a
+// hook that is not logbook's is left alone. It returns the hook's path
+// when it removed one.
+func Uninstall(repo string) (string, error) {
+	dir, err := Dir(repo)
+	if errors.Is(err, gitfacts.ErrNotRepo) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	hook := filepath.Join(dir, "post-commit")
+	b, err := os.ReadFile(hook)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && !ours(b)) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := os.Remove(hook); err != nil {
+		return "", err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, Chained)); err == nil {
+		return hook, os.Rename(filepath.Join(dir, Chained), hook)
+	}
+	return hook, nil
+}
+
+func ours(b []byte) bool {
+	first, rest, _ := strings.Cut(string(b), "\n")
+	return strings.HasPrefix(first, "#!") && strings.HasPrefix(rest, Marker)
+}

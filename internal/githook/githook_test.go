@@ -1,0 +1,69 @@
+package githook
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func gitInit(t *testing.T) string {
+	t.Helper()
+	repo := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return repo
+}
+
+// The user's own hook is kept, run first, and put back byte for byte;
+// installing twice changes nothing; core.hooksPath is where the hook goes.
+func TestInstallChainsAndRestores(t *testing.T) {
+	repo := gitInit(t)
+	hooks := filepath.Join(repo, ".githooks")
+	if out, err := exec.Command("git", "-C", repo, "config", "core.hooksPath", ".githooks").CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	os.MkdirAll(hooks, 0o755)
+	mine := []byte("#!/bin/sh\necho mine >> \"$(git rev-parse --git-dir)/ran\"\n")
+	os.WriteFile(filepath.Join(hooks, "post-commit"), mine, 0o755)
+	for range 2 {
+		hook, err := Install(repo, "/nowhere/record-step")
+		if err != nil || hook != filepath.Join(hooks, "post-commit") {
+			t.Fatalf("Install: %q %v", hook, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(hooks, Chained)); string(b) != string(mine) {
+		t.Fatalf("the user's hook was not kept: %q", b)
+	}
+	// The hook runs the user's (record-step missing is no error).
+	cmd := exec.Command(filepath.Join(hooks, "post-commit"))
+	cmd.Dir = repo
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hook: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, ".git", "ran")); !strings.Contains(string(b), "mine") {
+		t.Fatal("the chained hook did not run")
+	}
+	if hook, err := Uninstall(repo); err != nil || hook == "" {
+		t.Fatalf("Uninstall: %q %v", hook, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(hooks, "post-commit")); string(b) != string(mine) {
+		t.Fatalf("the user's hook was not put back: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(hooks, Chained)); err == nil {
+		t.Fatal("the chained copy is left behind")
+	}
+	// A hook that is not ours is never removed.
+	if hook, err := Uninstall(repo); err != nil || hook != "" {
+		t.Fatalf("Uninstall of the user's hook: %q %v", hook, err)
+	}
+}
+
+// Outside a repository there is nothing to do, and no error.
+func TestNotARepo(t *testing.T) {
+	if hook, err := Install(t.TempDir(), "/x/record-step"); err != nil || hook != "" {
+		t.Fatalf("%q %v", hook, err)
+	}
+}

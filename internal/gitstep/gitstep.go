@@ -1,0 +1,154 @@
+// Package gitstep turns git facts (internal/gitfacts) into a session's
+// steps, and a sealed session's commit steps into the bindings that
+// travel with the commits (git notes under refs/notes/logbook,
+// docs/commits.md). Every step is a note in the recorder's reserved
+// logbook.* namespace, which no hook payload can name: the format is
+// unchanged (spec §4 already has the note kind), and a verifier that
+// knows nothing of git reads such a record as before.
+package gitstep
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/sealmark"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// The data.event of the steps this package writes.
+const (
+	// HeadEvent: the repository's state at a session's start or seal
+	// (data.phase "start" or "seal").
+	HeadEvent = "logbook.git"
+	// CommitEvent: a commit made while the session was recording, by
+	// the agent or by hand.
+	CommitEvent = "logbook.commit"
+)
+
+// HeadStep is the note of h at phase ("start" or "seal").
+func HeadStep(h gitfacts.Head, phase string) chain.Step {
+	m := []strictjson.Member{
+		{Key: "event", Value: strictjson.Str(HeadEvent)},
+		{Key: "phase", Value: strictjson.Str(phase)},
+		{Key: "commit", Value: strictjson.Str(h.Commit)},
+		{Key: "branch", Value: strictjson.Str(h.Branch)},
+		{Key: "dirty", Value: strictjson.Bool(h.Dirty)},
+		{Key: "statusSha256", Value: strictjson.Str(h.StatusDigest)},
+		{Key: "diffSha256", Value: strictjson.Str(h.DiffDigest)},
+	}
+	sum := "git at " + phase + ": " + short(h.Commit)
+	if h.Branch != "" {
+		sum += " on " + h.Branch
+	}
+	if h.Dirty {
+		sum += ", tree dirty"
+	}
+	return chain.Step{Kind: "note", Summary: sum, Data: strictjson.Obj(m...)}
+}
+
+// CommitStep is the note naming commit c.
+func CommitStep(c gitfacts.Commit) chain.Step {
+	m := []strictjson.Member{
+		{Key: "event", Value: strictjson.Str(CommitEvent)},
+		{Key: "commit", Value: strictjson.Str(c.ID)},
+		{Key: "tree", Value: strictjson.Str(c.Tree)},
+		{Key: "parents", Value: strictjson.StrArr(append([]string{}, c.Parents...))},
+		{Key: "patchId", Value: strictjson.Str(c.PatchID)},
+	}
+	return chain.Step{Kind: "note", Summary: "commit " + short(c.ID), Data: strictjson.Obj(m...)}
+}
+
+func short(id string) string {
+	if id == "" {
+		return "(no commit yet)"
+	}
+	return id[:min(12, len(id))]
+}
+
+// Append appends steps to session's journal in dir, stamped under its
+// lock with now. The journal must exist: a commit is never the first
+// event of a session.
+func Append(dir, session string, steps []chain.Step, now func() string) error {
+	if _, err := os.Stat(journal.Path(dir, session)); err != nil {
+		return err
+	}
+	j, err := journal.Open(dir, session)
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	_, err = j.AppendNow(journal.Header{Session: session}, steps, now)
+	return err
+}
+
+// Recording lists the sessions of dir still recording: an in-progress
+// file with no record beside it and no seal's mark. A session whose end
+// was lost stays listed until it is sealed; a commit made meanwhile is
+// named in it too, which is the truth (it was made while that session
+// was open).
+func Recording(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.steps.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, f := range files {
+		id := strings.TrimSuffix(filepath.Base(f), ".steps.jsonl")
+		if journal.ValidSessionID(id) != nil {
+			continue
+		}
+		if exists(filepath.Join(dir, id+".record.json")) || exists(sealmark.Path(dir, id)) {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// OnStart appends the repository's state at the session's start, when
+// repo is inside a git work tree; elsewhere it does nothing.
+func OnStart(dir, session, repo string, now func() string) error {
+	h, err := gitfacts.ReadHead(repo)
+	if errors.Is(err, gitfacts.ErrNotRepo) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return Append(dir, session, []chain.Step{HeadStep(h, "start")}, now)
+}
+
+// OnCommit names repo's HEAD commit, just made, in every session of dir
+// still recording (a post-commit hook runs it), and returns those
+// sessions. A commit made with no session recording is named nowhere.
+func OnCommit(dir, repo string, now func() string) ([]string, error) {
+	ids, err := Recording(dir)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	c, err := gitfacts.ReadCommit(repo, "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	var named []string
+	var errs []error
+	for _, id := range ids {
+		if err := Append(dir, id, []chain.Step{CommitStep(c)}, now); err != nil {
+			errs = append(errs, fmt.Errorf("session %s: %w", id, err))
+			continue
+		}
+		named = append(named, id)
+	}
+	return named, errors.Join(errs...)
+}

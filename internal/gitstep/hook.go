@@ -1,0 +1,61 @@
+package gitstep
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/instant"
+)
+
+// CommitHook is record-step commit, which the post-commit hook
+// record-step install adds runs after every commit, the agent's or a
+// person's: it names the commit just made (HEAD of the work tree the
+// hook runs in) in each session of the session directory still
+// recording. It never fails the commit: it returns 0, saying on stderr
+// and in errors.log what went wrong. stderr reaches the model when the
+// agent commits: it holds ids only.
+func CommitHook(stderr io.Writer, getenv func(string) string) int {
+	now := Now(getenv)
+	dir, err := cli.Dir("", getenv)
+	if err == nil {
+		var named []string
+		named, err = OnCommit(dir, ".", now)
+		if len(named) > 0 {
+			fmt.Fprintf(stderr, "logbook: commit named in session %s\n", strings.Join(named, ", "))
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "record-step commit: the commit is not named in the session:", err)
+		if dir != "" {
+			_ = cli.LogError(dir, now(), "record-step commit", err.Error())
+		}
+	}
+	return 0
+}
+
+// StartHook appends the repository's state to a session that just
+// started ($CLAUDE_PROJECT_DIR's repository, else the current
+// directory's); report is told what failed. Only a SessionStart pays for
+// git: no other event runs it.
+func StartHook(dir, session string, getenv func(string) string, report func(string)) {
+	repo := getenv("CLAUDE_PROJECT_DIR")
+	if repo == "" {
+		repo = "."
+	}
+	if err := OnStart(dir, session, repo, Now(getenv)); err != nil {
+		report(fmt.Sprintf("git state at the session's start not recorded: %v", err))
+	}
+}
+
+// Now is the steps' clock: $LOGBOOK_NOW when set, else the system's.
+func Now(getenv func(string) string) func() string {
+	return func() string {
+		if t, err := cli.Now(getenv); err == nil {
+			return t
+		}
+		return instant.Format(time.Now())
+	}
+}
