@@ -21,6 +21,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/gitbind"
 	"github.com/logbook-project/logbook/internal/sealmark"
 	"io"
 	"os"
@@ -182,6 +183,11 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 			return 2, fmt.Errorf("--ended-at %q: %v", c.endedAt, err)
 		}
 	}
+	// The repository's state at the seal, in the record (docs/commits.md).
+	repo, err := gitbind.BeforeSeal(dir, c.session, func() string { return now })
+	if err != nil {
+		return 1, fmt.Errorf("git state at the seal not recorded: %w", err)
+	}
 	out := c.out
 	if out == "" {
 		out = filepath.Join(dir, c.session+".record.json")
@@ -204,8 +210,17 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 1, fmt.Errorf("sealed %s, but its mark in %s was not written: %w", out, dir, err)
 	}
+	// The commits the session named get their binding, a git note: a
+	// note not written leaves the record sound and the commit unbound.
+	noted, gerr := gitbind.AfterSeal(repo, out, "local")
+	if gerr != nil {
+		fmt.Fprintf(os.Stderr, "logbook-seal: sealed %s, but not every commit it names got its git note (%s): %v\n", out, gitbind.NoteRef, gerr)
+	}
 	if !c.hook {
 		fmt.Fprintf(stdout, "sealed %s: %d steps", out, res.Steps)
+		if len(noted) > 0 {
+			fmt.Fprintf(stdout, ", %d commit(s) bound in %s", len(noted), gitbind.NoteRef)
+		}
 		if n := len(res.Unfinished); n > 0 {
 			fmt.Fprintf(stdout, ", %d unfinished tool call(s) named in a note", n)
 		}

@@ -45,6 +45,20 @@ func Output(dir string, limit int64, args ...string) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
+// Input runs git -C dir args with stdin as its standard input and
+// returns its standard output, at most limit bytes.
+func Input(dir string, stdin io.Reader, limit int64, args ...string) ([]byte, error) {
+	var buf bytes.Buffer
+	err := stream(dir, stdin, func(r io.Reader) error {
+		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+		if err == nil && n > limit {
+			return fmt.Errorf("git %s: %w (%d bytes)", args[0], ErrTooLong, limit)
+		}
+		return err
+	}, args...)
+	return buf.Bytes(), err
+}
+
 // Digest runs git -C dir args and returns the SHA-256 of its standard
 // output, lowercase hex, hashed as it streams: a diff of any size costs
 // no memory.

@@ -1,0 +1,194 @@
+// Package gitbind is the binding that travels with a commit: a git note
+// under refs/notes/logbook naming the sealed record, the session and the
+// step that names the commit, and the level the sealer knew, with no
+// content and no URL (docs/commits.md). It writes the notes at a seal and
+// reads them for a range check (internal/commitcheck); the note's format
+// has its one home here.
+package gitbind
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/gitstep"
+	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// NoteRef is the notes ref the bindings are under.
+const NoteRef = "refs/notes/logbook"
+
+// Version is each binding line's "v".
+const Version = "logbook/commit-note@0"
+
+// MaxNote bounds a note's size: a binding line is under 300 bytes, and a
+// note holds one per session that made the commit. A larger note is
+// refused unread (BINDING_MALFORMED).
+const MaxNote = 16 << 10
+
+// Binding is one line of a note: the commit was made in Session, whose
+// sealed record is RecordID, and its step Step names it. Level is what
+// the sealer knew (local, server); the range check judges the level
+// itself and never reads this one as proof.
+type Binding struct {
+	V        string `json:"v"`
+	RecordID string `json:"recordId"`
+	Session  string `json:"session"`
+	Step     int64  `json:"step"`
+	Level    string `json:"level"`
+}
+
+// ErrMalformed is wrapped by ParseNote's errors.
+var ErrMalformed = errors.New("malformed binding")
+
+// ParseNote reads a note: one binding a line, each a strict JSON object
+// with exactly Binding's members.
+func ParseNote(note []byte) ([]Binding, error) {
+	if len(note) > MaxNote {
+		return nil, fmt.Errorf("%w: the note is %d bytes, over %d", ErrMalformed, len(note), MaxNote)
+	}
+	var out []Binding
+	for i, line := range bytes.Split(bytes.TrimRight(note, "\n"), []byte("\n")) {
+		b, err := parseLine(line)
+		if err != nil {
+			return nil, fmt.Errorf("%w: line %d: %v", ErrMalformed, i+1, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func parseLine(line []byte) (Binding, error) {
+	var b Binding
+	v, err := strictjson.Parse(line, strictjson.Options{})
+	if err != nil {
+		return b, err
+	}
+	if v.Kind != strictjson.Object || len(v.Members) != 5 {
+		return b, errors.New("not an object of v, recordId, session, step and level")
+	}
+	str := func(k string) string { s, _ := v.GetString(k); return s }
+	b.V, b.RecordID, b.Session, b.Level = str("v"), str("recordId"), str("session"), str("level")
+	step := v.Get("step")
+	if step == nil || step.Kind != strictjson.Number {
+		return b, errors.New("step is not a number")
+	}
+	if _, err := fmt.Sscan(step.Str, &b.Step); err != nil || b.Step < 0 || fmt.Sprint(b.Step) != step.Str {
+		return b, fmt.Errorf("step %q is not a step number", clip(step.Str))
+	}
+	switch {
+	case b.V != Version:
+		return b, fmt.Errorf("v is %q, not %s", clip(b.V), Version)
+	case len(b.RecordID) != 64 || strings.Trim(b.RecordID, "0123456789abcdef") != "":
+		return b, errors.New("recordId is not 64 lowercase hex digits")
+	case b.Session == "" || len(b.Session) > 128:
+		return b, errors.New("session is empty or over 128 bytes")
+	case b.Level != "local" && b.Level != "server" && b.Level != "logged":
+		return b, fmt.Errorf("level %q is not local, server or logged", clip(b.Level))
+	}
+	return b, nil
+}
+
+func (b Binding) line() []byte {
+	out, _ := json.Marshal(b)
+	return out
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// Named is a commit step of a record: its seq, the commit and its patch
+// id.
+type Named struct {
+	Step            int64
+	Commit, PatchID string
+}
+
+// Steps reads a record's session id and its logbook.commit steps while
+// res is verified with opt (opt.EachStep and opt.Top are set here).
+func Steps(data []byte, opt record.Options) (res record.Result, session string, named []Named) {
+	opt.Top = func(rec *strictjson.Value) {
+		if s := rec.Get("session"); s != nil {
+			id, _ := s.GetString("id")
+			session = strings.Clone(id)
+		}
+	}
+	opt.EachStep = func(i int, st *strictjson.Value) {
+		if n, ok := commitStep(i, st); ok {
+			named = append(named, n)
+		}
+	}
+	res = record.Verify(data, opt)
+	return res, session, named
+}
+
+// commitStep reads step i when it is a logbook.commit note.
+func commitStep(i int, st *strictjson.Value) (Named, bool) {
+	if k, _ := st.GetString("kind"); k != "note" {
+		return Named{}, false
+	}
+	d := st.Get("data")
+	if d == nil {
+		return Named{}, false
+	}
+	if ev, _ := d.GetString("event"); ev != gitstep.CommitEvent {
+		return Named{}, false
+	}
+	c, _ := d.GetString("commit")
+	p, _ := d.GetString("patchId")
+	if !gitfacts.IsID(c) {
+		return Named{}, false
+	}
+	return Named{Step: int64(i), Commit: strings.Clone(c), PatchID: strings.Clone(p)}, true
+}
+
+// Write adds, for each commit the record at data names, a binding line
+// to the commit's note in repo (a line of the same record is replaced,
+// other sessions' lines are kept). level is what the sealer knows. It
+// returns the commits noted; a commit not in repo (made in another
+// clone) is skipped.
+func Write(repo string, data []byte, level string) ([]string, error) {
+	res, session, named := Steps(data, record.Options{})
+	if !res.OK {
+		return nil, fmt.Errorf("the record does not verify: %s", res.Err())
+	}
+	var noted []string
+	var errs []error
+	for _, n := range named {
+		if _, err := gitfacts.Output(repo, 128, "cat-file", "-e", n.Commit+"^{commit}"); err != nil {
+			continue
+		}
+		b := Binding{V: Version, RecordID: res.RecordID, Session: session, Step: n.Step, Level: level}
+		if err := addLine(repo, n.Commit, b); err != nil {
+			errs = append(errs, fmt.Errorf("commit %s: %w", n.Commit, err))
+			continue
+		}
+		noted = append(noted, n.Commit)
+	}
+	return noted, errors.Join(errs...)
+}
+
+func addLine(repo, commit string, b Binding) error {
+	var lines [][]byte
+	if old, err := gitfacts.Output(repo, MaxNote, "notes", "--ref", NoteRef, "show", commit); err == nil {
+		if prev, err := ParseNote(old); err == nil {
+			for _, p := range prev {
+				if p.RecordID != b.RecordID {
+					lines = append(lines, p.line())
+				}
+			}
+		}
+	}
+	lines = append(lines, b.line())
+	note := append(bytes.Join(lines, []byte("\n")), '\n')
+	_, err := gitfacts.Input(repo, bytes.NewReader(note), 4096, "notes", "--ref", NoteRef, "add", "-f", "-F", "-", commit)
+	return err
+}

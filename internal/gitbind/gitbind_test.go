@@ -1,0 +1,42 @@
+package gitbind
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+const good = `{"v":"logbook/commit-note@0","recordId":"b5012138fb88d3abd02e2f1818e46ffe6524b87f8c09da8aa04587c22d40bfcf","session":"s1","step":2,"level":"local"}`
+
+func TestParseNote(t *testing.T) {
+	bs, err := ParseNote([]byte(good + "\n" + strings.Replace(good, `"s1"`, `"s2"`, 1) + "\n"))
+	if err != nil || len(bs) != 2 || bs[0].Session != "s1" || bs[1].Session != "s2" || bs[0].Step != 2 {
+		t.Fatalf("%+v %v", bs, err)
+	}
+	if got := string(bs[0].line()); got != good {
+		t.Errorf("line %s, want %s", got, good)
+	}
+	bad := []string{
+		"", "garbage", "{}", good + "x",
+		strings.Replace(good, `"step":2`, `"step":2.0`, 1),
+		strings.Replace(good, `"step":2`, `"step":-1`, 1),
+		strings.Replace(good, `"step":2`, `"step":"2"`, 1),
+		strings.Replace(good, `@0"`, `@1"`, 1),
+		strings.Replace(good, `"local"`, `"high"`, 1),
+		strings.Replace(good, `"b50`, `"B50`, 1),
+		strings.Replace(good, `}`, `,"url":"https://x"}`, 1),
+		strings.Replace(good, `"session":"s1",`, `"session":"s1","session":"s2",`, 1),
+		good + "\n\n" + good,
+	}
+	for _, b := range bad {
+		if _, err := ParseNote([]byte(b)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%q: %v, want ErrMalformed", b, err)
+		}
+	}
+	// A 10 MB note is refused by its size, not read line by line.
+	huge := bytes.Repeat([]byte("a"), 10<<20)
+	if _, err := ParseNote(huge); !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "over") {
+		t.Errorf("10 MB: %v", err)
+	}
+}

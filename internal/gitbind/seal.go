@@ -1,0 +1,94 @@
+package gitbind
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/gitstep"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/strictjson"
+)
+
+// BeforeSeal appends the repository's state at the seal (a logbook.git
+// note, phase seal) to session's journal in dir, when the session's cwd
+// is in a git work tree; it returns that repository ("" when none). A
+// journal that already ends with such a note gets no second one: sealing
+// again seals the same steps.
+func BeforeSeal(dir, session string, now func() string) (string, error) {
+	path := journal.Path(dir, session)
+	repo := headerCwd(path)
+	if repo == "" {
+		return "", nil
+	}
+	if endsWithSealNote(path) {
+		return repo, nil
+	}
+	h, err := gitfacts.ReadHead(repo)
+	if err != nil {
+		return "", nil // not a work tree (any more): nothing to say
+	}
+	return repo, gitstep.Append(dir, session, []chain.Step{gitstep.HeadStep(h, "seal")}, now)
+}
+
+// AfterSeal writes the notes binding the commits the record at path
+// names in repo, at level. A record naming no commit costs one scan of
+// its bytes.
+func AfterSeal(repo, path, level string) ([]string, error) {
+	if repo == "" {
+		return nil, nil
+	}
+	data, err := readlimit.Large(path, readlimit.Record)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(data, []byte(`"event":"`+gitstep.CommitEvent+`"`)) {
+		return nil, nil
+	}
+	return Write(repo, data, level)
+}
+
+// headerCwd is the cwd of a journal's header line, "" when unreadable.
+func headerCwd(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 64<<10), 64<<10).ReadSlice('\n')
+	if err != nil {
+		return ""
+	}
+	v, err := strictjson.Parse(bytes.TrimSpace(line), strictjson.Options{})
+	if err != nil {
+		return ""
+	}
+	cwd, _ := v.GetString("cwd")
+	return cwd
+}
+
+// endsWithSealNote reports whether the journal's last line is a
+// logbook.git note of phase seal.
+func endsWithSealNote(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	off := max(0, st.Size()-4096)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return false
+	}
+	buf = bytes.TrimRight(buf, "\n")
+	last := buf[bytes.LastIndexByte(buf, '\n')+1:]
+	return bytes.Contains(last, []byte(`"event":"`+gitstep.HeadEvent+`"`)) && bytes.Contains(last, []byte(`"phase":"seal"`))
+}
