@@ -19,6 +19,7 @@ import (
 
 	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/commitcheck"
 	"github.com/logbook-project/logbook/internal/filekind"
 	"github.com/logbook-project/logbook/internal/membudget"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -47,6 +48,7 @@ logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
 logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--allow-absent] [--show-bodies differs|all]
+logbook-verify --commits BASE..HEAD --records DIR [--repo DIR] [--require-record agent|all] [--pubkey FILE]... [--policy-key PUB]... [--json]
 
 The level of an OK: local, server (a server's signed checkpoint covers the
 record) or logged (and a transparency log holds that checkpoint).
@@ -64,6 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ex.register(fs)
 	var cx cassetteFlags
 	cx.register(fs)
+	cf := commitcheck.NewFlags(fs)
 	followArg := fs.String("follow", "", "watch an in-progress session as the agent works: a session `DIR`, an ID.steps.jsonl file, or a session id; prints each step as it lands and exits 1 with an alarm code when a step seen earlier changes")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
@@ -80,6 +83,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(vf.Revoked) > 0 && (ex.bundle != "" || ex.evidence != "" || ex.consistency || *followArg != "") {
 		fmt.Fprintln(stderr, "logbook-verify: --revoked applies to RECORD and CASSETTE arguments, not to --bundle, --evidence, --log-consistency or --follow")
 		return 2
+	}
+	if cf.Range != "" && fs.NArg() == 0 {
+		return cf.Run(&vf, *asJSON, stdout, stderr)
 	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)

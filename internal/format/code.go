@@ -103,3 +103,17 @@ const (
 	BundleInvalid     Code = "BUNDLE_INVALID"      // not a strict logbook/bundle@0 object
 	BundleKeyMismatch Code = "BUNDLE_KEY_MISMATCH" // signerKey is not the key that signed the record
 )
+
+// Commit codes (docs/commits.md): a commit's binding to its record, judged
+// by logbook-verify --commits after the record itself verifies; a record
+// that does not verify gives the commit the record's own code above. In
+// the order they are judged.
+const (
+	BindingMalformed  Code = "BINDING_MALFORMED"    // the note is not logbook's binding format, or too large
+	RecordMissing     Code = "RECORD_MISSING"       // the note names a record the folder does not hold
+	BindingForged     Code = "BINDING_FORGED"       // the record is another session's, or its step names another commit
+	CommitNotInRecord Code = "COMMIT_NOT_IN_RECORD" // the record names neither the commit nor its patch id
+)
+
+// CommitCodes lists the commit codes in the order they are judged.
+var CommitCodes = []Code{BindingMalformed, RecordMissing, BindingForged, CommitNotInRecord}

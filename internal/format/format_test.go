@@ -73,12 +73,13 @@ func TestGateCodes(t *testing.T) {
 }
 
 // TestTable: the table holds every code once, in the order of Codes, then
-// GateCodes, then the bundle's two, each with its step and a meaning; the
+// GateCodes, then the bundle's two and CommitCodes, each with its step and a meaning; the
 // lists a fixture set covers are the table's, so a code added to one and
 // not the other fails here.
 func TestTable(t *testing.T) {
 	var want []Code
 	want = append(append(append(want, Codes...), GateCodes...), BundleInvalid, BundleKeyMismatch)
+	want = append(want, CommitCodes...)
 	if len(Table) != len(want) {
 		t.Fatalf("Table has %d codes, Codes, GateCodes and the bundle's %d", len(Table), len(want))
 	}

@@ -3,7 +3,8 @@ package format
 // CodeInfo is one refusal code of Table: the code, the step of spec §7
 // that decides it (1-7 the record itself, 8 the policy checks, 9 the
 // checkpoints, 10 the proof of logging, 11 managed hooks, 12 the
-// organization policy's gate; 0 a hand-over bundle's container) and what
+// organization policy's gate; 0 a hand-over bundle's container or a
+// commit's binding) and what
 // it means, in a sentence for whoever reads a refusal.
 type CodeInfo struct {
 	Code    Code
@@ -49,4 +50,8 @@ var Table = []CodeInfo{
 	{DeniedCallRan, 12, "A call the organization policy denied has a post-event: the tool ran anyway."},
 	{BundleInvalid, 0, "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member."},
 	{BundleKeyMismatch, 0, "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped."},
+	{BindingMalformed, 0, "A commit's git note under refs/notes/logbook is not a logbook binding: not its strict JSON lines, or too large."},
+	{RecordMissing, 0, "A commit's binding names a record that the records folder does not hold."},
+	{BindingForged, 0, "A commit's binding names a record of another session, or a step of it that names another commit."},
+	{CommitNotInRecord, 0, "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id."},
 }

@@ -112,22 +112,36 @@ type Named struct {
 	Commit, PatchID string
 }
 
-// Steps reads a record's session id and its logbook.commit steps while
-// res is verified with opt (opt.EachStep and opt.Top are set here).
+// Collect gathers, while a record is verified (as record.Options' or
+// verdict.Inputs' Top and EachStep), its session id and its
+// logbook.commit steps.
+type Collect struct {
+	Session string
+	Named   []Named
+}
+
+// Top reads the session id.
+func (c *Collect) Top(rec *strictjson.Value) {
+	if s := rec.Get("session"); s != nil {
+		id, _ := s.GetString("id")
+		c.Session = strings.Clone(id)
+	}
+}
+
+// Each keeps step i when it is a logbook.commit note.
+func (c *Collect) Each(i int, st *strictjson.Value) {
+	if n, ok := commitStep(i, st); ok {
+		c.Named = append(c.Named, n)
+	}
+}
+
+// Steps verifies a record with opt and returns its session id and its
+// logbook.commit steps.
 func Steps(data []byte, opt record.Options) (res record.Result, session string, named []Named) {
-	opt.Top = func(rec *strictjson.Value) {
-		if s := rec.Get("session"); s != nil {
-			id, _ := s.GetString("id")
-			session = strings.Clone(id)
-		}
-	}
-	opt.EachStep = func(i int, st *strictjson.Value) {
-		if n, ok := commitStep(i, st); ok {
-			named = append(named, n)
-		}
-	}
+	var c Collect
+	opt.Top, opt.EachStep = c.Top, c.Each
 	res = record.Verify(data, opt)
-	return res, session, named
+	return res, c.Session, c.Named
 }
 
 // commitStep reads step i when it is a logbook.commit note.

@@ -277,3 +277,72 @@ func GitDir(dir string) (string, error) {
 	out, err := Output(dir, 4096, "rev-parse", "--path-format=absolute", "--git-common-dir")
 	return strings.TrimSpace(string(out)), err
 }
+
+// Lines runs git -C dir args and hands each line of its output (without
+// the newline) to each; a line over maxLine bytes is ErrTooLong.
+func Lines(dir string, maxLine int, each func(line string) error, args ...string) error {
+	return stream(dir, nil, func(r io.Reader) error {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 4096), maxLine+1)
+		for sc.Scan() {
+			if err := each(sc.Text()); err != nil {
+				return err
+			}
+		}
+		if errors.Is(sc.Err(), bufio.ErrTooLong) {
+			return fmt.Errorf("git %s: %w (a line over %d bytes)", args[0], ErrTooLong, maxLine)
+		}
+		return sc.Err()
+	}, args...)
+}
+
+// Objects reads objects by id through one `git cat-file --batch`: each
+// is given its type, size and, when it is a blob of at most max bytes,
+// its content (nil otherwise: a larger object is skipped unread into
+// memory). A missing object has type "missing".
+func Objects(dir string, ids []string, max int64, each func(id, typ string, size int64, content []byte)) error {
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriter(pw)
+		for _, id := range ids {
+			w.WriteString(id)
+			w.WriteByte('\n')
+		}
+		pw.CloseWithError(w.Flush())
+	}()
+	return stream(dir, pr, func(r io.Reader) error {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for _, id := range ids {
+			hdr, err := br.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("git cat-file --batch: %w", err)
+			}
+			f := strings.Fields(hdr)
+			if len(f) == 2 && f[1] == "missing" {
+				each(id, "missing", 0, nil)
+				continue
+			}
+			var size int64
+			if len(f) != 3 {
+				return fmt.Errorf("git cat-file --batch printed %q", clip(hdr))
+			}
+			if _, err := fmt.Sscan(f[2], &size); err != nil || size < 0 {
+				return fmt.Errorf("git cat-file --batch printed %q", clip(hdr))
+			}
+			var content []byte
+			if f[1] == "blob" && size <= max {
+				content = make([]byte, size)
+				if _, err := io.ReadFull(br, content); err != nil {
+					return err
+				}
+			} else if _, err := io.CopyN(io.Discard, br, size); err != nil {
+				return err
+			}
+			if _, err := br.Discard(1); err != nil { // the newline after each object
+				return err
+			}
+			each(id, f[1], size, content)
+		}
+		return nil
+	}, "cat-file", "--batch")
+}

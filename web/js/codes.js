@@ -35,5 +35,9 @@
     DENIED_CALL_RAN: "A call the organization policy denied has a post-event: the tool ran anyway.",
     BUNDLE_INVALID: "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member.",
     BUNDLE_KEY_MISMATCH: "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped.",
+    BINDING_MALFORMED: "A commit's git note under refs/notes/logbook is not a logbook binding: not its strict JSON lines, or too large.",
+    RECORD_MISSING: "A commit's binding names a record that the records folder does not hold.",
+    BINDING_FORGED: "A commit's binding names a record of another session, or a step of it that names another commit.",
+    COMMIT_NOT_IN_RECORD: "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id.",
   });
 })(globalThis.logbook = globalThis.logbook || {});
