@@ -12,7 +12,7 @@ import (
 // TestMain lets the scripts in testdata/script run this command as
 // logbook-verify, inside the test binary.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){"logbook-verify": main})
+	testscript.Main(m, map[string]func(){"logbook-verify": main, "record-step": recordStepMain})
 }
 
 // TestScript runs testdata/script/*.txtar: the command as a user or a
@@ -25,6 +25,9 @@ func TestScript(t *testing.T) {
 	logged, err := filepath.Abs(loggedDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for name, cmd := range commitCmds {
+		p.Cmds[name] = cmd
 	}
 	setup := p.Setup
 	p.Setup = func(e *testscript.Env) error {
