@@ -1,0 +1,112 @@
+package gitfacts
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=A", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=A",
+		"GIT_COMMITTER_EMAIL=a@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestHeadBeforeAndAfterTheFirstCommit(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "trunk")
+	h, err := ReadHead(repo)
+	if err != nil || h.Commit != "" || h.Branch != "trunk" || h.Dirty {
+		t.Fatalf("empty repository: %+v %v", h, err)
+	}
+	os.WriteFile(filepath.Join(repo, "f"), []byte("one\n"), 0o644)
+	dirty, err := ReadHead(repo)
+	if err != nil || !dirty.Dirty || dirty.StatusDigest == h.StatusDigest {
+		t.Fatalf("untracked file: %+v %v", dirty, err)
+	}
+	git(t, repo, "add", "f")
+	git(t, repo, "commit", "-qm", "one")
+	clean, err := ReadHead(repo)
+	if err != nil || clean.Dirty || !IsID(clean.Commit) {
+		t.Fatalf("after the commit: %+v %v", clean, err)
+	}
+	git(t, repo, "checkout", "-q", "--detach")
+	if d, _ := ReadHead(repo); d.Branch != "" {
+		t.Errorf("detached: branch %q", d.Branch)
+	}
+	if _, err := ReadHead(t.TempDir()); !errors.Is(err, ErrNotRepo) {
+		t.Errorf("outside a repository: %v", err)
+	}
+}
+
+// A merge has no patch id; a change keeps its patch id across a
+// cherry-pick; the diff is never held (patch-id reads it from a pipe).
+func TestCommitAndPatchID(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	git(t, repo, "checkout", "-q", "-b", "side")
+	os.WriteFile(filepath.Join(repo, "f"), []byte("f\n"), 0o644)
+	git(t, repo, "add", "f")
+	git(t, repo, "commit", "-qm", "f")
+	side := git(t, repo, "rev-parse", "HEAD")
+	git(t, repo, "checkout", "-q", "main")
+	os.WriteFile(filepath.Join(repo, "g"), []byte("g\n"), 0o644)
+	git(t, repo, "add", "g")
+	git(t, repo, "commit", "-qm", "g")
+	git(t, repo, "cherry-pick", side)
+	picked := git(t, repo, "rev-parse", "HEAD")
+	a, err := ReadCommit(repo, side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadCommit(repo, picked)
+	if err != nil || a.PatchID == "" || a.PatchID != b.PatchID || a.ID == b.ID || a.Tree == b.Tree || len(b.Parents) != 1 {
+		t.Fatalf("cherry-pick: %+v %+v %v", a, b, err)
+	}
+	git(t, repo, "merge", "-q", "--no-ff", "-m", "merge", "side~0")
+	m, err := ReadCommit(repo, "HEAD")
+	if err != nil || len(m.Parents) != 2 || m.PatchID != "" {
+		t.Fatalf("merge: %+v %v", m, err)
+	}
+	if _, err := ReadCommit(repo, "nosuch"); err == nil {
+		t.Error("a missing revision was read")
+	}
+}
+
+// Every output is bounded: more than the limit is ErrTooLong, a line
+// over the limit too, and a blob over max is skipped, not read.
+func TestBounded(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init", "-q")
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	os.WriteFile(filepath.Join(repo, "big"), big, 0o644)
+	id := git(t, repo, "hash-object", "-w", "big")
+	small := git(t, repo, "hash-object", "-w", "--stdin")
+	if _, err := Output(repo, 1000, "cat-file", "blob", id); !errors.Is(err, ErrTooLong) {
+		t.Errorf("Output over the limit: %v", err)
+	}
+	if err := Lines(repo, 100, func(string) error { return nil }, "cat-file", "blob", id); !errors.Is(err, ErrTooLong) {
+		t.Errorf("a long line: %v", err)
+	}
+	var got []string
+	err := Objects(repo, []string{id, small, strings.Repeat("0", 40)}, 4096, func(oid, typ string, size int64, content []byte) {
+		got = append(got, typ)
+		if oid == id && (content != nil || size != 1<<20) {
+			t.Errorf("the large blob: %d bytes read, size %d", len(content), size)
+		}
+	})
+	if err != nil || strings.Join(got, ",") != "blob,blob,missing" {
+		t.Fatalf("Objects: %v %v", got, err)
+	}
+}
