@@ -109,19 +109,17 @@ func Check(o Options, each func(Line)) (bool, error) {
 // shallowSet is the shallow clone's boundary commits (none in a full
 // clone).
 func shallowSet(repo string) (map[string]bool, error) {
-	out, err := gitfacts.Output(repo, 64, "rev-parse", "--is-shallow-repository")
+	// One rev-parse says both: is it shallow, and where its list is.
+	out, err := gitfacts.Output(repo, 8192, "rev-parse", "--is-shallow-repository", "--path-format=absolute", "--git-path", "shallow")
 	if err != nil {
 		return nil, err
 	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
 	set := map[string]bool{}
-	if strings.TrimSpace(string(out)) != "true" {
+	if len(f) != 2 || f[0] != "true" {
 		return set, nil
 	}
-	path, err := gitfacts.Output(repo, 4096, "rev-parse", "--path-format=absolute", "--git-path", "shallow")
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(strings.TrimSpace(string(path)))
+	data, err := os.ReadFile(f[1])
 	if err != nil {
 		return nil, err
 	}
@@ -163,11 +161,15 @@ type note struct {
 // kept, whatever the notes ref holds).
 func readNotes(repo string, commits []string) (map[string]*note, error) {
 	notes := map[string]*note{}
-	ref, err := gitfacts.Output(repo, 128, "rev-parse", "-q", "--verify", gitbind.NoteRef)
-	if err != nil {
-		return notes, nil // no notes ref: no commit has a binding
-	}
-	if typ, err := gitfacts.Output(repo, 64, "cat-file", "-t", strings.TrimSpace(string(ref))); err != nil || strings.TrimSpace(string(typ)) != "commit" {
+	// One for-each-ref says both: is there a notes ref, and what it
+	// points at (nothing printed: no ref, no commit has a binding).
+	typ, err := gitfacts.Output(repo, 256, "for-each-ref", "--format=%(objecttype)", gitbind.NoteRef)
+	switch t := strings.TrimSpace(string(typ)); {
+	case err != nil:
+		return nil, err
+	case t == "":
+		return notes, nil
+	case t != "commit":
 		return nil, ErrNotesRef
 	}
 	in := make(map[string]bool, len(commits))
