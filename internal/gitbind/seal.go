@@ -1,9 +1,7 @@
 package gitbind
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"os"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -11,7 +9,6 @@ import (
 	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // BeforeSeal appends the repository's state at the seal (a logbook.git
@@ -21,7 +18,7 @@ import (
 // again seals the same steps.
 func BeforeSeal(dir, session string, now func() string) (string, error) {
 	path := journal.Path(dir, session)
-	repo := headerCwd(path)
+	repo := gitstep.HeaderCwd(dir, session)
 	if repo == "" {
 		return "", nil
 	}
@@ -50,25 +47,6 @@ func AfterSeal(repo, path, level string) ([]string, error) {
 		return nil, nil
 	}
 	return Write(repo, data, level)
-}
-
-// headerCwd is the cwd of a journal's header line, "" when unreadable.
-func headerCwd(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 64<<10), 64<<10).ReadSlice('\n')
-	if err != nil {
-		return ""
-	}
-	v, err := strictjson.Parse(bytes.TrimSpace(line), strictjson.Options{})
-	if err != nil {
-		return ""
-	}
-	cwd, _ := v.GetString("cwd")
-	return cwd
 }
 
 // endsWithSealNote reports whether the journal's last line is a

@@ -111,3 +111,28 @@ func TestStartOutsideRepo(t *testing.T) {
 		t.Fatal("a journal was made")
 	}
 }
+
+// StartHook looks at the session's own cwd (the payload's): a session
+// whose cwd is no work tree gets no git note, whatever directory the
+// hook runs in.
+func TestStartHookUsesTheSessionsCwd(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	dir := t.TempDir()
+	for id, cwd := range map[string]string{"in": repo, "out": t.TempDir()} {
+		j, err := journal.Open(dir, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Append(journal.Header{Session: id, Cwd: cwd}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		var reported []string
+		StartHook(dir, id, func(string) string { return "" }, func(m string) { reported = append(reported, m) })
+		data, _ := os.ReadFile(journal.Path(dir, id))
+		if got := strings.Contains(string(data), `"event":"logbook.git"`); got != (id == "in") || len(reported) > 0 {
+			t.Errorf("%s: git note %v, reported %v", id, got, reported)
+		}
+	}
+}

@@ -1,13 +1,18 @@
 package gitstep
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // CommitHook is record-step commit, which the post-commit hook
@@ -37,13 +42,13 @@ func CommitHook(stderr io.Writer, getenv func(string) string) int {
 }
 
 // StartHook appends the repository's state to a session that just
-// started ($CLAUDE_PROJECT_DIR's repository, else the current
-// directory's); report is told what failed. Only a SessionStart pays for
-// git: no other event runs it.
+// started: the repository of the session's cwd (the first cwd an event
+// gave, else the directory the hook ran in); report is told what
+// failed. Only a SessionStart pays for git: no other event runs it.
 func StartHook(dir, session string, getenv func(string) string, report func(string)) {
-	repo := getenv("CLAUDE_PROJECT_DIR")
+	repo := HeaderCwd(dir, session)
 	if repo == "" {
-		repo = "."
+		return
 	}
 	if err := OnStart(dir, session, repo, Now(getenv)); err != nil {
 		report(fmt.Sprintf("git state at the session's start not recorded: %v", err))
@@ -58,4 +63,24 @@ func Now(getenv func(string) string) func() string {
 		}
 		return instant.Format(time.Now())
 	}
+}
+
+// HeaderCwd is the cwd of session's in-progress file's header line, ""
+// when it cannot be read.
+func HeaderCwd(dir, session string) string {
+	f, err := os.Open(journal.Path(dir, session))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 64<<10), 64<<10).ReadSlice('\n')
+	if err != nil {
+		return ""
+	}
+	v, err := strictjson.Parse(bytes.TrimSpace(line), strictjson.Options{})
+	if err != nil {
+		return ""
+	}
+	cwd, _ := v.GetString("cwd")
+	return cwd
 }
