@@ -103,7 +103,9 @@ func stream(dir string, stdin io.Reader, read func(io.Reader) error, args ...str
 	}
 	if werr != nil {
 		msg := strings.TrimSpace(stderr.String())
-		if strings.Contains(msg, "not a git repository") {
+		// No repository there, or no directory at all (a session's cwd
+		// from a payload made elsewhere): both say "not in a work tree".
+		if strings.Contains(msg, "not a git repository") || strings.Contains(msg, "cannot change to") {
 			return fmt.Errorf("%s: %w", dir, ErrNotRepo)
 		}
 		return fmt.Errorf("git %s: %v: %s", args[0], werr, msg)

@@ -44,8 +44,10 @@ func TestHeadBeforeAndAfterTheFirstCommit(t *testing.T) {
 	if d, _ := ReadHead(repo); d.Branch != "" {
 		t.Errorf("detached: branch %q", d.Branch)
 	}
-	if _, err := ReadHead(t.TempDir()); !errors.Is(err, ErrNotRepo) {
-		t.Errorf("outside a repository: %v", err)
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "gone")} {
+		if _, err := ReadHead(dir); !errors.Is(err, ErrNotRepo) {
+			t.Errorf("%s, outside a repository: %v", dir, err)
+		}
 	}
 }
 

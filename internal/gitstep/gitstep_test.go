@@ -119,7 +119,7 @@ func TestStartHookUsesTheSessionsCwd(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "-b", "main")
 	dir := t.TempDir()
-	for id, cwd := range map[string]string{"in": repo, "out": t.TempDir()} {
+	for id, cwd := range map[string]string{"in": repo, "out": t.TempDir(), "gone": filepath.Join(t.TempDir(), "gone")} {
 		j, err := journal.Open(dir, id)
 		if err != nil {
 			t.Fatal(err)
