@@ -2,6 +2,7 @@ package commitcheck
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -206,6 +207,26 @@ func TestFixtures(t *testing.T) {
 	for _, c := range format.CommitCodes {
 		if count[c] < 2 {
 			t.Errorf("%s: %d fixtures, want two or more", c, count[c])
+		}
+	}
+}
+
+// Bad input for a range: one commit over --max-commits is a named error
+// (RANGE_TOO_LARGE), so is a range that is an option, and a range git
+// does not know.
+func TestRangeErrors(t *testing.T) {
+	dir := Materialize(t, filepath.Join(fixtures, "good_recorded.fi"))
+	load := func(string) (verdict.Inputs, error) { return verdict.Inputs{}, nil }
+	if _, err := Check(Options{Repo: dir, Range: "main", MaxCommits: 1, Load: load}, func(Line) {}); !errors.Is(err, ErrTooManyCommits) {
+		t.Errorf("two commits, --max-commits 1: %v", err)
+	}
+	n := 0
+	if ok, err := Check(Options{Repo: dir, Range: "main", MaxCommits: 2, Load: load}, func(Line) { n++ }); err != nil || ok || n != 2 { // no --records: RECORD_MISSING
+		t.Errorf("two commits, --max-commits 2: %v %v %d", ok, err, n)
+	}
+	for _, r := range []string{"--all", "", "nosuch..main"} {
+		if _, err := Check(Options{Repo: dir, Range: r, Load: load}, func(Line) {}); err == nil {
+			t.Errorf("range %q: no error", r)
 		}
 	}
 }

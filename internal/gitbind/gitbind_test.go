@@ -40,3 +40,26 @@ func TestParseNote(t *testing.T) {
 		t.Errorf("10 MB: %v", err)
 	}
 }
+
+// FuzzParseNote: any note is refused with ErrMalformed or read into
+// bindings whose lines read back the same.
+func FuzzParseNote(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte(good + "\n" + good))
+	f.Add([]byte(`{"v":1}`))
+	f.Fuzz(func(t *testing.T, note []byte) {
+		bs, err := ParseNote(note)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("%v is not ErrMalformed", err)
+			}
+			return
+		}
+		for _, b := range bs {
+			again, err := ParseNote(b.line())
+			if err != nil || len(again) != 1 || again[0] != b {
+				t.Fatalf("%+v reads back as %+v %v", b, again, err)
+			}
+		}
+	})
+}
