@@ -97,8 +97,9 @@ func Check(o Options, each func(Line)) (bool, error) {
 		return false, err
 	}
 	pass := true
+	pids := &patches{repo: o.Repo, rng: o.Range}
 	for _, c := range commits {
-		l := judge(o.Repo, c, notes[c], shallow[c], ix)
+		l := judge(pids, c, notes[c], shallow[c], ix)
 		l.OK = l.Status == Recorded || (l.Status == Unbound && !o.RequireAll)
 		pass = pass && l.OK
 		each(l)
@@ -215,7 +216,7 @@ func readNotes(repo string, commits []string) (map[string]*note, error) {
 }
 
 // judge is one commit's line.
-func judge(repo, commit string, n *note, boundary bool, ix *index) Line {
+func judge(repo *patches, commit string, n *note, boundary bool, ix *index) Line {
 	l := Line{Commit: commit}
 	if boundary {
 		l.Status, l.Detail = Unknown, "cannot tell: the shallow clone's boundary (its parents are not in the clone, so its patch id is not its own)"
@@ -242,7 +243,7 @@ func judge(repo, commit string, n *note, boundary bool, ix *index) Line {
 }
 
 // bound judges one binding of a commit's note.
-func bound(repo string, l Line, b gitbind.Binding, ix *index) Line {
+func bound(repo *patches, l Line, b gitbind.Binding, ix *index) Line {
 	r := ix.byID[b.RecordID]
 	l.RecordID, l.Session = b.RecordID, b.Session
 	if r == nil {
@@ -267,7 +268,7 @@ func bound(repo string, l Line, b gitbind.Binding, ix *index) Line {
 	}
 	// The note was carried (notes.rewriteRef) or copied to a commit the
 	// record never saw: the same change is still the session's.
-	if pid, err := gitfacts.PatchID(repo, l.Commit); err == nil && pid != "" {
+	if pid := repo.of(l.Commit); pid != "" {
 		if s, ok := r.byPatch[pid]; ok {
 			return recorded(l, r, s, "patchId")
 		}
@@ -278,12 +279,12 @@ func bound(repo string, l Line, b gitbind.Binding, ix *index) Line {
 // unbound is a commit with no note: the same commit, or the same change
 // (patch id, after a rebase or a cherry-pick), named by an accepted
 // record of the folder is still the session's.
-func unbound(repo string, l Line, ix *index) Line {
+func unbound(repo *patches, l Line, ix *index) Line {
 	if r := ix.byCommit[l.Commit]; r != nil {
 		return recorded(l, r, r.byCommit[l.Commit], "commit")
 	}
 	if len(ix.byPatch) > 0 {
-		if pid, err := gitfacts.PatchID(repo, l.Commit); err == nil && pid != "" {
+		if pid := repo.of(l.Commit); pid != "" {
 			if r := ix.byPatch[pid]; r != nil {
 				return recorded(l, r, r.byPatch[pid], "patchId")
 			}
@@ -291,6 +292,27 @@ func unbound(repo string, l Line, ix *index) Line {
 	}
 	l.Status, l.Detail = Unbound, "no binding: not made in a recorded session (a person's commit, or recording was off)"
 	return l
+}
+
+// patches are the range's patch ids, taken the first time one is
+// needed, for the whole range in one pipeline (gitfacts.PatchIDs): a
+// range of people's commits beside records costs one git log, not two
+// processes a commit. A patch id that cannot be taken is "": the commit
+// is then judged by its id alone, never accepted by a guess.
+type patches struct {
+	repo, rng string
+	m         map[string]string
+}
+
+func (p *patches) of(commit string) string {
+	if p.m == nil {
+		p.m = map[string]string{}
+		_ = gitfacts.PatchIDs(p.repo, p.rng, func(c, pid string) error {
+			p.m[c] = pid
+			return nil
+		})
+	}
+	return p.m[commit]
 }
 
 func recorded(l Line, r *rec, step int64, by string) Line {

@@ -217,41 +217,63 @@ func ReadCommit(dir, rev string) (Commit, error) {
 	return c, err
 }
 
+// diffFlags pin the diff a patch id is taken over, whatever the user's
+// configuration (renames, the diff algorithm, prefixes, colour, external
+// diff and textconv drivers all change the text): the id taken at the
+// commit and the one taken in CI must agree.
+var diffFlags = []string{"-p", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--no-renames",
+	"--diff-algorithm=myers", "--src-prefix=a/", "--dst-prefix=b/"}
+
 // PatchID is `git diff-tree -p --root ID | git patch-id --stable`'s id,
 // the diff streamed from one process to the other; "" for a merge or an
 // empty change.
 func PatchID(dir, id string) (string, error) {
+	var pid string
+	err := patchIDs(dir, func(commit, patch string) error {
+		pid = patch
+		return nil
+	}, append(append([]string{"diff-tree", "--root"}, diffFlags...), id)...)
+	return pid, err
+}
+
+// PatchIDs hands each commit of rev-list range rng that has a patch id
+// to each, with it: one `git log -p` streamed into one `git patch-id
+// --stable` for the whole range (a merge, or a commit that changes
+// nothing, has none and is not handed).
+func PatchIDs(dir, rng string, each func(commit, patch string) error) error {
+	return patchIDs(dir, each, append(append([]string{"log", "--root", "--format=%H"}, diffFlags...), rng, "--")...)
+}
+
+func patchIDs(dir string, each func(commit, patch string) error, diff ...string) error {
 	pr, pw := io.Pipe()
 	errc := make(chan error, 1)
 	go func() {
 		err := stream(dir, nil, func(r io.Reader) error {
 			_, err := io.Copy(pw, r)
 			return err
-		}, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--binary", "--root", id)
+		}, diff...)
 		pw.CloseWithError(err)
 		errc <- err
 	}()
-	var out []byte
 	perr := stream(dir, pr, func(r io.Reader) error {
-		b, err := io.ReadAll(io.LimitReader(r, 4096))
-		out = b
-		return err
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 256), 256)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) != 2 || !IsID(f[0]) || !IsID(f[1]) {
+				return fmt.Errorf("git patch-id printed %q", clip(sc.Text()))
+			}
+			if err := each(f[1], f[0]); err != nil {
+				return err
+			}
+		}
+		return sc.Err()
 	}, "patch-id", "--stable")
 	pr.CloseWithError(io.EOF)
 	if err := <-errc; err != nil {
-		return "", err
+		return err
 	}
-	if perr != nil {
-		return "", perr
-	}
-	f := strings.Fields(string(out))
-	if len(f) == 0 {
-		return "", nil
-	}
-	if !IsID(f[0]) {
-		return "", fmt.Errorf("git patch-id printed %q", clip(f[0]))
-	}
-	return f[0], nil
+	return perr
 }
 
 // IsID reports an object id: 40 (SHA-1) or 64 (SHA-256) lowercase hex
