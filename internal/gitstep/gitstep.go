@@ -8,6 +8,7 @@
 package gitstep
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -16,9 +17,11 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/sealmark"
 	"github.com/logbook-project/logbook/internal/strictjson"
+	"github.com/logbook-project/logbook/internal/unsealed"
 )
 
 // The data.event of the steps this package writes.
@@ -88,10 +91,11 @@ func Append(dir, session string, steps []chain.Step, now func() string) error {
 }
 
 // Recording lists the sessions of dir still recording: an in-progress
-// file with no record beside it and no seal's mark. A session whose end
-// was lost stays listed until it is sealed; a commit made meanwhile is
-// named in it too, which is the truth (it was made while that session
-// was open).
+// file with no record beside it, no seal's mark, no unsealed-session
+// notice, and whose last step is not its end (a SessionEnd, or the
+// state at a seal). A session whose end was lost stays listed until it
+// is sealed; a commit made meanwhile is named in it too, which is the
+// truth (it was made while that session was open).
 func Recording(dir string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.steps.jsonl"))
 	if err != nil {
@@ -103,7 +107,7 @@ func Recording(dir string) ([]string, error) {
 		if journal.ValidSessionID(id) != nil {
 			continue
 		}
-		if exists(filepath.Join(dir, id+".record.json")) || exists(sealmark.Path(dir, id)) {
+		if exists(filepath.Join(dir, id+".record.json")) || exists(sealmark.Path(dir, id)) || exists(unsealed.Path(dir, id)) || ended(f) {
 			continue
 		}
 		ids = append(ids, id)
@@ -151,4 +155,36 @@ func OnCommit(dir, repo string, now func() string) ([]string, error) {
 		named = append(named, id)
 	}
 	return named, errors.Join(errs...)
+}
+
+// ended reports whether the journal's last step ends the session: a
+// SessionEnd (in any harness's words) or the state at a seal.
+func ended(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	off := max(0, st.Size()-(64<<10))
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return false
+	}
+	buf = bytes.TrimRight(buf, "\n")
+	v, err := strictjson.Parse(buf[bytes.LastIndexByte(buf, '\n')+1:], strictjson.Options{})
+	if err != nil {
+		return false
+	}
+	d := v.Get("data")
+	if d == nil {
+		return false
+	}
+	ev, _ := d.GetString("event")
+	phase, _ := d.GetString("phase")
+	canon, _ := kinds.Canonical(ev)
+	return canon == "SessionEnd" || (ev == HeadEvent && phase == "seal")
 }

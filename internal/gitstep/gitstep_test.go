@@ -51,9 +51,21 @@ func TestStartAndCommit(t *testing.T) {
 	if err := OnStart(dir, "s1", repo, now); err != nil {
 		t.Fatal(err)
 	}
-	// A sealed session is not named.
+	// A sealed session is not named, nor one that ended (a SessionEnd in
+	// any harness's words, the state at a seal) or left a notice that
+	// it could not seal; a session that was resumed is.
 	os.WriteFile(journal.Path(dir, "s2"), nil, 0o600)
 	os.WriteFile(filepath.Join(dir, "s2.record.json"), nil, 0o600)
+	for id, ev := range map[string]string{"s3": `"event":"SessionEnd"`, "s4": `"event":"sessionEnd"`, "s5": `"event":"logbook.git","phase":"seal"`,
+		"s6": `"event":"SessionStart"`, "s7": `"event":"SessionStart"`} {
+		line := `{"data":{` + ev + `},"kind":"note"}` + "\n"
+		os.WriteFile(journal.Path(dir, id), []byte(`{"session":"`+id+`"}`+"\n"+line), 0o600)
+	}
+	os.WriteFile(filepath.Join(dir, "s7.unsealed"), nil, 0o600)
+	if ids, err := Recording(dir); err != nil || strings.Join(ids, ",") != "s1,s6" {
+		t.Fatalf("Recording: %v %v", ids, err)
+	}
+	os.Remove(journal.Path(dir, "s6"))
 	git(t, repo, "commit", "-qam", "second")
 	named, err := OnCommit(dir, repo, now)
 	if err != nil || len(named) != 1 || named[0] != "s1" {
