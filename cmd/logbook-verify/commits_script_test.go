@@ -31,7 +31,7 @@ import (
 // journal.Record, gitstep.StartHook).
 func recordStepMain() {
 	if len(os.Args) > 1 && os.Args[1] == "commit" {
-		os.Exit(gitstep.CommitHook(os.Stderr, os.Getenv))
+		os.Exit(gitstep.CommitHook(os.Args[2:], os.Stdout, os.Stderr, os.Getenv))
 	}
 	payload, _ := io.ReadAll(os.Stdin)
 	dir, err := cli.Dir("", os.Getenv)

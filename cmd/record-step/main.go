@@ -45,7 +45,7 @@ func main() {
 		os.Exit(installer(os.Args[1:]))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "commit" {
-		os.Exit(gitstep.CommitHook(os.Stderr, os.Getenv)) // the post-commit hook (docs/commits.md)
+		os.Exit(gitstep.CommitHook(os.Args[2:], os.Stdout, os.Stderr, os.Getenv)) // the post-commit hook (docs/commits.md)
 	}
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
 		os.Exit(guard(os.Stdin, os.Stderr, os.Getenv))
@@ -78,7 +78,8 @@ func execBeside(name string, args []string, stderr io.Writer) int {
 const synopsis = `record-step [--dir DIR | --server URL [--server-key HEX]] [--fail-closed] [--harness NAME] [--event NAME] < PAYLOAD.json
 record-step --policy SIGNED.json --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
-record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)`
+record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)
+record-step commit   (the post-commit hook install adds: names HEAD in the sessions recording; docs/commits.md)`
 
 // run records one event. stdout is only for --help, --version and the
 // session-start notice (startNotice): a hook's stdout can reach the model.

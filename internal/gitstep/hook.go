@@ -22,7 +22,18 @@ import (
 // recording. It never fails the commit: it returns 0, saying on stderr
 // and in errors.log what went wrong. stderr reaches the model when the
 // agent commits: it holds ids only.
-func CommitHook(stderr io.Writer, getenv func(string) string) int {
+//
+// It takes no argument but --help (the synopsis on stdout, exit 0);
+// another is a usage error, exit 2, and names nothing.
+func CommitHook(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 {
+		w, code := stderr, 2
+		if args[0] == "--help" || args[0] == "-h" || args[0] == "-help" {
+			w, code = stdout, 0
+		}
+		fmt.Fprintln(w, "usage: record-step commit   (run by the post-commit hook record-step install adds: names HEAD in every session of the session directory still recording; docs/commits.md)")
+		return code
+	}
 	now := Now(getenv)
 	dir, err := cli.Dir("", getenv)
 	if err == nil {
