@@ -84,8 +84,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-verify: --revoked applies to RECORD and CASSETTE arguments, not to --bundle, --evidence, --log-consistency or --follow")
 		return 2
 	}
-	if cf.Range != "" && fs.NArg() == 0 {
-		return cf.Run(&vf, *asJSON, stdout, stderr)
+	if cf.Range != "" {
+		return cf.Run(&vf, fs.Args(), *asJSON, stdout, stderr)
 	}
 	if *followArg != "" && fs.NArg() == 0 {
 		return runFollow(*followArg, stdout, stderr)

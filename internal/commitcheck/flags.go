@@ -35,9 +35,13 @@ func (c *Flags) Register(fs *flag.FlagSet) {
 // Run checks the range, each record verified with vf's inputs (read
 // once, and what each record has beside it: its checkpoint sidecar, its
 // proof of logging) and prints the lines: 0 the range passes, 1 it does
-// not, 2 a usage or I/O error (said on stderr).
-func (c *Flags) Run(vf *verdictflags.Flags, asJSON bool, stdout, stderr io.Writer) int {
+// not, 2 a usage or I/O error (said on stderr). args are the command
+// line's other arguments: there must be none.
+func (c *Flags) Run(vf *verdictflags.Flags, args []string, asJSON bool, stdout, stderr io.Writer) int {
 	in, err := vf.Load()
+	if err == nil && len(args) > 0 {
+		err = fmt.Errorf("--commits takes no RECORD (%s): the records are in --records DIR", args[0])
+	}
 	load := func(p string) (verdict.Inputs, error) { return vf.Record(in, p, nil) }
 	pass := false
 	switch {
