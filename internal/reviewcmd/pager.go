@@ -5,18 +5,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // termSize is the terminal's width and height; 0, 0 when unknown.
@@ -25,15 +22,15 @@ func termSize(w io.Writer) (int, int) {
 	if !ok {
 		return 0, 0
 	}
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	cols, rows, err := term.GetSize(int(f.Fd()))
 	if err != nil {
 		return 0, 0
 	}
-	return int(ws.Col), int(ws.Row)
+	return cols, rows
 }
 
 // pagerCommand is the pager to run, as git chooses one: $LOGBOOK_PAGER,
-// else $PAGER, else less; "" or "cat" mean none. less gets LESS=FRX when
+// else $PAGER, else less (none on Windows); "" or "cat" mean none. less gets LESS=FRX when
 // LESS is unset, so it quits when the text fits one screen, passes colours
 // through and leaves the text on the screen.
 func pagerCommand(getenv func(string) string) string {
@@ -45,7 +42,26 @@ func pagerCommand(getenv func(string) string) string {
 			return v
 		}
 	}
+	return defaultPager(runtime.GOOS)
+}
+
+// defaultPager is the pager when none is named: less, except on Windows,
+// which has none (a missing one, run through cmd, would exit non-zero as
+// a reader's quit does, and the text would be lost).
+func defaultPager(goos string) string {
+	if goos == "windows" {
+		return ""
+	}
 	return "less"
+}
+
+// pagerArgv runs the pager's command line through the system's shell:
+// sh -c, or on Windows cmd /C (a $PAGER there is written for cmd).
+func pagerArgv(goos, cmdline string) []string {
+	if goos == "windows" {
+		return []string{"cmd", "/C", cmdline}
+	}
+	return []string{"sh", "-c", cmdline}
 }
 
 func lookup(getenv func(string) string, k string) (string, bool) {
@@ -75,7 +91,8 @@ func page(text []byte, stdout, stderr io.Writer, usePager bool, getenv func(stri
 		_, err := stdout.Write(text)
 		return err
 	}
-	cmd := exec.Command("sh", "-c", cmdline)
+	argv := pagerArgv(runtime.GOOS, cmdline)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin = bytes.NewReader(text)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = os.Environ()
