@@ -2,11 +2,13 @@ package reviewcmd
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
 
+	"github.com/logbook-project/logbook/internal/shellcmd"
 	"golang.org/x/term"
 )
 
@@ -55,15 +57,6 @@ func defaultPager(goos string) string {
 	return "less"
 }
 
-// pagerArgv runs the pager's command line through the system's shell:
-// sh -c, or on Windows cmd /C (a $PAGER there is written for cmd).
-func pagerArgv(goos, cmdline string) []string {
-	if goos == "windows" {
-		return []string{"cmd", "/C", cmdline}
-	}
-	return []string{"sh", "-c", cmdline}
-}
-
 func lookup(getenv func(string) string, k string) (string, bool) {
 	v := getenv(k)
 	if v != "" {
@@ -91,8 +84,7 @@ func page(text []byte, stdout, stderr io.Writer, usePager bool, getenv func(stri
 		_, err := stdout.Write(text)
 		return err
 	}
-	argv := pagerArgv(runtime.GOOS, cmdline)
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := shellcmd.Command(context.Background(), cmdline)
 	cmd.Stdin = bytes.NewReader(text)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = os.Environ()
