@@ -93,10 +93,7 @@ func (t Target) plainCommand(e Event) string {
 	if e.Seal {
 		prog = "logbook-seal"
 	}
-	path := `"` + t.Bin + `\` + prog + t.Exe + `"`
-	if t.Shell == ShellPowerShell {
-		path = "& " + path
-	}
+	path := t.program(prog)
 	c := path + " --harness " + t.Spec.Harness
 	if e.Seal {
 		c = path + " --hook --harness " + t.Spec.Harness
@@ -113,10 +110,7 @@ func (t Target) plainCommand(e Event) string {
 // plainServerCommand is serverCommand for a cmd.exe or PowerShell hook
 // (no missing-binary check, as plainCommand).
 func (t Target) plainServerCommand(e Event, base string) string {
-	path := `"` + t.Bin + `\record-step` + t.Exe + `"`
-	if t.Shell == ShellPowerShell {
-		path = "& " + path
-	}
+	path := t.program("record-step")
 	c := path + " --harness " + t.Spec.Harness
 	if e.Named {
 		c += " --event " + e.Name
@@ -129,4 +123,17 @@ func (t Target) plainServerCommand(e Event, base string) string {
 		c += " --fail-closed"
 	}
 	return c + t.DirFlag
+}
+
+// program is how the shell calls prog in Bin. PowerShell: & "…" (a
+// quoted path is otherwise a string, and the double quotes expand the
+// project's $env:GEMINI_PROJECT_DIR). cmd.exe: quoted only when it must
+// be: /C strips a line's first and last quote when it holds more than
+// two, which a quoted program followed by a quoted argument would be.
+func (t Target) program(prog string) string {
+	path := t.Bin + `\` + prog + t.Exe
+	if t.Shell == ShellPowerShell {
+		return `& "` + path + `"`
+	}
+	return QuoteArg(ShellCmd, path)
 }
