@@ -18,7 +18,7 @@ func TestOpenNoFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(file, link); err != nil {
-		t.Skip("no symlinks here:", err) // Windows without the privilege
+		t.Fatal(err)
 	}
 	if f, err := OpenNoFollow(link, os.O_RDWR|os.O_APPEND, 0); !errors.Is(err, syscall.ELOOP) {
 		if f != nil {
