@@ -73,7 +73,7 @@ func TestManagedFileOn(t *testing.T) {
 	for goos, want := range map[string]string{
 		"linux":   "/etc/claude-code/managed-settings.json",
 		"darwin":  "/Library/Application Support/ClaudeCode/managed-settings.json",
-		"windows": `C:\ProgramData\ClaudeCode\managed-settings.json`,
+		"windows": `C:\Program Files\ClaudeCode\managed-settings.json`,
 	} {
 		if got := cc.ManagedFileOn(goos); got != want {
 			t.Errorf("%s: %s, want %s", goos, got, want)
