@@ -1,4 +1,4 @@
-// Package shellcmd runs a user's command line (a $PAGER, a --tsa-cmd)
+// Package shellrun runs a user's command line (a $PAGER, a --tsa-cmd)
 // through the system's shell: sh -c, or on Windows cmd.exe.
 package shellrun
 
