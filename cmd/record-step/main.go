@@ -159,8 +159,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			why = why[:600] + "…"
 		}
 		stdout.Write(kinds.SystemMessage("logbook: recording is OFF for this session: " + why))
-		if headless(getenv) {
-			tellTerminal("logbook: recording is OFF for this session: " + why)
+		if cli.Headless(getenv) {
+			cli.TellTerminal("logbook: recording is OFF for this session: " + why)
 		}
 	}
 	fail := func(event string, err error) int {
