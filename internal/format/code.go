@@ -45,7 +45,10 @@ const (
 	PolicyMissing   Code = "POLICY_MISSING"   // a gate ran without a policy, or tool calls and no gate at all
 	PolicyUntrusted Code = "POLICY_UNTRUSTED" // a gate's policy is not signed by a --policy-key (or not the required one)
 	GateMissing     Code = "GATE_MISSING"     // a tool call without its gate step
-	DeniedCallRan   Code = "DENIED_CALL_RAN"  // a denied call has a post-event: it ran anyway
+	// GateInputMismatch: a call's pre- or post-event digests another
+	// input than its gate step: the gate was shown one call, another ran.
+	GateInputMismatch Code = "GATE_INPUT_MISMATCH"
+	DeniedCallRan     Code = "DENIED_CALL_RAN" // a denied call has a post-event: it ran anyway
 )
 
 // Codes lists every refusal code in the order of spec §7.
@@ -59,7 +62,7 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 // kept out of Codes, which lists the steps every record fixture set
 // (testdata/records/{,policy,checkpoint,log}) covers; their fixtures are
 // in testdata/gate/.
-var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, DeniedCallRan}
+var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, GateInputMismatch, DeniedCallRan}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 // It is the one form a refusal takes: a check returns one, a verdict

@@ -46,6 +46,7 @@ var Table = []CodeInfo{
 	{PolicyMissing, 12, "A gate step could not load the organization policy, or the record has tool calls and no gate step at all."},
 	{PolicyUntrusted, 12, "A gate step's policy is not signed by a trusted policy key, or is not the required policy."},
 	{GateMissing, 12, "A tool call has no gate step before it: the hooks ran without the organization policy."},
+	{GateInputMismatch, 12, "A tool call's input is not the one its gate step decided on: the gate was shown one call and another ran."},
 	{DeniedCallRan, 12, "A call the organization policy denied has a post-event: the tool ran anyway."},
 	{BundleInvalid, 0, "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member."},
 	{BundleKeyMismatch, 0, "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped."},

@@ -32,6 +32,7 @@
     POLICY_MISSING: "A gate step could not load the organization policy, or the record has tool calls and no gate step at all.",
     POLICY_UNTRUSTED: "A gate step's policy is not signed by a trusted policy key, or is not the required policy.",
     GATE_MISSING: "A tool call has no gate step before it: the hooks ran without the organization policy.",
+    GATE_INPUT_MISMATCH: "A tool call's input is not the one its gate step decided on: the gate was shown one call and another ran.",
     DENIED_CALL_RAN: "A call the organization policy denied has a post-event: the tool ran anyway.",
     BUNDLE_INVALID: "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member.",
     BUNDLE_KEY_MISMATCH: "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped.",
