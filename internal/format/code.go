@@ -64,6 +64,22 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 // in testdata/gate/.
 var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, GateInputMismatch, DeniedCallRan}
 
+// Evidence codes (step 13, docs/review.md): logbook-verify --evidence, a
+// transcript checked against a record that is accepted first, in this
+// order; internal/evidence decides them.
+const (
+	EvidenceDiffers    Code = "EVIDENCE_DIFFERS"    // a body the transcript holds is not the recorded one
+	EvidenceUnrecorded Code = "EVIDENCE_UNRECORDED" // the transcript holds a call, a prompt or a second result the record never saw
+	EvidenceMoved      Code = "EVIDENCE_MOVED"      // the transcript has the record's bodies in another order
+	EvidenceAbsent     Code = "EVIDENCE_ABSENT"     // a recorded body the transcript lacks (unless --allow-absent)
+	EvidenceUnheld     Code = "EVIDENCE_UNHELD"     // what the model read has no digest in the record (unless --allow-unheld)
+)
+
+// EvidenceCodes are the codes of step 13, in order: a transcript against
+// an accepted record, only with --evidence. Their fixtures are in
+// testdata/evidence/.
+var EvidenceCodes = []Code{EvidenceDiffers, EvidenceUnrecorded, EvidenceMoved, EvidenceAbsent, EvidenceUnheld}
+
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 // It is the one form a refusal takes: a check returns one, a verdict
 // holds one (record.Result.Refuse), and callers find it with errors.As.
