@@ -272,6 +272,25 @@ func DeniedCallRan(rec []byte) string {
 	return deniedRan(views)
 }
 
+// InputMismatch is GATE_INPUT_MISMATCH's check alone, for a verified
+// record judged without --policy-key: what the record's own steps say,
+// whoever signed the policy. It describes the first call whose input is
+// not the one its gate step decided on, or returns "".
+func InputMismatch(rec []byte) string {
+	views, c, _ := read(rec)
+	if c != "" {
+		return ""
+	}
+	// inputMismatch reads a pre-event's gate as the step before it,
+	// which only a record that passed GATE_MISSING guarantees.
+	for i, v := range views {
+		if slices.Contains(preEvents, v.event) && (i == 0 || !gates1(views[i-1], v)) {
+			return ""
+		}
+	}
+	return inputMismatch(views)
+}
+
 // gates1 reports whether g is the gate step of the pre-event p: the same
 // toolUseId, or, when the harness gives none, the same input digests.
 func gates1(g, p stepView) bool {
