@@ -20,6 +20,7 @@ import (
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
+	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -253,5 +254,53 @@ func TestRedactedInputIsNoMismatch(t *testing.T) {
 	rec := build(t, []event{{call("toolu_1", "PreToolUse", "Bash", `{"command":"[REDACTED]"}`), g}, {call("toolu_1", "PostToolUse", "Bash", `{"command":"ls"}`), nil}})
 	if code, d := orgpolicy.CheckRecord(rec, []ed25519.PublicKey{pub}, ""); code != format.GateInputMismatch {
 		t.Errorf("no redaction: %s %s, want GATE_INPUT_MISMATCH", code, d)
+	}
+}
+
+// TestEveryHarnessGatedInputsAgree: each harness's synthesized session
+// (internal/synth, in its documented payload shapes), every event through
+// the gate as the hooks send it, then GATE_INPUT_MISMATCH's check: no
+// harness's post-event digests another input than its call's gate step,
+// so the check refuses only a call the gate was not shown.
+func TestEveryHarnessGatedInputsAgree(t *testing.T) {
+	t.Parallel()
+	pub := policyKey.Public().(ed25519.PublicKey)
+	g := signedGate(t, `{"version":"logbook/policy@0","name":"allow-all","default":"allow","onError":"deny","rules":[]}`, policyKey, pub)
+	for _, h := range append(append([]string{}, hookevent.Harnesses...), "copilot-cli-snake") {
+		s, ok := synth.Dialect(h)
+		if !ok {
+			continue
+		}
+		t.Run(h, func(t *testing.T) {
+			dir := t.TempDir()
+			harness := strings.TrimSuffix(h, "-snake")
+			for i, p := range s.Events {
+				o := recorder.Options{Now: func() string { return s.Times[i] }}
+				if s.Config != nil {
+					o.Hint = hookevent.Hint{Harness: harness, Event: s.Config[i]}
+				} else {
+					o.Hint = hookevent.Hint{Harness: harness}
+				}
+				var v *Verdict
+				rec := g.Wire(p, &o, &v)
+				if _, err := recorder.RecordOpts(dir, rec, "", "/work", o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j, err := journal.Open(dir, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			res, err := seal.Seal(j, sealKey, seal.Options{Now: "2026-12-01T10:59:00Z"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := orgpolicy.InputMismatch(res.Record); d != "" {
+				t.Errorf("%s: %s", h, d)
+			}
+			c, d, sum := orgpolicy.CheckRecordSummary(res.Record, []ed25519.PublicKey{pub}, "")
+			t.Logf("%s: %d events, %d gated; --policy-key: %q %s", h, len(s.Events), sum.Gates, c, d)
+		})
 	}
 }
