@@ -152,6 +152,9 @@ func Warnings(o Outcome) []string {
 		return nil
 	}
 	var w []string
+	if o.InputMismatch != "" {
+		w = append(w, InputMismatchWarning(o.InputMismatch))
+	}
 	if o.DeniedRan != "" {
 		w = append(w, DeniedRanWarning(o.DeniedRan))
 	}

@@ -32,7 +32,13 @@
     POLICY_MISSING: "A gate step could not load the organization policy, or the record has tool calls and no gate step at all.",
     POLICY_UNTRUSTED: "A gate step's policy is not signed by a trusted policy key, or is not the required policy.",
     GATE_MISSING: "A tool call has no gate step before it: the hooks ran without the organization policy.",
+    GATE_INPUT_MISMATCH: "A tool call's input is not the one its gate step decided on: the gate was shown one call and another ran.",
     DENIED_CALL_RAN: "A call the organization policy denied has a post-event: the tool ran anyway.",
+    EVIDENCE_DIFFERS: "A body of the transcript given as evidence is not the one the record holds the digest of: the transcript or the record was changed.",
+    EVIDENCE_UNRECORDED: "The transcript given as evidence holds a tool call, a prompt or a second result for a call that the record never saw.",
+    EVIDENCE_MOVED: "The transcript given as evidence has the record's bodies in another order: a line was moved, or a call put in another turn.",
+    EVIDENCE_ABSENT: "A body the record holds the digest of is not in the transcript given as evidence.",
+    EVIDENCE_UNHELD: "The record holds no digest of the tool results the model read, so an edit of them in the transcript cannot be seen.",
     BUNDLE_INVALID: "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member.",
     BUNDLE_KEY_MISMATCH: "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped.",
   });
