@@ -59,6 +59,11 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadUnsent, err.Error())
 		return
 	}
+	seqNum, err := seqOf(r)
+	if err != nil {
+		s.fail(w, r, errBadSeq, err.Error())
+		return
+	}
 	// A nonce asks for a signed answer (answer.go).
 	nonce := r.Header.Get(hookpost.NonceHeader)
 	if nonce != "" && !hookpost.ValidNonce(nonce) {
@@ -95,6 +100,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 		bodySum = sha256.Sum256(body) // as received: Gate.Wire may change body below
 	}
 	if !s.acquire(w, r, s.slots) {
+		// Refused BUSY (or the client left): the event is lost, and its
+		// session is told so (seq.go).
+		s.refused(hookevent.SessionOf(body), seqNum)
 		return
 	}
 	defer func() { <-s.slots }()
@@ -106,14 +114,35 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	// The time is taken under the session's lock, so at follows seq.
 	now := func() string { return instant.Format(s.cfg.Now()) }
 	var st *session // the session's state, locked while its journal is
+	seen := false   // the event's number was taken by st.seq
 	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
 		Journal: func(id string) (*journal.Journal, func(), error) {
 			j, kept, done, err := s.journal(id)
 			st = kept
+			if err == nil {
+				tip, _, _ := j.Tip()
+				st.seq.load(s.cfg.Dir, id, tip >= 0)
+			}
 			return j, done, err
 		},
 		Then: func(j *journal.Journal, ev hookevent.Event) error {
+			// What the server knows was lost (seq.go): the hook's count
+			// going back, and events it refused since the last one.
+			var lost []chain.Step
+			if from, reset := st.seq.see(seqNum); reset {
+				lost = append(lost, resetNote(from, seqNum, ev.Step.At))
+			}
+			seen = true
+			if st.seq.refused > 0 {
+				lost = append(lost, lostNote(st.seq.refused, "refused", ev.Step.At))
+			}
+			if len(lost) > 0 {
+				if _, err := j.Append(journal.Header{Session: j.Session}, lost); err != nil {
+					return err
+				}
+				st.seq.refused = 0
+			}
 			if s.cfg.ManagedSettings != "" {
 				// The session's first event: say where its hooks came from.
 				if seq, _, err := j.Tip(); err == nil && seq == 0 {
@@ -155,7 +184,17 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		var ref *recorder.Refusal
-		if errors.As(err, &ref) {
+		isRef := errors.As(err, &ref)
+		if !seen && (!isRef || ref.Reason == recorder.WriteFailed) {
+			// A session's event the server could not write: counted in
+			// that session, named with its next event (seq.go).
+			s.refused(ev.Session, seqNum)
+		}
+		if errors.Is(err, errLowSpace) {
+			s.fail(w, r, errDiskLow, err.Error())
+			return
+		}
+		if isRef {
 			s.fail(w, r, ref.Reason, ref.Err.Error())
 			return
 		}
@@ -319,6 +358,13 @@ func (s *Server) afterAppend(j *journal.Journal, st *session, ev hookevent.Event
 	if ev.Name != "SessionEnd" && !st.sealed {
 		return size, synced, nil, nil
 	}
+	// Numbers the hook gave and the server never received: named in
+	// the record this seal signs (seq.go).
+	if n := st.seq.takeHoles(); n > 0 {
+		if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{lostNote(n, "sequenceHole", at)}); err != nil {
+			return size, synced, err, nil
+		}
+	}
 	size, err = s.seal(j, st, at)
 	if err == nil {
 		st.sealed = true
@@ -396,6 +442,28 @@ func (s *Server) reopen(id string, st *session) error {
 	return nil
 }
 
+// refused counts an event of session id that the server could not
+// record (a failed write, BUSY), so that the session's next recorded
+// event names it (seq.go). A session with no journal yet has nothing to
+// count in: its refusal is logged, and its later numbers show the hole.
+func (s *Server) refused(id string, seq int64) {
+	if journal.ValidSessionID(id) != nil || isNew(journal.Path(s.cfg.Dir, id)) {
+		return
+	}
+	st, err := s.locked(id)
+	if err != nil {
+		return
+	}
+	defer st.mu.Unlock()
+	tip := int64(0)
+	if j := st.j; j != nil {
+		tip, _, _ = j.Tip()
+	}
+	st.seq.load(s.cfg.Dir, id, tip >= 0)
+	st.seq.see(seq) // not a hole: counted here
+	st.seq.refused++
+}
+
 // locked returns the session's state with its mutex held and its log
 // open (a session evicted at its seal and resumed since is opened again).
 func (s *Server) locked(id string) (*session, error) {
@@ -422,6 +490,9 @@ func (s *Server) evict(id string, st *session) {
 		delete(s.sessions, id)
 	}
 	s.mu.Unlock()
+	if err := st.seq.save(s.cfg.Dir, id); err != nil {
+		s.cfg.Log.Error("evict", "session", id, "error", err.Error())
+	}
 	st.log.Close()
 	st.log, st.j = nil, nil
 }
@@ -439,6 +510,13 @@ func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(
 		return nil, nil, nil, err
 	}
 	if st.j == nil {
+		if isNew(journal.Path(s.cfg.Dir, id)) {
+			if err := s.roomForNew(); err != nil {
+				st.mu.Unlock()
+				s.cfg.Log.Error("new session refused", "session", id, "error", err.Error())
+				return nil, nil, nil, err
+			}
+		}
 		if st.j, err = journal.Open(s.cfg.Dir, id); err != nil {
 			st.mu.Unlock()
 			return nil, nil, nil, err
@@ -517,6 +595,9 @@ func (s *Server) shed() {
 		st := s.sessions[id]
 		if !st.mu.TryLock() {
 			continue
+		}
+		if err := st.seq.save(s.cfg.Dir, id); err != nil {
+			s.cfg.Log.Error("shed", "session", id, "error", err.Error())
 		}
 		if st.log != nil {
 			st.log.Close()

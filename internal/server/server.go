@@ -95,6 +95,11 @@ type Config struct {
 	// path (durable.Group.SyncPath): the power-cut test notes there what
 	// was synced.
 	SyncPath func(path string) error
+	// MinFree is the free space, in bytes, under which the server
+	// refuses new sessions (DISK_LOW) and goes on recording the open ones
+	// into it (space.go); 0 checks nothing. The command's default is
+	// DefaultMinFree.
+	MinFree int64
 	// Gate, when not nil, is the organization policy every PreToolUse
 	// (and PermissionRequest) is decided by: its gate step is recorded
 	// before the event and its decision is the hook's answer (gate.go).
@@ -171,6 +176,9 @@ type session struct {
 	// holding a checkpoint whose steps the session lost, and the server
 	// would sign another at the same size.
 	unlogged [][]byte
+	// seq is what the server saw of the hook's numbers for the session,
+	// and the events it refused (seq.go).
+	seq seqState
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
@@ -384,6 +392,7 @@ func (s *Server) Close() error {
 	defer s.mu.Unlock()
 	for id, st := range s.sessions {
 		st.mu.Lock()
+		errs = append(errs, st.seq.save(s.cfg.Dir, id))
 		if st.log != nil {
 			errs = append(errs, st.log.Close())
 			st.log = nil
