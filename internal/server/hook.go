@@ -365,6 +365,14 @@ func (s *Server) afterAppend(j *journal.Journal, st *session, ev hookevent.Event
 			return size, synced, err, nil
 		}
 	}
+	if ev.Name == "SessionEnd" && !st.sealed && s.sealedBefore(j.Session) {
+		// A resumed session: sealed after the answer (sealafter.go).
+		if err := s.owesSeal(j.Session, st, at); err != nil {
+			return size, synced, err, nil
+		}
+		s.evict(j.Session, st)
+		return size, synced, nil, nil
+	}
 	size, err = s.seal(j, st, at)
 	if err == nil {
 		st.sealed = true
@@ -440,6 +448,13 @@ func (s *Server) reopen(id string, st *session) error {
 	st.sealed = false
 	s.cfg.Log.Info("reopened", "session", id, "sealed", c.Size)
 	return nil
+}
+
+// sealedBefore reports whether the session has a record (it was sealed,
+// and reopened since).
+func (s *Server) sealedBefore(id string) bool {
+	_, err := os.Stat(filepath.Join(s.cfg.Dir, id+".record.json"))
+	return err == nil
 }
 
 // refused counts an event of session id that the server could not
@@ -528,6 +543,13 @@ func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(
 		return nil, nil, nil, err
 	}
 	j = st.j
+	// A seal owed since the session's SessionEnd comes before anything
+	// else is appended or read (sealafter.go).
+	if at, ok := s.takeOwed(id); ok {
+		if _, err := s.seal(j, st, at); err != nil {
+			s.cfg.Log.Error("seal", "session", id, "error", err.Error())
+		}
+	}
 	return j, st, func() {
 		// Evicted meanwhile (sealed), or the lock cannot be released:
 		// closed, which releases it.
@@ -728,6 +750,7 @@ func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
+	s.payOwed(id)
 	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.checkpoint"))
 	if err != nil {
 		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")
@@ -744,6 +767,7 @@ func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
+	s.payOwed(id)
 	base := filepath.Join(s.cfg.Dir, id)
 	if _, err := os.Stat(base + ".record.json"); err != nil {
 		s.fail(w, r, errNotSealed, "session "+id+" has no sealed record")

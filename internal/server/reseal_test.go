@@ -194,3 +194,26 @@ func TestRecordReadDuringReseal(t *testing.T) {
 	}
 	t.Logf("%d reads during 50 reseals, %d different record sizes, each verified with its checkpoint", reads, len(sizes))
 }
+
+// TestResumedSealOwed (issue 32, item 11): a resumed session's
+// SessionEnd is answered before its seal, and nothing gets past the seal
+// owed: a SessionStart that comes at once (resumed again) finds the
+// session sealed up to that SessionEnd, and GET …/record serves that
+// record, which verifies at level server with its checkpoint.
+func TestResumedSealOwed(t *testing.T) {
+	t.Parallel()
+	f := newServer(t, nil)
+	f.record(t, http.DefaultClient, "ow-1", 2, true) // 2 steps, SessionEnd: 3
+	hook := f.ts.URL + "/v1/hooks/claude-code"
+	for round := 0; round < 3; round++ {
+		if code, b := post(t, http.DefaultClient, hook, event("ow-1", "SessionStart", 0)); code != 200 {
+			t.Fatalf("%d %s", code, b)
+		}
+		f.record(t, http.DefaultClient, "ow-1", 2, true)
+	}
+	// 3 + 3 rounds of SessionStart, 2 steps, SessionEnd.
+	f.served(t, "ow-1", 3+3*4)
+	if _, err := os.Stat(filepath.Join(f.opts.Dir, "ow-1.reopened")); err == nil {
+		t.Fatal("the reopened marker outlived the SessionEnd")
+	}
+}

@@ -45,11 +45,11 @@ func mustSeq(t *testing.T, f *fixture, body []byte, seq int) {
 // the checkpoint it was sealed with, and returns its gaps.
 func (f *fixture) sealedGaps(t *testing.T, id string) gaps.Counts {
 	t.Helper()
-	rec, err := os.ReadFile(filepath.Join(f.opts.Dir, id+".record.json"))
-	if err != nil {
-		t.Fatal(err)
+	code, rec := get(t, f.ts.URL+"/v1/sessions/"+id+"/record")
+	if code != 200 {
+		t.Fatalf("%s: %d %s", id, code, rec)
 	}
-	cp, _ := os.ReadFile(filepath.Join(f.opts.Dir, id+".record.checkpoint"))
+	_, cp := get(t, f.ts.URL+"/v1/sessions/"+id+"/record-checkpoint")
 	o := f.verify(rec, cp)
 	if !o.Result.OK || o.Level != checkpoint.LevelServer {
 		t.Fatalf("%s: %+v", id, o.Result)

@@ -157,6 +157,11 @@ type Server struct {
 	tl           tlogState
 	commit       *durable.Group      // nil: FsyncOff
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
+	// owed are the resumed sessions whose seal runs after their
+	// SessionEnd's answer (sealafter.go): id → the SessionEnd's time.
+	owed     map[string]string
+	sealing  sync.WaitGroup
+	sealSlot chan struct{} // one seal after an answer at a time
 }
 
 // session is what the server keeps for a session it has seen.
@@ -234,7 +239,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigSlots: make(chan struct{}, 4), verifySlots: make(chan struct{}, 2),
-		sessions: map[string]*session{}}
+		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1)}
 	if cfg.Fsync != FsyncOff {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
@@ -382,6 +387,8 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 // finished its requests.
 func (s *Server) Close() error {
 	var errs []error
+	// The seals owed are written before anything closes.
+	s.sealing.Wait()
 	if s.commit != nil {
 		// With FsyncBackground, what was answered and not yet synced
 		// is synced before the server exits.

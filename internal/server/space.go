@@ -11,7 +11,7 @@ import (
 // already open go on into it, so that the events of a session the server
 // started are recorded, and any it must refuse on a full disk are counted
 // in that session's record (seq.go), not lost without a word.
-const DefaultMinFree = 512 << 20
+const DefaultMinFree = 256 << 20
 
 // errLowSpace: a new session refused, its file system below MinFree.
 var errLowSpace = errors.New("low disk space")
