@@ -204,8 +204,10 @@ func TestServerPortSquat(t *testing.T) {
 			t.Fatalf("record-step over the socket: %s", stderr)
 		}
 	}
-	// The two events the hook could not send (2. and 3.) are holes in
-	// the hook's numbers (1 and 2), named at the seal.
+	// The two events the hook could not send (2. and 3.), and the one
+	// the squatter took unpinned (1.), are holes in the hook's numbers
+	// (1 to 3), named at the seal: what the squatter took is no longer
+	// invisible either.
 	b, err = os.ReadFile(filepath.Join(data, "squat-sess.steps.jsonl"))
 	if err != nil || bytes.Count(b, []byte("\n")) != 5 {
 		t.Fatalf("the server's journal: %v\n%s", err, b)
@@ -244,17 +246,17 @@ func TestServerPortSquat(t *testing.T) {
 		} `json:"gaps"`
 		Warnings []string `json:"warnings"`
 	}
-	if err := json.Unmarshal(out, &v); err != nil || !v.OK || v.Level != "server" || v.Gaps.Holes != 2 || v.Gaps.AfterEnd != 1 {
-		t.Fatalf("want OK level server with 2 events lost and 1 after SessionEnd named: %s", out)
+	if err := json.Unmarshal(out, &v); err != nil || !v.OK || v.Level != "server" || v.Gaps.Holes != 3 || v.Gaps.AfterEnd != 1 {
+		t.Fatalf("want OK level server with 3 events lost and 1 after SessionEnd named: %s", out)
 	}
 	human, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", key+".pub", "--checkpoint", filepath.Join(dir, "r.checkpoint"),
 		"--checkpoint-key", key+".vkey", filepath.Join(dir, "r.json")).Output()
-	for _, want := range []string{"1 event(s) after a SessionEnd", "2 event(s) the hook numbered that never reached the server", "warning: freshness not checked"} {
+	for _, want := range []string{"1 event(s) after a SessionEnd", "3 event(s) the hook numbered that never reached the server", "warning: freshness not checked"} {
 		if !strings.Contains(string(human), want) {
 			t.Errorf("logbook-verify does not say %q:\n%s", want, human)
 		}
 	}
-	report(t, fmt.Sprintf("squat: over 127.0.0.1 the agent's server took an unpinned hook's event with 200; with the server's key pinned the hook refused its %d answers (not signed), counted them, and after the real server came back the record names them (squatter's journal: %d steps)\n", squatted, squatterGot)+"on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 2 events the hook could not send and the 1 after SessionEnd:\n"+string(human))
+	report(t, fmt.Sprintf("squat: over 127.0.0.1 the agent's server took an unpinned hook's event with 200; with the server's key pinned the hook refused its %d answers (not signed), counted them, and after the real server came back the record names them (squatter's journal: %d steps)\n", squatted, squatterGot)+"on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 3 events that never reached the server (1 the unpinned squatter took, 2 the hook could not send) and the 1 after SessionEnd:\n"+string(human))
 }
 
 // unixClient is an HTTP client that dials the socket at path.

@@ -73,8 +73,8 @@ func (o *outage) send(t *testing.T, dir, id, name, call string) {
 }
 
 // gaps verifies the session's sealed record at level server and returns
-// its gaps.
-func (o *outage) gaps(t *testing.T, id string) gaps.Counts {
+// its gaps; logbook-verify's line of gaps must say each of says.
+func (o *outage) gaps(t *testing.T, id string, says ...string) gaps.Counts {
 	t.Helper()
 	rec, err := os.ReadFile(filepath.Join(o.data, id+".record.json"))
 	if err != nil {
@@ -84,6 +84,13 @@ func (o *outage) gaps(t *testing.T, id string) gaps.Counts {
 	out := verdict.Run(verdict.Inputs{Record: rec, Checkpoints: [][]byte{cp}, CheckpointKeys: []checkpoint.Key{{Pub: o.pub}}})
 	if !out.Result.OK || out.Level != checkpoint.LevelServer {
 		t.Fatalf("%s: %+v level %s", id, out.Result, out.Level)
+	}
+	var human bytes.Buffer
+	verdict.WriteHuman(&human, out)
+	for _, want := range says {
+		if !strings.Contains(human.String(), want) {
+			t.Errorf("%s: logbook-verify does not say %q:\n%s", id, want, human.String())
+		}
 	}
 	return out.Result.Gaps
 }
@@ -108,7 +115,7 @@ func TestLostEventsStayInTheirSession(t *testing.T) {
 	}
 	o.send(t, dir, "sess-a", "PostToolUse", "a1")
 	o.send(t, dir, "sess-a", "SessionEnd", "")
-	if g := o.gaps(t, "sess-a"); g.SequenceHoles != 1 {
+	if g := o.gaps(t, "sess-a", "1 event(s) the hook numbered that never reached the server"); g.SequenceHoles != 1 {
 		t.Fatalf("session a lost 1 event, its record says %+v", g)
 	}
 }
@@ -134,7 +141,7 @@ func TestDeletedCountStillAGap(t *testing.T) {
 		}
 	}
 	o.send(t, dir, "sess-c", "SessionEnd", "")
-	g := o.gaps(t, "sess-c")
+	g := o.gaps(t, "sess-c", "loss before that cannot be ruled out")
 	if g.SequenceResets != 1 || g.Total() != 1 {
 		t.Fatalf("the hook's files deleted after an outage: want the reset named, got %+v", g)
 	}
