@@ -442,9 +442,17 @@ func (s *Server) reopen(id string, st *session) error {
 		return fmt.Errorf("%s.record.checkpoint: %w", id, err)
 	}
 	n := strconv.FormatInt(c.Size, 10)
-	if err := durable.WriteFileMode(base+reopenedSuffix, []byte(n+"\n"), 0o600); err != nil {
+	// Only the marker's name matters (its size is for a reader): it is
+	// made durable with this event's fsync batch, which syncs the
+	// directory (syncLater), not by fsyncs of its own, which made a
+	// resumed SessionStart 5-15 ms slower than a fresh one on a busy disk.
+	if err := durable.RefuseNonRegular(base + reopenedSuffix); err != nil {
 		return err
 	}
+	if err := os.WriteFile(base+reopenedSuffix, []byte(n+"\n"), 0o600); err != nil {
+		return err
+	}
+	st.dirSynced = false
 	st.sealed = false
 	s.cfg.Log.Info("reopened", "session", id, "sealed", c.Size)
 	return nil

@@ -18,7 +18,9 @@ import (
 // tool events and a SessionEnd) against a fresh session of the same
 // round, in one server, in process, alternating: resumed/fresh is the
 // ratio of their events/s at the resume count given (resumes=15: the
-// round recorded is the 16th of its session). disk/latest is what the
+// round recorded is the 16th of its session), each round alone. read-ms
+// is how long the last resumed round's first record read waited for the
+// seal that runs after its SessionEnd's answer. disk/latest is what the
 // session's sealed records hold on disk over its latest record's size.
 //
 //	go test ./internal/server -run XXX -bench ResumeMany -benchtime 4x
@@ -54,14 +56,33 @@ func BenchmarkResumeMany(b *testing.B) {
 					round(fmt.Sprintf("old-%d", n))
 				}
 			}
-			var fresh, resumed time.Duration
+			// Each round is timed alone: a read of the record after it
+			// (untimed) waits for any seal still running after the
+			// SessionEnd's answer, so that no round pays another's.
+			// read-ms is that wait, after a resumed round.
+			var fresh, resumed, read time.Duration
+			settle := func(id string) {
+				t0 := time.Now()
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, httptest.NewRequest("GET", "/v1/sessions/"+id+"/record", nil))
+				if w.Code != 200 {
+					b.Fatal(id, w.Code, w.Body.String())
+				}
+				read += time.Since(t0)
+			}
 			b.ResetTimer()
 			for n := range b.N {
 				fresh += round(fmt.Sprintf("new-%d", n))
+				settle(fmt.Sprintf("new-%d", n))
 				resumed += round(fmt.Sprintf("old-%d", n))
+				b.StopTimer()
+				read = 0
+				settle(fmt.Sprintf("old-%d", n))
+				b.StartTimer()
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(fresh)/float64(resumed), "resumed/fresh")
+			b.ReportMetric(float64(read.Microseconds())/1000, "read-ms")
 			var disk int64
 			names, _ := filepath.Glob(filepath.Join(f.opts.Dir, "old-0.record*.json"))
 			for _, n := range names {
