@@ -130,8 +130,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			// What the server knows was lost (seq.go): the hook's count
 			// going back, and events it refused since the last one.
 			var lost []chain.Step
-			if from, reset := st.seq.see(seqNum); reset {
-				lost = append(lost, resetNote(from, seqNum, ev.Step.At))
+			// A reset seen on a refused event is pending already; either
+			// way it stays pending until its note is written.
+			if from, reset := st.seq.see(seqNum); reset && st.seq.reset[1] == 0 {
+				st.seq.reset = [2]int64{from, seqNum}
+			}
+			if r := st.seq.reset; r[1] != 0 {
+				lost = append(lost, resetNote(r[0], r[1], ev.Step.At))
 			}
 			seen = true
 			if st.seq.refused > 0 {
@@ -141,7 +146,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 				if _, err := j.Append(journal.Header{Session: j.Session}, lost); err != nil {
 					return err
 				}
-				st.seq.refused = 0
+				st.seq.refused, st.seq.reset = 0, [2]int64{}
 			}
 			if s.cfg.ManagedSettings != "" {
 				// The session's first event: say where its hooks came from.
@@ -483,7 +488,9 @@ func (s *Server) refused(id string, seq int64) {
 		tip, _, _ = j.Tip()
 	}
 	st.seq.load(s.cfg.Dir, id, tip >= 0)
-	st.seq.see(seq) // not a hole: counted here
+	if from, reset := st.seq.see(seq); reset && st.seq.reset[1] == 0 { // not a hole: counted here
+		st.seq.reset = [2]int64{from, seq}
+	}
 	st.seq.refused++
 }
 

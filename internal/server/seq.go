@@ -73,6 +73,9 @@ type seqState struct {
 	noted   map[int64]struct{} // numbers a note counted, not seen since
 	bulk    int64              // holes counted, not listed (a jump over maxHoles)
 	refused int64              // events refused since the last note
+	// reset: a refused event's number went back (from, to), to be noted
+	// with the next recorded event; zero when none.
+	reset [2]int64
 	// unknown: the session had steps before this process saw a number of
 	// it, and no DIR/ID.hookseq said what was seen (a server killed with
 	// the session open): the first number seen cannot be checked.
@@ -105,6 +108,9 @@ func (q *seqState) load(dir, id string, hadSteps bool) {
 			q.bulk = num(v)
 		case "refused":
 			q.refused = num(v)
+		case "reset":
+			a, b, _ := strings.Cut(v, " ")
+			q.reset = [2]int64{num(a), num(b)}
 		case "hole", "noted":
 			m := &q.holes
 			if k == "noted" {
@@ -120,11 +126,14 @@ func (q *seqState) load(dir, id string, hadSteps bool) {
 
 // save writes DIR/ID.hookseq when there is anything to keep.
 func (q *seqState) save(dir, id string) error {
-	if !q.loaded || q.max == 0 && q.refused == 0 {
+	if !q.loaded || q.max == 0 && q.refused == 0 && q.reset[1] == 0 {
 		return nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "max %d\nbulk %d\nrefused %d\n", q.max, q.bulk, q.refused)
+	if q.reset[1] != 0 {
+		fmt.Fprintf(&b, "reset %d %d\n", q.reset[0], q.reset[1])
+	}
 	for _, k := range slices.Sorted(mapKeys(q.holes)) {
 		fmt.Fprintf(&b, "hole %d\n", k)
 	}
