@@ -203,14 +203,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if *server != "" {
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
-		unsent := claimUnsent(dir)
-		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv)
+		// The session's own count (unsent.go): the server names the
+		// numbers it never receives, this event's too if it is lost.
+		seq := nextSeq(dir, hookevent.SessionOf(cli.StripBOM(payload)))
+		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, seq, getenv)
 		if err != nil {
-			// This event and those counted before it go to the next one
-			// that is sent.
-			if cerr := countUnsent(dir, unsent+1); cerr != nil {
-				report(fmt.Sprintf("cannot count the event not sent: %v", cerr))
-			}
 			// Read the event only now, on the way out: forwarding does
 			// not need it, and the notice does.
 			if ev, perr := hookevent.ParseWith(cli.StripBOM(payload), hint); perr == nil {
