@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/ed25519"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,16 +77,16 @@ func TestBrowserBundleAndLongRecord(t *testing.T) {
 		t.Errorf("bundle: the page shows %+v", got)
 	}
 	got, _ = b.pick(t, goodPath, "")
-	if got.OK != "true" || !strings.Contains(got.Verdict, "not pinned: integrity only") {
+	if got.OK != "false" || got.Code != "" || !strings.Contains(got.Verdict, "Not checked") || !strings.Contains(got.Verdict, "needs --trust KEYS") {
 		t.Errorf("bundle, no key pinned: %+v", got)
 	}
-	got, _ = b.pick(t, swappedPath, "")
+	got, _ = b.pick(t, swappedPath, string(pubPEM))
 	if got.OK != "false" || got.Code != "BUNDLE_KEY_MISMATCH" {
 		t.Errorf("bundle whose signerKey did not sign: %+v", got)
 	}
 	broken := filepath.Join(dir, "broken.bundle.json")
 	writeFile(t, broken, bytes.Replace(good, []byte(`"signerKey"`), []byte(`"signerKey2"`), 1))
-	if got, _ = b.pick(t, broken, ""); got.Code != "BUNDLE_INVALID" || !strings.Contains(got.Verdict, `unknown member "signerKey2"`) {
+	if got, _ = b.pick(t, broken, string(pubPEM)); got.Code != "BUNDLE_INVALID" || !strings.Contains(got.Verdict, `unknown member "signerKey2"`) {
 		t.Errorf("broken bundle: %+v", got)
 	}
 
@@ -129,4 +131,77 @@ func TestBrowserBundleAndLongRecord(t *testing.T) {
 	}
 	report(t, fmt.Sprintf("page at 1280×900: verdict at %.0f–%.0f px; a 400-step record is a %d px page (timeline 50 steps a page, review 200 call rows a batch)", l.VerdictTop, l.VerdictBottom, l.Height))
 	b.checkQuiet(t)
+}
+
+// TestBrowserBundleSaysWhatTheCLISays: the page says of a bundle what
+// logbook-verify --bundle says (issue 32, item 6). With no key pasted it
+// judges none, as the command will not without --trust (exit 2): a bundle
+// re-signed by another key, with that key as its signerKey, is not shown
+// Accepted; with the signer's key, each bundle fixture and the re-signed
+// bundle get the command's verdict and code.
+func TestBrowserBundleSaysWhatTheCLISays(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	other := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
+	_, otherPEM, _ := keys.MarshalPair(other, other.Public().(ed25519.PublicKey))
+	resigned, err := reviewtest.RecordWith(reviewtest.Session, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := bundle.Write(&bundle.Bundle{Record: resigned, SignerKey: string(otherPEM)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resignedPath := filepath.Join(dir, "resigned.bundle.json")
+	writeFile(t, resignedPath, rb)
+	files, _ := filepath.Glob("../testdata/bundles/*.json")
+	if len(files) < 10 {
+		t.Fatalf("%d bundle fixtures", len(files))
+	}
+	nokey, err := bundle.Write(&bundle.Bundle{Record: resigned, SignerKey: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nokeyPath := filepath.Join(dir, "signer-key-unreadable.bundle.json")
+	writeFile(t, nokeyPath, nokey)
+	files = append(files, resignedPath, nokeyPath)
+	signer := "../testdata/bundles/signer.pub"
+	pubPEM, err := os.ReadFile(signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cli is logbook-verify --bundle's exit status and first line.
+	cli := func(args ...string) (int, string) {
+		out, err := exec.Command(filepath.Join(bin, "logbook-verify"), args...).CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, strings.SplitN(string(out), "\n", 2)[0]
+	}
+	b := newBrowser(t)
+	for _, f := range files {
+		name := filepath.Base(f)
+		if status, line := cli("--bundle", f); status != 2 || !strings.Contains(line, "--bundle needs --trust KEYS") {
+			t.Fatalf("%s: logbook-verify --bundle, no --trust: %d %s", name, status, line)
+		}
+		if got, _ := b.pick(t, f, ""); got.OK != "false" || got.Code != "" || !strings.Contains(got.Verdict, "Not checked") ||
+			!strings.Contains(got.Verdict, "needs --trust KEYS") || got.Session {
+			t.Errorf("%s, no key: the page shows %+v", name, got)
+		}
+		status, line := cli("--bundle", f, "--trust", signer)
+		wantCode := ""
+		if status == 1 {
+			wantCode = strings.SplitN(strings.TrimPrefix(line, "REFUSED "), ":", 2)[0]
+		} else if status != 0 {
+			t.Fatalf("%s: logbook-verify --bundle --trust: %d %s", name, status, line)
+		}
+		got, _ := b.pick(t, f, string(pubPEM))
+		if got.OK != fmt.Sprint(status == 0) || got.Code != wantCode {
+			t.Errorf("%s: logbook-verify says %q, the page ok=%s code=%q", name, line, got.OK, got.Code)
+		}
+		t.Logf("%s: %s", name, line)
+	}
 }

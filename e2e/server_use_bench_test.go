@@ -89,19 +89,27 @@ func BenchmarkServerUse(b *testing.B) {
 
 // BenchmarkServerResumeMixed runs fresh and resumed sessions at once in
 // one server, so that both meet the same load: 8 of the 16 clients resume
-// sessions recorded and sealed before the timer starts, 8 record new ones.
-// It reports each half's events/s and p50.
+// sessions recorded and sealed before the timer starts (resumed 1 or 15
+// times already: the round timed is their 2nd or 16th), 8 record new
+// ones. It reports each half's events/s and p50, and resumed/fresh, the
+// ratio of their events/s.
 //
 //	go test ./e2e -run XXX -bench ServerResumeMixed -benchtime 2x -count 6
 func BenchmarkServerResumeMixed(b *testing.B) {
-	for _, fsync := range []string{"off", "group"} {
-		b.Run("fsync="+fsync, func(b *testing.B) {
+	for _, arm := range []struct {
+		fsync   string
+		resumes int
+	}{{"off", 1}, {"group", 1}, {"off", 15}, {"group", 15}} {
+		fsync := arm.fsync
+		b.Run(fmt.Sprintf("fsync=%s/resumes=%d", fsync, arm.resumes), func(b *testing.B) {
 			dir := b.TempDir()
 			s := startServer(b, freePort(b), filepath.Join(dir, "data"), newServerKey(b, dir), nil, "--log", "none", "--fsync", fsync)
 			const half, events = 8, 200
 			tr := &http.Transport{MaxIdleConnsPerHost: 2 * half}
 			defer tr.CloseIdleConnections()
-			useSessions(b, s.url, tr, half, events, b.N, "old", nil, nil)
+			for range arm.resumes {
+				useSessions(b, s.url, tr, half, events, b.N, "old", nil, nil)
+			}
 			var lats, ends [2][]time.Duration
 			var took [2]time.Duration
 			b.ResetTimer()
@@ -115,14 +123,19 @@ func BenchmarkServerResumeMixed(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
+			var rate [2]float64
 			for i, name := range []string{"fresh", "resumed"} {
 				lat := lats[i]
 				slices.Sort(lat)
 				if len(lat) == 0 {
 					continue
 				}
-				b.ReportMetric(float64(len(lat))/took[i].Seconds(), name+"-events/s")
+				rate[i] = float64(len(lat)) / took[i].Seconds()
+				b.ReportMetric(rate[i], name+"-events/s")
 				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, name+"-p50-ms")
+			}
+			if rate[0] > 0 {
+				b.ReportMetric(rate[1]/rate[0], "resumed/fresh")
 			}
 		})
 	}

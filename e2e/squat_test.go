@@ -125,16 +125,16 @@ func TestServerPortSquat(t *testing.T) {
 			t.Fatalf("a pinned hook took the squatter's answer: %q", stderr)
 		}
 	}
-	if st, err := os.Stat(filepath.Join(tcpDir, "server-unsent")); err != nil || st.Size() != squatted {
-		t.Fatalf("the refused answers were not counted: %v %v", st, err)
+	if st, err := os.Stat(filepath.Join(tcpDir, "squat-tcp.server-seq")); err != nil || st.Size() != squatted {
+		t.Fatalf("the refused answers were not numbered: %v %v", st, err)
 	}
 	b, _ := os.ReadFile(filepath.Join(agentHome, "squat-data", "squat-tcp.steps.jsonl"))
 	squatterGot := bytes.Count(b, []byte("\n"))
 	sq.Process.Kill()
 	sq.Wait()
 	// The real server comes back on the port: the same pinned hook is
-	// answered with the server's signature, and the first event carries
-	// the count of those the squatter took.
+	// answered with the server's signature, and the numbers the
+	// squatter took are holes the server names at the seal.
 	dataTCP := mk("data-tcp", serverUID, 0o700)
 	tcpSrv := startServerAs(t, filepath.Join(exe, "logbook-server"), port, dataTCP, key, serverUID)
 	for i := squatted; i < squatted+4; i++ {
@@ -154,15 +154,15 @@ func TestServerPortSquat(t *testing.T) {
 		OK    bool   `json:"ok"`
 		Level string `json:"level"`
 		Gaps  struct {
-			Unsent int `json:"unsentEvents"`
+			Holes int `json:"sequenceHoles"`
 		} `json:"gaps"`
 	}
-	if err := json.Unmarshal(tcpOut, &tv); err != nil || !tv.OK || tv.Level != "server" || tv.Gaps.Unsent != squatted {
+	if err := json.Unmarshal(tcpOut, &tv); err != nil || !tv.OK || tv.Level != "server" || tv.Gaps.Holes != squatted {
 		t.Fatalf("over TCP with a pinned key, want OK level server naming the %d events the squatter answered: %s", squatted, tcpOut)
 	}
 	tcpHuman, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", key+".pub", "--checkpoint", tcpCP,
 		"--checkpoint-key", key+".vkey", tcpRec).Output()
-	if !strings.Contains(string(tcpHuman), fmt.Sprintf("%d event(s) the hook could not send to the server", squatted)) {
+	if !strings.Contains(string(tcpHuman), fmt.Sprintf("%d event(s) the hook numbered that never reached the server", squatted)) {
 		t.Fatalf("logbook-verify does not name the squatted events:\n%s", tcpHuman)
 	}
 	// Reads need the read token: the agent's user, without it, reads
@@ -204,10 +204,12 @@ func TestServerPortSquat(t *testing.T) {
 			t.Fatalf("record-step over the socket: %s", stderr)
 		}
 	}
-	// The two events the hook could not send (2. and 3.) came with the
-	// first that was sent, as a logbook.unsent note.
+	// The two events the hook could not send (2. and 3.), and the one
+	// the squatter took unpinned (1.), are holes in the hook's numbers
+	// (1 to 3), named at the seal: what the squatter took is no longer
+	// invisible either.
 	b, err = os.ReadFile(filepath.Join(data, "squat-sess.steps.jsonl"))
-	if err != nil || bytes.Count(b, []byte("\n")) != 6 || !bytes.Contains(b, []byte(`"logbook.unsent"`)) {
+	if err != nil || bytes.Count(b, []byte("\n")) != 5 {
 		t.Fatalf("the server's journal: %v\n%s", err, b)
 	}
 	// The session ends; one more event comes after its SessionEnd.
@@ -239,22 +241,22 @@ func TestServerPortSquat(t *testing.T) {
 		OK    bool   `json:"ok"`
 		Level string `json:"level"`
 		Gaps  struct {
-			Unsent   int `json:"unsentEvents"`
+			Holes    int `json:"sequenceHoles"`
 			AfterEnd int `json:"afterSessionEnd"`
 		} `json:"gaps"`
 		Warnings []string `json:"warnings"`
 	}
-	if err := json.Unmarshal(out, &v); err != nil || !v.OK || v.Level != "server" || v.Gaps.Unsent != 2 || v.Gaps.AfterEnd != 1 {
-		t.Fatalf("want OK level server with 2 unsent events and 1 after SessionEnd named: %s", out)
+	if err := json.Unmarshal(out, &v); err != nil || !v.OK || v.Level != "server" || v.Gaps.Holes != 3 || v.Gaps.AfterEnd != 1 {
+		t.Fatalf("want OK level server with 3 events lost and 1 after SessionEnd named: %s", out)
 	}
 	human, _ := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", key+".pub", "--checkpoint", filepath.Join(dir, "r.checkpoint"),
 		"--checkpoint-key", key+".vkey", filepath.Join(dir, "r.json")).Output()
-	for _, want := range []string{"1 event(s) after a SessionEnd", "2 event(s) the hook could not send to the server", "warning: freshness not checked"} {
+	for _, want := range []string{"1 event(s) after a SessionEnd", "3 event(s) the hook numbered that never reached the server", "warning: freshness not checked"} {
 		if !strings.Contains(string(human), want) {
 			t.Errorf("logbook-verify does not say %q:\n%s", want, human)
 		}
 	}
-	report(t, fmt.Sprintf("squat: over 127.0.0.1 the agent's server took an unpinned hook's event with 200; with the server's key pinned the hook refused its %d answers (not signed), counted them, and after the real server came back the record names them (squatter's journal: %d steps)\n", squatted, squatterGot)+"on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 2 events the hook could not send and the 1 after SessionEnd:\n"+string(human))
+	report(t, fmt.Sprintf("squat: over 127.0.0.1 the agent's server took an unpinned hook's event with 200; with the server's key pinned the hook refused its %d answers (not signed), counted them, and after the real server came back the record names them (squatter's journal: %d steps)\n", squatted, squatterGot)+"on unix:"+sock+" the agent could not listen (permission denied), the hook said not recorded, a socket in the agent's own folder was refused, and the real server recorded the events that followed; the verifier names the 3 events that never reached the server (1 the unpinned squatter took, 2 the hook could not send) and the 1 after SessionEnd:\n"+string(human))
 }
 
 // unixClient is an HTTP client that dials the socket at path.

@@ -43,6 +43,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -86,6 +87,7 @@ type config struct {
 	newKey, newToken, rotateKey            string
 	verifierKey                            bool
 	maxHook, maxVerify                     int64
+	minFree                                int64
 	log                                    logFlags
 	policy                                 policyFlags
 }
@@ -110,6 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.fsync, "fsync", server.FsyncGroup, "group: answer an event once it is fsynced, appends that arrive together sharing one fsync (a power loss loses nothing acknowledged); background: once it is written to the journal, the same fsync following at once in the background (a kill loses nothing acknowledged, a power loss at most what was answered in the last --fsync-window; checkpoints still only over synced steps); off: once it is written, with no fsync (a power loss can lose the last seconds)")
 	fs.DurationVar(&c.fsyncWindow, "fsync-window", server.DefaultFsyncWindow, "with --fsync background: no event is answered while a write older than `DURATION` is not yet on disk")
 	fs.Int64Var(&c.maxVerify, "max-verify-body", server.DefaultMaxVerifyBody, "largest POST /v1/verify body in `BYTES`")
+	fs.Int64Var(&c.minFree, "min-free", server.DefaultMinFree, "refuse new sessions (DISK_LOW, logged) while the data directory's file system has less than `BYTES` free; the sessions already open go on into it, and events a full disk makes the server refuse are named in their session's record (0: no check)")
 	fs.StringVar(&c.newKey, "new-key", "", "write a new key pair to `FILE` (0600), FILE.pub (SPKI) and FILE.vkey (note verifier key for --name), then exit")
 	fs.StringVar(&c.newToken, "new-token", "", "write a new random bearer token to `FILE` (0600), for --token-file, then exit")
 	c.policy.register(fs)
@@ -152,8 +155,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	// A key others can read proves nothing: whoever reads it signs
 	// checkpoints and records as this server.
-	if st, err := os.Stat(c.keyFile); err == nil && st.Mode().Perm()&0o077 != 0 && !c.verifierKey {
-		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (mode %v): chmod 600 it\n", c.keyFile, st.Mode().Perm())
+	if how, err := keyperm.Exposed(c.keyFile); err == nil && how != "" && !c.verifierKey {
+		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (%s): %s\n", c.keyFile, how, keyperm.Fix)
 		return 2
 	}
 	priv, err := keys.ParsePrivateKeyPEM(text)
@@ -269,7 +272,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
 	if err != nil {
 		return fail(1, err)
 	}
@@ -366,16 +369,6 @@ func loopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// raiseFileLimit lifts the soft limit on open files to the hard one: each
-// connection and each active session holds descriptors.
-func raiseFileLimit() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
-		l.Cur = l.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
 }
 
 func newKey(file, name string, stdout, stderr io.Writer) int {

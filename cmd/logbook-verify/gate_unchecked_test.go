@@ -66,3 +66,30 @@ func TestDeniedRanUnchecked(t *testing.T) {
 		t.Errorf("audit mode: exit %d\n%s", code, out.String())
 	}
 }
+
+// TestInputMismatchUnchecked: without --policy-key, a record whose own
+// gate step decided on another input than its call's is accepted (nothing
+// checked who signed the policy) with a first warning naming the call, in
+// text and --json; with --policy-key it is refused GATE_INPUT_MISMATCH.
+func TestInputMismatchUnchecked(t *testing.T) {
+	t.Parallel()
+	for _, rec := range []string{"../../testdata/gate/fail_GATE_INPUT_MISMATCH_pre.json", "../../testdata/gate/fail_GATE_INPUT_MISMATCH_post.json"} {
+		var out, errb bytes.Buffer
+		if code := run([]string{rec}, &out, &errb); code != 0 || !strings.Contains(out.String(), "\nwarning: a call's input is not the one its gate step decided on (step ") {
+			t.Errorf("%s: exit %d\n%s%s", rec, code, out.String(), errb.String())
+		}
+		out.Reset()
+		if code := run([]string{"--json", rec}, &out, &errb); code != 0 || !strings.Contains(out.String(), `"warnings":["a call's input is not the one its gate step decided on`) {
+			t.Errorf("%s --json: exit %d\n%s", rec, code, out.String())
+		}
+		out.Reset()
+		if code := run([]string{"--policy-key", "../../testdata/gate/policy.key.pub", "--require-policy", "8f19dd075f47472c95de03bbca59314d1db91e3bab2834e9f5f272aa0af3510e", rec}, &out, &errb); code != 1 ||
+			!strings.HasPrefix(out.String(), "REFUSED GATE_INPUT_MISMATCH: step ") {
+			t.Errorf("%s --policy-key --require-policy: exit %d\n%s%s", rec, code, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"../../testdata/gate/good_gated.json"}, &out, &errb); code != 0 || strings.Contains(out.String(), "gate step decided on") {
+		t.Errorf("good: exit %d\n%s", code, out.String())
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/cli"
 )
 
 // TestHeadlessStartNotice: a session's start that cannot be recorded says
@@ -15,8 +17,8 @@ import (
 // file here); interactively it does not (the screen is Claude Code's).
 func TestHeadlessStartNotice(t *testing.T) {
 	tty := filepath.Join(t.TempDir(), "tty")
-	defer func(p string) { terminal = p }(terminal)
-	terminal = tty
+	defer func(p string) { cli.Terminal = p }(cli.Terminal)
+	cli.Terminal = tty
 	for _, entry := range []string{"cli", "sdk-cli"} {
 		os.WriteFile(tty, nil, 0o600)
 		dir := filepath.Join(t.TempDir(), "file")

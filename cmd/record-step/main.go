@@ -27,7 +27,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
@@ -70,7 +69,7 @@ func execBeside(name string, args []string, stderr io.Writer) int {
 		return 1
 	}
 	prog := filepath.Join(filepath.Dir(exe), name)
-	err = syscall.Exec(prog, append([]string{prog}, args...), os.Environ())
+	err = replaceProcess(prog, args, nil)
 	fmt.Fprintf(stderr, "record-step %s: cannot run %s (%v): build it beside record-step (go build ./cmd/...)\n", args[0], prog, err)
 	return 1
 }
@@ -166,8 +165,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			why = why[:600] + "…"
 		}
 		stdout.Write(kinds.SystemMessage("logbook: recording is OFF for this session: " + why))
-		if headless(getenv) {
-			tellTerminal("logbook: recording is OFF for this session: " + why)
+		if cli.Headless(getenv) {
+			cli.TellTerminal("logbook: recording is OFF for this session: " + why)
 		}
 	}
 	fail := func(event string, err error) int {
@@ -210,14 +209,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if *server != "" {
 		cwd, _ := os.Getwd()
 		hint := hookevent.Hint{Harness: opt.Harness, Event: opt.Event}
-		unsent := claimUnsent(dir)
-		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, unsent, getenv)
+		// The session's own count (unsent.go): the server names the
+		// numbers it never receives, this event's too if it is lost.
+		seq := nextSeq(dir, hookevent.SessionOf(cli.StripBOM(payload)))
+		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, seq, getenv)
 		if err != nil {
-			// This event and those counted before it go to the next one
-			// that is sent.
-			if cerr := countUnsent(dir, unsent+1); cerr != nil {
-				report(fmt.Sprintf("cannot count the event not sent: %v", cerr))
-			}
 			// Read the event only now, on the way out: forwarding does
 			// not need it, and the notice does.
 			if ev, perr := hookevent.ParseWith(cli.StripBOM(payload), hint); perr == nil {

@@ -18,8 +18,8 @@ const forwardTimeout = 5 * time.Second
 // refusal's code comes back in the server's JSON error; an empty 200 is
 // recorded.
 //
-// unsent, when not 0, is the count of events earlier hooks could not send
-// (unsent.go), sent as X-Logbook-Unsent.
+// seq, when not 0, is the event's number in its session (unsent.go),
+// sent as X-Logbook-Seq.
 //
 // pinned, when not empty, are the server's public keys (--server-key,
 // hex): the event goes with a fresh nonce, and a 200 counts only when it
@@ -34,7 +34,7 @@ const forwardTimeout = 5 * time.Second
 // status), which run relays byte for byte; with pinned keys, the
 // signature binds it. An answer that cannot be read as one is an error:
 // the hook cannot tell what was decided.
-func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, unsent int, getenv func(string) string) (hookpost.Relay, error) {
+func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, seq int64, getenv func(string) string) (hookpost.Relay, error) {
 	var none hookpost.Relay
 	t, err := hookpost.Parse(server)
 	if err != nil {
@@ -65,8 +65,8 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if cwd != "" && !strings.ContainsAny(cwd, "\r\n") {
 		headers = append(headers, [2]string{"X-Logbook-Cwd", cwd})
 	}
-	if unsent > 0 {
-		headers = append(headers, unsentHeader(unsent))
+	if seq > 0 {
+		headers = append(headers, seqHeader(seq))
 	}
 	if nonce != "" {
 		headers = append(headers, [2]string{hookpost.NonceHeader, nonce})

@@ -1,65 +1,54 @@
 package main
 
 import (
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
+
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/journal"
 )
 
-// Events the hook could not send to the server (server down, squatted
-// socket, refusal) are counted in DIR/server-unsent, one byte each
-// (O_APPEND: parallel hooks cannot lose a count), and the next event that
-// is sent carries the count in X-Logbook-Unsent; the server records it as
-// a logbook.unsent note and the verifier reports it as a gap. The file is
-// the agent's, so an agent can erase the count: it names an outage, it
-// proves nothing.
-const unsentFile = "server-unsent"
+// Each event record-step --server forwards carries the hook's own count
+// of the session's events, X-Logbook-Seq: N for the session's Nth event
+// seen by a hook in this folder, sent or not. The server records any
+// number it never receives as a named gap (sequenceHoles), and a number
+// that goes back (the count was deleted or edited: the folder is the
+// agent's) as a reset, after which loss cannot be ruled out
+// (sequenceResets); docs/server.md states the guarantee.
+//
+// The count is DIR/ID.server-seq, one byte per event appended with
+// O_APPEND: the file offset after the write is this event's number,
+// unique among parallel hooks, with no lock (POSIX sets the offset to the
+// end of the file and writes as one step).
+const seqSuffix = ".server-seq"
 
-// countUnsent adds n to the count.
-func countUnsent(dir string, n int) error {
-	if dir == "" || n <= 0 {
-		return nil
+// nextSeq returns the session's next number, 0 when it cannot be taken
+// (no folder, no session id, or the file cannot be written): the event is
+// then sent without one.
+func nextSeq(dir, session string) int64 {
+	if dir == "" || journal.ValidSessionID(session) != nil {
+		return 0
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return 0
 	}
-	f, err := os.OpenFile(filepath.Join(dir, unsentFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := durable.OpenNoFollow(filepath.Join(dir, session+seqSuffix), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return 0
 	}
-	_, err = f.Write(make([]byte, n))
-	if err2 := f.Close(); err == nil {
-		err = err2
+	defer f.Close()
+	if _, err := f.Write([]byte{'.'}); err != nil {
+		return 0
 	}
-	return err
+	n, err := f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
-// claimUnsent takes the count for this event: the file is renamed to a
-// name of this process's own (so two hooks cannot both send it), and its
-// size read. A count that was claimed but not delivered goes back with
-// countUnsent.
-func claimUnsent(dir string) int {
-	if dir == "" {
-		return 0
-	}
-	path := filepath.Join(dir, unsentFile)
-	if _, err := os.Lstat(path); err != nil {
-		return 0
-	}
-	mine := path + "." + strconv.Itoa(os.Getpid())
-	if err := os.Rename(path, mine); err != nil {
-		return 0
-	}
-	st, err := os.Lstat(mine)
-	os.Remove(mine)
-	if err != nil || !st.Mode().IsRegular() {
-		return 0
-	}
-	return int(min(st.Size(), 1<<30))
-}
-
-func unsentHeader(n int) [2]string {
-	return [2]string{"X-Logbook-Unsent", fmt.Sprint(n)}
+func seqHeader(n int64) [2]string {
+	return [2]string{"X-Logbook-Seq", strconv.FormatInt(n, 10)}
 }

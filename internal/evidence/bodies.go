@@ -24,6 +24,11 @@ func Files(path string) []string {
 type Raw struct {
 	Bodies [][]byte
 	Calls  map[string]*RawCall
+	// Repeated names the calls (by toolUseId) the transcript gives a
+	// second, different tool_use input or tool_result: one the
+	// conversion, which keeps the first, would not see, and the record
+	// never did.
+	Repeated map[string]bool
 }
 
 // RawCall is one call's tool_use input and tool_result content (the text
@@ -33,9 +38,10 @@ type RawCall struct {
 }
 
 // Scan reads the transcript files as RawBodies does, keeping each call's
-// input and result by toolUseId (the first of each).
+// input and result by toolUseId (the first of each), and naming the calls
+// that have a second one that differs.
 func Scan(paths []string) (*Raw, error) {
-	r := &Raw{Calls: map[string]*RawCall{}}
+	r := &Raw{Calls: map[string]*RawCall{}, Repeated: map[string]bool{}}
 	err := scan(paths, func(line []byte) {
 		for _, b := range blocksOf(line) {
 			c := r.Calls[b.ID]
@@ -48,11 +54,15 @@ func Scan(paths []string) (*Raw, error) {
 				r.Bodies = append(r.Bodies, b.Input)
 				if c != nil && c.Input == nil {
 					c.Input = b.Input
+				} else if c != nil && !bytes.Equal(c.Input, b.Input) {
+					r.Repeated[b.ID] = true
 				}
 			case b.Type == "tool_result" && len(b.Content) > 0:
 				r.Bodies = append(r.Bodies, b.Content)
 				if c != nil && c.Content == nil {
 					c.Content = b.Content
+				} else if c != nil && !bytes.Equal(c.Content, b.Content) {
+					r.Repeated[b.ID] = true
 				}
 			}
 		}

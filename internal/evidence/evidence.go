@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/digest"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -88,9 +89,15 @@ type Report struct {
 	// NotRecorded lists the calls the transcript holds (with hook events)
 	// that the record does not name, by toolUseId.
 	NotRecorded []string `json:"notRecorded"`
+	// NotRecordedPrompts lists the main transcript's lines of prompts no
+	// prompt step of the record stands for: prompts inserted.
+	NotRecordedPrompts []int `json:"notRecordedPrompts"`
+	// Repeated lists the calls, by toolUseId, the transcript gives a
+	// second, different input or result the record never saw.
+	Repeated []string `json:"repeated"`
 	// ReadUnchecked counts calls whose result text the model read has no
 	// digest in the record (no PostToolBatch step names them): an edit of
-	// that text alone cannot be seen.
+	// that text alone cannot be seen (EVIDENCE_UNHELD unless allowed).
 	ReadUnchecked int `json:"readUnchecked"`
 }
 
@@ -116,16 +123,68 @@ func (r *Report) Complete() bool {
 	return true
 }
 
-// Failed is the verdict: a body differs or moved, or one the record has
-// is absent from the transcript (unless allowAbsent: a transcript cut
-// short, or kept in part, on purpose).
-func (r *Report) Failed(allowAbsent bool) bool {
-	for _, it := range r.Items {
-		if it.Status == Differs || it.Status == Moved || (it.Status == Absent && !allowAbsent) {
-			return true
+// Allow is what the caller accepts short of a whole proof: Absent, bodies
+// the record has and the transcript lacks (a transcript cut short, or
+// kept in part, on purpose: --allow-absent); Unheld, calls whose result
+// the model read the record holds no digest of (--allow-unheld).
+type Allow struct{ Absent, Unheld bool }
+
+// Refusal is the verdict: nil when the transcript is evidence of the
+// record, else the first failure in the order of format.EvidenceCodes: a
+// body differs; the transcript holds a call, a prompt or a second input
+// or result the record never saw; a body moved; a recorded body is
+// absent; what the model read is not held by the record.
+func (r *Report) Refusal(a Allow) *format.RefusalError {
+	first := func(status string) (int, string) {
+		n, name := 0, ""
+		for _, it := range r.Items {
+			if it.Status == status {
+				if n++; n == 1 {
+					name = it.name()
+				}
+			}
 		}
+		return n, name
 	}
-	return false
+	if n, name := first(Differs); n > 0 {
+		return format.Refuse(format.EvidenceDiffers, fmt.Sprintf("%d item(s) differ from the transcript, first %s", n, name))
+	}
+	var extra []string
+	if n := len(r.NotRecorded); n > 0 {
+		extra = append(extra, fmt.Sprintf("%d call(s) the record does not name (first %s)", n, review.Clean(r.NotRecorded[0])))
+	}
+	if n := len(r.NotRecordedPrompts); n > 0 {
+		extra = append(extra, fmt.Sprintf("%d prompt(s) the record does not have (first at line %d)", n, r.NotRecordedPrompts[0]))
+	}
+	if n := len(r.Repeated); n > 0 {
+		extra = append(extra, fmt.Sprintf("a second input or result for %d call(s) (first %s)", n, review.Clean(r.Repeated[0])))
+	}
+	if len(extra) > 0 {
+		return format.Refuse(format.EvidenceUnrecorded, "the transcript holds "+strings.Join(extra, ", "))
+	}
+	if n, name := first(Moved); n > 0 {
+		return format.Refuse(format.EvidenceMoved, fmt.Sprintf("%d item(s) in another order than the record's, first %s", n, name))
+	}
+	if n, name := first(Absent); n > 0 && !a.Absent {
+		return format.Refuse(format.EvidenceAbsent, fmt.Sprintf("%d item(s) of the record absent from the transcript, first %s (--allow-absent accepts that)", n, name))
+	}
+	if r.ReadUnchecked > 0 && !a.Unheld {
+		return format.Refuse(format.EvidenceUnheld, fmt.Sprintf("%d call(s) whose result the model read has no digest in the record (no PostToolBatch step names them): an edit of that text cannot be seen (--allow-unheld accepts that)", r.ReadUnchecked))
+	}
+	return nil
+}
+
+// name is how a report line names an item.
+func (it *Item) name() string {
+	var seqs []string
+	for _, s := range it.Seqs() {
+		seqs = append(seqs, fmt.Sprint(s))
+	}
+	name := it.What
+	if it.What == "call" {
+		name = "call " + review.Clean(it.Tool) + " " + review.Clean(it.ToolUseID)
+	}
+	return name + " (seq " + strings.Join(seqs, ",") + ")"
 }
 
 // digests of one transcript event, as the recorder would take them.
@@ -219,7 +278,7 @@ func Check(steps []review.Step, events []transcript.Event, raw *Raw) (*Report, e
 		return nil, err
 	}
 	if raw == nil {
-		raw = &Raw{Calls: map[string]*RawCall{}}
+		raw = &Raw{Calls: map[string]*RawCall{}, Repeated: map[string]bool{}}
 	}
 	for _, b := range raw.Bodies {
 		if sum, ok := digestOf(b); ok {
@@ -228,7 +287,8 @@ func Check(steps []review.Step, events []transcript.Event, raw *Raw) (*Report, e
 			}
 		}
 	}
-	r := &Report{Summary: map[string]int{}, NotRecorded: []string{}}
+	r := &Report{Summary: map[string]int{}, NotRecorded: []string{}, NotRecordedPrompts: []int{}, Repeated: []string{}}
+	used := map[*side]bool{}  // the transcript's prompts and final messages a step stands for
 	calls := map[string]int{} // toolUseId -> index in r.Items
 	seen := map[string]bool{}
 	batched := map[string]bool{} // calls whose read result a batch digests
@@ -293,13 +353,18 @@ func Check(steps []review.Step, events []transcript.Event, raw *Raw) (*Report, e
 		if n < len(list) {
 			s = list[n]
 		}
-		if !sameDigests(st, s) {
+		if !sameDigests(st, s) || used[s] {
+			// Another one with these digests, one no step stood for
+			// first: a prompt given twice is two prompts.
 			for _, cand := range list {
-				if sameDigests(st, cand) {
+				if sameDigests(st, cand) && !used[cand] {
 					s = cand
 					break
 				}
 			}
+		}
+		if s != nil {
+			used[s] = true
 		}
 		bodies := compare(st, s)
 		// An event the transcript has no counterpart for (Claude Code's
@@ -339,6 +404,15 @@ func Check(steps []review.Step, events []transcript.Event, raw *Raw) (*Report, e
 			r.NotRecorded = append(r.NotRecorded, id)
 		}
 	}
+	for _, p := range ix.other["UserPromptSubmit"] {
+		if !used[p] {
+			r.NotRecordedPrompts = append(r.NotRecordedPrompts, p.line)
+		}
+	}
+	for id := range raw.Repeated {
+		r.Repeated = append(r.Repeated, id)
+	}
+	sort.Strings(r.Repeated)
 	for id := range seen {
 		if !batched[id] {
 			r.ReadUnchecked++
@@ -459,24 +533,24 @@ func order(r *Report, steps []review.Step, ix *index, calls map[string]int, turn
 			}
 		}
 	}
+	// A call's turn: the prompts before it, counted among the prompts the
+	// record and the transcript share (each record prompt with its
+	// transcript line), so a prompt only one side has (inserted, or cut)
+	// does not switch the check off.
 	var promptLines []int
-	for _, s := range ix.other["UserPromptSubmit"] {
-		if !s.sub && s.line > 0 {
-			promptLines = append(promptLines, s.line)
+	var promptSeqs []int64
+	for _, tm := range turns {
+		if tm.prompt {
+			promptLines = append(promptLines, tm.line)
+			promptSeqs = append(promptSeqs, tm.seq)
 		}
 	}
 	sort.Ints(promptLines)
-	var promptSeqs []int64
-	for i := range steps {
-		if steps[i].Event == "UserPromptSubmit" {
-			promptSeqs = append(promptSeqs, steps[i].Seq)
-		}
-	}
 	for _, c := range cs {
 		if c.useLine > 0 && c.resLine > 0 && c.resLine <= c.useLine {
 			move(c.item, fmt.Sprintf("its tool_result (line %d) is not after its tool_use (line %d)", c.resLine, c.useLine))
 		}
-		if c.useLine > 0 && c.pre >= 0 && len(promptLines) == len(promptSeqs) {
+		if c.useLine > 0 && c.pre >= 0 {
 			inRecord := sort.Search(len(promptSeqs), func(i int) bool { return promptSeqs[i] > c.pre })
 			inTranscript := sort.SearchInts(promptLines, c.useLine)
 			if inRecord != inTranscript {

@@ -40,16 +40,22 @@ func CheckFile(steps []review.Step, path string) (*Report, error) {
 }
 
 // WriteJSON writes the report as logbook-verify --evidence --json does:
-// recordId, ok (the verdict: nothing differs or moved, nothing absent
-// unless allowAbsent), complete (every recorded body found and matched)
-// and the report.
-func WriteJSON(w io.Writer, recordID string, rep *Report, allowAbsent bool) error {
+// recordId, ok (the verdict: Refusal under allow is nil), code and detail
+// (the refusal's, null when ok), complete (every recorded body found and
+// matched) and the report.
+func WriteJSON(w io.Writer, recordID string, rep *Report, allow Allow) error {
 	out := struct {
 		RecordID string  `json:"recordId"`
 		OK       bool    `json:"ok"`
+		Code     *string `json:"code"`
+		Detail   *string `json:"detail"`
 		Complete bool    `json:"complete"`
 		Evidence *Report `json:"evidence"`
-	}{recordID, !rep.Failed(allowAbsent), rep.Complete(), rep}
+	}{RecordID: recordID, OK: true, Complete: rep.Complete(), Evidence: rep}
+	if ref := rep.Refusal(allow); ref != nil {
+		code := string(ref.Code)
+		out.OK, out.Code, out.Detail = false, &code, &ref.Detail
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)

@@ -6,14 +6,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/review"
 )
 
 // WriteHuman prints the report for a reader: one line per item, naming
-// its record steps (seq) and toolUseId, then a verdict line. show is ""
+// its record steps (seq) and toolUseId, then a summary line. show is ""
 // (no bodies), "differs" (the transcript's bodies of items not matched,
-// cleaned of terminal controls) or "all"; allowAbsent is --allow-absent.
-func WriteHuman(w io.Writer, rep *Report, show string, allowAbsent bool) {
+// cleaned of terminal controls) or "all"; allow is --allow-absent and
+// --allow-unheld. The verdict, Refusal's, is the caller's to print.
+func WriteHuman(w io.Writer, rep *Report, show string, allow Allow) {
 	for _, it := range rep.Items {
 		name := it.What
 		if it.What == "call" {
@@ -69,28 +71,33 @@ func WriteHuman(w io.Writer, rep *Report, show string, allowAbsent bool) {
 		keys = append(keys, fmt.Sprintf("other bodies: %d", other))
 	}
 	verdict := "EVIDENCE MATCHES"
+	ref := rep.Refusal(allow)
 	switch {
-	case rep.Summary["calls "+Differs]+rep.Summary["prompts "+Differs]+rep.Summary["final messages "+Differs]+rep.Summary["sub-agent final messages "+Differs] > 0 || !rep.OK() && !anyMoved(rep):
+	case ref != nil && ref.Code == format.EvidenceDiffers:
 		verdict = "EVIDENCE DIFFERS"
-	case !rep.OK():
+	case ref != nil && ref.Code == format.EvidenceUnrecorded:
+		verdict = "EVIDENCE HOLDS MORE THAN THE RECORD (calls, prompts or results the record never saw)"
+	case ref != nil && ref.Code == format.EvidenceMoved:
 		verdict = "EVIDENCE OUT OF ORDER (the transcript's lines are not in the record's order)"
-	case !rep.Complete() && !allowAbsent && rep.Failed(false):
+	case ref != nil && ref.Code == format.EvidenceAbsent:
 		verdict = "EVIDENCE INCOMPLETE (recorded bodies absent from the transcript; --allow-absent accepts that)"
-	case !rep.Complete() && rep.Failed(false):
+	case ref != nil:
+		verdict = "EVIDENCE UNPROVEN (the record holds no digest of what the model read; --allow-unheld accepts that)"
+	case !rep.Complete() && rep.Refusal(Allow{Unheld: true}) != nil:
 		verdict = "EVIDENCE MATCHES WHERE PRESENT (some bodies absent, allowed)"
 	}
 	tail := ""
-	if rep.ReadUnchecked > 0 {
-		tail = fmt.Sprintf("; calls whose result the model read has no digest in the record: %d", rep.ReadUnchecked)
+	if n := len(rep.NotRecordedPrompts); n > 0 {
+		tail += fmt.Sprintf("; transcript prompts the record does not have: %d", n)
 	}
-	fmt.Fprintf(w, "%s: %s; transcript calls the record does not name: %d%s\n", verdict, strings.Join(keys, "; "), len(rep.NotRecorded), tail)
-}
-
-func anyMoved(rep *Report) bool {
-	for _, it := range rep.Items {
-		if it.Status == Moved {
-			return true
+	if n := len(rep.Repeated); n > 0 {
+		tail += fmt.Sprintf("; calls with a second input or result in the transcript: %d", n)
+	}
+	if rep.ReadUnchecked > 0 {
+		tail += fmt.Sprintf("; calls whose result the model read has no digest in the record: %d", rep.ReadUnchecked)
+		if allow.Unheld {
+			tail += " (allowed)"
 		}
 	}
-	return false
+	fmt.Fprintf(w, "%s: %s; transcript calls the record does not name: %d%s\n", verdict, strings.Join(keys, "; "), len(rep.NotRecorded), tail)
 }

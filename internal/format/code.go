@@ -45,7 +45,10 @@ const (
 	PolicyMissing   Code = "POLICY_MISSING"   // a gate ran without a policy, or tool calls and no gate at all
 	PolicyUntrusted Code = "POLICY_UNTRUSTED" // a gate's policy is not signed by a --policy-key (or not the required one)
 	GateMissing     Code = "GATE_MISSING"     // a tool call without its gate step
-	DeniedCallRan   Code = "DENIED_CALL_RAN"  // a denied call has a post-event: it ran anyway
+	// GateInputMismatch: a call's pre- or post-event digests another
+	// input than its gate step: the gate was shown one call, another ran.
+	GateInputMismatch Code = "GATE_INPUT_MISMATCH"
+	DeniedCallRan     Code = "DENIED_CALL_RAN" // a denied call has a post-event: it ran anyway
 )
 
 // Codes lists every refusal code in the order of spec §7.
@@ -59,7 +62,23 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 // kept out of Codes, which lists the steps every record fixture set
 // (testdata/records/{,policy,checkpoint,log}) covers; their fixtures are
 // in testdata/gate/.
-var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, DeniedCallRan}
+var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, GateInputMismatch, DeniedCallRan}
+
+// Evidence codes (step 13, docs/review.md): logbook-verify --evidence, a
+// transcript checked against a record that is accepted first, in this
+// order; internal/evidence decides them.
+const (
+	EvidenceDiffers    Code = "EVIDENCE_DIFFERS"    // a body the transcript holds is not the recorded one
+	EvidenceUnrecorded Code = "EVIDENCE_UNRECORDED" // the transcript holds a call, a prompt or a second result the record never saw
+	EvidenceMoved      Code = "EVIDENCE_MOVED"      // the transcript has the record's bodies in another order
+	EvidenceAbsent     Code = "EVIDENCE_ABSENT"     // a recorded body the transcript lacks (unless --allow-absent)
+	EvidenceUnheld     Code = "EVIDENCE_UNHELD"     // what the model read has no digest in the record (unless --allow-unheld)
+)
+
+// EvidenceCodes are the codes of step 13, in order: a transcript against
+// an accepted record, only with --evidence. Their fixtures are in
+// testdata/evidence/.
+var EvidenceCodes = []Code{EvidenceDiffers, EvidenceUnrecorded, EvidenceMoved, EvidenceAbsent, EvidenceUnheld}
 
 // RefusalError is a refusal: the spec §7 code and what, in words, failed.
 // It is the one form a refusal takes: a check returns one, a verdict

@@ -60,7 +60,7 @@ func TestRecorderCheck(t *testing.T) {
 }
 
 func TestGateCodes(t *testing.T) {
-	if len(GateCodes) != 4 || GateCodes[0] != PolicyMissing || GateCodes[3] != DeniedCallRan {
+	if len(GateCodes) != 5 || GateCodes[0] != PolicyMissing || GateCodes[3] != GateInputMismatch || GateCodes[4] != DeniedCallRan {
 		t.Errorf("GateCodes is not step 12's list in order: %v", GateCodes)
 	}
 	for _, c := range GateCodes {
@@ -73,12 +73,12 @@ func TestGateCodes(t *testing.T) {
 }
 
 // TestTable: the table holds every code once, in the order of Codes, then
-// GateCodes, then the bundle's two and CommitCodes, each with its step and a meaning; the
+// GateCodes, then EvidenceCodes, then the bundle's two, then CommitCodes, each with its step and a meaning; the
 // lists a fixture set covers are the table's, so a code added to one and
 // not the other fails here.
 func TestTable(t *testing.T) {
 	var want []Code
-	want = append(append(append(want, Codes...), GateCodes...), BundleInvalid, BundleKeyMismatch)
+	want = append(append(append(append(want, Codes...), GateCodes...), EvidenceCodes...), BundleInvalid, BundleKeyMismatch)
 	want = append(want, CommitCodes...)
 	if len(Table) != len(want) {
 		t.Fatalf("Table has %d codes, Codes, GateCodes and the bundle's %d", len(Table), len(want))
@@ -92,8 +92,9 @@ func TestTable(t *testing.T) {
 			t.Errorf("%s: meaning %q is not a sentence", c.Code, c.Meaning)
 		}
 		switch {
-		case c.Step == 0 && i >= len(Codes)+len(GateCodes):
-		case c.Step < step || c.Step > 12 || (c.Step == 12) != (i >= len(Codes) && i < len(Codes)+len(GateCodes)):
+		case c.Step == 0 && i >= len(Codes)+len(GateCodes)+len(EvidenceCodes):
+		case c.Step < step || c.Step > 13 || (c.Step == 12) != (i >= len(Codes) && i < len(Codes)+len(GateCodes)) ||
+			(c.Step == 13) != (i >= len(Codes)+len(GateCodes) && i < len(Codes)+len(GateCodes)+len(EvidenceCodes)):
 			t.Errorf("%s: step %d out of order or out of place", c.Code, c.Step)
 		default:
 			step = c.Step

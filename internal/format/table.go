@@ -3,8 +3,8 @@ package format
 // CodeInfo is one refusal code of Table: the code, the step of spec §7
 // that decides it (1-7 the record itself, 8 the policy checks, 9 the
 // checkpoints, 10 the proof of logging, 11 managed hooks, 12 the
-// organization policy's gate; 0 a hand-over bundle's container or a
-// commit's binding) and what
+// organization policy's gate, 13 a transcript as evidence; 0 a hand-over
+// bundle's container or a commit's binding) and what
 // it means, in a sentence for whoever reads a refusal.
 type CodeInfo struct {
 	Code    Code
@@ -13,8 +13,8 @@ type CodeInfo struct {
 }
 
 // Table is every refusal code a verdict can name, in the order they are
-// judged. A new code is a constant above and a line here (and in Codes or
-// GateCodes, which TestTable holds to it): logbook-verify's line and
+// judged. A new code is a constant above and a line here (and in Codes,
+// GateCodes or EvidenceCodes, which TestTable holds to it): logbook-verify's line and
 // --json, logbook-review and the web page's checker (web/js/codes.js,
 // written from this table by go test ./web -update) all name it from
 // there, and TestEveryCodeEverywhere (cmd/logbook-verify) fails for a
@@ -47,7 +47,13 @@ var Table = []CodeInfo{
 	{PolicyMissing, 12, "A gate step could not load the organization policy, or the record has tool calls and no gate step at all."},
 	{PolicyUntrusted, 12, "A gate step's policy is not signed by a trusted policy key, or is not the required policy."},
 	{GateMissing, 12, "A tool call has no gate step before it: the hooks ran without the organization policy."},
+	{GateInputMismatch, 12, "A tool call's input is not the one its gate step decided on: the gate was shown one call and another ran."},
 	{DeniedCallRan, 12, "A call the organization policy denied has a post-event: the tool ran anyway."},
+	{EvidenceDiffers, 13, "A body of the transcript given as evidence is not the one the record holds the digest of: the transcript or the record was changed."},
+	{EvidenceUnrecorded, 13, "The transcript given as evidence holds a tool call, a prompt or a second result for a call that the record never saw."},
+	{EvidenceMoved, 13, "The transcript given as evidence has the record's bodies in another order: a line was moved, or a call put in another turn."},
+	{EvidenceAbsent, 13, "A body the record holds the digest of is not in the transcript given as evidence."},
+	{EvidenceUnheld, 13, "The record holds no digest of the tool results the model read, so an edit of them in the transcript cannot be seen."},
 	{BundleInvalid, 0, "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member."},
 	{BundleKeyMismatch, 0, "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped."},
 	{BindingMalformed, 0, "A commit's git note under refs/notes/logbook is not a logbook binding: not its strict JSON lines, or too large."},

@@ -77,6 +77,18 @@ type Counts struct {
 	// down, or its answer was refused), as the hook counted them and the
 	// server noted them (data.event logbook.unsent, data.count).
 	UnsentEvents int `json:"unsentEvents"`
+	// ServerRefused: events of this session the server could not record
+	// (a full disk, a failed write, BUSY), as it counted them itself
+	// (data.event logbook.lost, data.reason "refused").
+	ServerRefused int `json:"serverRefusedEvents"`
+	// SequenceHoles: numbers record-step --server gave to events of this
+	// session (X-Logbook-Seq) that never reached the server (logbook.lost,
+	// reason "sequenceHole").
+	SequenceHoles int `json:"sequenceHoles"`
+	// SequenceResets: times the hook's count went back, or could not be
+	// checked (logbook.sequenceReset): loss before that point cannot be
+	// ruled out, and is not counted (docs/server.md).
+	SequenceResets int `json:"sequenceResets"`
 	// ToolUseIDs names the calls behind the counts, so a report can say
 	// which call is unfinished, not only how many are.
 	ToolUseIDs *Named `json:"toolUseIds,omitempty"`
@@ -95,7 +107,7 @@ type Named struct {
 // Total is the number of gaps of every kind (a denied call is none).
 func (c Counts) Total() int {
 	return c.UnfinishedToolCalls + c.DuplicatePreEvents + c.DuplicatePostEvents + c.PostWithoutPre + c.MissingSessionStart +
-		c.AfterSessionEnd + c.UnsentEvents
+		c.AfterSessionEnd + c.UnsentEvents + c.ServerRefused + c.SequenceHoles + c.SequenceResets
 }
 
 // Tracker sees steps one at a time. The zero value is ready.
@@ -107,11 +119,22 @@ type Tracker struct {
 	ended     bool // a SessionEnd was seen (steps come in seq order)
 	afterEnd  int
 	unsent    int
+	refused   int
+	holes     int
+	resets    int
 }
 
 // UnsentEvent is the data.event of a server's note counting events the
 // hook could not send (internal/server).
 const UnsentEvent = "logbook.unsent"
+
+// LostEvent and SeqResetEvent are the data.event of a server's notes of
+// events it knows it did not record, and of a hook count that went back
+// (internal/server's seq.go).
+const (
+	LostEvent     = "logbook.lost"
+	SeqResetEvent = "logbook.sequenceReset"
+)
 
 // GateEvent is data.event of an organization policy's gate step
 // (orgpolicy.GateEvent: not imported, record-step links no policy code).
@@ -192,11 +215,27 @@ func (t *Tracker) ObserveData(data *strictjson.Value, src []byte) {
 		en := data.Get("enforced")
 		t.ObserveGate(gated, id, decision, en != nil && en.Kind == strictjson.True)
 	}
-	if ev == UnsentEvent {
-		if c := data.Get("count"); c != nil && c.Kind == strictjson.Number {
-			if n, err := strconv.Atoi(c.Str); err == nil && n > 0 && n <= maxUnsent && t.unsent <= maxUnsent {
-				t.unsent += n
-			}
+	switch ev {
+	case UnsentEvent:
+		addCount(&t.unsent, data)
+	case LostEvent:
+		if r, _ := data.GetString("reason"); r == "refused" {
+			addCount(&t.refused, data)
+		} else {
+			addCount(&t.holes, data) // "sequenceHole", or a reason this build does not know: still a loss
+		}
+	case SeqResetEvent:
+		if t.resets < maxUnsent {
+			t.resets++
+		}
+	}
+}
+
+// addCount adds a note's data.count (1 to maxUnsent) to *to.
+func addCount(to *int, data *strictjson.Value) {
+	if c := data.Get("count"); c != nil && c.Kind == strictjson.Number {
+		if n, err := strconv.Atoi(c.Str); err == nil && n > 0 && n <= maxUnsent && *to <= maxUnsent {
+			*to += n
 		}
 	}
 }
@@ -224,7 +263,8 @@ func (t *Tracker) Counts() Counts {
 		c.MissingSessionStart = 1
 	}
 	c.AfterSessionEnd, c.UnsentEvents = t.afterEnd, t.unsent
-	if c.Total()-c.MissingSessionStart-c.AfterSessionEnd-c.UnsentEvents+c.DeniedToolCalls > 0 {
+	c.ServerRefused, c.SequenceHoles, c.SequenceResets = t.refused, t.holes, t.resets
+	if c.Total()-c.MissingSessionStart-c.AfterSessionEnd-c.UnsentEvents-c.ServerRefused-c.SequenceHoles-c.SequenceResets+c.DeniedToolCalls > 0 {
 		n := t.Named()
 		c.ToolUseIDs = &n
 	}

@@ -686,3 +686,17 @@ func oneLine(s string) string {
 	}
 	return strings.Join(strings.Fields(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)), " ")
 }
+
+// SessionOf returns the payload's session id as ParseWith reads it, ""
+// when it names none or is not a JSON object; it reads the top level only
+// and digests nothing (record-step --server keys its per-session counts
+// by it before it forwards the payload).
+func SessionOf(payload []byte) string {
+	v, err := strictjson.Shallow(payload, strictjson.Options{Lenient: true, MaxDepth: MaxPayloadDepth}, nil)
+	if err != nil || v.Kind != strictjson.Object {
+		return ""
+	}
+	v.LastWins() // as ParseWith reads a repeated key: its last value
+	b := builder{src: payload, root: v}
+	return b.field(keys.Session)
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -19,6 +20,8 @@ import (
 //     by a key not given, or (with a required digest) names another policy;
 //   - GATE_MISSING: a tool call's pre-event is not right after its gate
 //     step, or a post-event has no gate step before it;
+//   - GATE_INPUT_MISMATCH: a call's pre-event (or post-event) digests
+//     another input than its gate step: the gate decided on another call;
 //   - DENIED_CALL_RAN: an enforced deny is followed by its call's
 //     post-event: the tool ran anyway.
 
@@ -147,10 +150,66 @@ func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code
 			}
 		}
 	}
+	if d := inputMismatch(views); d != "" {
+		return format.GateInputMismatch, d, views
+	}
 	if d := deniedRan(views); d != "" {
 		return format.DeniedCallRan, d, views
 	}
 	return "", "", views
+}
+
+// inputMismatch describes the first pre- or post-event whose input
+// digests are not its gate step's: the gate decided on one input and the
+// call that ran had another (a hook binary swapped for one that shows the
+// gate a harmless command, or another hook that rewrote the input after
+// the gate). A pre-event is compared with the gate step right before it
+// (the same append), a post-event that carries an input with the call's
+// latest gate step, unless the policy's redaction pointers changed the
+// gated input (data.inputRedacted): the post-event is recorded without
+// them. "" when none.
+func inputMismatch(views []stepView) string {
+	last := map[string]stepView{} // toolUseId → its latest gate step
+	for i, v := range views {
+		switch {
+		case v.event == GateEvent:
+			if v.toolUseID != "" {
+				last[v.toolUseID] = v
+			}
+		case slices.Contains(preEvents, v.event):
+			if g := views[i-1]; g.inputs != v.inputs {
+				return fmt.Sprintf("step %d: %s of %s digests input %s, its gate step %d decided on %s", v.seq, v.event, callName(v), shortList(v.inputs), g.seq, shortList(g.inputs))
+			}
+		case slices.Contains(postEvents, v.event) && v.toolUseID != "" && v.inputs != "":
+			g, ok := last[v.toolUseID]
+			if !ok || g.inputs == v.inputs {
+				continue
+			}
+			if r := g.d.Get(RedactedField); r != nil && r.Kind == strictjson.True {
+				continue
+			}
+			return fmt.Sprintf("step %d: %s of %s digests input %s, its gate step %d decided on %s", v.seq, v.event, callName(v), shortList(v.inputs), g.seq, shortList(g.inputs))
+		}
+	}
+	return ""
+}
+
+// shortList is a step's input digests as read (each followed by a comma),
+// each cut to 16 hex digits, or "none".
+func shortList(in string) string {
+	var out []string
+	for _, d := range strings.Split(strings.TrimSuffix(in, ","), ",") {
+		if len(d) > 16 {
+			d = d[:16]
+		}
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ",")
 }
 
 // read gives each step of a verified record as the checks see it.
@@ -211,6 +270,25 @@ func DeniedCallRan(rec []byte) string {
 		return ""
 	}
 	return deniedRan(views)
+}
+
+// InputMismatch is GATE_INPUT_MISMATCH's check alone, for a verified
+// record judged without --policy-key: what the record's own steps say,
+// whoever signed the policy. It describes the first call whose input is
+// not the one its gate step decided on, or returns "".
+func InputMismatch(rec []byte) string {
+	views, c, _ := read(rec)
+	if c != "" {
+		return ""
+	}
+	// inputMismatch reads a pre-event's gate as the step before it,
+	// which only a record that passed GATE_MISSING guarantees.
+	for i, v := range views {
+		if slices.Contains(preEvents, v.event) && (i == 0 || !gates1(views[i-1], v)) {
+			return ""
+		}
+	}
+	return inputMismatch(views)
 }
 
 // gates1 reports whether g is the gate step of the pre-event p: the same

@@ -69,6 +69,26 @@ func (p *Policy) parseRedact(v *strictjson.Value) error {
 	return nil
 }
 
+// inputFields are the payloadFields that hold a tool's arguments: what a
+// call's input digest is taken of.
+var inputFields = payloadFields[:4]
+
+// RedactedField is the gate step's data member that says the policy's
+// pointers changed the call's input before it was recorded: its
+// post-event, recorded without them, then digests another input.
+const RedactedField = "inputRedacted"
+
+// RedactsInput reports whether a pointer selects within a tool's
+// arguments (not only its result).
+func (p *Policy) RedactsInput() bool {
+	for _, s := range p.Redact {
+		if ptr, err := parsePointer(s); err == nil && slices.Contains(inputFields, ptr[0]) {
+			return true
+		}
+	}
+	return false
+}
+
 // RedactPayload returns payload with the value at each of the policy's
 // pointers replaced by "[REDACTED]", byte for byte elsewhere; a pointer
 // that selects nothing changes nothing. A payload that is not JSON is

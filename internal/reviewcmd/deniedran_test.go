@@ -53,3 +53,36 @@ func TestReviewSaysDeniedCallRan(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewSaysGateInputMismatch: a record whose own gate step decided on
+// another input than its call's (a swapped hook binary showed the gate a
+// harmless command) is refused GATE_INPUT_MISMATCH under --policy-key and,
+// without it, said in the first note, in text and JSON, as logbook-verify
+// says it (verdict.InputMismatchWarning).
+func TestReviewSaysGateInputMismatch(t *testing.T) {
+	t.Parallel()
+	env := func(string) string { return "" }
+	for _, c := range []struct{ file, want string }{
+		{"fail_GATE_INPUT_MISMATCH_pre.json", "step 4: PreToolUse of Bash call toolu_2 digests input ad1686665270a1d1, its gate step 3 decided on 4cf29611a6693486"},
+		{"fail_GATE_INPUT_MISMATCH_post.json", "step 5: PostToolUse of Bash call toolu_2 digests input ad1686665270a1d1, its gate step 3 decided on 4cf29611a6693486"},
+	} {
+		path := "../../testdata/gate/" + c.file
+		var text, stderr bytes.Buffer
+		if code := run([]string{"--no-pager", "--color", "never", "--policy-key", "../../testdata/gate/policy.key.pub", path}, &text, &stderr, env); code != 1 ||
+			!strings.HasPrefix(text.String(), "REFUSED GATE_INPUT_MISMATCH: "+c.want) {
+			t.Errorf("%s --policy-key: exit %d\n%s%s", c.file, code, text.String(), stderr.String())
+		}
+		text.Reset()
+		if code := run([]string{"--no-pager", "--color", "never", path}, &text, &stderr, env); code != 0 || !strings.Contains(text.String(), "a call's input is not the one its gate step decided on ("+c.want+")") {
+			t.Errorf("%s: exit %d\n%s%s", c.file, code, text.String(), stderr.String())
+		}
+		var js bytes.Buffer
+		var r struct {
+			Notes []string `json:"notes"`
+		}
+		if code := run([]string{"--json", path}, &js, &stderr, env); code != 0 || json.Unmarshal(js.Bytes(), &r) != nil || len(r.Notes) == 0 ||
+			!strings.Contains(r.Notes[0], "refused GATE_INPUT_MISMATCH") {
+			t.Errorf("%s --json: exit %d, notes %q", c.file, code, r.Notes)
+		}
+	}
+}

@@ -364,6 +364,9 @@ var maxRecord int64 = readlimit.Record
 // all a denied call that ran anyway.
 func gateNotes(out verdict.Outcome) []string {
 	var n []string
+	if out.InputMismatch != "" {
+		n = append(n, verdict.InputMismatchWarning(out.InputMismatch))
+	}
 	if out.DeniedRan != "" {
 		n = append(n, verdict.DeniedRanWarning(out.DeniedRan))
 	}

@@ -19,6 +19,8 @@ const (
 	errBadCwd        = "CWD_INVALID"          // 400: X-Logbook-Cwd is not one line
 	errBadUnsent     = "UNSENT_INVALID"       // 400: X-Logbook-Unsent is not a count
 	errBadNonce      = "NONCE_INVALID"        // 400: X-Logbook-Nonce is not 32 lowercase hex digits
+	errBadSeq        = "SEQ_INVALID"          // 400: X-Logbook-Seq is not a number
+	errDiskLow       = "DISK_LOW"             // 507: a new session refused, the data's file system under --min-free
 	errBadVerify     = "VERIFY_INPUT_INVALID" // 400: a multipart verify request that cannot be read
 	errSealFailed    = "SEAL_FAILED"          // 500: recorded and checkpointed, but the seal failed
 	errSyncFailed    = "SYNC_FAILED"          // 500: written, but the fsync before the answer failed
@@ -53,6 +55,8 @@ func status(code string) int {
 		return http.StatusUnauthorized
 	case errBusy:
 		return http.StatusServiceUnavailable
+	case errDiskLow:
+		return http.StatusInsufficientStorage
 	case errSealFailed, errSyncFailed, errInternal, recorder.WriteFailed:
 		return http.StatusInternalServerError
 	}

@@ -98,6 +98,11 @@ type Config struct {
 	// path (durable.Group.SyncPath): the power-cut test notes there what
 	// was synced.
 	SyncPath func(path string) error
+	// MinFree is the free space, in bytes, under which the server
+	// refuses new sessions (DISK_LOW) and goes on recording the open ones
+	// into it (space.go); 0 checks nothing. The command's default is
+	// DefaultMinFree.
+	MinFree int64
 	// Gate, when not nil, is the organization policy every PreToolUse
 	// (and PermissionRequest) is decided by: its gate step is recorded
 	// before the event and its decision is the hook's answer (gate.go).
@@ -155,6 +160,11 @@ type Server struct {
 	tl           tlogState
 	commit       *durable.Group      // nil: FsyncOff
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
+	// owed are the resumed sessions whose seal runs after their
+	// SessionEnd's answer (sealafter.go): id → the SessionEnd's time.
+	owed     map[string]string
+	sealing  sync.WaitGroup
+	sealSlot chan struct{} // one seal after an answer at a time
 }
 
 // session is what the server keeps for a session it has seen.
@@ -174,6 +184,9 @@ type session struct {
 	// holding a checkpoint whose steps the session lost, and the server
 	// would sign another at the same size.
 	unlogged [][]byte
+	// seq is what the server saw of the hook's numbers for the session,
+	// and the events it refused (seq.go).
+	seq seqState
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
@@ -229,7 +242,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
-		sessions: map[string]*session{}}
+		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1)}
 	if cfg.Fsync != FsyncOff {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
@@ -377,6 +390,8 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 // finished its requests.
 func (s *Server) Close() error {
 	var errs []error
+	// The seals owed are written before anything closes.
+	s.sealing.Wait()
 	if s.commit != nil {
 		// With FsyncBackground, what was answered and not yet synced
 		// is synced before the server exits.
@@ -387,6 +402,7 @@ func (s *Server) Close() error {
 	defer s.mu.Unlock()
 	for id, st := range s.sessions {
 		st.mu.Lock()
+		errs = append(errs, st.seq.save(s.cfg.Dir, id))
 		if st.log != nil {
 			errs = append(errs, st.log.Close())
 			st.log = nil

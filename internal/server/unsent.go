@@ -10,9 +10,10 @@ import (
 )
 
 // UnsentEvent is the data.event of the note a server appends when a hook
-// reports events it could not send (record-step --server counts them
-// while the server is down or its answer is refused, and sends the count
-// with the next event in X-Logbook-Unsent). internal/gaps counts it.
+// reports events it could not send in X-Logbook-Unsent: record-step
+// --server before it numbered events (seq.go) counted them in one file
+// for every session and sent the count with the next event. A hook of
+// that version still sends it. internal/gaps counts it.
 const UnsentEvent = "logbook.unsent"
 
 // maxUnsent bounds the count a header may claim.

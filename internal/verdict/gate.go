@@ -24,6 +24,7 @@ func judgeGate(in Inputs, out *Outcome) {
 	if in.Gate == nil {
 		out.UncheckedGates = countGates(in.Record)
 		if out.UncheckedGates > 0 {
+			out.InputMismatch = orgpolicy.InputMismatch(in.Record)
 			out.DeniedRan = orgpolicy.DeniedCallRan(in.Record)
 		}
 		return
@@ -70,6 +71,13 @@ func countGates(rec []byte) int { return bytes.Count(rec, gateStep) }
 // whoever signed the policy, the record contradicts itself.
 func DeniedRanWarning(detail string) string {
 	return fmt.Sprintf("a call the organization policy denied ran anyway (%s): with --policy-key this record is refused DENIED_CALL_RAN (docs/policy.md §8)", detail)
+}
+
+// InputMismatchWarning is the warning an accepted record gets when,
+// without --policy-key, a call's input is not the one its own gate step
+// decided on: the gate was shown another call (a swapped hook binary).
+func InputMismatchWarning(detail string) string {
+	return fmt.Sprintf("a call's input is not the one its gate step decided on (%s): the gate was shown another call; with --policy-key this record is refused GATE_INPUT_MISMATCH (docs/policy.md §8)", detail)
 }
 
 // UncheckedGatesWarning is the warning an accepted record with gate steps

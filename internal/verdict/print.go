@@ -134,6 +134,15 @@ func moreGaps(g gaps.Counts) string {
 	if g.UnsentEvents > 0 {
 		fmt.Fprintf(&b, ", %d event(s) the hook could not send to the server", g.UnsentEvents)
 	}
+	if g.ServerRefused > 0 {
+		fmt.Fprintf(&b, ", %d event(s) the server refused and did not record (a full disk, a failed write)", g.ServerRefused)
+	}
+	if g.SequenceHoles > 0 {
+		fmt.Fprintf(&b, ", %d event(s) the hook numbered that never reached the server", g.SequenceHoles)
+	}
+	if g.SequenceResets > 0 {
+		fmt.Fprintf(&b, ", the hook's event count went back %d time(s): loss before that cannot be ruled out", g.SequenceResets)
+	}
 	return b.String()
 }
 
@@ -152,6 +161,9 @@ func Warnings(o Outcome) []string {
 		return nil
 	}
 	var w []string
+	if o.InputMismatch != "" {
+		w = append(w, InputMismatchWarning(o.InputMismatch))
+	}
 	if o.DeniedRan != "" {
 		w = append(w, DeniedRanWarning(o.DeniedRan))
 	}

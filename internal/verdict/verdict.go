@@ -56,6 +56,10 @@ type Outcome struct {
 	// call the record's own gate steps denied that ran anyway: said as
 	// a warning (the first), since nothing checked who signed the policy.
 	DeniedRan string
+	// InputMismatch describes, when no --policy-key was given, the first
+	// call whose input is not the one its gate step decided on: said as
+	// a warning, as DeniedRan is.
+	InputMismatch string
 	// Fresh: the log was read past the record's leaf and holds no later
 	// checkpoint of the session (logproof.Fresh); false when not checked.
 	Fresh bool

@@ -3,11 +3,13 @@
 // the record is checked from its own bytes inside the bundle. Nothing the
 // bundle carries is trusted for being there: its signerKey is compared
 // with the key that signed the record (BUNDLE_KEY_MISMATCH when another),
-// never pinned; checkpoints are checked only under keys the reader gives.
+// never pinned, and a bundle opened with no key pasted is not judged
+// (needsTrust), as logbook-verify --bundle judges none without --trust; checkpoints are checked only under keys the reader gives.
 (function (lb) {
   'use strict';
   const FORMAT = 'logbook/bundle@0';
   const MEDIA_TYPE = 'application/vnd.logbook.bundle.v0+json';
+  const MAX_LOG_PROOFS = 1; // bundle.MaxLogProofs
   const MEMBERS = ['mediaType', 'format', 'record', 'signerKey', 'attestations', 'attestorKeys', 'tsaRoots',
     'checkpoints', 'checkpointKeys', 'logProofs', 'logPolicy'];
 
@@ -61,6 +63,30 @@
     if (!rec || rec.t !== K.OBJ) return { error: 'record is missing or not an object' };
     const signerKey = get(v, 'signerKey');
     if (typeof signerKey !== 'string' || !signerKey) return { error: 'signerKey is missing or not a string' };
+    // Each optional member's type, as logbook-verify's reader
+    // (internal/bundle) checks it, in its order and words.
+    const str = (x) => typeof x === 'string';
+    const nonEmpty = (x) => str(x) && x !== '';
+    const isObj = (x) => !str(x) && x && x.t === K.OBJ;
+    for (const [k, each, what] of [['attestations', isObj, 'an object'], ['attestorKeys', str, 'a string'], ['tsaRoots'],
+      ['checkpoints', nonEmpty, 'a non-empty string'], ['checkpointKeys', nonEmpty, 'a non-empty string'],
+      ['logProofs', nonEmpty, 'a non-empty string'], ['logPolicy']]) {
+      const m = get(v, k);
+      if (m === undefined) continue;
+      if (!each) {
+        if (!str(m)) return { error: k + ' is not a string' };
+        continue;
+      }
+      if (str(m) || m.t !== K.ARR) return { error: k + ' is not an array' };
+      if (k === 'logProofs' && m.items.length > MAX_LOG_PROOFS) return { error: 'logProofs holds ' + m.items.length + ' proofs; at most ' + MAX_LOG_PROOFS };
+      const bad = m.items.findIndex((x) => !each(x));
+      if (bad >= 0) return { error: k + '[' + bad + '] is not ' + what };
+    }
+    try {
+      lb.readPublicKeyPEM(signerKey);
+    } catch (e) {
+      return { error: 'signerKey: ' + e.message }; // bundlecheck.Open: an Ed25519 SPKI PEM key, or BUNDLE_INVALID
+    }
     const list = (k) => { const a = get(v, k); return a && a.t === K.ARR ? a.items : []; };
     const range = recordRange(bytes);
     if (!range) return { error: 'record is missing or not an object' };
@@ -85,5 +111,17 @@
     }
   }
 
-  lb.bundle = { detect, read, keyMismatch, FORMAT, MEDIA_TYPE };
+  // needsTrust is the verdict on a bundle opened with no key pasted:
+  // none, as logbook-verify --bundle without --trust gives none (a usage
+  // error, exit 2), in its words.
+  function needsTrust() {
+    return {
+      ok: false, code: null, recordId: null, checkpoints: [],
+      detail: 'a bundle is checked under the keys you trust: paste the signer\'s public key above. '
+        + 'logbook-verify --bundle needs --trust KEYS: the public keys of the signers you trust '
+        + '(a bundle\'s own signerKey proves only that the record is unchanged since someone signed it)',
+    };
+  }
+
+  lb.bundle = { detect, read, keyMismatch, needsTrust, FORMAT, MEDIA_TYPE };
 })(globalThis.logbook = globalThis.logbook || {});

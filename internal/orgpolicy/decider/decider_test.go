@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 func sampleRequest() Request {
@@ -376,7 +378,7 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 		if c != nil {
 			c.Close()
 		}
-		fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		fd, _ := sockcred.Socket(syscall.AF_UNIX)
 		defer syscall.Close(fd)
 		if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: Socket(dir, key)}); err != nil {
 			t.Fatal(err)

@@ -11,13 +11,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/journal"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
+	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -71,8 +74,11 @@ type event struct {
 }
 
 // build records the events through the recorder, as record-step and
-// logbook-policy hook do, at fixed instants, and seals.
-func build(t testing.TB, events []event) []byte {
+// logbook-policy hook do, at fixed instants, and seals. shown, when
+// given, maps an event's index to what its gate is shown instead of its
+// payload: a hook binary swapped for a wrapper that shows the gate a
+// harmless call while the real one is recorded (and runs).
+func build(t testing.TB, events []event, shown ...map[int][]byte) []byte {
 	t.Helper()
 	dir := t.TempDir()
 	for i, e := range events {
@@ -80,6 +86,15 @@ func build(t testing.TB, events []event) []byte {
 		o := recorder.Options{Now: func() string { return at }}
 		var v *Verdict
 		p := e.gate.Wire(e.payload, &o, &v)
+		if len(shown) > 0 && shown[0][i] != nil {
+			e.gate.Wire(shown[0][i], &o, &v)
+			ev, err := hookevent.Parse(shown[0][i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			gate := o.Gate
+			o.Gate = func(hookevent.Event) *chain.Step { return gate(ev) }
+		}
 		if _, err := recorder.RecordOpts(dir, p, "", "/work", o); err != nil {
 			t.Fatal(err)
 		}
@@ -110,6 +125,7 @@ func fixtures(t testing.TB) map[string][]byte {
 	lsPost := call("toolu_1", "PostToolUse", "Bash", `{"command":"ls"}`)
 	rm := call("toolu_2", "PreToolUse", "Bash", `{"command":"rm -rf build"}`)
 	rmPost := call("toolu_2", "PostToolUse", "Bash", `{"command":"rm -rf build"}`)
+	lsAs2 := call("toolu_2", "PreToolUse", "Bash", `{"command":"ls"}`) // what a swapped hook shows the gate
 	rmFail := call("toolu_2", "PostToolUseFailure", "Bash", `{"command":"rm -rf build"}`)
 	env := call("toolu_3", "PreToolUse", "Read", `{"file_path":"/work/.env"}`)
 	late := call("toolu_4", "PreToolUse", "Bash", `{"command":"echo later"}`)
@@ -123,6 +139,8 @@ func fixtures(t testing.TB) map[string][]byte {
 		"fail_POLICY_UNTRUSTED_forged.json":    build(t, []event{{ls, good}, {lsPost, nil}, {rm, &forged}}),
 		"fail_GATE_MISSING_hooks_removed.json": build(t, []event{{ls, good}, {lsPost, nil}, {late, nil}, {latePost, nil}}),
 		"fail_GATE_MISSING_post_only.json":     build(t, []event{{ls, good}, {lsPost, nil}, {latePost, nil}}),
+		"fail_GATE_INPUT_MISMATCH_pre.json":    build(t, []event{{ls, good}, {lsPost, nil}, {rm, good}, {rmPost, nil}}, map[int][]byte{2: lsAs2}),
+		"fail_GATE_INPUT_MISMATCH_post.json":   build(t, []event{{ls, good}, {lsPost, nil}, {lsAs2, good}, {rmPost, nil}}),
 		"fail_DENIED_CALL_RAN_post.json":       build(t, []event{{ls, good}, {lsPost, nil}, {rm, good}, {rmPost, nil}}),
 		"fail_DENIED_CALL_RAN_failure.json":    build(t, []event{{rm, good}, {rmFail, nil}}),
 	}
@@ -202,5 +220,87 @@ func TestRequirePolicy(t *testing.T) {
 	}
 	if c, _ := orgpolicy.CheckRecord(rec, k, strings.Repeat("0", 64)); c != format.PolicyUntrusted {
 		t.Errorf("another digest: %q, want POLICY_UNTRUSTED", c)
+	}
+}
+
+// TestRedactedInputIsNoMismatch: a policy whose pointers redact a call's
+// input changes its gated pre-event and not its post-event (recorded
+// without the policy): the gate step says so, and the post-event's other
+// input digest is no GATE_INPUT_MISMATCH; a pointer into the result only
+// leaves the check whole.
+func TestRedactedInputIsNoMismatch(t *testing.T) {
+	t.Parallel()
+	pub := policyKey.Public().(ed25519.PublicKey)
+	for _, c := range []struct {
+		redact string
+		want   format.Code
+	}{
+		{`"/tool_input/command"`, ""},
+		{`"/tool_response/stdout"`, ""},
+	} {
+		g := signedGate(t, strings.Replace(examplePolicy, `"onError":"deny",`, `"onError":"deny","redact":[`+c.redact+`],`, 1), policyKey, pub)
+		ls := call("toolu_1", "PreToolUse", "Bash", `{"command":"ls"}`)
+		lsPost := call("toolu_1", "PostToolUse", "Bash", `{"command":"ls"}`)
+		rec := build(t, []event{{ls, g}, {lsPost, nil}})
+		if code, d := orgpolicy.CheckRecord(rec, []ed25519.PublicKey{pub}, ""); code != c.want {
+			t.Errorf("redact %s: %s %s, want %q", c.redact, code, d, c.want)
+		}
+		if got := bytes.Contains(rec, []byte(`"`+orgpolicy.RedactedField+`":true`)); got != strings.Contains(c.redact, "tool_input") {
+			t.Errorf("redact %s: %s in the gate step: %v", c.redact, orgpolicy.RedactedField, got)
+		}
+	}
+	// The same post-event after a gate that redacted nothing is refused.
+	g := signedGate(t, examplePolicy, policyKey, pub)
+	rec := build(t, []event{{call("toolu_1", "PreToolUse", "Bash", `{"command":"[REDACTED]"}`), g}, {call("toolu_1", "PostToolUse", "Bash", `{"command":"ls"}`), nil}})
+	if code, d := orgpolicy.CheckRecord(rec, []ed25519.PublicKey{pub}, ""); code != format.GateInputMismatch {
+		t.Errorf("no redaction: %s %s, want GATE_INPUT_MISMATCH", code, d)
+	}
+}
+
+// TestEveryHarnessGatedInputsAgree: each harness's synthesized session
+// (internal/synth, in its documented payload shapes), every event through
+// the gate as the hooks send it, then GATE_INPUT_MISMATCH's check: no
+// harness's post-event digests another input than its call's gate step,
+// so the check refuses only a call the gate was not shown.
+func TestEveryHarnessGatedInputsAgree(t *testing.T) {
+	t.Parallel()
+	pub := policyKey.Public().(ed25519.PublicKey)
+	g := signedGate(t, `{"version":"logbook/policy@0","name":"allow-all","default":"allow","onError":"deny","rules":[]}`, policyKey, pub)
+	for _, h := range append(append([]string{}, hookevent.Harnesses...), "copilot-cli-snake") {
+		s, ok := synth.Dialect(h)
+		if !ok {
+			continue
+		}
+		t.Run(h, func(t *testing.T) {
+			dir := t.TempDir()
+			harness := strings.TrimSuffix(h, "-snake")
+			for i, p := range s.Events {
+				o := recorder.Options{Now: func() string { return s.Times[i] }}
+				if s.Config != nil {
+					o.Hint = hookevent.Hint{Harness: harness, Event: s.Config[i]}
+				} else {
+					o.Hint = hookevent.Hint{Harness: harness}
+				}
+				var v *Verdict
+				rec := g.Wire(p, &o, &v)
+				if _, err := recorder.RecordOpts(dir, rec, "", "/work", o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			j, err := journal.Open(dir, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			res, err := seal.Seal(j, sealKey, seal.Options{Now: "2026-12-01T10:59:00Z"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := orgpolicy.InputMismatch(res.Record); d != "" {
+				t.Errorf("%s: %s", h, d)
+			}
+			c, d, sum := orgpolicy.CheckRecordSummary(res.Record, []ed25519.PublicKey{pub}, "")
+			t.Logf("%s: %d events, %d gated; --policy-key: %q %s", h, len(s.Events), sum.Gates, c, d)
+		})
 	}
 }
