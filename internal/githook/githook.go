@@ -48,21 +48,31 @@ func Dir(repo string) (string, error) {
 	return filepath.Join(gd, "hooks"), nil
 }
 
-func script(recordStep string) string {
-	q := "'" + strings.ReplaceAll(recordStep, "'", `'\''`) + "'"
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func script(recordStep, sessions string) string {
+	q := quote(recordStep)
+	dir := ""
+	if sessions != "" {
+		// The project's session directory, which may be below the work
+		// tree's top, where the hook runs; $LOGBOOK_DIR still wins.
+		dir = "LOGBOOK_DIR=${LOGBOOK_DIR:-" + quote(sessions) + "} "
+	}
 	return "#!/bin/sh\n" + Marker + ": record-step install wrote it, record-step uninstall removes it\n" +
 		"# (and puts back " + Chained + ", the hook that was here before, which runs first).\n" +
 		"status=0\n" +
 		"chained=\"$(dirname \"$0\")/" + Chained + "\"\n" +
 		"if [ -x \"$chained\" ]; then \"$chained\" \"$@\"; status=$?; fi\n" +
-		"if [ -x " + q + " ]; then " + q + " commit || true; fi\n" +
+		"if [ -x " + q + " ]; then " + dir + q + " commit || true; fi\n" +
 		"exit $status\n"
 }
 
 // Install writes the hook into repo's hooks directory, calling
-// recordStep (an absolute path); it returns the hook's path, or "" when
-// repo is not in a git work tree (nothing to do).
-func Install(repo, recordStep string) (string, error) {
+// recordStep (an absolute path) with sessions (the project's session
+// directory, absolute; "" for record-step's default) as $LOGBOOK_DIR
+// unless one is set; it returns the hook's path, or "" when repo is not
+// in a git work tree (nothing to do).
+func Install(repo, recordStep, sessions string) (string, error) {
 	dir, err := Dir(repo)
 	if errors.Is(err, gitfacts.ErrNotRepo) {
 		return "", nil
@@ -87,7 +97,7 @@ func Install(repo, recordStep string) (string, error) {
 		return "", err
 	}
 	tmp := hook + ".logbook-tmp"
-	if err := os.WriteFile(tmp, []byte(script(recordStep)), 0o755); err != nil {
+	if err := os.WriteFile(tmp, []byte(script(recordStep, sessions)), 0o755); err != nil {
 		return "", err
 	}
 	return hook, os.Rename(tmp, hook)

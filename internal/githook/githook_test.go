@@ -29,7 +29,7 @@ func TestInstallChainsAndRestores(t *testing.T) {
 	mine := []byte("#!/bin/sh\necho mine >> \"$(git rev-parse --git-dir)/ran\"\n")
 	os.WriteFile(filepath.Join(hooks, "post-commit"), mine, 0o755)
 	for range 2 {
-		hook, err := Install(repo, "/nowhere/record-step")
+		hook, err := Install(repo, "/nowhere/record-step", "")
 		if err != nil || hook != filepath.Join(hooks, "post-commit") {
 			t.Fatalf("Install: %q %v", hook, err)
 		}
@@ -63,7 +63,38 @@ func TestInstallChainsAndRestores(t *testing.T) {
 
 // Outside a repository there is nothing to do, and no error.
 func TestNotARepo(t *testing.T) {
-	if hook, err := Install(t.TempDir(), "/x/record-step"); err != nil || hook != "" {
+	if hook, err := Install(t.TempDir(), "/x/record-step", ""); err != nil || hook != "" {
 		t.Fatalf("%q %v", hook, err)
+	}
+}
+
+// The hook hands record-step the project's session directory (one below
+// the work tree's top, a name with a space and a quote), unless
+// $LOGBOOK_DIR is set.
+func TestHookPassesTheSessionDirectory(t *testing.T) {
+	repo := gitInit(t)
+	bin := t.TempDir()
+	out := filepath.Join(bin, "out")
+	fake := filepath.Join(bin, "record-step")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$1 $LOGBOOK_DIR\" >> '"+out+"'\n"), 0o755)
+	sessions := filepath.Join(repo, "sub dir's", ".logbook")
+	hook, err := Install(repo, fake, sessions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, env := range [][]string{nil, {"LOGBOOK_DIR=/elsewhere"}} {
+		cmd := exec.Command(hook)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), env...)
+		if env == nil {
+			cmd.Env = append(cmd.Env, "LOGBOOK_DIR=")
+		}
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+	}
+	b, _ := os.ReadFile(out)
+	if want := "commit " + sessions + "\ncommit /elsewhere\n"; string(b) != want {
+		t.Fatalf("record-step was run with %q, want %q", b, want)
 	}
 }

@@ -296,7 +296,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			}
 			// Commits, the agent's and the person's, are named in
 			// the sessions recording (docs/commits.md).
-			if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step"))); err != nil {
+			if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook"))); err != nil {
 				return fail(fmt.Errorf("git post-commit hook: %w", err))
 			} else if hook != "" {
 				fmt.Fprintf(stdout, "%s: names each commit in the sessions recording\n", hook)
