@@ -247,7 +247,11 @@ func bound(repo *patches, l Line, b gitbind.Binding, ix *index) Line {
 	r := ix.byID[b.RecordID]
 	l.RecordID, l.Session = b.RecordID, b.Session
 	if r == nil {
-		return refuse(l, format.RecordMissing, fmt.Sprintf("the note names record %s of session %s, which the records folder does not hold", b.RecordID, b.Session))
+		d := fmt.Sprintf("the note names record %s of session %s, which the records folder does not hold", b.RecordID, b.Session)
+		if n := len(ix.unnamed); n > 0 {
+			d += fmt.Sprintf("; %d record file(s) there were refused before their id could be known, the first %s", n, ix.unnamed[0])
+		}
+		return refuse(l, format.RecordMissing, d)
 	}
 	if !r.out.Result.OK {
 		// The record's own refusal: re-signed by another key, edited, ….

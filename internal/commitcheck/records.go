@@ -27,6 +27,10 @@ type rec struct {
 // index is every record of the folder by record id, and the accepted
 // ones' commits and patch ids, for commits that carry no note.
 type index struct {
+	// unnamed are the record files refused before their id was known
+	// (a step edited, the chain broken): "FILE (CODE)", for the detail
+	// of a RECORD_MISSING that may be one of them.
+	unnamed  []string
 	byID     map[string]*rec
 	byCommit map[string]*rec
 	byPatch  map[string]*rec
@@ -73,7 +77,9 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 		}
 		id := out.Result.RecordID
 		if id == "" {
-			continue // refused before its signature: it names nothing
+			// Refused before its signature: no id, it names nothing.
+			ix.unnamed = append(ix.unnamed, fmt.Sprintf("%s (%s)", filepath.Base(f), out.Result.Code))
+			continue
 		}
 		if prev, dup := ix.byID[id]; dup && prev.out.Result.OK {
 			continue
