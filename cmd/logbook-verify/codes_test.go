@@ -90,8 +90,13 @@ func codeFixture(t *testing.T, code format.Code) (args []string, review bool) {
 	if files, _ := filepath.Glob(filepath.Join(testdata, "commits", strings.TrimSuffix(pattern, ".json")+".fi")); len(files) > 0 {
 		// A commit's binding (docs/commits.md): the fixture is a
 		// repository as a git fast-import stream.
-		return []string{"--repo", commitRepo(t, files[0]), "--commits", "main~1..main", "--records", filepath.Join(testdata, "commits", "records"),
-			"--pubkey", filepath.Join(testdata, "keys", "fixture.key.pub")}, false
+		// FILE.args: more flags, one a line (--require-level LEVEL).
+		args := []string{"--repo", commitRepo(t, files[0]), "--commits", "main~1..main", "--records", filepath.Join(testdata, "commits", "records"),
+			"--pubkey", filepath.Join(testdata, "keys", "fixture.key.pub")}
+		if b, err := os.ReadFile(files[0] + ".args"); err == nil {
+			args = append(args, strings.Fields(string(b))...)
+		}
+		return args, false
 	}
 	if files, _ := filepath.Glob(filepath.Join(testdata, "bundles", pattern)); len(files) > 0 {
 		return []string{"--trust", filepath.Join(testdata, "bundles", "signer.pub"), "--bundle", files[0]}, false

@@ -48,7 +48,7 @@ logbook-verify --follow DIR|FILE|SESSION
 logbook-verify [--json] [--strict] [--pubkey FILE]... [--revoked FILE]... [--hmac-key FILE]... CASSETTE  (runback; docs/runback.md)
 logbook-verify --bundle FILE [--trust KEYS]... [--attestor-key FILE]... [--checkpoint-key PUB]... [--log-policy FILE] [--tsa-roots PEM]
 logbook-verify RECORD --evidence TRANSCRIPT.jsonl [--allow-absent] [--allow-unheld] [--show-bodies differs|all]
-logbook-verify --commits BASE..HEAD --records DIR [--repo DIR] [--require-record agent|all] [--pubkey FILE]... [--policy-key PUB]... [--json]
+logbook-verify --commits BASE..HEAD --records DIR [--repo DIR] [--require-record agent|all] [--require-level LEVEL] [--pubkey FILE]... [--policy-key PUB]... [--json]
 
 The level of an OK: local, server (a server's signed checkpoint covers the
 record) or logged (and a transparency log holds that checkpoint).

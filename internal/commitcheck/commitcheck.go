@@ -53,7 +53,10 @@ type Options struct {
 	// RequireAll: every commit must be recorded (--require-record all);
 	// else only a binding that does not hold fails (agent).
 	RequireAll bool
-	MaxCommits int // 0: 100,000
+	// RequireLevel: a commit's record must hold at this level or above
+	// (local, server, logged; "" any), else LEVEL_TOO_LOW.
+	RequireLevel string
+	MaxCommits   int // 0: 100,000
 }
 
 // Line is one commit's verdict, as printed and as --json's object.
@@ -100,12 +103,18 @@ func Check(o Options, each func(Line)) (bool, error) {
 	pids := &patches{repo: o.Repo, rng: o.Range}
 	for _, c := range commits {
 		l := judge(pids, c, notes[c], shallow[c], ix)
+		if l.Status == Recorded && levels[l.Level] < levels[o.RequireLevel] {
+			l = refuse(l, format.LevelTooLow, fmt.Sprintf("made in session %s (record %s), at level %s: %s is required", l.Session, l.RecordID, l.Level, o.RequireLevel))
+		}
 		l.OK = l.Status == Recorded || (l.Status == Unbound && !o.RequireAll)
 		pass = pass && l.OK
 		each(l)
 	}
 	return pass, nil
 }
+
+// levels orders the levels of an accepted record.
+var levels = map[string]int{"local": 1, "server": 2, "logged": 3}
 
 // shallowSet is the shallow clone's boundary commits (none in a full
 // clone).

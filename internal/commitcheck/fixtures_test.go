@@ -135,7 +135,11 @@ func generate(t *testing.T) {
 		{"fail_COMMIT_NOT_IN_RECORD_other_change.fi", "b.txt", "b\n", bindingLine(idMade, "fixture-commit", 1)},
 		{"fail_COMMIT_NOT_IN_RECORD_amended.fi", "a.txt", "a, amended\n", bindingLine(idMade, "fixture-commit", 1)},
 		{"good_recorded.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
+		{"fail_LEVEL_TOO_LOW_server.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
+		{"fail_LEVEL_TOO_LOW_logged.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
 	}
+	// A fixture's FILE.args: the flags it is checked with, one a line.
+	args := map[string]string{"fail_LEVEL_TOO_LOW_server.fi": "--require-level\nserver\n", "fail_LEVEL_TOO_LOW_logged.fi": "--require-level\nlogged\n"}
 	os.RemoveAll(fixtures)
 	os.MkdirAll(filepath.Join(fixtures, "records"), 0o755)
 	os.WriteFile(filepath.Join(fixtures, "records", "made.json"), made, 0o644)
@@ -146,6 +150,9 @@ func generate(t *testing.T) {
 		stream := git(t, dir, nil, "fast-export", "--all")
 		if err := os.WriteFile(filepath.Join(fixtures, c.name), []byte(stream+"\n"), 0o644); err != nil {
 			t.Fatal(err)
+		}
+		if a, ok := args[c.name]; ok {
+			os.WriteFile(filepath.Join(fixtures, c.name+".args"), []byte(a), 0o644)
 		}
 	}
 }
@@ -179,8 +186,12 @@ func TestFixtures(t *testing.T) {
 	}
 	for _, f := range files {
 		dir := Materialize(t, f)
+		level := ""
+		if a, err := os.ReadFile(f + ".args"); err == nil {
+			level = strings.Fields(string(a))[1] // --require-level LEVEL, the only one
+		}
 		var lines []Line
-		_, err := Check(Options{Repo: dir, Range: "main~1..main", Records: filepath.Join(fixtures, "records"),
+		_, err := Check(Options{Repo: dir, Range: "main~1..main", Records: filepath.Join(fixtures, "records"), RequireLevel: level,
 			Load: func(string) (verdict.Inputs, error) { return verdict.Inputs{Pinned: pub}, nil }}, func(l Line) { lines = append(lines, l) })
 		if err != nil || len(lines) != 1 {
 			t.Fatalf("%s: %v %+v", f, err, lines)

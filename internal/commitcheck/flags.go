@@ -12,8 +12,8 @@ import (
 // Flags are logbook-verify --commits' own flags (docs/commits.md); the
 // record's (--pubkey, --policy-key, …) are internal/verdictflags'.
 type Flags struct {
-	Range, records, repo, require string
-	max                           int
+	Range, records, repo, require, level string
+	max                                  int
 }
 
 // NewFlags registers them on fs.
@@ -29,6 +29,7 @@ func (c *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.records, "records", "", "with --commits: the `DIR` of sealed records the notes name")
 	fs.StringVar(&c.repo, "repo", ".", "with --commits: a `DIR` in the repository's work tree")
 	fs.StringVar(&c.require, "require-record", "agent", "with --commits: `agent` fails a binding that does not hold; all also fails a commit with none")
+	fs.StringVar(&c.level, "require-level", "", "with --commits: a commit's record must hold at `LEVEL` local, server (a server's checkpoint covers it: give --checkpoint-key) or logged, else LEVEL_TOO_LOW")
 	fs.IntVar(&c.max, "max-commits", 100000, "with --commits: refuse a range of more than `N` commits (RANGE_TOO_LARGE)")
 }
 
@@ -48,8 +49,10 @@ func (c *Flags) Run(vf *verdictflags.Flags, args []string, asJSON bool, stdout, 
 	case err != nil:
 	case c.require != "agent" && c.require != "all":
 		err = fmt.Errorf("--require-record %q: want agent or all", c.require)
+	case c.level != "" && levels[c.level] == 0:
+		err = fmt.Errorf("--require-level %q: want local, server or logged", c.level)
 	default:
-		pass, err = Print(Options{Repo: c.repo, Range: c.Range, Records: c.records, RequireAll: c.require == "all", MaxCommits: c.max, Load: load}, asJSON, stdout)
+		pass, err = Print(Options{Repo: c.repo, Range: c.Range, Records: c.records, RequireAll: c.require == "all", RequireLevel: c.level, MaxCommits: c.max, Load: load}, asJSON, stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)

@@ -132,7 +132,8 @@ const (
 	RecordMissing     Code = "RECORD_MISSING"       // the note names a record the folder does not hold
 	BindingForged     Code = "BINDING_FORGED"       // the record is another session's, or its step names another commit
 	CommitNotInRecord Code = "COMMIT_NOT_IN_RECORD" // the record names neither the commit nor its patch id
+	LevelTooLow       Code = "LEVEL_TOO_LOW"        // the record holds, at a lower level than --require-level
 )
 
 // CommitCodes lists the commit codes in the order they are judged.
-var CommitCodes = []Code{BindingMalformed, RecordMissing, BindingForged, CommitNotInRecord}
+var CommitCodes = []Code{BindingMalformed, RecordMissing, BindingForged, CommitNotInRecord, LevelTooLow}

@@ -60,4 +60,5 @@ var Table = []CodeInfo{
 	{RecordMissing, 0, "A commit's binding names a record that the records folder does not hold."},
 	{BindingForged, 0, "A commit's binding names a record of another session, or a step of it that names another commit."},
 	{CommitNotInRecord, 0, "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id."},
+	{LevelTooLow, 0, "A commit's record holds, but at a lower level (local, server, logged) than the level required."},
 }

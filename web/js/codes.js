@@ -45,5 +45,6 @@
     RECORD_MISSING: "A commit's binding names a record that the records folder does not hold.",
     BINDING_FORGED: "A commit's binding names a record of another session, or a step of it that names another commit.",
     COMMIT_NOT_IN_RECORD: "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id.",
+    LEVEL_TOO_LOW: "A commit's record holds, but at a lower level (local, server, logged) than the level required.",
   });
 })(globalThis.logbook = globalThis.logbook || {});
