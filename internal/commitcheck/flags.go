@@ -47,6 +47,8 @@ func (c *Flags) Run(vf *verdictflags.Flags, args []string, asJSON bool, stdout, 
 	pass := false
 	switch {
 	case err != nil:
+	case c.records == "":
+		err = fmt.Errorf("--commits needs --records DIR: the folder of sealed records the notes name (a project's own: its .logbook)")
 	case c.require != "agent" && c.require != "all":
 		err = fmt.Errorf("--require-record %q: want agent or all", c.require)
 	case c.level != "" && levels[c.level] == 0:
