@@ -89,6 +89,14 @@ var laterEvents = [...]struct {
 		b.set("commandSource", b.str("command_source"))
 		return b.str("command_name")
 	}},
+	{"PreSkillShellCommand", (*builder).skillShell},
+	// Codex: the user interrupted the turn (no Stop follows). The hook
+	// that receives it seals the record, so an interrupted session has
+	// one and the interruption is its last step.
+	{"Interrupt", func(b *builder, st *chain.Step, _ string) string {
+		b.set("model", b.str("model"))
+		return "turn interrupted"
+	}},
 	{"MessageDisplay", func(b *builder, st *chain.Step, _ string) string {
 		st.Outputs = b.body("delta")
 		b.set("messageId", b.str("message_id"))
@@ -98,6 +106,33 @@ var laterEvents = [...]struct {
 		}
 		return "text" + sizeNote(b.get("delta"))
 	}},
+}
+
+// skillShell: PreSkillShellCommand (Claude Code 2.1.332), the shell
+// preamble of a skill or slash command (!`cmd`) about to run as it loads.
+// It runs a command as Bash does, so it is an exec step whose input is
+// the command, and the organization policy decides it as it decides a
+// Bash call (orgpolicy.Gated): the tool is Bash (PowerShell for a skill
+// whose shell is powershell) unless the payload names one. The command
+// is read from tool_input, as PreToolUse carries it, or from a top-level
+// "command" (the implied input, as Cursor's shell event carries it).
+func (b *builder) skillShell(st *chain.Step, cwd string) string {
+	st.Kind = "exec"
+	var view objView
+	st.Inputs, view = b.toolInput("exec")
+	tool := b.field(keys.ToolName)
+	if tool == "" {
+		tool = "Bash"
+		if strings.EqualFold(b.str("shell"), "powershell") {
+			tool = "PowerShell"
+		}
+	}
+	detail := b.toolMeta(tool, cwd, view)
+	if skill := b.str("skill_name", "skill", "command_name"); skill != "" {
+		b.set("skill", skill)
+		detail = skill + ": " + detail
+	}
+	return detail
 }
 
 // laterEvent returns the parser of one of these events, nil for another.
