@@ -55,13 +55,15 @@ type Target struct {
 // Gated reports whether the organization policy decides the harness's
 // event name: the events that are PreToolUse or PermissionRequest under
 // their canonical name (Gemini's BeforeTool, Cursor's
-// beforeShellExecution, Copilot's preToolUse, …); orgpolicy.Gated.
+// beforeShellExecution, Copilot's preToolUse, …), and Claude Code's
+// PreSkillShellCommand, which runs a command as Bash does;
+// orgpolicy.Gated.
 func Gated(name string) bool {
 	c, _ := kinds.Canonical(name)
 	if c == "" {
 		c = name
 	}
-	return c == "PreToolUse" || c == "PermissionRequest"
+	return c == "PreToolUse" || c == "PermissionRequest" || c == "PreSkillShellCommand"
 }
 
 // Command is the hook command line for event e. It first checks that the
@@ -134,6 +136,13 @@ func (t Target) entry(e Event) node {
 	h := t.Spec.Handler(t.Command(e), e.Seal)
 	if t.httpHook(e) {
 		h = t.Spec.HTTPHandler(t.Command(e), e.Seal)
+	}
+	if e.Timeout > 0 {
+		for i := range h.members {
+			if h.members[i].key == "timeout" {
+				h.members[i].val = num(e.Timeout)
+			}
+		}
 	}
 	if t.Spec.Flat {
 		return h

@@ -44,6 +44,17 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 	}
 	d := v.Decision
 	var out any
+	switch {
+	case event == "PreSkillShellCommand":
+		// No permissionDecision of PreToolUse's for a skill's shell
+		// preamble: exit 2 refuses it, stderr is the reason (an ask
+		// cannot be put to the user while the skill loads).
+		if d == Ask {
+			msg = "needs approval: " + msg
+		}
+		body, _ := json.Marshal(map[string]any{"decision": "block", "reason": msg})
+		return Answer{Stderr: msg + "\n", Exit: 2, HTTP: body}
+	}
 	switch name {
 	case "claude-code", "vscode", "codex", "":
 		if d == Ask && name == "codex" {

@@ -1,0 +1,34 @@
+package gate
+
+import (
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/orgpolicy"
+)
+
+// TestSkillShellGated: Claude Code 2.1.332's PreSkillShellCommand (a
+// skill's !`cmd` preamble) is decided by the rules a Bash call meets,
+// whether the command comes in tool_input or at the top level, and a deny
+// refuses it (exit 2, the reason on stderr).
+func TestSkillShellGated(t *testing.T) {
+	t.Parallel()
+	if !orgpolicy.Gated("PreSkillShellCommand") {
+		t.Fatal("PreSkillShellCommand is not gated")
+	}
+	for _, p := range []string{
+		`{"session_id":"s","hook_event_name":"PreSkillShellCommand","skill_name":"wipe","command":"rm -rf /"}`,
+		`{"session_id":"s","hook_event_name":"PreSkillShellCommand","skill_name":"wipe","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`,
+	} {
+		r := decide(t, examplePolicy, []byte(p))
+		if r.Decision != orgpolicy.Deny || r.Rule != "no-rm-rf" {
+			t.Errorf("%s: %+v, want deny by no-rm-rf", p, r)
+		}
+		a := orgpolicy.AnswerFor("claude-code", "PreSkillShellCommand", r, true)
+		if a.Exit != 2 || a.Stderr == "" || len(a.Stdout) != 0 {
+			t.Errorf("%s: answer %+v, want exit 2 with a reason", p, a)
+		}
+	}
+	if r := decide(t, examplePolicy, []byte(`{"session_id":"s","hook_event_name":"PreSkillShellCommand","command":"git status"}`)); r.Decision != orgpolicy.Allow {
+		t.Errorf("git status: %+v", r)
+	}
+}
