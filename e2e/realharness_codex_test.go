@@ -174,7 +174,7 @@ trust_level = "trusted"
 			t.Errorf("%s: tool call %s: no step names it", label, c.ID)
 		}
 	}
-	// apply_patch run through exec_command: Codex 0.169 and 0.171 send
+	// apply_patch run through exec_command: Codex 0.169 to 0.171 send
 	// its PreToolUse and no PostToolUse (the patch is applied); the seal
 	// names the call left open in a note of its own.
 	testreport.Line(t, fmt.Sprintf("%s: PreToolUse %d, PostToolUse %d (apply_patch has a PreToolUse only)", label, sent["PreToolUse"], sent["PostToolUse"]))
