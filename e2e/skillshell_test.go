@@ -8,7 +8,8 @@ import (
 
 // TestPolicyGatesSkillShell: Claude Code 2.1.332's PreSkillShellCommand,
 // a skill's !`cmd` preamble, meets the rules a Bash call meets: a denied
-// one is refused (exit 2, the reason on stderr), an allowed one runs, both
+// one is refused (Claude Code's permissionDecision deny for that event),
+// an allowed one runs, both
 // are recorded as exec steps after their gate steps, and the sealed record
 // verifies under the policy key.
 func TestPolicyGatesSkillShell(t *testing.T) {
@@ -18,10 +19,10 @@ func TestPolicyGatesSkillShell(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	gate := []string{"--harness", "claude-code", "--policy", signed, "--policy-key", pub}
 	skill := func(cmd string) []byte {
-		return []byte(`{"session_id":"gated","cwd":"/w","hook_event_name":"PreSkillShellCommand","skill_name":"cleanup","command":"` + cmd + `"}`)
+		return []byte(`{"session_id":"gated","cwd":"/w","permission_mode":"default","hook_event_name":"PreSkillShellCommand","tool_name":"Bash","tool_input":{"command":"` + cmd + `"},"tool_use_id":"skillsh_` + cmd[:2] + `","command_name":"cleanup","invoked_by":"user"}`)
 	}
 	gatedStep(t, data, []byte(`{"session_id":"gated","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`), "--harness", "claude-code")
-	if r := gatedStep(t, data, skill("rm -rf build"), gate...); r.exit != 2 || r.stdout != "" || !strings.Contains(r.stderr, "recursive force-remove") {
+	if r := gatedStep(t, data, skill("rm -rf build"), gate...); r.exit != 0 || !strings.Contains(r.stdout, `{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"deny"`) || !strings.Contains(r.stdout, "recursive force-remove") {
 		t.Fatalf("rm -rf in a skill preamble: %+v", r)
 	}
 	if r := gatedStep(t, data, skill("git status"), gate...); r.exit != 0 || r.stdout != "" || r.stderr != "" {

@@ -110,12 +110,14 @@ var laterEvents = [...]struct {
 
 // skillShell: PreSkillShellCommand (Claude Code 2.1.332), the shell
 // preamble of a skill or slash command (!`cmd`) about to run as it loads.
-// It runs a command as Bash does, so it is an exec step whose input is
-// the command, and the organization policy decides it as it decides a
-// Bash call (orgpolicy.Gated): the tool is Bash (PowerShell for a skill
-// whose shell is powershell) unless the payload names one. The command
-// is read from tool_input, as PreToolUse carries it, or from a top-level
-// "command" (the implied input, as Cursor's shell event carries it).
+// Its payload, as 2.1.332's own schema gives it: tool_name (Bash or
+// PowerShell), tool_input.command (the command as it would run),
+// tool_use_id (naming no tool call of the transcript), command_name (the
+// skill or command), command_source and invoked_by (user, claude, other).
+// It runs a command as Bash does, so it is an exec step whose input is the
+// command, and the organization policy decides it as it decides a Bash
+// call (orgpolicy.Gated). A payload without tool_name is read as Bash's,
+// and a top-level "command" stands for tool_input.
 func (b *builder) skillShell(st *chain.Step, cwd string) string {
 	st.Kind = "exec"
 	var view objView
@@ -123,13 +125,12 @@ func (b *builder) skillShell(st *chain.Step, cwd string) string {
 	tool := b.field(keys.ToolName)
 	if tool == "" {
 		tool = "Bash"
-		if strings.EqualFold(b.str("shell"), "powershell") {
-			tool = "PowerShell"
-		}
 	}
 	detail := b.toolMeta(tool, cwd, view)
-	if skill := b.str("skill_name", "skill", "command_name"); skill != "" {
-		b.set("skill", skill)
+	b.set("skill", b.str("command_name"))
+	b.set("commandSource", b.str("command_source"))
+	b.set("invokedBy", b.str("invoked_by"))
+	if skill := b.str("command_name"); skill != "" {
 		detail = skill + ": " + detail
 	}
 	return detail

@@ -8,13 +8,15 @@ import (
 )
 
 // TestSkillShellCommand: Claude Code 2.1.332's PreSkillShellCommand (a
-// skill's !`cmd` preamble) is an exec step that names the command and the
-// tool the policy sees it as, whether the command comes in tool_input or
-// at the top level.
+// skill's !`cmd` preamble, in the shape of 2.1.332's own schema) is an
+// exec step that names the command, the skill and the tool the policy
+// sees it as; a payload with the command at the top level is read too.
 func TestSkillShellCommand(t *testing.T) {
 	for _, p := range []string{
-		`{"session_id":"s","cwd":"/p","hook_event_name":"PreSkillShellCommand","skill_name":"deploy","tool_name":"Bash","tool_input":{"command":"cat .env"}}`,
-		`{"session_id":"s","cwd":"/p","hook_event_name":"PreSkillShellCommand","skill_name":"deploy","command":"cat .env"}`,
+		// As Claude Code 2.1.332 sent it (a /deploy command whose text
+		// holds !`cat .env`), ids shortened.
+		`{"session_id":"a49c244b","transcript_path":"/h/.claude/projects/-p/a49c244b.jsonl","cwd":"/p","prompt_id":"d6a64e77","permission_mode":"default","effort":{"level":"medium"},"hook_event_name":"PreSkillShellCommand","tool_name":"Bash","tool_input":{"command":"cat .env"},"tool_use_id":"dbe9bd9e:inner:preamble-0","command_name":"deploy","command_source":"projectSettings","invoked_by":"user"}`,
+		`{"session_id":"s","cwd":"/p","hook_event_name":"PreSkillShellCommand","command_name":"deploy","command":"cat .env"}`,
 	} {
 		ev, err := Parse([]byte(p))
 		if err != nil {
@@ -30,9 +32,11 @@ func TestSkillShellCommand(t *testing.T) {
 			t.Errorf("%s: marked unknown", p)
 		}
 	}
-	ev, _ := Parse([]byte(`{"session_id":"s","hook_event_name":"PreSkillShellCommand","shell":"powershell","command":"Get-Content .env"}`))
-	if tool, _ := ev.Step.Data.GetString("tool"); tool != "PowerShell" {
-		t.Errorf("powershell preamble: tool %q", tool)
+	ev, _ := Parse([]byte(`{"session_id":"s","hook_event_name":"PreSkillShellCommand","tool_name":"PowerShell","tool_input":{"command":"Get-Content .env"},"command_name":"env","invoked_by":"claude"}`))
+	tool, _ := ev.Step.Data.GetString("tool")
+	by, _ := ev.Step.Data.GetString("invokedBy")
+	if tool != "PowerShell" || by != "claude" || ev.Step.Kind != "exec" {
+		t.Errorf("powershell preamble: tool %q invokedBy %q kind %s", tool, by, ev.Step.Kind)
 	}
 }
 

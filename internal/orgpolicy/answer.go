@@ -44,16 +44,13 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 	}
 	d := v.Decision
 	var out any
-	switch {
-	case event == "PreSkillShellCommand":
-		// No permissionDecision of PreToolUse's for a skill's shell
-		// preamble: exit 2 refuses it, stderr is the reason (an ask
-		// cannot be put to the user while the skill loads).
-		if d == Ask {
-			msg = "needs approval: " + msg
-		}
-		body, _ := json.Marshal(map[string]any{"decision": "block", "reason": msg})
-		return Answer{Stderr: msg + "\n", Exit: 2, HTTP: body}
+	if event == "PreSkillShellCommand" {
+		// Claude Code 2.1.332's skill shell preamble: its own
+		// hookEventName; deny and ask both keep the command from running.
+		out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreSkillShellCommand",
+			"permissionDecision": string(d), "permissionDecisionReason": msg}}
+		body, _ := json.Marshal(out)
+		return Answer{Stdout: append(body, '\n'), HTTP: body}
 	}
 	switch name {
 	case "claude-code", "vscode", "codex", "":
