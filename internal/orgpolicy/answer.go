@@ -35,6 +35,9 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 		msg += " rule " + v.Rule
 	}
 	msg += ": " + reason
+	if a, ok := skillShellAnswer(event, v.Decision, msg, enforced); ok {
+		return a
+	}
 	if !enforced {
 		return Answer{Stderr: "logbook policy (audit mode, not enforced): would " + string(v.Decision) + ": " + reason + "\n"}
 	}
@@ -44,14 +47,6 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 	}
 	d := v.Decision
 	var out any
-	if event == "PreSkillShellCommand" {
-		// Claude Code 2.1.332's skill shell preamble: its own
-		// hookEventName; deny and ask both keep the command from running.
-		out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreSkillShellCommand",
-			"permissionDecision": string(d), "permissionDecisionReason": msg}}
-		body, _ := json.Marshal(out)
-		return Answer{Stdout: append(body, '\n'), HTTP: body}
-	}
 	switch name {
 	case "claude-code", "vscode", "codex", "":
 		if d == Ask && name == "codex" {
