@@ -16,22 +16,19 @@ func codexSpec() *Spec {
 		// turn (Ctrl-C): each of the three seals, each seal covering
 		// every step so far, so the sealed record ends with whichever
 		// came last, and an older Codex, which never sends SessionEnd,
-		// still has a record at every turn's end. Codex gives SessionEnd
-		// and Interrupt hooks at most 3 s (1 s unless asked).
+		// still has a record at every turn's end.
 		Events: func() []Event {
 			ev := events("", "SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest",
 				"PostToolUse", "PreCompact", "PostCompact", "SubagentStart", "SubagentStop", "Stop", "Interrupt", "SessionEnd")
 			for i := range ev {
-				switch ev[i].Name {
-				case "Stop":
-					ev[i].Seal = true
-				case "Interrupt", "SessionEnd":
-					ev[i].Seal, ev[i].Timeout = true, 3
-				}
+				ev[i].Seal = ev[i].Name == "Stop" || ev[i].Name == "Interrupt" || ev[i].Name == "SessionEnd"
 			}
 			return ev
 		}(),
-		Handler:    seconds(10, 30),
+		// Codex gives SessionEnd and Interrupt hooks at most 3 s (1 s
+		// unless asked) and warns of a longer timeout; a seal takes well
+		// under a second (Claude Code's SessionEnd gets 5 s).
+		Handler:    seconds(10, 3),
 		CommandKey: "command",
 		Notes: []string{
 			"Codex asks you to review and trust new hooks before they run (and older builds need `codex_hooks = true` under [features] in config.toml).",

@@ -137,13 +137,6 @@ func (t Target) entry(e Event) node {
 	if t.httpHook(e) {
 		h = t.Spec.HTTPHandler(t.Command(e), e.Seal)
 	}
-	if e.Timeout > 0 {
-		for i := range h.members {
-			if h.members[i].key == "timeout" {
-				h.members[i].val = num(e.Timeout)
-			}
-		}
-	}
 	if t.Spec.Flat {
 		return h
 	}

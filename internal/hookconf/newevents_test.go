@@ -49,12 +49,8 @@ func TestEveryEventSent(t *testing.T) {
 		if !strings.Contains(cmd, "logbook-seal --hook --harness codex") {
 			t.Errorf("codex %s does not seal: %v", ev, codex[ev])
 		}
-		want := 3.0
-		if ev == "Stop" {
-			want = 30
-		}
-		if codex[ev]["timeout"] != want {
-			t.Errorf("codex %s: timeout %v, want %v", ev, codex[ev]["timeout"], want)
+		if codex[ev]["timeout"] != 3.0 {
+			t.Errorf("codex %s: timeout %v, want 3", ev, codex[ev]["timeout"])
 		}
 	}
 	h = wired(t, ProjectTarget(Lookup("gemini")))["PreCompress"]

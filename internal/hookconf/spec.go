@@ -51,10 +51,6 @@ type Event struct {
 	Matcher string // "" for none
 	Seal    bool   // runs logbook-seal --hook: records the event, then seals
 	Named   bool   // pass --event NAME (the payload carries no event name)
-	// Timeout, when not 0, replaces the handler's timeout (in the unit
-	// the harness reads): Codex caps SessionEnd and Interrupt hooks at 3 s
-	// and warns the user about any longer one.
-	Timeout int
 }
 
 func events(seal string, names ...string) []Event {
