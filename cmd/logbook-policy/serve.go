@@ -60,7 +60,7 @@ func serveCmd(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		fmt.Fprintln(stderr, "logbook-policy serve:", err)
 		return 1
 	}
-	id, err := decider.StatIdentity("/proc/self/exe")
+	id, err := decider.SelfIdentity()
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-policy serve:", err)
 		return 1

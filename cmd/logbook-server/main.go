@@ -368,16 +368,6 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// raiseFileLimit lifts the soft limit on open files to the hard one: each
-// connection and each active session holds descriptors.
-func raiseFileLimit() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
-		l.Cur = l.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
-}
-
 func newKey(file, name string, stdout, stderr io.Writer) int {
 	for _, f := range []string{file, file + ".pub", file + ".vkey"} {
 		if _, err := os.Stat(f); err == nil {

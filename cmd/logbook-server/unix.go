@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 // listenAddr opens --listen: HOST:PORT over TCP, or unix:/PATH, a Unix
@@ -24,6 +26,9 @@ func listenAddr(addr string) (net.Listener, error) {
 			return nil, fmt.Errorf("%v (another server there? choose another --listen; 127.0.0.1:0 takes a free port)", err)
 		}
 		return ln, nil
+	}
+	if !sockcred.Supported {
+		return nil, fmt.Errorf("--listen %s: %v: listen on 127.0.0.1:PORT and give the hooks --server-key", addr, sockcred.ErrUnsupported)
 	}
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("--listen %s: want unix:/ABSOLUTE/PATH", addr)

@@ -26,7 +26,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
@@ -66,7 +65,7 @@ func execBeside(name string, args []string, stderr io.Writer) int {
 		return 1
 	}
 	prog := filepath.Join(filepath.Dir(exe), name)
-	err = syscall.Exec(prog, append([]string{prog}, args...), os.Environ())
+	err = replaceProcess(prog, args, nil)
 	fmt.Fprintf(stderr, "record-step %s: cannot run %s (%v): build it beside record-step (go build ./cmd/...)\n", args[0], prog, err)
 	return 1
 }

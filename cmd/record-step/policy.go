@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
@@ -51,7 +50,9 @@ func gated(pc policyCall, stdin io.Reader, stdout, stderr io.Writer, getenv func
 	}
 	var payload []byte
 	consumed := false
-	if getenv("LOGBOOK_POLICYD") != "off" {
+	// No decider where the system cannot tell who answers on its socket
+	// (Windows: decider.Supported): each call goes to the exec'd hook.
+	if decider.Supported && getenv("LOGBOOK_POLICYD") != "off" {
 		var code int
 		var done bool
 		code, done, payload, consumed = viaDecider(pc, prog, stdin, stdout, stderr, getenv, report)
@@ -173,6 +174,7 @@ func beside(name string) (string, error) {
 // that fails. When stdin was read already, the payload is given to the
 // hook as its stdin from an unlinked temporary file.
 func execHookReal(prog string, args []string, payload []byte, consumed bool) error {
+	var stdin *os.File
 	if consumed {
 		f, err := os.CreateTemp("", "logbook-payload-")
 		if err != nil {
@@ -185,9 +187,7 @@ func execHookReal(prog string, args []string, payload []byte, consumed bool) err
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		if err := syscall.Dup3(int(f.Fd()), 0, 0); err != nil {
-			return err
-		}
+		stdin = f
 	}
-	return syscall.Exec(prog, append([]string{prog}, args...), os.Environ())
+	return replaceProcess(prog, args, stdin)
 }

@@ -26,14 +26,14 @@ func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
 
 // OpenWrite is the one way logbook opens a file it writes or appends to
 // in place (a journal, its lock, errors.log, a checkpoint log, .gitignore).
-// It adds O_NOFOLLOW (a planted symlink must not redirect the write) and
-// O_NONBLOCK (opening a FIFO for writing would otherwise wait for a
-// reader forever), then refuses, with a *NotRegularError, anything that is
+// It opens without following a symlink (OpenNoFollow: a planted symlink
+// must not redirect the write) and with O_NONBLOCK (opening a FIFO for
+// writing would otherwise wait for a reader forever), then refuses, with a *NotRegularError, anything that is
 // not a regular file: writes to a FIFO "succeed" and vanish, so an agent
 // could plant one at its own journal's path and lose every event. The check
 // is on the open descriptor (fstat), so no rename in between can fool it.
 func OpenWrite(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
+	f, err := OpenNoFollow(path, flag|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
 	if err != nil {
 		// A FIFO opened write-only with no reader fails with ENXIO, a
 		// socket with ENXIO too: name the real cause.

@@ -60,7 +60,7 @@ type Ops struct {
 // OSOps are the operating system's calls.
 var OSOps = Ops{
 	Create: func(path string, mode os.FileMode) (*os.File, error) {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		f, err := OpenNoFollow(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_CLOEXEC, 0o600)
 		if err != nil {
 			return nil, err
 		}

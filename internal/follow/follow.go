@@ -26,6 +26,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
+	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/journal"
 )
 
@@ -198,7 +199,7 @@ func (f *follower) check(id string) error {
 		t = &tracked{path: filepath.Join(f.opt.Dir, id+Suffix), state: state{session: id}}
 	}
 	// O_NOFOLLOW: a symlink put in the file's place is a replacement.
-	file, err := os.OpenFile(t.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := durable.OpenNoFollow(t.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		switch {
 		case errors.Is(err, os.ErrNotExist) && t.ident == nil:

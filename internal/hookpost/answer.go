@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"syscall"
 
 	"github.com/logbook-project/logbook/internal/edverify"
 )
@@ -118,23 +117,12 @@ func lowerHex(s string) bool {
 	return true
 }
 
-// NewNonce is 16 bytes from the kernel's random source (/dev/urandom,
-// read with system calls: crypto/rand would link math/big, and
-// golang.org/x/sys/unix's getrandom its package start-up, into every
-// hook), as hex.
+// NewNonce is 16 bytes from the system's random source (readRandom), as
+// hex.
 func NewNonce() (string, error) {
 	var b [NonceLen / 2]byte
-	fd, err := syscall.Open("/dev/urandom", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return "", fmt.Errorf("nonce: open /dev/urandom: %w", err)
-	}
-	defer syscall.Close(fd)
-	for got := 0; got < len(b); {
-		var n int
-		if err := retry(func() (err error) { n, err = syscall.Read(fd, b[got:]); return }); err != nil || n <= 0 {
-			return "", fmt.Errorf("nonce: read /dev/urandom: %v", err)
-		}
-		got += n
+	if err := readRandom(b[:]); err != nil {
+		return "", fmt.Errorf("nonce: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
 }

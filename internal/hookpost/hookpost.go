@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 // Target is a parsed server URL.
@@ -33,9 +35,20 @@ type Target struct {
 //
 // unix:/PATH is a Unix socket (logbook-server --listen unix:/PATH); the
 // Host header is then "localhost".
-func Parse(url string) (Target, error) {
+func Parse(url string) (Target, error) { return parse(url, sockcred.Supported) }
+
+// ErrNoUnixSocket: a unix: server URL on a system that cannot tell who
+// answers on a Unix socket (Windows): the answer could be anyone's, so
+// such a URL is refused; use http://127.0.0.1:PORT with --server-key.
+var ErrNoUnixSocket = errors.New("unix: server URLs need a system that tells who answers on a Unix socket (Linux, macOS); here, use http://127.0.0.1:PORT with --server-key")
+
+// parse is Parse where unixSockets says whether unix: URLs are offered.
+func parse(url string, unixSockets bool) (Target, error) {
 	var t Target
 	if p, ok := strings.CutPrefix(url, "unix:"); ok {
+		if !unixSockets {
+			return t, fmt.Errorf("server URL %q: %w", url, ErrNoUnixSocket)
+		}
 		if !strings.HasPrefix(p, "/") || len(p) > 107 || strings.ContainsAny(p, " \r\n\x00") {
 			return t, fmt.Errorf("server URL %q: want unix:/ABSOLUTE/PATH (at most 107 bytes)", url)
 		}
@@ -153,11 +166,11 @@ func (r Response) Header(name string) string {
 // headers, waiting at most timeout for each step.
 func Post(t Target, route string, headers [][2]string, body []byte, timeout time.Duration) (Response, error) {
 	var r Response
-	fd, err := syscall.Socket(t.fam, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	c, err := newConn(t.fam)
 	if err != nil {
 		return r, fmt.Errorf("socket: %w", err)
 	}
-	defer syscall.Close(fd)
+	defer c.close()
 	// timeout bounds each step, and the whole exchange gets three: a
 	// server that sends (or reads) a byte now and then must not hold the
 	// hook, and with it the agent, past that.
@@ -167,23 +180,18 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		if left <= 0 {
 			return fmt.Errorf("no answer within %v", 3*timeout)
 		}
-		tv := syscall.NsecToTimeval(min(timeout, left).Nanoseconds())
-		_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-		_ = syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+		c.setTimeout(min(timeout, left))
 		return nil
 	}
 	_ = budget()
-	if t.Socket == "" {
-		_ = syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
-	}
-	if err := retry(func() error { return syscall.Connect(fd, t.sa) }); err != nil {
+	if err := c.connect(t); err != nil {
 		if t.Socket != "" {
 			return r, fmt.Errorf("connect to %s: %w", t.Socket, err)
 		}
 		return r, fmt.Errorf("connect to %s: %w", t.Host, err)
 	}
 	if t.Socket != "" {
-		if err := checkPeer(fd, t.Socket); err != nil {
+		if err := c.checkPeer(t.Socket); err != nil {
 			return r, err
 		}
 	}
@@ -202,8 +210,7 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		if err := budget(); err != nil {
 			return r, fmt.Errorf("send: %w", err)
 		}
-		var n int
-		err := retry(func() (err error) { n, err = syscall.Write(fd, b); return })
+		n, err := c.write(b)
 		if err != nil {
 			return r, fmt.Errorf("send: %w", err)
 		}
@@ -217,8 +224,7 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		if err := budget(); err != nil {
 			return r, fmt.Errorf("read the answer: %w", err)
 		}
-		var n int
-		err := retry(func() (err error) { n, err = syscall.Read(fd, resp[len(resp):cap(resp)]); return })
+		n, err := c.read(resp[len(resp):cap(resp)])
 		if err != nil {
 			return r, fmt.Errorf("read the answer: %w", err)
 		}
@@ -234,14 +240,6 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 
 // maxBody bounds what Post reads of an answer.
 const maxBody = 64 << 10
-
-func retry(f func() error) error {
-	for {
-		if err := f(); err != syscall.EINTR {
-			return err
-		}
-	}
-}
 
 func parseResponse(b []byte) (Response, error) {
 	var r Response

@@ -1,8 +1,12 @@
+//go:build unix
+
 package hookpost
 
 import (
 	"fmt"
 	"syscall"
+
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 // checkPeer takes the answer on a Unix socket only from its rightful
@@ -15,7 +19,7 @@ import (
 //     could have put a socket there first);
 //   - the folder is not the hook's own user's (unless that is root): the
 //     agent's own folder is the agent's to squat;
-//   - the process at the other end (SO_PEERCRED) is root or the folder's
+//   - the process at the other end (sockcred.Peer) is root or the folder's
 //     owner.
 func checkPeer(fd int, path string) error {
 	dir := path
@@ -38,7 +42,7 @@ func checkPeer(fd int, path string) error {
 	if me := uint32(syscall.Geteuid()); st.Uid == me && me != 0 {
 		return fmt.Errorf("server socket %s: its folder is this user's own (uid %d), so this user could have put a socket there: not sent (the server's folder must belong to root or the server's user)", path, me)
 	}
-	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	cred, err := sockcred.Peer(fd)
 	if err != nil {
 		return fmt.Errorf("server socket %s: cannot read who answers: %w", path, err)
 	}

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -122,15 +121,6 @@ func Open(dir, session string) (*Journal, error) {
 		return nil, err
 	}
 	return &Journal{Dir: dir, Session: session, lock: lock, f: f}, nil
-}
-
-func flock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
 }
 
 // Close closes the file and releases the lock.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // A writer that appends to one session again and again (the server, at
@@ -44,18 +43,18 @@ func (j *Journal) Unlock() error {
 		// The open file's identity, for Lock: taken here, once, so
 		// that a Journal opened for one append (record-step) pays
 		// nothing for it.
-		var st syscall.Stat_t
-		if err := syscall.Fstat(int(j.f.Fd()), &st); err != nil {
+		dev, ino, err := fileID(j.f)
+		if err != nil {
 			return err
 		}
-		j.dev, j.ino = uint64(st.Dev), uint64(st.Ino)
+		j.dev, j.ino = dev, ino
 	}
 	if j.lockIno == 0 {
-		var st syscall.Stat_t
-		if err := syscall.Fstat(int(j.lock.Fd()), &st); err != nil {
+		dev, ino, err := fileID(j.lock)
+		if err != nil {
 			return err
 		}
-		j.lockDev, j.lockIno = uint64(st.Dev), uint64(st.Ino)
+		j.lockDev, j.lockIno = dev, ino
 	}
 	return unlock(j.lock)
 }
@@ -71,9 +70,8 @@ func (j *Journal) Lock() error {
 	// Lstat: a symlink at the path is not the file (Open refuses to
 	// write through one), even when it leads to it. j.f's name is the
 	// session's path (Open, and below), without building it again.
-	var st syscall.Stat_t
-	err := syscall.Lstat(j.f.Name(), &st)
-	if err == nil && uint64(st.Dev) == j.dev && uint64(st.Ino) == j.ino {
+	dev, ino, err := pathID(j.f.Name())
+	if err == nil && dev == j.dev && ino == j.ino {
 		return nil
 	}
 	// Moved away or removed: what Open would do now.
@@ -96,8 +94,7 @@ func (j *Journal) flockPath() error {
 		return err
 	}
 	name := j.lock.Name() // the lock file's path, as Open made it
-	var st syscall.Stat_t
-	if err := syscall.Lstat(name, &st); err == nil && uint64(st.Dev) == j.lockDev && uint64(st.Ino) == j.lockIno {
+	if dev, ino, err := pathID(name); err == nil && dev == j.lockDev && ino == j.lockIno {
 		return nil
 	}
 	unlock(j.lock)
@@ -112,15 +109,6 @@ func (j *Journal) flockPath() error {
 	j.lock.Close()
 	j.lock, j.lockDev, j.lockIno = lock, 0, 0
 	return nil
-}
-
-func unlock(f *os.File) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		if err != syscall.EINTR {
-			return err
-		}
-	}
 }
 
 // unchanged returns what this Journal wrote last when the file (of size

@@ -2,21 +2,20 @@ package reviewcmd
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 
-	"golang.org/x/sys/unix"
+	"github.com/logbook-project/logbook/internal/shellcmd"
+	"golang.org/x/term"
 )
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // termSize is the terminal's width and height; 0, 0 when unknown.
@@ -25,15 +24,15 @@ func termSize(w io.Writer) (int, int) {
 	if !ok {
 		return 0, 0
 	}
-	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	cols, rows, err := term.GetSize(int(f.Fd()))
 	if err != nil {
 		return 0, 0
 	}
-	return int(ws.Col), int(ws.Row)
+	return cols, rows
 }
 
 // pagerCommand is the pager to run, as git chooses one: $LOGBOOK_PAGER,
-// else $PAGER, else less; "" or "cat" mean none. less gets LESS=FRX when
+// else $PAGER, else less (none on Windows); "" or "cat" mean none. less gets LESS=FRX when
 // LESS is unset, so it quits when the text fits one screen, passes colours
 // through and leaves the text on the screen.
 func pagerCommand(getenv func(string) string) string {
@@ -44,6 +43,16 @@ func pagerCommand(getenv func(string) string) string {
 			}
 			return v
 		}
+	}
+	return defaultPager(runtime.GOOS)
+}
+
+// defaultPager is the pager when none is named: less, except on Windows,
+// which has none (a missing one, run through cmd, would exit non-zero as
+// a reader's quit does, and the text would be lost).
+func defaultPager(goos string) string {
+	if goos == "windows" {
+		return ""
 	}
 	return "less"
 }
@@ -75,7 +84,7 @@ func page(text []byte, stdout, stderr io.Writer, usePager bool, getenv func(stri
 		_, err := stdout.Write(text)
 		return err
 	}
-	cmd := exec.Command("sh", "-c", cmdline)
+	cmd := shellcmd.Command(context.Background(), cmdline)
 	cmd.Stdin = bytes.NewReader(text)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = os.Environ()

@@ -3,10 +3,7 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
-	"path/filepath"
-	"syscall"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/hookconf"
@@ -52,28 +49,4 @@ func hooksNote(file, at string) chain.Step {
 		summary = "hooks: not managed (" + file + ": " + reason + ")"
 	}
 	return chain.Step{At: at, Kind: "note", Summary: summary, Data: strictjson.Obj(members...)}
-}
-
-// rootOnly reports why path, or a folder above it, could be changed by a
-// user other than root (owner not root, or writable by group or others).
-func rootOnly(path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	for p := abs; ; p = filepath.Dir(p) {
-		var st syscall.Stat_t
-		if err := syscall.Stat(p, &st); err != nil {
-			return err
-		}
-		if st.Uid != 0 {
-			return fmt.Errorf("%s is owned by uid %d, not root", p, st.Uid)
-		}
-		if st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0 {
-			return fmt.Errorf("%s is writable by group or others", p)
-		}
-		if p == filepath.Dir(p) {
-			return nil
-		}
-	}
 }

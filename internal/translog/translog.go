@@ -24,7 +24,6 @@ import (
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/client"
 	"github.com/transparency-dev/tessera/storage/mysql"
-	"github.com/transparency-dev/tessera/storage/posix"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -122,7 +121,7 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 	switch cfg.Driver {
 	case "", POSIX:
 		// The client only talks to witnesses: their answers are bounded.
-		drv, err = posix.New(ctx, posix.Config{Path: cfg.Dir, HTTPClient: limitBodies(cfg.HTTPClient, MaxWitnessAnswer)})
+		drv, err = posixDriver(ctx, cfg.Dir, limitBodies(cfg.HTTPClient, MaxWitnessAnswer))
 	case MySQL:
 		if l.db, err = openDB(ctx, cfg.DSN); err == nil {
 			drv, err = mysql.New(ctx, l.db)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package decider
 
 import (
@@ -6,20 +8,22 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 // Conn is a connection to a decider whose peer was checked.
 type Conn struct{ fd int }
 
 // Connect connects to the decider's socket and checks who answers: the
-// process at the other end (SO_PEERCRED) must be this user's. A socket
+// process at the other end (sockcred.Peer) must be this user's. A socket
 // that is missing or refuses is ErrAbsent (start one); any other failure
 // of the checks is ErrInsecure.
 func Connect(sock string) (*Conn, error) {
 	if len(sock) > 107 {
 		return nil, &Error{Code: ErrAbsent, Detail: fmt.Sprintf("socket path %s is over 107 bytes (set LOGBOOK_POLICYD_DIR to a shorter directory)", sock)}
 	}
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := sockcred.Socket(syscall.AF_UNIX)
 	if err != nil {
 		return nil, &Error{Code: ErrAbsent, Detail: "socket: " + err.Error()}
 	}
@@ -46,7 +50,7 @@ func checkPeerAs(fd int, sock string, me uint32) error {
 	if st.Mode&syscall.S_IFMT != syscall.S_IFSOCK || st.Uid != me {
 		return &Error{Code: ErrInsecure, Detail: fmt.Sprintf("%s is not a socket of this user's (uid %d, mode %o)", sock, st.Uid, st.Mode)}
 	}
-	cred, err := syscall.GetsockoptUcred(fd, syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	cred, err := sockcred.Peer(fd)
 	if err != nil {
 		return &Error{Code: ErrInsecure, Detail: fmt.Sprintf("%s: cannot read who answers: %v", sock, err)}
 	}

@@ -22,6 +22,11 @@ const (
 	ErrWrongKey = "DECIDER_WRONG_KEY"
 	// ErrTooLarge: the payload is over MaxPayload: not sent.
 	ErrTooLarge = "DECIDER_TOO_LARGE"
+	// ErrUnsupported: this system cannot tell who is at the other end of
+	// a Unix socket (Windows), so there is no decider: `logbook-policy
+	// serve` refuses to start and record-step sends every gated call to
+	// the exec'd hook, without trying (Supported is false).
+	ErrUnsupported = "DECIDER_UNSUPPORTED"
 )
 
 // Error is a named failure of the decider's path.
@@ -38,4 +43,9 @@ func Code(err error) string {
 		return e.Code
 	}
 	return ""
+}
+
+// Unsupported is the ErrUnsupported error.
+func Unsupported() error {
+	return &Error{Code: ErrUnsupported, Detail: "the policy decider needs Unix sockets that tell who is at the other end (Linux, macOS): each gated call runs logbook-policy hook (docs/platforms.md)"}
 }

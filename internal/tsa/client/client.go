@@ -12,11 +12,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/shellcmd"
 	"github.com/logbook-project/logbook/internal/tsa"
 )
 
@@ -59,17 +58,14 @@ func HTTP(url string, timeout time.Duration) tsa.Transport {
 	}
 }
 
-// Command runs `sh -c command` with the request on stdin and returns its
+// Command runs command through the shell (sh -c; Windows: cmd.exe) with the request on stdin and returns its
 // stdout. A non-zero exit is an error that quotes the command's stderr.
 func Command(command string, timeout time.Duration) tsa.Transport {
 	return func(req []byte) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "sh", "-c", command)
-		// The command's whole process group goes at the timeout: a child
-		// holding stdout open would otherwise keep Wait waiting.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		cmd := shellcmd.Command(ctx, command)
+		killGroupOnCancel(cmd)
 		cmd.WaitDelay = time.Second
 		cmd.Stdin = bytes.NewReader(req)
 		var out, stderr bytes.Buffer

@@ -7,15 +7,14 @@ package serve
 
 import (
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/orgpolicy/decider"
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 // ErrBusy: another decider holds the key's lock (it serves, or is
@@ -57,17 +56,11 @@ func Serve(o Options) error {
 	if err := decider.Secure(o.Dir); err != nil {
 		return err
 	}
-	lock, err := os.OpenFile(decider.LockFile(o.Dir, o.Key), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	lock, err := lockKey(decider.LockFile(o.Dir, o.Key))
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return ErrBusy
-		}
-		return fmt.Errorf("lock %s: %w", lock.Name(), err)
-	}
 	sock := decider.Socket(o.Dir, o.Key)
 	// The lock is ours: a socket file left is a dead decider's.
 	if err := os.Remove(sock); err != nil && !os.IsNotExist(err) {
@@ -165,10 +158,7 @@ func (s *server) handle(c *net.UnixConn) {
 	var out []byte
 	switch {
 	case status:
-		var ru syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		st := decider.Status{Key: s.o.Key, Pid: uint64(os.Getpid()), Served: s.served.Load(),
-			CPU: uint64(ru.Utime.Nano() + ru.Stime.Nano())}
+		st := decider.Status{Key: s.o.Key, Pid: uint64(os.Getpid()), Served: s.served.Load(), CPU: cpuTime()}
 		out = st.Marshal()
 	case req.Key != s.o.Key:
 		// Another policy's caller: nothing is done; the answer names
@@ -191,7 +181,7 @@ func (s *server) peerOK(c *net.UnixConn) bool {
 	}
 	ok := false
 	_ = rc.Control(func(fd uintptr) {
-		cred, err := syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+		cred, err := sockcred.Peer(int(fd))
 		ok = err == nil && cred.Uid == s.me
 	})
 	return ok
