@@ -1,3 +1,8 @@
+//go:build unix
+
+// Unix only: the decider is (Supported is false on Windows,
+// docs/platforms.md).
+
 package decider
 
 import (
@@ -376,7 +381,7 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 		if c != nil {
 			c.Close()
 		}
-		fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0) // darwin has no SOCK_CLOEXEC
 		defer syscall.Close(fd)
 		if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: Socket(dir, key)}); err != nil {
 			t.Fatal(err)
