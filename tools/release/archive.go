@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"io"
 	"io/fs"
+	"path"
 	"sort"
 	"time"
 )
@@ -31,8 +32,10 @@ func writeTarGz(w io.Writer, top string, files []entry, mtime time.Time) error {
 	hdr := func(name string, mode fs.FileMode, size int64, typ byte) *tar.Header {
 		return &tar.Header{Typeflag: typ, Name: name, Mode: int64(mode), Size: size, ModTime: mtime, Format: tar.FormatPAX}
 	}
-	if err := tw.WriteHeader(hdr(top+"/", 0o755, 0, tar.TypeDir)); err != nil {
-		return err
+	for _, d := range dirs(top, files) {
+		if err := tw.WriteHeader(hdr(d, 0o755, 0, tar.TypeDir)); err != nil {
+			return err
+		}
 	}
 	for _, f := range sorted(files) {
 		if err := tw.WriteHeader(hdr(top+"/"+f.Name, f.Mode, int64(len(f.Data)), tar.TypeReg)); err != nil {
@@ -55,10 +58,12 @@ func writeZip(w io.Writer, top string, files []entry, mtime time.Time) error {
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
 		return flate.NewWriter(w, flate.BestCompression)
 	})
-	dir := &zip.FileHeader{Name: top + "/", Modified: mtime}
-	dir.SetMode(fs.ModeDir | 0o755)
-	if _, err := zw.CreateHeader(dir); err != nil {
-		return err
+	for _, d := range dirs(top, files) {
+		h := &zip.FileHeader{Name: d, Modified: mtime}
+		h.SetMode(fs.ModeDir | 0o755)
+		if _, err := zw.CreateHeader(h); err != nil {
+			return err
+		}
 	}
 	for _, f := range sorted(files) {
 		h := &zip.FileHeader{Name: top + "/" + f.Name, Method: zip.Deflate, Modified: mtime}
@@ -72,6 +77,23 @@ func writeZip(w io.Writer, top string, files []entry, mtime time.Time) error {
 		}
 	}
 	return zw.Close()
+}
+
+// dirs is top/ and each folder below it that files name, in name order,
+// each ending in a slash.
+func dirs(top string, files []entry) []string {
+	seen := map[string]bool{top + "/": true}
+	for _, f := range files {
+		for d := path.Dir(f.Name); d != "."; d = path.Dir(d) {
+			seen[top+"/"+d+"/"] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sorted(files []entry) []entry {

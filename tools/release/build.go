@@ -134,7 +134,8 @@ func buildEnv(goos, goarch string) []string {
 	}
 }
 
-// binaries reads the built commands in dir, each an executable entry.
+// binaries reads the built commands in dir, each an executable entry in
+// the archive's bin/.
 func binaries(dir string) ([]entry, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -146,7 +147,7 @@ func binaries(dir string) ([]entry, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, entry{Name: e.Name(), Data: b, Mode: 0o755})
+		out = append(out, entry{Name: "bin/" + e.Name(), Data: b, Mode: 0o755})
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no command was built into %s", dir)

@@ -11,7 +11,7 @@
 // -trimpath, -ldflags=-buildid= and the commit's own VCS stamp (version
 // TAG, its revision and time; the clone is clean). Each target becomes
 // logbook-TAG-GOOS-GOARCH.tar.gz (.zip for Windows): one folder with the
-// binaries and README.md, every entry dated the commit's time
+// binaries in bin/ and README.md, every entry dated the commit's time
 // (SOURCE_DATE_EPOCH), owned by 0:0, in name order. SHA256SUMS lists the
 // archives as sha256sum writes them; SHA256SUMS.sig is the raw 64-byte
 // Ed25519 signature over SHA256SUMS, which `openssl pkeyutl -verify

@@ -105,7 +105,7 @@ func TestReproducible(t *testing.T) {
 		t.Errorf("%d files in %s", n, archive)
 	}
 	top := strings.TrimSuffix(archive, ".tar.gz")
-	out, err := exec.Command(filepath.Join(bin, top, "record-step"), "--version").CombinedOutput()
+	out, err := exec.Command(filepath.Join(bin, top, "bin", "record-step"), "--version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "record-step "+tag+" (") || strings.Contains(string(out), "modified") {
 		t.Errorf("record-step --version from the archive: %v %q (want the tag, an unmodified revision)", err, out)
 	}
