@@ -67,7 +67,7 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Config, "config", "", "edit this configuration `FILE` (overrides --project, --user and --local)")
 	fs.StringVar(&o.Bin, "bin", "", "the `DIR` holding record-step and logbook-seal: copied into PROJECT/.logbook/bin for a project, called there for --user and --config (default: this program's directory)")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the change as a diff and write nothing")
-	fs.BoolVar(&o.Managed, "managed", false, "as root: write the hooks into the harness's system-wide managed configuration (Claude Code: /etc/claude-code/managed-settings.json, or --config FILE) with the switch that makes it ignore the agent's own hook files (allowManagedHooksOnly); needs --server and a --bin DIR only root can write")
+	fs.BoolVar(&o.Managed, "managed", false, "as root: write the hooks into the harness's system-wide managed configuration (Claude Code: /etc/claude-code/managed-settings.json; macOS: /Library/Application Support/ClaudeCode/managed-settings.json; or --config FILE; not offered on Windows) with the switch that makes it ignore the agent's own hook files (allowManagedHooksOnly); needs --server and a --bin DIR only root can write")
 	fs.BoolVar(&o.FollowSymlinks, "follow-symlinks", false, "write through a symbolic link at a path install writes (the configuration, .logbook, .gitignore, the key), saying where; without it such a link is refused")
 	fs.StringVar(&o.Server, "server", "", "send the events to a logbook server at `URL` (http://IP:PORT or unix:/PATH; docs/server.md): Claude Code gets HTTP hooks over TCP (unless --command-hooks), other harnesses record-step --server with the server's key pinned; the server seals")
 	if name == "install" {

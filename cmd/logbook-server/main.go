@@ -43,6 +43,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -152,8 +153,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	// A key others can read proves nothing: whoever reads it signs
 	// checkpoints and records as this server.
-	if st, err := os.Stat(c.keyFile); err == nil && st.Mode().Perm()&0o077 != 0 && !c.verifierKey {
-		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (mode %v): chmod 600 it\n", c.keyFile, st.Mode().Perm())
+	if how, err := keyperm.Exposed(c.keyFile); err == nil && how != "" && !c.verifierKey {
+		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (%s): %s\n", c.keyFile, how, keyperm.Fix)
 		return 2
 	}
 	priv, err := keys.ParsePrivateKeyPEM(text)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/instant"
+	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/rotation"
 )
@@ -23,8 +24,8 @@ func rotateKey(c config, old ed25519.PrivateKey, stdout, stderr io.Writer, geten
 		fmt.Fprintln(stderr, "logbook-server: --rotate-key:", err)
 		return 1
 	}
-	if st, err := os.Stat(c.rotateKey); err == nil && st.Mode().Perm()&0o077 != 0 {
-		return fail(fmt.Errorf("%s is readable or writable by others (mode %v): chmod 600 it", c.rotateKey, st.Mode().Perm()))
+	if how, err := keyperm.Exposed(c.rotateKey); err == nil && how != "" {
+		return fail(fmt.Errorf("%s is readable or writable by others (%s): %s", c.rotateKey, how, keyperm.Fix))
 	}
 	text, err := os.ReadFile(c.rotateKey)
 	if err != nil {

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/userdirs"
 )
 
 // Dir resolves the session directory: the flag, else $LOGBOOK_DIR, else
@@ -99,11 +101,11 @@ func SigningKeyPEM(file string, getenv func(string) string) (text []byte, from s
 		}
 		return text, from, nil
 	}
-	home := getenv("HOME")
-	if home == "" {
+	dir := userdirs.Config(runtime.GOOS, getenv)
+	if dir == "" {
 		return nil, "", errors.New("no signing key: pass --key FILE or set LOGBOOK_SIGNING_KEY")
 	}
-	from = filepath.Join(home, ".config", "logbook", "signing.key")
+	from = filepath.Join(dir, "signing.key")
 	b, err := readlimit.Small(from, readlimit.Key)
 	if err != nil {
 		return nil, from, fmt.Errorf("no signing key: pass --key FILE, set LOGBOOK_SIGNING_KEY, or create %s with logbook-seal --new-key (%v)", from, err)

@@ -56,7 +56,14 @@ func claudeCodeSpec() *Spec {
 		// moved with $CLAUDE_CODE_MANAGED_SETTINGS_PATH, which 2.1.328
 		// ignores); with allowManagedHooksOnly it runs no hook from the
 		// user's, project's or local settings.
-		ManagedFile:    "/etc/claude-code/managed-settings.json",
+		ManagedFile: "/etc/claude-code/managed-settings.json",
+		// Claude Code's settings documentation (code.claude.com/docs/en/settings);
+		// on Windows C:\ProgramData\ClaudeCode is no longer read since
+		// v2.1.75 (anthropics/claude-code#18720).
+		ManagedFiles: map[string]string{
+			"darwin":  "/Library/Application Support/ClaudeCode/managed-settings.json",
+			"windows": `C:\Program Files\ClaudeCode\managed-settings.json`,
+		},
 		ManagedOnlyKey: "allowManagedHooksOnly",
 	}
 }

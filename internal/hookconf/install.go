@@ -50,6 +50,11 @@ type Target struct {
 	// blocks a call it cannot decide.
 	Policy         string
 	PolicyFailOpen bool
+	// Shell is how the harness runs the command (shell.go): ShellPOSIX
+	// (sh -c, Git Bash), or ShellCmd / ShellPowerShell on Windows, where
+	// Bin is a path in that shell's syntax. Exe is the binaries' suffix
+	// (".exe" on Windows).
+	Shell, Exe string
 }
 
 // Gated reports whether the organization policy decides the harness's
@@ -77,10 +82,14 @@ func (t Target) Command(e Event) string {
 	if t.Server != "" {
 		return t.serverCommand(e)
 	}
+	if t.Shell != ShellPOSIX {
+		return t.plainCommand(e)
+	}
 	prog := "record-step"
 	if e.Seal {
 		prog = "logbook-seal"
 	}
+	prog += t.Exe
 	path := t.Bin + "/" + prog
 	c := path + " --harness " + t.Spec.Harness
 	if e.Seal {

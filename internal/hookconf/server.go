@@ -57,7 +57,10 @@ func (t Target) serverCommand(e Event) string {
 	if t.httpHook(e) {
 		return base + hookRoute + t.Spec.Harness
 	}
-	path := t.Bin + "/record-step"
+	if t.Shell != ShellPOSIX {
+		return t.plainServerCommand(e, base)
+	}
+	path := t.Bin + "/record-step" + t.Exe
 	c := path + " --harness " + t.Spec.Harness
 	if e.Named {
 		c += " --event " + e.Name

@@ -43,6 +43,17 @@ type Spec struct {
 	// hold hooks); ManagedOnlyKey is the member that makes the harness
 	// run the managed hooks only ("" when it has no such switch).
 	ManagedFile, ManagedOnlyKey string
+	// ManagedFiles is ManagedFile on the systems where it lives
+	// elsewhere than on Linux, by GOOS (ManagedFileOn).
+	ManagedFiles map[string]string
+}
+
+// ManagedFileOn is the harness's managed configuration on goos.
+func (s *Spec) ManagedFileOn(goos string) string {
+	if p, ok := s.ManagedFiles[goos]; ok {
+		return p
+	}
+	return s.ManagedFile
 }
 
 // Event is one hook event the configuration wires.

@@ -1,6 +1,7 @@
 package hookpost
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -215,5 +216,19 @@ func TestUnixPeer(t *testing.T) {
 			t.Errorf("a folder anyone can write: %v %+v", err, r)
 		}
 		ln.Close()
+	}
+}
+
+// TestNoUnixSocket: where the system cannot tell who answers on a Unix
+// socket (Windows), a unix: URL is refused by name; http: still parses.
+func TestNoUnixSocket(t *testing.T) {
+	if _, err := parse("unix:/run/logbook/hooks.sock", false); !errors.Is(err, ErrNoUnixSocket) {
+		t.Errorf("unix: without peer credentials: %v", err)
+	}
+	if _, err := parse("http://127.0.0.1:8421", false); err != nil {
+		t.Errorf("http: %v", err)
+	}
+	if _, err := parse("unix:/run/logbook/hooks.sock", true); err != nil {
+		t.Errorf("unix: with peer credentials: %v", err)
 	}
 }

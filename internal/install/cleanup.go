@@ -36,7 +36,7 @@ func cleanup(o Options, spec *hookconf.Spec, path string, stdout, stderr io.Writ
 	}
 	bin := filepath.Join(o.Project, ".logbook", "bin")
 	var removed []string
-	for _, name := range allBinaries() {
+	for _, name := range exeNames(o.goos(), allBinaries()) {
 		if os.Remove(filepath.Join(bin, name)) == nil {
 			removed = append(removed, name)
 		}
@@ -47,7 +47,7 @@ func cleanup(o Options, spec *hookconf.Spec, path string, stdout, stderr io.Writ
 	if os.Remove(bin) == nil && len(removed) == 0 {
 		fmt.Fprintf(stdout, "%s: removed (empty)\n", bin)
 	}
-	if spec.Harness == "claude-code" && getenv("HOME") != "" {
+	if spec.Harness == "claude-code" && getenv("HOME") != "" && o.goos() != "windows" {
 		g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true, FollowSymlinks: o.FollowSymlinks}
 		var out strings.Builder
 		if Run(g, &out, stderr, getenv, now) == Done && strings.Contains(out.String(), "logbook hooks removed") {

@@ -68,6 +68,10 @@ type Options struct {
 	// the project or home) a path install writes, saying where on stdout;
 	// without it such a link is refused (links.go).
 	FollowSymlinks bool
+	// GOOS is the system the hooks run on ("" is this one's): it picks
+	// the harness's shell, the binaries' names, the home directory and
+	// the managed file (platform.go).
+	GOOS string
 }
 
 // maxConfig bounds a hook configuration file (they are a few KiB).
@@ -164,7 +168,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	case o.Config != "":
 		root = filepath.Dir(path)
 	case o.User:
-		root = getenv("HOME")
+		root = o.home(getenv)
 	}
 	if path, err = lk.check(root, path); err != nil {
 		return fail(err)
@@ -316,7 +320,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			notes = append(notes, path+" is root's and writable by no one else; with "+spec.ManagedOnlyKey+" the harness runs no hook from the user's or the project's settings")
 		}
 	} else if spec.ManagedFile != "" {
-		notes = append(notes, "WARNING: these hooks are in "+path+", which the agent's user can change (point them at another URL, or remove them): as root, record-step install --harness "+spec.Harness+" --managed --bin DIR --server URL puts them in "+spec.ManagedFile+", where it cannot (docs/install.md)")
+		notes = append(notes, "WARNING: these hooks are in "+path+", which the agent's user can change (point them at another URL, or remove them): as root, record-step install --harness "+spec.Harness+" --managed --bin DIR --server URL puts them in "+spec.ManagedFileOn(o.goos())+", where it cannot (docs/install.md)")
 	}
 	if gate != nil {
 		notes = append(notes, gate.notes...)
@@ -346,6 +350,9 @@ func startGuard(o Options, stdout, stderr io.Writer, getenv func(string) string,
 		return why + " (--no-guard: nothing refuses a session started there)."
 	}
 	g := Options{Verb: "install", Harness: "claude-code-guard", User: true, Bin: o.Bin, NoKey: true, FollowSymlinks: o.FollowSymlinks}
+	if o.goos() == "windows" {
+		return why + " (on Windows the guard is not installed: it is a POSIX shell loop over Unix paths; docs/platforms.md)."
+	}
 	if getenv("HOME") == "" {
 		return why + " ($HOME is not set: the guard that refuses such sessions was not installed)."
 	}
@@ -373,13 +380,19 @@ func printNotes(w io.Writer, notes []string) {
 // resolve picks the file and how its commands name the binaries.
 func resolve(spec *hookconf.Spec, o Options, getenv func(string) string) (string, hookconf.Target, error) {
 	t := hookconf.Target{Spec: spec}
+	shell, err := hookconf.HookShell(o.goos(), spec.Harness)
+	if err != nil {
+		return "", t, fmt.Errorf("%s on %s: %w", spec.Harness, o.goos(), err)
+	}
+	pt := hookconf.ProjectTargetOn(spec, shell, hookconf.Exe(o.goos(), ""))
+	t.Shell, t.Exe = shell, pt.Exe
 	var path string
 	switch {
 	case o.Managed:
 		if spec.ManagedFile == "" {
 			return "", t, fmt.Errorf("%s has no managed (system-wide, root-only) hook configuration that install knows (docs/harnesses.md)", spec.Harness)
 		}
-		path = spec.ManagedFile
+		path = spec.ManagedFileOn(o.goos())
 		if o.Config != "" {
 			path = o.Config
 		}
@@ -389,11 +402,11 @@ func resolve(spec *hookconf.Spec, o Options, getenv func(string) string) (string
 		if spec.UserFile == "" {
 			return "", t, fmt.Errorf("%s has no user-level hook configuration: install it per project", spec.Harness)
 		}
-		home := getenv("HOME")
+		home := o.home(getenv)
 		if home == "" {
 			return "", t, fmt.Errorf("$HOME is not set")
 		}
-		path = filepath.Join(home, spec.UserFile)
+		path = o.userFile(spec, home, getenv)
 	case o.Local:
 		if spec.LocalFile == "" {
 			return "", t, fmt.Errorf("--local is for claude-code only")
@@ -410,12 +423,12 @@ func resolve(spec *hookconf.Spec, o Options, getenv func(string) string) (string
 		if err != nil {
 			return "", t, err
 		}
-		t.Bin = shellQuote(abs)
+		t.Bin = binExpr(shell, o.goos(), abs)
 	} else {
-		t.Bin = hookconf.ProjectTarget(spec).Bin
+		t.Bin = pt.Bin
 	}
 	if !o.User {
-		t.DirFlag = hookconf.ProjectDirFlag(spec)
+		t.DirFlag = pt.DirFlag
 	}
 	return path, t, nil
 }

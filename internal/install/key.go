@@ -7,6 +7,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/userdirs"
 )
 
 // signingKey makes sure the session's end can seal: a key found where
@@ -27,12 +28,17 @@ func signingKey(o Options, lk *links, stdout, stderr io.Writer, getenv func(stri
 		warn("no signing key (--no-key)")
 		return Done
 	}
-	home := getenv("HOME")
-	if home == "" {
+	dir := userdirs.Config(o.goos(), getenv)
+	if dir == "" {
 		warn("no signing key, and $HOME is not set, so none was made")
 		return Refused
 	}
-	path := filepath.Join(home, ".config", "logbook", "signing.key")
+	// home: where the symlink checks start (links.go).
+	home := filepath.Dir(filepath.Dir(dir))
+	if o.goos() == "windows" {
+		home = filepath.Dir(dir) // %APPDATA%
+	}
+	path := filepath.Join(dir, "signing.key")
 	for _, p := range []string{path, path + ".pub"} {
 		if _, err := lk.check(home, p); err != nil {
 			warn(fmt.Sprintf("no signing key made: %v", err))

@@ -76,14 +76,15 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 	if o.RequirePolicy != "" && signed.Digest != o.RequirePolicy {
 		return nil, fmt.Errorf("--policy %s: %s: its digest is %s, --require-policy pins %s", o.Policy, orgpolicy.ErrUntrusted, signed.Digest, o.RequirePolicy)
 	}
-	if need := filepath.Join(o.Bin, "logbook-policy"); !o.project() && !executable(need) {
+	if need := filepath.Join(o.Bin, hookconf.Exe(o.goos(), "logbook-policy")); !o.project() && !executable(o.goos(), need) {
 		return nil, fmt.Errorf("--policy: %s is missing: record-step --policy runs logbook-policy from beside it", need)
 	}
 	abs, err := filepath.Abs(o.Policy)
 	if err != nil {
 		return nil, err
 	}
-	g := &policyGate{flags: " --policy " + shellQuote(abs)}
+	shell, _ := hookconf.HookShell(o.goos(), o.Harness) // resolve refuses an unknown one
+	g := &policyGate{flags: " --policy " + quoteArg(shell, abs)}
 	inside := []string{}
 	if within(o, abs) {
 		inside = append(inside, o.Policy)
@@ -93,7 +94,7 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 		if err != nil {
 			return nil, err
 		}
-		g.flags += " --policy-key " + shellQuote(ak)
+		g.flags += " --policy-key " + quoteArg(shell, ak)
 		if within(o, ak) {
 			inside = append(inside, k)
 		}
@@ -142,14 +143,21 @@ func within(o Options, abs string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-func executable(p string) bool {
+// executable reports whether p is a program on goos: a regular file with
+// an execute bit (Windows has none: a regular file, named .exe).
+func executable(goos, p string) bool {
 	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular() && st.Mode().Perm()&0o111 != 0
+	return err == nil && st.Mode().IsRegular() && (goos == "windows" || st.Mode().Perm()&0o111 != 0)
 }
 
 // binaries is what install copies for o: with --policy, logbook-policy is
 // needed, not only copied when there.
 func (o Options) binaries() binaries {
+	b := o.binaryNames()
+	return binaries{needed: exeNames(o.goos(), b.needed), optional: exeNames(o.goos(), b.optional)}
+}
+
+func (o Options) binaryNames() binaries {
 	b := binariesFor(o.Server != "")
 	if o.Policy == "" || o.Server != "" {
 		return b

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 
-	"github.com/logbook-project/logbook/internal/shellcmd"
+	"github.com/logbook-project/logbook/internal/shellrun"
 	"golang.org/x/term"
 )
 
@@ -84,7 +84,7 @@ func page(text []byte, stdout, stderr io.Writer, usePager bool, getenv func(stri
 		_, err := stdout.Write(text)
 		return err
 	}
-	cmd := shellcmd.Command(context.Background(), cmdline)
+	cmd := shellrun.Command(context.Background(), cmdline)
 	cmd.Stdin = bytes.NewReader(text)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.Env = os.Environ()

@@ -76,3 +76,10 @@ func BenchmarkReviewCommand100k(b *testing.B) {
 		}
 	}
 }
+
+// TestDefaultPager: Windows has no less; no pager unless one is named.
+func TestDefaultPager(t *testing.T) {
+	if defaultPager("windows") != "" || defaultPager("darwin") != "less" || defaultPager("linux") != "less" {
+		t.Error("defaultPager")
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/sockcred"
 )
 
 func sampleRequest() Request {
@@ -381,7 +383,7 @@ func TestClientRefusesAnotherUsersSocket(t *testing.T) {
 		if c != nil {
 			c.Close()
 		}
-		fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0) // darwin has no SOCK_CLOEXEC
+		fd, _ := sockcred.Socket(syscall.AF_UNIX)
 		defer syscall.Close(fd)
 		if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: Socket(dir, key)}); err != nil {
 			t.Fatal(err)

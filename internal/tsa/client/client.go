@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/shellcmd"
+	"github.com/logbook-project/logbook/internal/shellrun"
 	"github.com/logbook-project/logbook/internal/tsa"
 )
 
@@ -64,7 +64,7 @@ func Command(command string, timeout time.Duration) tsa.Transport {
 	return func(req []byte) ([]byte, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		cmd := shellcmd.Command(ctx, command)
+		cmd := shellrun.Command(ctx, command)
 		killGroupOnCancel(cmd)
 		cmd.WaitDelay = time.Second
 		cmd.Stdin = bytes.NewReader(req)

@@ -1,6 +1,6 @@
-// Package shellcmd runs a user's command line (a $PAGER, a --tsa-cmd)
+// Package shellrun runs a user's command line (a $PAGER, a --tsa-cmd)
 // through the system's shell: sh -c, or on Windows cmd.exe.
-package shellcmd
+package shellrun
 
 import "strings"
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package shellcmd
+package shellrun
 
 import (
 	"context"
