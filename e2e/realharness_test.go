@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ func npmTool(t *testing.T, pkg, command string) string {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockWait(lock); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(exe); err == nil {
