@@ -205,8 +205,8 @@ func replayHarnesses(t *testing.T, replays []harnessReplay) {
 }
 
 // notWired are events install leaves unwired on purpose (internal/hookconf,
-// spec.go): Gemini CLI sends PreCompress before every model call.
-var notWired = map[string]bool{"gemini PreCompress": true}
+// dialect_NAME.go): none of those a replay sends.
+var notWired = map[string]bool{}
 
 func kindCounts(m map[string]int) string {
 	var ks []string

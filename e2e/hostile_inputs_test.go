@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // TestEndlessInputsRefused: a device where a record, bundle or cassette is
@@ -21,7 +22,7 @@ func TestEndlessInputsRefused(t *testing.T) {
 		t.Skip(err)
 	}
 	fifo := filepath.Join(t.TempDir(), "planted.record.json")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := ostest.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	// Exit 2 (a usage error) everywhere but --cassette, which answers as

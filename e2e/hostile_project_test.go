@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -38,18 +37,18 @@ func TestHostileProject(t *testing.T) {
 		}
 		writeExe(filepath.Join(exe, name), b)
 	}
-	var cred *syscall.Credential
+	var cred *credential
 	uid := os.Geteuid()
 	if uid == 0 {
 		const nobody = 65534
-		cred, uid = &syscall.Credential{Uid: nobody, Gid: nobody}, nobody
+		cred, uid = &credential{Uid: nobody, Gid: nobody}, nobody
 	}
 	proj, outside := filepath.Join(root, "proj"), filepath.Join(root, "outside")
 	as := func(stdin string, name string, args ...string) (int, string, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		c := exec.CommandContext(ctx, name, args...)
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		runAs(c, cred)
 		c.Dir = proj
 		c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + filepath.Join(root, "home"), "CLAUDE_PROJECT_DIR=" + proj}
 		c.Stdin = strings.NewReader(stdin)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -81,7 +80,7 @@ func npmTool(t *testing.T, pkg, command string) string {
 		t.Fatal(err)
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockWait(lock); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(exe); err == nil {
@@ -319,7 +318,7 @@ func realClaudeCode(t *testing.T, pkg, version string) {
 		"PostToolUse", "PostToolUseFailure", "PostToolBatch", "PermissionRequest", "PermissionDenied", "Notification",
 		"SubagentStart", "SubagentStop", "TaskCreated", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult",
 		"PreModelSwitch", "PostModelSwitch", "CwdChanged", "FileChanged", "DirectoryAdded", "ConfigChange", "PreCompact",
-		"PostCompact", "Stop", "StopFailure", "SessionEnd"}
+		"PostCompact", "Stop", "StopFailure", "PreSkillShellCommand", "SessionEnd"}
 	home := t.TempDir()
 	proj, saved := harnessProject(t, "claude-code", ".claude/settings.json", home, events)
 	key := filepath.Join(home, ".config", "logbook", "signing.key")
@@ -356,9 +355,13 @@ func realClaudeCode(t *testing.T, pkg, version string) {
 	cmd.Dir = proj
 	cmd.Env = append(os.Environ(), "HOME="+home, "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=")
-	out, err := cmd.CombinedOutput()
+	// stdout alone is the JSON result: 2.1.331, which does not know
+	// PreSkillShellCommand, says on stderr that it skipped that entry.
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("claude: %v\n%s", err, out)
+		t.Fatalf("claude: %v\n%s\n%s", err, out, stderr.String())
 	}
 	var res struct {
 		Result    string
@@ -428,7 +431,7 @@ func TestRealGeminiCLI(t *testing.T) {
 
 func realGeminiCLI(t *testing.T, pkg, version string) {
 	gemini := npmTool(t, pkg, "gemini")
-	events := []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
+	events := []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "PreCompress", "SessionEnd"}
 	home := t.TempDir()
 	proj, saved := harnessProject(t, "gemini", ".gemini/settings.json", home, events)
 	os.MkdirAll(filepath.Join(home, ".gemini"), 0o700)

@@ -81,3 +81,19 @@ func TestReviewOTLPHelper(t *testing.T) {
 		t.Fatalf("a helper that is logbook-review: exit %d (%v), said %q", code, err, msg)
 	}
 }
+
+// without drops the entries of the named variables (unset, not empty:
+// an empty PAGER means no pager).
+func without(env []string, names ...string) []string {
+	var out []string
+next:
+	for _, e := range env {
+		for _, n := range names {
+			if strings.HasPrefix(e, n+"=") {
+				continue next
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}

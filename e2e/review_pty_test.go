@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -70,20 +72,4 @@ func TestReviewAtTerminal(t *testing.T) {
 	if strings.Contains(plain, "\x1b[") {
 		t.Errorf("NO_COLOR: coloured:\n%q", clip(plain, 300))
 	}
-}
-
-// without drops the entries of the named variables (unset, not empty:
-// an empty PAGER means no pager).
-func without(env []string, names ...string) []string {
-	var out []string
-next:
-	for _, e := range env {
-		for _, n := range names {
-			if strings.HasPrefix(e, n+"=") {
-				continue next
-			}
-		}
-		out = append(out, e)
-	}
-	return out
 }

@@ -96,7 +96,7 @@ func newServerKey(t testing.TB, dir string) string {
 
 // startServer runs logbook-server on addr with data and key, as cred's
 // user when cred is not nil, and waits until /healthz answers.
-func startServer(t testing.TB, addr, data, key string, cred *syscall.Credential, extra ...string) *liveServer {
+func startServer(t testing.TB, addr, data, key string, cred *credential, extra ...string) *liveServer {
 	t.Helper()
 	s := &liveServer{url: "http://" + addr, data: data, key: key, pub: key + ".pub", vkey: key + ".vkey", stderr: &bytes.Buffer{}}
 	exe := filepath.Join(bin, "logbook-server")
@@ -107,9 +107,7 @@ func startServer(t testing.TB, addr, data, key string, cred *syscall.Credential,
 	readTokens.Store(s.url, s.readToken)
 	s.cmd = exec.Command(exe, append([]string{"--listen", addr, "--data", data, "--key", key, "--name", "e2e.example"}, extra...)...)
 	s.cmd.Stderr = s.stderr
-	if cred != nil {
-		s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	}
+	runAs(s.cmd, cred)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +296,7 @@ func TestServerOtherUser(t *testing.T) {
 	// --server, as a command hook would).
 	agent := func(name string, args ...string) *exec.Cmd {
 		c := exec.Command(name, args...)
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+		runAs(c, &credential{Uid: nobody, Gid: nobody})
 		c.Dir = root
 		return c
 	}
@@ -314,8 +312,8 @@ func TestServerOtherUser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the server recorded nothing: %v\n%s", err, s.stderr)
 	}
-	if sys := st.Sys().(*syscall.Stat_t); sys.Uid != serverUID || st.Mode().Perm() != 0o600 {
-		t.Fatalf("journal owned by %d mode %v", sys.Uid, st.Mode())
+	if uid := fileUID(st); uid != serverUID || st.Mode().Perm() != 0o600 {
+		t.Fatalf("journal owned by %d mode %v", uid, st.Mode())
 	}
 	// Everything the agent might try against the server's files fails.
 	tries := [][]string{
@@ -356,7 +354,7 @@ func startServerAs(t testing.TB, exe, addr, data, key string, uid uint32, extra 
 	}
 	s.cmd = exec.Command(exe, append([]string{"--listen", addr, "--data", data, "--key", key, "--name", "e2e.example"}, extra...)...)
 	s.cmd.Stderr = s.stderr
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+	runAs(s.cmd, &credential{Uid: uid, Gid: uid})
 	s.cmd.Dir = filepath.Dir(data)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

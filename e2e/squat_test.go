@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -61,7 +60,7 @@ func TestServerPortSquat(t *testing.T) {
 	os.Chown(squatKey, nobody, nobody)
 	as := func(uid uint32, name string, args ...string) *exec.Cmd {
 		c := exec.Command(name, args...)
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		runAs(c, &credential{Uid: uid, Gid: uid})
 		c.Dir = root
 		return c
 	}

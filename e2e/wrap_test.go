@@ -28,7 +28,7 @@ type wrapRun struct {
 func wrapCmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(filepath.Join(bin, "logbook-wrap"), args...)
 	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	ownSession(cmd)
 	return cmd
 }
 
@@ -244,7 +244,7 @@ func TestWrapKilled(t *testing.T) {
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Start()
 	waitFor(t, stdout, "ready")
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the wrapper and the command
+	killGroup(cmd.Process.Pid) // the wrapper and the command
 	cmd.Wait()
 	out := filepath.Join(work, "k.json")
 	got := run(t, nil, "logbook-seal", "--dir", dir, "--session", "k", "--key", key, "--out", out)
@@ -265,7 +265,7 @@ func TestWrapKilled(t *testing.T) {
 	stdout, _ = cmd.StdoutPipe()
 	cmd.Start()
 	waitFor(t, stdout, "ready")
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	killGroup(cmd.Process.Pid)
 	cmd.Wait()
 	left, _ := filepath.Glob(filepath.Join(work, "one", ".logbook-wrap-*", "*.steps.jsonl"))
 	if len(left) != 1 {

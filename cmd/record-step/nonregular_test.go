@@ -4,10 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // TestNonRegularTargets: a FIFO (or a directory) planted where the journal,
@@ -19,7 +19,7 @@ import (
 func TestNonRegularTargets(t *testing.T) {
 	t.Parallel()
 	plant := map[string]func(path string) error{
-		"fifo": func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"fifo": func(p string) error { return ostest.Mkfifo(p) },
 		"dir":  func(p string) error { return os.Mkdir(p, 0o700) },
 	}
 	for _, target := range []string{"disk.steps.jsonl", "disk.lock"} {
@@ -52,10 +52,10 @@ func TestNonRegularTargets(t *testing.T) {
 	// the log could not take it, and nothing waits for a reader.
 	t.Run("errors.log/fifo", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := syscall.Mkfifo(journal.Path(dir, "disk"), 0o600); err != nil {
+		if err := ostest.Mkfifo(journal.Path(dir, "disk")); err != nil {
 			t.Fatal(err)
 		}
-		if err := syscall.Mkfifo(filepath.Join(dir, "errors.log"), 0o600); err != nil {
+		if err := ostest.Mkfifo(filepath.Join(dir, "errors.log")); err != nil {
 			t.Fatal(err)
 		}
 		code, msg := runStep(t, dir, event("PreToolUse", "a"), "--fail-closed")

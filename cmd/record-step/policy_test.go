@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/orgpolicy/decider"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // fallbackCall is what the exec'd hook would have been given.
@@ -262,7 +262,7 @@ func TestGatedOff(t *testing.T) {
 }
 
 func flockNB(t *testing.T, f *os.File) {
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := ostest.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
 }

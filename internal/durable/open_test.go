@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // TestOpenWrite: only a regular file is opened for writing. A FIFO (with a
@@ -16,7 +17,7 @@ func TestOpenWrite(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := ostest.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "link")
@@ -66,7 +67,7 @@ func TestWriteFileRefusesNonRegular(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "rec.json")
-	syscall.Mkfifo(fifo, 0o600)
+	ostest.Mkfifo(fifo)
 	if err := WriteFile(fifo, []byte("{}")); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("FIFO: %v", err)
 	}

@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // TestPlace: a finished file is renamed over the path with its mode set;
@@ -28,7 +29,7 @@ func TestPlace(t *testing.T) {
 		t.Fatal("the temporary file is still there")
 	}
 	fifo := filepath.Join(dir, "fifo.json")
-	syscall.Mkfifo(fifo, 0o600)
+	ostest.Mkfifo(fifo)
 	os.WriteFile(tmp, []byte("new"), 0o600)
 	if err := Place(tmp, fifo, 0o644); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("FIFO: %v", err)

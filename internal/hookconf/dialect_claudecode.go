@@ -23,7 +23,7 @@ func claudeCodeSpec() *Spec {
 				"PermissionRequest", "PermissionDenied", "Notification", "SubagentStart", "SubagentStop",
 				"TaskCreated", "TaskCompleted", "TeammateIdle", "Elicitation", "ElicitationResult",
 				"PreModelSwitch", "PostModelSwitch", "CwdChanged", "FileChanged", "DirectoryAdded",
-				"ConfigChange", "PreCompact", "PostCompact", "Stop", "StopFailure", "SessionEnd")
+				"ConfigChange", "PreCompact", "PostCompact", "Stop", "StopFailure", "PreSkillShellCommand", "SessionEnd")
 			tools := map[string]bool{"PreToolUse": true, "PostToolUse": true, "PostToolUseFailure": true,
 				"PermissionRequest": true, "PermissionDenied": true}
 			for i := range ev {

@@ -9,12 +9,13 @@ func geminiSpec() *Spec {
 		ProjectFile: ".gemini/settings.json",
 		UserFile:    ".gemini/settings.json",
 		Root:        `"$GEMINI_PROJECT_DIR"`,
-		// PreCompress is not wired: Gemini CLI 0.61 sends it before every
-		// model call, whether or not it compresses, which filled short
-		// sessions with notes. BeforeModel, AfterModel and
-		// BeforeToolSelection are model traffic, once per streamed chunk.
+		// PreCompress is Gemini's PreCompact (Gemini CLI 0.61 sends it
+		// before model calls whether or not it compresses: a note each,
+		// with its trigger). BeforeModel, AfterModel and
+		// BeforeToolSelection are model traffic, once per streamed chunk:
+		// not wired.
 		Events: events("SessionEnd", "SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent",
-			"Notification", "SessionEnd"),
+			"Notification", "PreCompress", "SessionEnd"),
 		Handler: func(cmd string, seal bool) node {
 			name, t := "logbook-record-step", 10000 // milliseconds
 			if seal {

@@ -60,13 +60,15 @@ type Target struct {
 // Gated reports whether the organization policy decides the harness's
 // event name: the events that are PreToolUse or PermissionRequest under
 // their canonical name (Gemini's BeforeTool, Cursor's
-// beforeShellExecution, Copilot's preToolUse, …); orgpolicy.Gated.
+// beforeShellExecution, Copilot's preToolUse, …), and Claude Code's
+// PreSkillShellCommand, which runs a command as Bash does;
+// orgpolicy.Gated.
 func Gated(name string) bool {
 	c, _ := kinds.Canonical(name)
 	if c == "" {
 		c = name
 	}
-	return c == "PreToolUse" || c == "PermissionRequest"
+	return c == "PreToolUse" || c == "PermissionRequest" || c == "PreSkillShellCommand"
 }
 
 // Command is the hook command line for event e. It first checks that the

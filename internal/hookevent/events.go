@@ -89,6 +89,14 @@ var laterEvents = [...]struct {
 		b.set("commandSource", b.str("command_source"))
 		return b.str("command_name")
 	}},
+	{"PreSkillShellCommand", (*builder).skillShell},
+	// Codex: the user interrupted the turn (no Stop follows). The hook
+	// that receives it seals the record, so an interrupted session has
+	// one and the interruption is its last step.
+	{"Interrupt", func(b *builder, st *chain.Step, _ string) string {
+		b.set("model", b.str("model"))
+		return "turn interrupted"
+	}},
 	{"MessageDisplay", func(b *builder, st *chain.Step, _ string) string {
 		st.Outputs = b.body("delta")
 		b.set("messageId", b.str("message_id"))
@@ -98,6 +106,34 @@ var laterEvents = [...]struct {
 		}
 		return "text" + sizeNote(b.get("delta"))
 	}},
+}
+
+// skillShell: PreSkillShellCommand (Claude Code 2.1.332), the shell
+// preamble of a skill or slash command (!`cmd`) about to run as it loads.
+// Its payload, as 2.1.332's own schema gives it: tool_name (Bash or
+// PowerShell), tool_input.command (the command as it would run),
+// tool_use_id (naming no tool call of the transcript), command_name (the
+// skill or command), command_source and invoked_by (user, claude, other).
+// It runs a command as Bash does, so it is an exec step whose input is the
+// command, and the organization policy decides it as it decides a Bash
+// call (orgpolicy.Gated). A payload without tool_name is read as Bash's,
+// and a top-level "command" stands for tool_input.
+func (b *builder) skillShell(st *chain.Step, cwd string) string {
+	st.Kind = "exec"
+	var view objView
+	st.Inputs, view = b.toolInput("exec")
+	tool := b.field(keys.ToolName)
+	if tool == "" {
+		tool = "Bash"
+	}
+	detail := b.toolMeta(tool, cwd, view)
+	b.set("skill", b.str("command_name"))
+	b.set("commandSource", b.str("command_source"))
+	b.set("invokedBy", b.str("invoked_by"))
+	if skill := b.str("command_name"); skill != "" {
+		detail = skill + ": " + detail
+	}
+	return detail
 }
 
 // laterEvent returns the parser of one of these events, nil for another.

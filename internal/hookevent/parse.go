@@ -404,8 +404,13 @@ func (b *builder) step(raw, event, implied, cwd string) chain.Step {
 	case laterEvent(event) != nil:
 		detail = laterEvent(event)(b, &st, cwd)
 	default:
-		// An event this recorder does not know yet: kept, named, and its
-		// tool fields digested so nothing it carried is lost.
+		// An event this recorder does not know yet: kept, named (and
+		// marked unknown, so a reader sees that nothing here says what it
+		// means), and its tool fields digested so nothing it carried is
+		// lost.
+		if !kinds.Known(event) && event != "" {
+			b.data = append(b.data, strictjson.Member{Key: "unknownEvent", Value: strictjson.Value{Kind: strictjson.True}})
+		}
 		if tool != "" {
 			var view objView
 			st.Inputs, view = b.toolInput("")

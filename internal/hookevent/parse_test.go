@@ -267,7 +267,7 @@ func TestRelPath(t *testing.T) {
 func TestEveryEvent(t *testing.T) {
 	want := map[string]string{"UserPromptSubmit": "note", "Stop": "claim", "SubagentStop": "claim",
 		"PermissionRequest": "gate", "PermissionDenied": "gate", "PreToolUse": "tool_call",
-		"PostToolUse": "tool_call", "PostToolUseFailure": "tool_call", "ElicitationResult": "gate"}
+		"PostToolUse": "tool_call", "PostToolUseFailure": "tool_call", "ElicitationResult": "gate", "PreSkillShellCommand": "exec"}
 	for _, name := range KnownEvents {
 		ev, err := Parse([]byte(`{"session_id":"s","hook_event_name":"` + name + `"}`))
 		if err != nil {
@@ -284,7 +284,7 @@ func TestEveryEvent(t *testing.T) {
 			t.Errorf("%s: data.event %q, summary %q", name, e, ev.Step.Summary)
 		}
 	}
-	if len(KnownEvents) != 33 {
-		t.Errorf("%d known events, want the 33 of Claude Code 2.1.3xx's hooks", len(KnownEvents))
+	if len(KnownEvents) != 34 {
+		t.Errorf("%d known events, want the 34 of Claude Code 2.1.332's hooks", len(KnownEvents))
 	}
 }

@@ -7,10 +7,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // TestKeptSameBytes: a Journal kept open between appends (Unlock, Lock)
@@ -186,7 +186,7 @@ func TestKeptLockFileRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+	if err := ostest.TryLock(f); err == nil {
 		t.Fatal("the kept Journal holds the removed lock file: another writer locked the session beside it")
 	}
 }

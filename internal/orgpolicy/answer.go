@@ -35,6 +35,9 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 		msg += " rule " + v.Rule
 	}
 	msg += ": " + reason
+	if a, ok := skillShellAnswer(event, v.Decision, msg, enforced); ok {
+		return a
+	}
 	if !enforced {
 		return Answer{Stderr: "logbook policy (audit mode, not enforced): would " + string(v.Decision) + ": " + reason + "\n"}
 	}

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/logbook-project/logbook/internal/otlpexport"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
 )
 
@@ -448,11 +448,7 @@ func BenchmarkSend(b *testing.B) {
 			b.ReportAllocs()
 			// CPU time of the process (the receiver's included), not wall
 			// time: the machine is shared.
-			cpu := func() time.Duration {
-				var ru syscall.Rusage
-				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-				return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-			}
+			cpu := ostest.CPUTime
 			start := cpu()
 			for i := 0; i < b.N; i++ {
 				s, err := otlpexport.Send(context.Background(), c.e, r)

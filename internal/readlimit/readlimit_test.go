@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // /dev/zero never ends: a device is refused unread by both readers (it
@@ -28,7 +29,7 @@ func TestDevZero(t *testing.T) {
 // refuses; one within the limit is read whole.
 func TestFIFOWriter(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := ostest.Mkfifo(p); err != nil {
 		t.Skip("mkfifo:", err)
 	}
 	feed := func(n int) {
@@ -65,7 +66,7 @@ func TestFIFOWriter(t *testing.T) {
 // waits for a writer.
 func TestFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := ostest.Mkfifo(p); err != nil {
 		t.Skip("mkfifo:", err)
 	}
 	if _, err := Small(p, 1<<10); !errors.Is(err, ErrNotRegular) {

@@ -1,3 +1,8 @@
+//go:build linux
+
+// Linux only: ru_maxrss is in KiB on Linux (bytes on macOS, absent on
+// Windows), and the child reads /dev/stdin.
+
 package readlimit
 
 import (

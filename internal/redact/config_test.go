@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 	"github.com/logbook-project/logbook/schema"
 )
 
@@ -103,7 +103,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("dangling symlink: %v", err)
 	}
 	os.Remove(filepath.Join(dir, ConfigFile))
-	if err := syscall.Mkfifo(filepath.Join(dir, ConfigFile), 0o600); err != nil {
+	if err := ostest.Mkfifo(filepath.Join(dir, ConfigFile)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {

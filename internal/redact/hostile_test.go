@@ -2,20 +2,20 @@ package redact
 
 import (
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/redact/scan"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // cpuTime is the user and system time this process has used so far.
 func cpuTime(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
+	d := ostest.CPUTime()
+	if d == 0 {
+		t.Fatal("the process's CPU time cannot be read")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }
 
 // TestHostileInputIsLinear guards record-step against a command built to

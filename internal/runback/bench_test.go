@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	irb "github.com/logbook-project/logbook/internal/runback"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 	"github.com/logbook-project/logbook/runback"
 )
 
@@ -88,8 +88,4 @@ func BenchmarkFloorSHA256(b *testing.B) {
 	}
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return ostest.CPUTime() }

@@ -6,11 +6,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // BenchmarkHookHTTP: gated PreToolUse events over real HTTP (keep-alive
@@ -32,8 +31,7 @@ func BenchmarkHookHTTP(b *testing.B) {
 	for i := range bodies {
 		bodies[i] = event(fmt.Sprintf("s%02d", i%16), "PreToolUse", i)
 	}
-	var ru0, ru1 syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	cpu0 := ostest.CPUTime()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -48,7 +46,6 @@ func BenchmarkHookHTTP(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	cpu := ostest.CPUTime() - cpu0
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-us/op")
 }

@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 func TestCheck(t *testing.T) {
@@ -40,7 +41,7 @@ func TestFIFONotWaitedOn(t *testing.T) {
 	start := filepath.Join(root, "a", "b")
 	os.MkdirAll(start, 0o755)
 	os.MkdirAll(filepath.Join(root, "a", ".claude"), 0o755)
-	if err := syscall.Mkfifo(filepath.Join(root, "a", ".claude", "settings.json"), 0o600); err != nil {
+	if err := ostest.Mkfifo(filepath.Join(root, "a", ".claude", "settings.json")); err != nil {
 		t.Skip(err)
 	}
 	done := make(chan error, 1)

@@ -76,8 +76,8 @@ func codexSession() Session {
 // gemini: Gemini CLI hooks (geminicli.com/docs/hooks): an ISO timestamp
 // in every payload, BeforeTool/AfterTool with tool_response {llmContent,
 // returnDisplay, error}, BeforeAgent/AfterAgent around a turn. No
-// PreCompress: installed hooks do not subscribe to it (Gemini sends it
-// before every model call).
+// PreCompress (Gemini sends it before every model call; the hooks record
+// it as PreCompact).
 func geminiSession() Session {
 	b := &builder{s: Session{Name: "gemini", Harness: "gemini", ID: "9e3171a1-5b7d-4e8a-9c1f-5a11ed000002"}, clk: newClock("2026-05-14T10:02:11Z", 12)}
 	tp := "/home/dev/.gemini/tmp/5a11ed/chats/session-2026-05-14T10-02-9e3171a1.json"

@@ -4,8 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // TestConvertFileNotRegular: a device that never ends (/dev/zero) or a FIFO
@@ -13,7 +14,7 @@ import (
 // waited on.
 func TestConvertFileNotRegular(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "t.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := ostest.Mkfifo(fifo); err != nil {
 		t.Skip("mkfifo:", err)
 	}
 	for _, p := range []string{"/dev/zero", fifo} {

@@ -9,6 +9,10 @@ var codex = Dialect{
 	Name: "codex",
 	Events: []Event{
 		{"agent-turn-complete", "Stop", ""}, // the notify program
+		// A turn the user interrupted (Ctrl-C, Esc): Codex sends
+		// Interrupt and no Stop (codex-rs/hooks/src/events/interrupt.rs;
+		// 0.171.0 has it). No Claude Code event says this: its own name.
+		{"Interrupt", "Interrupt", ""},
 	},
 	// Shell-like tools reach hooks as "Bash"; these are the tool names
 	// older and newer builds use for the same thing.

@@ -10,6 +10,7 @@ package kinds
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -47,6 +48,27 @@ var KnownEvents = []string{
 	"InstructionsLoaded", "ConfigChange", "Setup", "Elicitation",
 	"ElicitationResult", "WorktreeCreate", "WorktreeRemove",
 	"DirectoryAdded", "UserPromptExpansion", "MessageDisplay",
+	// Claude Code 2.1.332: a skill's or slash command's shell preamble
+	// (!`cmd`), run as it loads; an exec step, gated like PreToolUse.
+	"PreSkillShellCommand",
+}
+
+// Known reports whether the recorder knows a (canonical) event name: a
+// Claude Code event, or one a dialect maps an event to. An event no one
+// knows (a harness's newer event, wired by hand) is still recorded, as a
+// note that names it and says it is unknown (data.unknownEvent).
+func Known(event string) bool {
+	if slices.Contains(KnownEvents, event) || eventKinds[event] != "" {
+		return true
+	}
+	for _, d := range registry {
+		for _, e := range d.Events {
+			if e.Name == event || e.Canonical == event {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Canonical returns the Claude Code event name a harness's event name maps

@@ -1,3 +1,8 @@
+//go:build unix
+
+// Unix only: the decider is (Supported is false on Windows,
+// docs/platforms.md).
+
 package decider
 
 import (

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
 // tree writes files (path → contents) under a new directory.
@@ -48,7 +49,7 @@ func TestTake(t *testing.T) {
 	os.Symlink("src/a.go", filepath.Join(dir, "link.go"))
 	os.Symlink("/nonexistent", filepath.Join(dir, "dangling.go"))
 	os.Symlink(filepath.Join(dir, "src"), filepath.Join(dir, "docs", "srclink"))
-	syscall.Mkfifo(filepath.Join(dir, "docs", "fifo"), 0o644)
+	ostest.Mkfifo(filepath.Join(dir, "docs", "fifo"))
 	for _, c := range []struct {
 		globs []string
 		want  string
