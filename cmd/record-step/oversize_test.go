@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -11,9 +13,6 @@ import (
 
 	"github.com/logbook-project/logbook/journal"
 )
-
-// asMain, set in a child's environment, makes TestMain run main.
-const asMain = "RECORD_STEP_AS_MAIN"
 
 // TestOversizePayloadRSS pipes a 160 MiB payload, five times the limit,
 // into record-step (a child process) and measures its peak resident

@@ -9,6 +9,9 @@ import (
 	"github.com/logbook-project/logbook/internal/testkit/clitest"
 )
 
+// asMain, set in a child's environment, makes TestMain run main.
+const asMain = "RECORD_STEP_AS_MAIN"
+
 // TestMain lets the scripts in testdata/script run this command as
 // record-step, inside the test binary.
 func TestMain(m *testing.M) {
