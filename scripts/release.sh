@@ -9,8 +9,10 @@
 # logbook-seal --new-key FILE); its public half is docs/release-key.pub.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+usage="usage: LOGBOOK_RELEASE_KEY=FILE $0 TAG (docs/release.md)"
+case "${1:-}" in -h|--help) echo "$usage"; exit 0;; esac
 if [ $# -ne 1 ] || [ -z "${LOGBOOK_RELEASE_KEY:-}" ]; then
-  echo "usage: LOGBOOK_RELEASE_KEY=FILE $0 TAG" >&2
+  echo "$usage" >&2
   exit 2
 fi
 go run ./tools/release -key "$LOGBOOK_RELEASE_KEY" -o "dist/$1" "$1"

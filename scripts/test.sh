@@ -62,14 +62,14 @@ status=0
 # gotestsum (pinned; fetched through the Go module proxy and checked
 # against go.sum's database like any module) runs go test and prints each
 # package as it finishes, the failures in full, and a closing DONE line
-# with the count and the time: a full run is about 10 minutes on 2 cores,
+# with the count and the time: a full run is about 6 minutes on 2 cores,
 # and go test alone said nothing until its end. Its summary of skipped
 # tests is left out: the report below names what did not run.
 pkgs=(./...)
 for a in "$@"; do
   case $a in ./*) pkgs=() ;; esac
 done
-echo "scripts/test.sh: running the tests (a full run takes about 10 minutes on 2 cores; each package is listed as it finishes)"
+echo "scripts/test.sh: running the tests (a full run takes about 6 minutes on 2 cores, more the first time; each package is listed as it finishes)"
 LOGBOOK_TEST_REPORT="$report" go run gotest.tools/gotestsum@v1.13.0 --format pkgname --hide-summary=skipped -- \
   -timeout 30m -parallel 4 "$@" "${pkgs[@]}" || status=$?
 echo

@@ -48,7 +48,9 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("--records %s: %w", dir, err)
+	} else if !st.IsDir() {
 		return nil, fmt.Errorf("--records %s: not a directory", dir)
 	}
 	sort.Strings(files)
