@@ -405,6 +405,14 @@ func TestConformanceManifest(t *testing.T) {
 			t.Errorf("%s: no must-accept vector", kind)
 		}
 	}
+	// The README's count is the manifest's.
+	readme, err := os.ReadFile(testdata + "/conformance/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("gives %d vectors", len(m.Vectors)); !bytes.Contains(readme, []byte(want)) {
+		t.Errorf("testdata/conformance/README.md does not say %q: update its counts", want)
+	}
 }
 
 // TestConformanceVectors runs every vector of the manifest through
