@@ -98,8 +98,9 @@ func verify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-policy verify", flag.ContinueOnError)
 	var pk keyList
 	fs.Var(&pk, "policy-key", "trusted policy signer: SPKI PEM public key `FILE` (repeatable; at least one)")
-	require := fs.String("require", "", "accept only the policy with this `DIGEST`")
-	if code, done := cli.Parse(fs, args, "logbook-policy verify --policy-key PUB [--require DIGEST] SIGNED.json", stdout, stderr); done {
+	require := fs.String("require-policy", "", "accept only the policy with this `DIGEST` (the name install and logbook-verify give it)")
+	fs.StringVar(require, "require", "", "the same as --require-policy")
+	if code, done := cli.Parse(fs, args, "logbook-policy verify --policy-key PUB [--require-policy DIGEST] SIGNED.json", stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() != 1 || len(pk) == 0 {

@@ -44,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("release", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	repo := fs.String("repo", ".", "the git repository holding `TAG`")
+	repo := fs.String("repo", ".", "the git repository `DIR` holding the tag")
 	out := fs.String("o", "", "write the archives, SHA256SUMS and SHA256SUMS.sig into `DIR` (default dist/TAG); it must not exist")
 	targets := fs.String("targets", Targets, "the `GOOS/GOARCH` pairs to build, comma-separated")
 	key := fs.String("key", "", "sign SHA256SUMS with the Ed25519 private key in `FILE` (PKCS#8 PEM, as logbook-seal --new-key writes it)")
