@@ -40,6 +40,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Setenv("LOGBOOK_POLICYD_DIR", socks)
+	// The commands run here with the package's directory as their cwd,
+	// which is inside this repository's work tree: a session recorded
+	// there would gain its git facts (docs/commits.md) and the tests'
+	// step counts would depend on where the checkout lives. Git looks no
+	// higher than the checkout's root for them; the tests of the commit
+	// binding make repositories of their own.
+	if root, err := filepath.Abs(".."); err == nil {
+		os.Setenv("GIT_CEILING_DIRECTORIES", root)
+	}
 	code := m.Run()
 	if left := killDeciders([]string{socks, bin}, 10*time.Second); len(left) > 0 {
 		fmt.Fprintln(os.Stderr, "policy deciders still running after SIGKILL:", left)
