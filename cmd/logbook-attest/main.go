@@ -39,15 +39,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
 
-type listFlag []string
-
-func (l *listFlag) String() string     { return fmt.Sprint(*l) }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 type config struct {
 	typ, keyFile, recordFile, out, nonce string
 	recName, recVersion, recSHA, recBin  string
-	pubkeys                              listFlag
+	pubkeys                              cli.List
 }
 
 const synopsis = `logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...

@@ -23,14 +23,14 @@ record-step --policy SIGNED.json --policy-key PUB ...   (the same: record-step r
 // gateFlags are the flags record-step hands on with --policy.
 type gateFlags struct {
 	policy     string
-	keys       keyList
+	keys       cli.List
 	failOpen   string
 	dir        string
 	failClosed bool
 	hint       hookevent.Hint
 	server     string
 	require    string
-	serverKeys keyList
+	serverKeys cli.List
 }
 
 func (g *gateFlags) define(fs *flag.FlagSet) {

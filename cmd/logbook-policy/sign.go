@@ -96,7 +96,7 @@ func readPolicy(file string) ([]byte, error) {
 
 func verify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-policy verify", flag.ContinueOnError)
-	var pk keyList
+	var pk cli.List
 	fs.Var(&pk, "policy-key", "trusted policy signer: SPKI PEM public key `FILE` (repeatable; at least one)")
 	require := fs.String("require", "", "accept only the policy with this `DIGEST`")
 	if code, done := cli.Parse(fs, args, "logbook-policy verify --policy-key PUB [--require DIGEST] SIGNED.json", stdout, stderr); done {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/logbook-project/logbook/internal/bundlecheck"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -15,7 +16,7 @@ import (
 // extraFlags are the bundle and evidence options (issue 17).
 type extraFlags struct {
 	bundle     string
-	trust      pubkeyFlag
+	trust      cli.List
 	evidence   string
 	showBodies string
 	// allowAbsent: --evidence passes with recorded bodies the transcript lacks.
@@ -37,7 +38,7 @@ const BundleKeyMismatch = bundlecheck.KeyMismatch
 // runBundle reads a bundle and the receiver's keys and policies, and
 // prints internal/bundlecheck's verdict. Exit 0 accepted, 1 refused, 2
 // usage or I/O error.
-func runBundle(ex extraFlags, pubkeys pubkeyFlag, pf policyFlags, cf checkpointFlags, lf logFlags, asJSON bool, stdout, stderr io.Writer) int {
+func runBundle(ex extraFlags, pubkeys cli.List, pf policyFlags, cf checkpointFlags, lf logFlags, asJSON bool, stdout, stderr io.Writer) int {
 	ioError := func(err error) int {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if asJSON {

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/runback"
@@ -25,7 +26,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	asJSON := fs.Bool("json", false, "")
 	strict := fs.Bool("strict", false, "")
 	force := fs.Bool("cassette", false, "")
-	var pubkeys, revoked, hmacKeys pubkeyFlag
+	var pubkeys, revoked, hmacKeys cli.List
 	fs.Var(&pubkeys, "pubkey", "")
 	fs.Var(&revoked, "revoked", "")
 	fs.Var(&hmacKeys, "hmac-key", "")

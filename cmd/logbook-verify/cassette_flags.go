@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+
+	"github.com/logbook-project/logbook/internal/cli"
 )
 
 // cassetteFlags are runCassette's own flags, registered on the record
@@ -11,7 +13,7 @@ import (
 // undefined.
 type cassetteFlags struct {
 	strict, force     bool
-	revoked, hmacKeys pubkeyFlag
+	revoked, hmacKeys cli.List
 }
 
 func (c *cassetteFlags) register(fs *flag.FlagSet) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
@@ -17,7 +18,7 @@ import (
 // checkpointFlags are a server's signed checkpoints and the keys pinned
 // for them (docs/checkpoint.md).
 type checkpointFlags struct {
-	files, keys pubkeyFlag
+	files, keys cli.List
 	rotations   string
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/evidence"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
@@ -16,7 +17,7 @@ import (
 // record has is in the transcript, unchanged and in order (absent ones are
 // allowed with --allow-absent); 1 when the record is refused or the
 // evidence fails; 2 on a usage or I/O error.
-func runEvidence(path string, ex extraFlags, pubkeys pubkeyFlag, asJSON bool, stdout, stderr io.Writer) int {
+func runEvidence(path string, ex extraFlags, pubkeys cli.List, asJSON bool, stdout, stderr io.Writer) int {
 	if ex.showBodies != "" && ex.showBodies != "differs" && ex.showBodies != "all" {
 		fmt.Fprintf(stderr, "logbook-verify: --show-bodies %q: want differs or all\n", ex.showBodies)
 		return 2

@@ -41,11 +41,6 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-type pubkeyFlag []string
-
-func (p *pubkeyFlag) String() string     { return fmt.Sprint(*p) }
-func (p *pubkeyFlag) Set(v string) error { *p = append(*p, v); return nil }
-
 const synopsis = `logbook-verify [--json] [--pubkey FILE]... [--revoked FILE]... [--tsa-roots PEM]
                [--identity-roots PEM --trusted-identities JSON]
                [--attestation FILE]... [--attestor-key FILE]...
@@ -67,7 +62,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("logbook-verify", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print one JSON object per record: ok, code, detail, recordId, keyId, stepCount, level, timestamp, identity, attestations, checkpoints, log, gaps, warnings (and file, with several records)")
-	var pubkeys pubkeyFlag
+	var pubkeys cli.List
 	fs.Var(&pubkeys, "pubkey", "pinned signer: SPKI PEM public key `FILE` (repeatable); any other signer is SIGNER_NOT_TRUSTED")
 	var pf policyFlags
 	pf.register(fs)

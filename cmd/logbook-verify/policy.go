@@ -3,13 +3,14 @@ package main
 import (
 	"flag"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/policy"
 )
 
 // policyFlags are the checks of spec §7 step 8 beyond --pubkey.
 type policyFlags struct {
 	tsaRoots, identityRoots, trusted string
-	attestations, attestorKeys       pubkeyFlag
+	attestations, attestorKeys       cli.List
 }
 
 func (p *policyFlags) register(fs *flag.FlagSet) {

@@ -51,16 +51,11 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	return run(args, stdout, stderr, getenv)
 }
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
 type options struct {
 	dir, only, colour, export, jsonl, otlp, otlpLogs, tsaRoots, logPolicy, logProof string
 	asJSON, list, noPager, version                                                  bool
 	width                                                                           int
-	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys                multi
+	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys                cli.List
 	gate                                                                            verdict.GateFlags
 }
 

@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
-	"strings"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -15,14 +15,9 @@ import (
 // keys (docs/policy.md §8). logbook-verify and logbook-review both take
 // them, with the same meaning.
 type GateFlags struct {
-	keys    keyFiles
+	keys    cli.List
 	require string
 }
-
-type keyFiles []string
-
-func (k *keyFiles) String() string     { return strings.Join(*k, ",") }
-func (k *keyFiles) Set(v string) error { *k = append(*k, v); return nil }
 
 // Register adds the two flags to fs.
 func (g *GateFlags) Register(fs *flag.FlagSet) {
