@@ -10,6 +10,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
@@ -70,7 +71,7 @@ func (g *gateFlags) load() *gate.Gate {
 		}
 		return gate.Failed(orgpolicy.ErrUnreadable, err.Error(), fail)
 	}
-	if g.require != "" && !isDigest(g.require) {
+	if g.require != "" && !format.Hex64(g.require) {
 		return gate.Failed(orgpolicy.ErrUnreadable, fmt.Sprintf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require), fail)
 	}
 	gt := gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
@@ -80,19 +81,6 @@ func (g *gateFlags) load() *gate.Gate {
 		return gate.Failed(orgpolicy.ErrUntrusted, fmt.Sprintf("the policy's digest is %s; --require-policy pins %s", gt.Signed.Digest, g.require), fail)
 	}
 	return gt
-}
-
-// isDigest reports 64 lowercase hex digits.
-func isDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // hook records one event with the gate. Its exit status and output follow

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
@@ -62,10 +63,8 @@ func NoteVerifierKey(line string) bool {
 	if !ok || len(hash) != 8 || key == "" || strings.ContainsAny(key, " \t\n") {
 		return false
 	}
-	for _, c := range hash {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
+	if !format.LowerHex(hash) {
+		return false
 	}
 	for _, c := range key {
 		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -25,8 +25,6 @@ func (g *GateFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&g.require, "require-policy", "", "with --policy-key: accept only gate steps under the policy with this `DIGEST` (logbook-policy verify prints it)")
 }
 
-var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
 // Load reads the keys; nil when step 12 was not asked for.
 func (g *GateFlags) Load() (*GateInputs, error) {
 	if len(g.keys) == 0 {
@@ -35,7 +33,7 @@ func (g *GateFlags) Load() (*GateInputs, error) {
 		}
 		return nil, nil
 	}
-	if g.require != "" && !hex64.MatchString(g.require) {
+	if g.require != "" && !format.Hex64(g.require) {
 		return nil, fmt.Errorf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require)
 	}
 	ks, err := keys.ReadPublicFiles("--policy-key", g.keys)
