@@ -95,13 +95,9 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	default:
 		return 2, fmt.Errorf("--type %q: want %s or %s", c.typ, attest.Witness, attest.Recorder)
 	}
-	keyText, err := readlimit.Small(c.keyFile, readlimit.Key)
+	priv, err := keys.ReadPrivate("--key", c.keyFile)
 	if err != nil {
 		return 2, err
-	}
-	priv, err := keys.ParsePrivateKeyPEM(keyText)
-	if err != nil {
-		return 2, fmt.Errorf("--key %s: %v", c.keyFile, err)
 	}
 	var opt logbook.VerifyOptions
 	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", c.pubkeys); err != nil {

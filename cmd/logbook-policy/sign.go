@@ -45,13 +45,9 @@ func sign(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-policy sign: give --key FILE and one POLICY.json")
 		return 2
 	}
-	text, err := readlimit.Small(*keyFile, readlimit.Key)
+	priv, err := keys.ReadPrivate("--key", *keyFile)
 	if err != nil {
 		return refused(stderr, err)
-	}
-	priv, err := keys.ParsePrivateKeyPEM(text)
-	if err != nil {
-		return refused(stderr, fmt.Errorf("--key %s: %v", *keyFile, err))
 	}
 	pol, err := readPolicy(fs.Arg(0))
 	if err != nil {

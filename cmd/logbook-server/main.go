@@ -145,20 +145,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "logbook-server: --key FILE is required (make one with --new-key FILE)")
 		return 2
 	}
-	text, err := readlimit.Small(c.keyFile, readlimit.Key)
-	if err != nil {
-		fmt.Fprintln(stderr, "logbook-server:", err)
-		return 2
-	}
 	// A key others can read proves nothing: whoever reads it signs
 	// checkpoints and records as this server.
 	if st, err := os.Stat(c.keyFile); err == nil && st.Mode().Perm()&0o077 != 0 && !c.verifierKey {
 		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (mode %v): chmod 600 it\n", c.keyFile, st.Mode().Perm())
 		return 2
 	}
-	priv, err := keys.ParsePrivateKeyPEM(text)
+	priv, err := keys.ReadPrivate("--key", c.keyFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "logbook-server: --key %s: %v\n", c.keyFile, err)
+		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 2
 	}
 	if name, warn := keyOrigin(c.keyFile, priv.Public().(ed25519.PublicKey), c.name, named); warn != "" {

@@ -26,13 +26,10 @@ func rotateKey(c config, old ed25519.PrivateKey, stdout, stderr io.Writer, geten
 	if st, err := os.Stat(c.rotateKey); err == nil && st.Mode().Perm()&0o077 != 0 {
 		return fail(fmt.Errorf("%s is readable or writable by others (mode %v): chmod 600 it", c.rotateKey, st.Mode().Perm()))
 	}
-	text, err := os.ReadFile(c.rotateKey)
+	newKey, err := keys.ReadPrivate("--rotate-key", c.rotateKey)
 	if err != nil {
-		return fail(err)
-	}
-	newKey, err := keys.ParsePrivateKeyPEM(text)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %v", c.rotateKey, err))
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
 	}
 	data := c.data
 	if data == "" {

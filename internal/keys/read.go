@@ -34,6 +34,25 @@ func ReadPublic(flag, file string) (pub ed25519.PublicKey, text []byte, err erro
 	return pub, text, nil
 }
 
+// ReadPrivate reads the PKCS#8 PEM Ed25519 private key in file, given as
+// option flag (such as "--key"): a regular file of at most readlimit.Key
+// bytes, like a public key's. A file that cannot be read is returned as
+// its own error (it names the file); a key that is not an Ed25519 PKCS#8
+// key as "FLAG FILE: why". It is the one reading of a private-key file
+// (logbook-seal's signing key, which may also come from the environment,
+// is found by cli.SigningKeyPEM).
+func ReadPrivate(flag, file string) (ed25519.PrivateKey, error) {
+	text, err := readlimit.Small(file, readlimit.Key)
+	if err != nil {
+		return nil, err
+	}
+	priv, err := ParsePrivateKeyPEM(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", flag, file, err)
+	}
+	return priv, nil
+}
+
 // whatKey names a key file handed to a flag that wants an SPKI PEM public
 // key, when it is another form of key users have at hand, and says which
 // flag takes it; "" when it is none of those.
