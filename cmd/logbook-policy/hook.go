@@ -167,7 +167,7 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 	o := recorder.Options{Hint: g.hint, Self: &recorder.Self{Name: "logbook-policy", Warn: report}, Now: now}
 	var v *gate.Verdict
 	rec := gt.Wire(payload, &o, &v)
-	ev, err := recorder.RecordOpts(dir, rec, "", cwd, o)
+	ev, err := recorder.Record(dir, rec, "", cwd, o)
 	var w *recorder.Warning
 	if errors.As(err, &w) {
 		report(fmt.Sprintf("%s: %v", ev.Name, w))

@@ -80,7 +80,7 @@ func build(t testing.TB, events []event) []byte {
 		o := recorder.Options{Now: func() string { return at }}
 		var v *Verdict
 		p := e.gate.Wire(e.payload, &o, &v)
-		if _, err := recorder.RecordOpts(dir, p, "", "/work", o); err != nil {
+		if _, err := recorder.Record(dir, p, "", "/work", o); err != nil {
 			t.Fatal(err)
 		}
 	}
