@@ -12,7 +12,8 @@ import (
 
 // TestDialectsEverywhere: a harness dialect is named once, in the
 // recorder's registry (internal/hookevent/kinds/dialect.go, with its
-// names, detection rules and start-message ability in kinds/dialect_NAME.go),
+// names, detection rules, start-message ability and policy-gate answer in
+// kinds/dialect_NAME.go),
 // and has its other pieces: an install spec (dialect_NAME.go here) that
 // wires a session start and only events the recorder maps for it, and a
 // synthesized session in its documented shape (internal/synth) whose every
@@ -35,6 +36,9 @@ func TestDialectsEverywhere(t *testing.T) {
 		if spec == nil {
 			t.Errorf("%s: no install spec (dialect file)", h)
 			continue
+		}
+		if kinds.Lookup(h).Gate.Form == kinds.GateNone {
+			t.Errorf("%s: no answer for the policy gate (Gate in kinds/dialect_*.go)", h)
 		}
 		if !slices.ContainsFunc(spec.Events, func(e Event) bool { return kinds.SessionStart(e.Name) }) {
 			t.Errorf("%s: install wires no session start", h)
