@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 	"github.com/logbook-project/logbook/internal/transcript"
 )
 
 // synthSession returns one of the project's own Claude Code sessions
-// (internal/synth: short, tool_heavy, subagent, long).
+// (internal/testkit/synth: short, tool_heavy, subagent, long).
 func synthSession(t testing.TB, name string) session {
 	s, ok := synth.Claude(name)
 	if !ok {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // TestDialectsEverywhere: a harness dialect is named once, in the
@@ -16,7 +16,7 @@ import (
 // kinds/dialect_NAME.go),
 // and has its other pieces: an install spec (dialect_NAME.go here) that
 // wires a session start and only events the recorder maps for it, and a
-// synthesized session in its documented shape (internal/synth) whose every
+// synthesized session in its documented shape (internal/testkit/synth) whose every
 // payload the recorder reads as that harness's, with the hook's --harness,
 // without it, and (but for Claude Code, the harness no mark names) with any
 // other harness's, as when a harness runs another's hook files. Adding a harness without one of them fails here, naming
