@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,14 +64,4 @@ func splitLines(b []byte) [][]byte {
 		}
 	}
 	return out
-}
-
-// corpusFile returns a file of the shared data, skipping the test (one
-// line) when it is absent.
-func corpusFile(t *testing.T, rel, what string) []byte {
-	b, err := os.ReadFile(corpora.Require(t, rel, what))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

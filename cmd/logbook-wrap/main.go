@@ -46,9 +46,6 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, sigs))
 }
 
-// harness names the session's recorder when --agent does not.
-const harness = "logbook-wrap"
-
 type config struct {
 	dir, session, key, out, agent, goal string
 	materials, products                 cli.List

@@ -53,7 +53,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 
 type options struct {
 	dir, only, colour, export, jsonl, otlp, otlpLogs, tsaRoots, logPolicy, logProof string
-	asJSON, list, noPager, version                                                  bool
+	asJSON, list, noPager                                                           bool
 	width                                                                           int
 	pubkeys, attestations, attestorKeys, checkpoints, checkpointKeys                cli.List
 	gate                                                                            verdict.GateFlags
