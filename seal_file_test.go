@@ -13,7 +13,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 	"github.com/logbook-project/logbook/internal/testkit/testpki"
 	"github.com/logbook-project/logbook/journal"
 )

@@ -14,11 +14,11 @@ import (
 
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 	"github.com/logbook-project/logbook/internal/testkit/tamper"
 )
 
-// ownSessions lists the project's own Claude Code sessions (internal/synth),
+// ownSessions lists the project's own Claude Code sessions (internal/testkit/synth),
 // but "long": its length adds time, not cases (the demo and the
 // benchmarks replay long sessions).
 func ownSessions(t *testing.T) []session {

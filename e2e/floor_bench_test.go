@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // samplePayload is the Claude Code payload the floor benchmarks feed: the

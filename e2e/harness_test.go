@@ -13,8 +13,8 @@ import (
 
 	"github.com/logbook-project/logbook/internal/hookconf"
 	"github.com/logbook-project/logbook/internal/hookevent"
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // harnessReplay is one harness's session: its payloads in order, the
@@ -26,7 +26,7 @@ type harnessReplay struct {
 	source        string
 }
 
-// ownReplays: the synthesized session of every harness (internal/synth).
+// ownReplays: the synthesized session of every harness (internal/testkit/synth).
 func ownReplays() []harnessReplay {
 	var out []harnessReplay
 	for _, h := range synth.Harnesses {

@@ -190,8 +190,7 @@ func compareEvents(t *testing.T, label, saved, recordPath string) (steps []*stri
 		record = append(record, &rs{key: stepKey(str(s, "kind"), str(s, "summary"), s.Get("data"), strs(s.Get("inputsSha256")), strs(s.Get("outputsSha256"))), v: s})
 	}
 	type sent struct {
-		ev   hookevent.Event
-		line string
+		ev hookevent.Event
 	}
 	var events []sent
 	for _, f := range files {

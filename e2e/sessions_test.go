@@ -2,18 +2,17 @@ package e2e
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 	"github.com/logbook-project/logbook/internal/transcript"
 )
 
 // synthSession returns one of the project's own Claude Code sessions
-// (internal/synth: short, tool_heavy, subagent, long).
+// (internal/testkit/synth: short, tool_heavy, subagent, long).
 func synthSession(t testing.TB, name string) session {
 	s, ok := synth.Claude(name)
 	if !ok {
@@ -65,14 +64,4 @@ func splitLines(b []byte) [][]byte {
 		}
 	}
 	return out
-}
-
-// corpusFile returns a file of the shared data, skipping the test (one
-// line) when it is absent.
-func corpusFile(t *testing.T, rel, what string) []byte {
-	b, err := os.ReadFile(corpora.Require(t, rel, what))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -120,7 +120,7 @@ func Record(dir string, payload []byte, opt EventOptions) (Event, error) {
 	if opt.Recorder != "" {
 		self = &recorder.Self{Name: opt.Recorder, Warn: warn}
 	}
-	ev, err := recorder.RecordNow(dir, stripBOM(payload), hint, now, cwd, self)
+	ev, err := recorder.Record(dir, stripBOM(payload), "", cwd, recorder.Options{Hint: hint, Self: self, Now: now})
 	var w *recorder.Warning
 	if errors.As(err, &w) {
 		warn(fmt.Sprintf("%s: %v", ev.Name, w))

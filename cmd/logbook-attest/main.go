@@ -39,15 +39,10 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
 
-type listFlag []string
-
-func (l *listFlag) String() string     { return fmt.Sprint(*l) }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
 type config struct {
 	typ, keyFile, recordFile, out, nonce string
 	recName, recVersion, recSHA, recBin  string
-	pubkeys                              listFlag
+	pubkeys                              cli.List
 }
 
 const synopsis = `logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...
@@ -100,13 +95,9 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	default:
 		return 2, fmt.Errorf("--type %q: want %s or %s", c.typ, attest.Witness, attest.Recorder)
 	}
-	keyText, err := readlimit.Small(c.keyFile, readlimit.Key)
+	priv, err := keys.ReadPrivate("--key", c.keyFile)
 	if err != nil {
 		return 2, err
-	}
-	priv, err := keys.ParsePrivateKeyPEM(keyText)
-	if err != nil {
-		return 2, fmt.Errorf("--key %s: %v", c.keyFile, err)
 	}
 	var opt logbook.VerifyOptions
 	if opt.Pinned, err = keys.ReadPublicFiles("--pubkey", c.pubkeys); err != nil {

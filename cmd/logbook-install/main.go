@@ -75,7 +75,7 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 		fs.BoolVar(&o.CommandHooks, "command-hooks", false, "with --server: Claude Code gets record-step --server command hooks for every event instead of its HTTP hooks, which cannot check who answers (a process squatting the server's port)")
 		fs.BoolVar(&o.NoGuard, "no-guard", false, "Claude Code: do not add the user-level hook that refuses sessions started below the project (where its hooks do not run)")
 		fs.StringVar(&o.Policy, "policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: the hooks of those events run record-step --policy FILE --policy-key PUB (docs/policy.md §7); install checks the signature first and copies neither file")
-		fs.Var((*multi)(&o.PolicyKeys), "policy-key", "with --policy: the policy signer's SPKI PEM public key `PUB` (repeatable; at least one)")
+		fs.Var((*cli.List)(&o.PolicyKeys), "policy-key", "with --policy: the policy signer's SPKI PEM public key `PUB` (repeatable; at least one)")
 		fs.StringVar(&o.RequirePolicy, "require-policy", "", "with --policy: pin the policy's `DIGEST` (logbook-policy verify prints it): install refuses another file, and the hooks decide by no other (another policy, even one the key signed, fails as --policy-fail says)")
 		fs.StringVar(&o.PolicyFail, "policy-fail", "", "with --policy: a gated call the policy cannot decide (policy unreadable, record-step missing) is `deny` (default, blocked) or allow")
 		fs.BoolVar(&o.NoKey, "no-key", false, "install without a signing key: sessions are recorded, not sealed at their end (seal them later); without it, install makes a key or fails")
@@ -95,9 +95,3 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 	}
 	return install.Run(o, stdout, stderr, os.Getenv, time.Now())
 }
-
-// multi is a repeatable string flag.
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }

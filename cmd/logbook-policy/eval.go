@@ -20,7 +20,7 @@ func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-policy eval", flag.ContinueOnError)
 	policy := fs.String("policy", "", "the signed policy `FILE`, or an unsigned POLICY.json with --unsigned")
 	unsigned := fs.Bool("unsigned", false, "the --policy file is a policy object not yet signed (for writing rules)")
-	var pk keyList
+	var pk cli.List
 	fs.Var(&pk, "policy-key", "trusted policy signer: SPKI PEM public key `FILE` (repeatable; none: any sound signature)")
 	harness := fs.String("harness", "", "the harness the payload comes from, when its shape does not say")
 	if code, done := cli.Parse(fs, args, "logbook-policy eval --policy FILE [--unsigned] [--policy-key PUB] < PAYLOAD.json", stdout, stderr); done {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
@@ -22,14 +23,14 @@ record-step --policy SIGNED.json --policy-key PUB ...   (the same: record-step r
 // gateFlags are the flags record-step hands on with --policy.
 type gateFlags struct {
 	policy     string
-	keys       keyList
+	keys       cli.List
 	failOpen   string
 	dir        string
 	failClosed bool
 	hint       hookevent.Hint
 	server     string
 	require    string
-	serverKeys keyList
+	serverKeys cli.List
 }
 
 func (g *gateFlags) define(fs *flag.FlagSet) {
@@ -69,7 +70,7 @@ func (g *gateFlags) load() *gate.Gate {
 		}
 		return gate.Failed(orgpolicy.ErrUnreadable, err.Error(), fail)
 	}
-	if g.require != "" && !isDigest(g.require) {
+	if g.require != "" && !format.Hex64(g.require) {
 		return gate.Failed(orgpolicy.ErrUnreadable, fmt.Sprintf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require), fail)
 	}
 	gt := gate.Load(file, keys, fail, gate.CacheDir(os.Getenv))
@@ -79,19 +80,6 @@ func (g *gateFlags) load() *gate.Gate {
 		return gate.Failed(orgpolicy.ErrUntrusted, fmt.Sprintf("the policy's digest is %s; --require-policy pins %s", gt.Signed.Digest, g.require), fail)
 	}
 	return gt
-}
-
-// isDigest reports 64 lowercase hex digits.
-func isDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // hook records one event with the gate. Its exit status and output follow
@@ -178,7 +166,7 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 	o := recorder.Options{Hint: g.hint, Self: &recorder.Self{Name: "logbook-policy", Warn: report}, Now: now}
 	var v *gate.Verdict
 	rec := gt.Wire(payload, &o, &v)
-	ev, err := recorder.RecordOpts(dir, rec, "", cwd, o)
+	ev, err := recorder.Record(dir, rec, "", cwd, o)
 	var w *recorder.Warning
 	if errors.As(err, &w) {
 		report(fmt.Sprintf("%s: %v", ev.Name, w))

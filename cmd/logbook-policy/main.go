@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -68,12 +69,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	return 2
 }
 
-type keyList []string
-
-func (k *keyList) String() string     { return fmt.Sprint(*k) }
-func (k *keyList) Set(v string) error { *k = append(*k, v); return nil }
-
 // trusted reads the --policy-key files.
-func trusted(files keyList) ([]ed25519.PublicKey, error) {
+func trusted(files cli.List) ([]ed25519.PublicKey, error) {
 	return keys.ReadPublicFiles("--policy-key", files)
 }

@@ -45,13 +45,9 @@ func sign(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "logbook-policy sign: give --key FILE and one POLICY.json")
 		return 2
 	}
-	text, err := readlimit.Small(*keyFile, readlimit.Key)
+	priv, err := keys.ReadPrivate("--key", *keyFile)
 	if err != nil {
 		return refused(stderr, err)
-	}
-	priv, err := keys.ParsePrivateKeyPEM(text)
-	if err != nil {
-		return refused(stderr, fmt.Errorf("--key %s: %v", *keyFile, err))
 	}
 	pol, err := readPolicy(fs.Arg(0))
 	if err != nil {
@@ -96,7 +92,7 @@ func readPolicy(file string) ([]byte, error) {
 
 func verify(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-policy verify", flag.ContinueOnError)
-	var pk keyList
+	var pk cli.List
 	fs.Var(&pk, "policy-key", "trusted policy signer: SPKI PEM public key `FILE` (repeatable; at least one)")
 	require := fs.String("require-policy", "", "accept only the policy with this `DIGEST` (the name install and logbook-verify give it)")
 	fs.StringVar(require, "require", "", "the same as --require-policy")

@@ -148,20 +148,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "logbook-server: --key FILE is required (make one with --new-key FILE)")
 		return 2
 	}
-	text, err := readlimit.Small(c.keyFile, readlimit.Key)
-	if err != nil {
-		fmt.Fprintln(stderr, "logbook-server:", err)
-		return 2
-	}
 	// A key others can read proves nothing: whoever reads it signs
 	// checkpoints and records as this server.
 	if how, err := keyperm.Exposed(c.keyFile); err == nil && how != "" && !c.verifierKey {
 		fmt.Fprintf(stderr, "logbook-server: --key %s is readable or writable by others (%s): %s\n", c.keyFile, how, keyperm.Fix)
 		return 2
 	}
-	priv, err := keys.ParsePrivateKeyPEM(text)
+	priv, err := keys.ReadPrivate("--key", c.keyFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "logbook-server: --key %s: %v\n", c.keyFile, err)
+		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 2
 	}
 	if name, warn := keyOrigin(c.keyFile, priv.Public().(ed25519.PublicKey), c.name, named); warn != "" {

@@ -27,13 +27,10 @@ func rotateKey(c config, old ed25519.PrivateKey, stdout, stderr io.Writer, geten
 	if how, err := keyperm.Exposed(c.rotateKey); err == nil && how != "" {
 		return fail(fmt.Errorf("%s is readable or writable by others (%s): %s", c.rotateKey, how, keyperm.Fix))
 	}
-	text, err := os.ReadFile(c.rotateKey)
+	newKey, err := keys.ReadPrivate("--rotate-key", c.rotateKey)
 	if err != nil {
-		return fail(err)
-	}
-	newKey, err := keys.ParsePrivateKeyPEM(text)
-	if err != nil {
-		return fail(fmt.Errorf("%s: %v", c.rotateKey, err))
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 1
 	}
 	data := c.data
 	if data == "" {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/logbook-project/logbook/internal/bundlecheck"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/verdict"
 	"github.com/logbook-project/logbook/internal/verdictflags"
 )
@@ -14,7 +15,7 @@ import (
 // evidence (issue 17) and log consistency.
 type extraFlags struct {
 	bundle     string
-	trust      verdictflags.List
+	trust      cli.List
 	evidence   string
 	showBodies string
 	// allowAbsent: --evidence passes with recorded bodies the transcript lacks.

@@ -6,10 +6,10 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/runback"
 	"github.com/logbook-project/logbook/internal/runback/runbacktext"
-	"github.com/logbook-project/logbook/internal/verdictflags"
 )
 
 // runCassette verifies a runback cassette (runback.Sniff: a top-level
@@ -23,7 +23,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	asJSON := fs.Bool("json", false, "")
 	strict := fs.Bool("strict", false, "")
 	force := fs.Bool("cassette", false, "")
-	var pubkeys, revoked, hmacKeys verdictflags.List
+	var pubkeys, revoked, hmacKeys cli.List
 	fs.Var(&pubkeys, "pubkey", "")
 	fs.Var(&revoked, "revoked", "")
 	fs.Var(&hmacKeys, "hmac-key", "")

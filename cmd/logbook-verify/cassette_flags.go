@@ -4,7 +4,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/logbook-project/logbook/internal/verdictflags"
+	"github.com/logbook-project/logbook/internal/cli"
 )
 
 // cassetteFlags are runCassette's own flags, registered on the record
@@ -13,7 +13,7 @@ import (
 // undefined. (--revoked is a record's flag too: verdictflags has it.)
 type cassetteFlags struct {
 	strict, force bool
-	hmacKeys      verdictflags.List
+	hmacKeys      cli.List
 }
 
 func (c *cassetteFlags) register(fs *flag.FlagSet) {

@@ -39,18 +39,13 @@ func main() {
 const synopsis = `logbook-witness --state DIR --key FILE --log-key VKEY... [--listen ADDR]
 logbook-witness --new-key FILE --name NAME`
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-witness", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:8422", "`ADDR` to serve POST /add-checkpoint on")
 	state := fs.String("state", "", "`DIR` keeping the last cosigned checkpoint of each log (required)")
 	keyFile := fs.String("key", "", "the witness's private note key `FILE` (from --new-key)")
-	var logKeys multi
+	var logKeys cli.List
 	fs.Var(&logKeys, "log-key", "a log's note verifier key `VKEY` (or @FILE holding one per line); its name is the log's origin (repeatable)")
 	newKey := fs.String("new-key", "", "write a new witness key to `FILE` (0600) and its cosignature verifier key to FILE.vkey, then exit")
 	name := fs.String("name", "", "the witness's `NAME` in its key and cosignatures (with --new-key)")

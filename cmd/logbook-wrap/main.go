@@ -46,17 +46,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv, sigs))
 }
 
-// harness names the session's recorder when --agent does not.
-const harness = "logbook-wrap"
-
-type globs []string
-
-func (g *globs) String() string     { return strings.Join(*g, " ") }
-func (g *globs) Set(v string) error { *g = append(*g, v); return nil }
-
 type config struct {
 	dir, session, key, out, agent, goal string
-	materials, products                 globs
+	materials, products                 cli.List
 	maxFiles                            int
 }
 

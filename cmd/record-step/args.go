@@ -36,9 +36,3 @@ func interactive(r io.Reader) bool {
 	null, err := os.Stat(os.DevNull)
 	return err == nil && !os.SameFile(st, null)
 }
-
-// listFlag is a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return fmt.Sprint(*l) }
-func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }

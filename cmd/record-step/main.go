@@ -90,10 +90,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&opt.Harness, "harness", "", "the harness whose configuration runs this hook: "+strings.Join(journal.Harnesses(), ", "))
 	fs.StringVar(&opt.Event, "event", "", "the event this hook is configured for, for payloads that name none (Copilot CLI)")
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT, or unix:/PATH) instead of recording it here")
-	var serverKeys listFlag
+	var serverKeys cli.List
 	fs.Var(&serverKeys, "server-key", "with --server: the server's Ed25519 public key, 64 hex digits (GET /v1/key's publicKey; repeatable, to pin the next key across a rotation): an answer not signed by it is counted as not sent, as a process squatting the server's port would answer (record-step install --server pins it)")
 	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy, built beside record-step, records and answers: the user's decider for the policy (logbook-policy serve, started on the first call), else logbook-policy hook in this process's place (docs/policy.md §7; LOGBOOK_POLICYD=off: always the latter)")
-	var policyKeys listFlag
+	var policyKeys cli.List
 	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
 	policyFail := fs.String("policy-fail", "deny", "with --policy: the decision when the policy cannot be loaded, `deny` or allow")
 	requirePolicy := fs.String("require-policy", "", "with --policy: accept only the policy with this `DIGEST` (another is not in force: --policy-fail decides)")

@@ -20,7 +20,7 @@ import (
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/server"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // policyServer is a logbook server whose policy decides every call

@@ -219,9 +219,9 @@ func parseStatement(body []byte) (Statement, error) {
 	switch {
 	case s.Type != Witness && s.Type != Recorder:
 		return s, fmt.Errorf("statement type %q is neither %q nor %q", s.Type, Witness, Recorder)
-	case !hex64(s.RecordID):
+	case !format.Hex64(s.RecordID):
 		return s, errors.New("statement recordId is not 64 lowercase hex digits")
-	case !hex64(s.KeyID):
+	case !format.Hex64(s.KeyID):
 		return s, errors.New("statement keyId is not 64 lowercase hex digits")
 	case !instant.Valid(s.ObservedAt):
 		return s, fmt.Errorf("statement observedAt %q is not an RFC 3339 UTC instant", s.ObservedAt)
@@ -241,7 +241,7 @@ func parseStatement(body []byte) (Statement, error) {
 			return s, fmt.Errorf("statement recorder: %v", err)
 		}
 		s.Recorder = &format.Recorder{Name: r.Get("name").Str, Version: r.Get("version").Str, SHA256: r.Get("sha256").Str}
-		if s.Recorder.Name == "" || !hex64(s.Recorder.SHA256) {
+		if s.Recorder.Name == "" || !format.Hex64(s.Recorder.SHA256) {
 			return s, errors.New("statement recorder needs a name and a sha256 of 64 lowercase hex digits")
 		}
 	}
@@ -294,16 +294,4 @@ func decode64(s string) ([]byte, error) {
 		return b, nil
 	}
 	return base64.URLEncoding.Strict().DecodeString(s)
-}
-
-func hex64(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

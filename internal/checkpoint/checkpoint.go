@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/instant"
 )
 
@@ -67,7 +68,7 @@ func (c *Checkpoint) Check() error {
 		return bad("size %d: want at least 1", c.Size)
 	}
 	for _, h := range [][2]string{{"tip", c.Tip}, {"redact", c.Redact}, {"key", c.KeyID}} {
-		if !hex64(h[1]) {
+		if !format.Hex64(h[1]) {
 			return bad("%s %q: want 64 lowercase hex digits", h[0], h[1])
 		}
 	}
@@ -145,8 +146,4 @@ func validSession(id string) bool {
 		}
 	}
 	return true
-}
-
-func hex64(s string) bool {
-	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -111,3 +111,9 @@ func ParseInterleaved(fs *flag.FlagSet, args []string) error {
 	}
 	return fs.Parse(append([]string{"--"}, pos...))
 }
+
+// List is a repeatable string flag: each use appends its value, in order.
+type List []string
+
+func (l *List) String() string     { return strings.Join(*l, ",") }
+func (l *List) Set(v string) error { *l = append(*l, v); return nil }

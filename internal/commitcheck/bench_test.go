@@ -61,7 +61,7 @@ func benchRepo(b *testing.B, commits, records int) (repo, dir string, pub ed2551
 		id := fmt.Sprintf("bench-%d", r)
 		sessions := b.TempDir()
 		p := `{"session_id":"` + id + `","cwd":"/w","hook_event_name":"SessionStart","source":"startup"}`
-		if _, err := recorder.Record(sessions, []byte(p), at, "/w"); err != nil {
+		if _, err := recorder.Record(sessions, []byte(p), at, "/w", recorder.Options{}); err != nil {
 			b.Fatal(err)
 		}
 		var steps []chain.Step

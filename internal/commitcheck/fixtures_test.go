@@ -70,7 +70,7 @@ func sealSession(t *testing.T, id string, repoDir string, commits ...string) []b
 	dir := t.TempDir()
 	at := "2026-03-01T10:00:00Z"
 	p := `{"session_id":"` + id + `","cwd":"/home/dev/project","hook_event_name":"SessionStart","source":"startup"}`
-	if _, err := recorder.Record(dir, []byte(p), at, "/home/dev/project"); err != nil {
+	if _, err := recorder.Record(dir, []byte(p), at, "/home/dev/project", recorder.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range commits {

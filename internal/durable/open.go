@@ -6,13 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
-// ErrNotRegular is wrapped by every refusal of a path that is not a
-// regular file (a FIFO, device, socket or directory) where logbook writes.
-var ErrNotRegular = errors.New("not a regular file")
-
-// NotRegularError names the path and what it is instead.
+// NotRegularError is every refusal of a path that is not a regular file
+// (a FIFO, device, socket or directory) where logbook writes: it names
+// the path and what it is instead, and wraps readlimit.ErrNotRegular, the
+// one error for a file that is not regular, read or written.
 type NotRegularError struct {
 	Path string
 	What string // "named pipe (FIFO)", "character device", …
@@ -22,7 +23,7 @@ func (e *NotRegularError) Error() string {
 	return fmt.Sprintf("%s is a %s, not a regular file: refusing to write to it (remove it)", e.Path, e.What)
 }
 
-func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
+func (e *NotRegularError) Unwrap() error { return readlimit.ErrNotRegular }
 
 // OpenWrite is the one way logbook opens a file it writes or appends to
 // in place (a journal, its lock, errors.log, a checkpoint log, .gitignore).

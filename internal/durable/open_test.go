@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
@@ -43,8 +44,8 @@ func TestOpenWrite(t *testing.T) {
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.path, err, c.want)
 		}
-		if strings.Contains(c.want, "not a regular file") && !errors.Is(err, ErrNotRegular) {
-			t.Errorf("%s: %v does not wrap ErrNotRegular", c.path, err)
+		if strings.Contains(c.want, "not a regular file") && !errors.Is(err, readlimit.ErrNotRegular) {
+			t.Errorf("%s: %v does not wrap readlimit.ErrNotRegular", c.path, err)
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "target")); err == nil {
@@ -68,14 +69,14 @@ func TestWriteFileRefusesNonRegular(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "rec.json")
 	ostest.Mkfifo(fifo)
-	if err := WriteFile(fifo, []byte("{}")); !errors.Is(err, ErrNotRegular) {
+	if err := WriteFile(fifo, []byte("{}")); !errors.Is(err, readlimit.ErrNotRegular) {
 		t.Fatalf("FIFO: %v", err)
 	}
 	if st, _ := os.Lstat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
 		t.Fatal("the FIFO was replaced")
 	}
 	os.Mkdir(filepath.Join(dir, "d"), 0o700)
-	if err := WriteFile(filepath.Join(dir, "d"), []byte("{}")); !errors.Is(err, ErrNotRegular) {
+	if err := WriteFile(filepath.Join(dir, "d"), []byte("{}")); !errors.Is(err, readlimit.ErrNotRegular) {
 		t.Fatalf("directory: %v", err)
 	}
 	target := filepath.Join(dir, "target")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
@@ -31,7 +32,7 @@ func TestPlace(t *testing.T) {
 	fifo := filepath.Join(dir, "fifo.json")
 	ostest.Mkfifo(fifo)
 	os.WriteFile(tmp, []byte("new"), 0o600)
-	if err := Place(tmp, fifo, 0o644); !errors.Is(err, ErrNotRegular) {
+	if err := Place(tmp, fifo, 0o644); !errors.Is(err, readlimit.ErrNotRegular) {
 		t.Fatalf("FIFO: %v", err)
 	}
 	if st, _ := os.Lstat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
@@ -53,7 +54,7 @@ func TestWriteFrom(t *testing.T) {
 		t.Fatalf("wrote %d bytes, mode %v (%v)", len(b), st.Mode(), err)
 	}
 	os.Mkdir(filepath.Join(dir, "d"), 0o700)
-	if err := WriteFrom(filepath.Join(dir, "d"), strings.NewReader("x"), 0o644); !errors.Is(err, ErrNotRegular) {
+	if err := WriteFrom(filepath.Join(dir, "d"), strings.NewReader("x"), 0o644); !errors.Is(err, readlimit.ErrNotRegular) {
 		t.Fatalf("directory: %v", err)
 	}
 }

@@ -6,8 +6,6 @@
 // import it; record-step links it on every tool call, so it stays small.
 package format
 
-import "strings"
-
 // Constants of the format (spec §1, §4, §6).
 const (
 	// Version is a record's "version" member.
@@ -45,6 +43,21 @@ func IsKind(s string) bool {
 	return false
 }
 
+// Hex64 reports whether s is 64 lowercase hex digits: a SHA-256 as the
+// format writes it (step hashes, record and key ids, body and policy
+// digests).
+func Hex64(s string) bool { return len(s) == 64 && LowerHex(s) }
+
+// LowerHex reports whether s holds lowercase hex digits only.
+func LowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // Recorder is session.recorder (spec §4): the program that captured the
 // steps, its version, and the SHA-256 (64 lowercase hex digits) of its
 // executable file.
@@ -55,7 +68,7 @@ type Recorder struct {
 // Check reports whether r has a name and a SHA-256 of 64 lowercase hex
 // digits (spec §4).
 func (r *Recorder) Check() error {
-	if r.Name == "" || len(r.SHA256) != 64 || strings.Trim(r.SHA256, "0123456789abcdef") != "" {
+	if r.Name == "" || !Hex64(r.SHA256) {
 		return &recorderError{r.Name}
 	}
 	return nil

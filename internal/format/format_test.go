@@ -101,3 +101,15 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+func TestHex64(t *testing.T) {
+	ok := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	if !Hex64(ok) {
+		t.Errorf("Hex64(%q) = false", ok)
+	}
+	for _, s := range []string{"", ok[:63], ok + "0", "A" + ok[1:], "g" + ok[1:], "é" + ok[2:], " " + ok[1:]} {
+		if Hex64(s) {
+			t.Errorf("Hex64(%q) = true", s)
+		}
+	}
+}

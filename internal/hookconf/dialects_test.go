@@ -7,15 +7,16 @@ import (
 
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // TestDialectsEverywhere: a harness dialect is named once, in the
 // recorder's registry (internal/hookevent/kinds/dialect.go, with its
-// names, detection rules and start-message ability in kinds/dialect_NAME.go),
+// names, detection rules, start-message ability and policy-gate answer in
+// kinds/dialect_NAME.go),
 // and has its other pieces: an install spec (dialect_NAME.go here) that
 // wires a session start and only events the recorder maps for it, and a
-// synthesized session in its documented shape (internal/synth) whose every
+// synthesized session in its documented shape (internal/testkit/synth) whose every
 // payload the recorder reads as that harness's, with the hook's --harness,
 // without it, and (but for Claude Code, the harness no mark names) with any
 // other harness's, as when a harness runs another's hook files. Adding a harness without one of them fails here, naming
@@ -35,6 +36,9 @@ func TestDialectsEverywhere(t *testing.T) {
 		if spec == nil {
 			t.Errorf("%s: no install spec (dialect file)", h)
 			continue
+		}
+		if kinds.Lookup(h).Gate.Form == kinds.GateNone {
+			t.Errorf("%s: no answer for the policy gate (Gate in kinds/dialect_*.go)", h)
 		}
 		if !slices.ContainsFunc(spec.Events, func(e Event) bool { return kinds.SessionStart(e.Name) }) {
 			t.Errorf("%s: install wires no session start", h)

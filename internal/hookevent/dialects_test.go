@@ -18,8 +18,8 @@ import (
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // dialects lists the harnesses other than Claude Code whose payloads the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // FuzzParse: any stdin, in any dialect, either is refused with an error or becomes a step

@@ -12,11 +12,11 @@ import (
 	"github.com/logbook-project/logbook/internal/digest"
 	"github.com/logbook-project/logbook/internal/jcs"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
-// payloads returns the project's own Claude Code payloads (internal/synth):
+// payloads returns the project's own Claude Code payloads (internal/testkit/synth):
 // one per event and quirk, and every line of its sessions.
 func payloads(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/edverify"
+	"github.com/logbook-project/logbook/internal/format"
 )
 
 // A signed answer: over TCP nothing tells the hook who answers on the
@@ -103,19 +104,10 @@ func SumOf(body []byte, stdout, exit int) AnswerSum {
 }
 
 // ValidNonce reports whether s has a nonce's form.
-func ValidNonce(s string) bool { return len(s) == NonceLen && lowerHex(s) }
+func ValidNonce(s string) bool { return len(s) == NonceLen && format.LowerHex(s) }
 
 // validHead reports whether s is a head: 64 lowercase hex digits, or "-".
-func validHead(s string) bool { return s == "-" || len(s) == 64 && lowerHex(s) }
-
-func lowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func validHead(s string) bool { return s == "-" || format.Hex64(s) }
 
 // NewNonce is 16 bytes from the system's random source (readRandom), as
 // hex.

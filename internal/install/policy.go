@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/edkey"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookconf"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
@@ -38,7 +39,7 @@ func checkPolicy(o Options, spec *hookconf.Spec) (*policyGate, error) {
 		return nil, usageError("--policy is for install")
 	case o.Policy == "":
 		return nil, usageError("--policy-key, --require-policy and --policy-fail go with --policy FILE (the signed organization policy)")
-	case o.RequirePolicy != "" && !digest(o.RequirePolicy):
+	case o.RequirePolicy != "" && !format.Hex64(o.RequirePolicy):
 		return nil, usageError(fmt.Sprintf("--require-policy %q: want a policy digest, 64 lowercase hex (logbook-policy verify prints it)", o.RequirePolicy))
 	case len(o.PolicyKeys) == 0:
 		return nil, usageError("--policy needs --policy-key PUB: the hooks trust the policy only under its signer's public key (docs/policy.md)")
@@ -171,17 +172,4 @@ func (o Options) binaryNames() binaries {
 	}
 	b.optional = opt
 	return b
-}
-
-// digest reports 64 lowercase hex digits (a policy digest).
-func digest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

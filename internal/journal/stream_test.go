@@ -14,11 +14,11 @@ import (
 // both reads the journal with ReadAll and with Stream and returns what
 // each gave: the steps array, count, tip, the steps each saw, the error.
 func both(t *testing.T, dir string) (all, streamed Steps, seenAll, seenStream []string, errAll, errStream error) {
-	all, streamed, seenAll, seenStream, errAll, errStream, _, _ = bothHeaders(t, dir)
+	all, streamed, seenAll, seenStream, _, _, errAll, errStream = bothHeaders(t, dir)
 	return
 }
 
-func bothHeaders(t *testing.T, dir string) (all, streamed Steps, seenAll, seenStream []string, errAll, errStream error, hAll, hStream Header) {
+func bothHeaders(t *testing.T, dir string) (all, streamed Steps, seenAll, seenStream []string, hAll, hStream Header, errAll, errStream error) {
 	t.Helper()
 	j, err := Open(dir, "s1")
 	if err != nil {
@@ -60,7 +60,7 @@ func TestStreamMatchesReadAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	all, got, seenAll, seenStream, errAll, errStream, hAll, hStream := bothHeaders(t, dir)
+	all, got, seenAll, seenStream, hAll, hStream, errAll, errStream := bothHeaders(t, dir)
 	if errAll != nil || errStream != nil {
 		t.Fatal(errAll, errStream)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
@@ -31,6 +32,25 @@ func ReadPublic(flag, file string) (pub ed25519.PublicKey, text []byte, err erro
 		return nil, nil, fmt.Errorf("%s %s: %v", flag, file, err)
 	}
 	return pub, text, nil
+}
+
+// ReadPrivate reads the PKCS#8 PEM Ed25519 private key in file, given as
+// option flag (such as "--key"): a regular file of at most readlimit.Key
+// bytes, like a public key's. A file that cannot be read is returned as
+// its own error (it names the file); a key that is not an Ed25519 PKCS#8
+// key as "FLAG FILE: why". It is the one reading of a private-key file
+// (logbook-seal's signing key, which may also come from the environment,
+// is found by cli.SigningKeyPEM).
+func ReadPrivate(flag, file string) (ed25519.PrivateKey, error) {
+	text, err := readlimit.Small(file, readlimit.Key)
+	if err != nil {
+		return nil, err
+	}
+	priv, err := ParsePrivateKeyPEM(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %v", flag, file, err)
+	}
+	return priv, nil
 }
 
 // whatKey names a key file handed to a flag that wants an SPKI PEM public
@@ -62,10 +82,8 @@ func NoteVerifierKey(line string) bool {
 	if !ok || len(hash) != 8 || key == "" || strings.ContainsAny(key, " \t\n") {
 		return false
 	}
-	for _, c := range hash {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
+	if !format.LowerHex(hash) {
+		return false
 	}
 	for _, c := range key {
 		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {

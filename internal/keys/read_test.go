@@ -64,3 +64,39 @@ func TestReadPublic(t *testing.T) {
 		t.Errorf("a --trust file with a bad second key: %v", err)
 	}
 }
+
+// TestReadPrivate: a private-key file is read as a public one is, under
+// readlimit.Key (logbook-server --rotate-key once read it whole), and a
+// file that holds no Ed25519 PKCS#8 key names the flag and the file.
+func TestReadPrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	priv, pub, err := Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	want, _ := ParsePrivateKeyPEM(priv)
+	if k, err := ReadPrivate("--key", write("k", priv)); err != nil || !k.Equal(want) {
+		t.Fatalf("a key file: %v", err)
+	}
+	big := write("big", append(append([]byte{}, priv...), bytes.Repeat([]byte("\n"), readlimit.Key)...))
+	if _, err := ReadPrivate("--rotate-key", big); !errors.Is(err, readlimit.ErrTooLarge) {
+		t.Errorf("a key file over the limit: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ReadPrivate("--key", "/dev/zero"); !errors.Is(err, readlimit.ErrNotRegular) {
+			t.Errorf("/dev/zero as a key: %v", err)
+		}
+	}
+	p := write("k.pub", pub)
+	if _, err := ReadPrivate("--key", p); err == nil || !strings.HasPrefix(err.Error(), "--key "+p+": ") {
+		t.Errorf("a public key as the private one: %v", err)
+	}
+}

@@ -2,7 +2,8 @@ package orgpolicy
 
 import (
 	"encoding/json"
-	"strings"
+
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 )
 
 // Answer is what a hook tells its harness about a call: stdout (JSON the
@@ -15,13 +16,14 @@ type Answer struct {
 	HTTP   []byte
 }
 
-// AnswerFor is the answer each harness understands (docs/policy.md §7).
-// An allow says nothing: the policy does not object, and the harness's own
-// permission rules still apply (a hook's "allow" would skip them). Deny
-// blocks the call with the reason shown to the model; ask asks the user
-// where the harness can, and blocks where it cannot (Codex, Gemini CLI,
-// Grok), saying that approval is needed. Not enforced (audit mode): no
-// answer, one stderr line.
+// AnswerFor is the answer each harness understands (docs/policy.md §7),
+// in the form its dialect names (kinds.Dialect.Gate, in
+// internal/hookevent/kinds/dialect_NAME.go). An allow says nothing: the
+// policy does not object, and the harness's own permission rules still
+// apply (a hook's "allow" would skip them). Deny blocks the call with the
+// reason shown to the model; ask asks the user where the harness can, and
+// blocks where it cannot (Codex, Gemini CLI, Grok), saying that approval
+// is needed. Not enforced (audit mode): no answer, one stderr line.
 func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 	if v.Decision == Allow {
 		return Answer{}
@@ -41,17 +43,14 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 	if !enforced {
 		return Answer{Stderr: "logbook policy (audit mode, not enforced): would " + string(v.Decision) + ": " + reason + "\n"}
 	}
-	name := harness
-	if i := strings.IndexByte(name, ' '); i >= 0 {
-		name = name[:i]
-	}
+	g := kinds.GateOf(harness)
 	d := v.Decision
+	if d == Ask && !g.Asks {
+		d, msg = Deny, "needs approval: "+msg
+	}
 	var out any
-	switch name {
-	case "claude-code", "vscode", "codex", "":
-		if d == Ask && name == "codex" {
-			d, msg = Deny, "needs approval: "+msg
-		}
+	switch g.Form {
+	case kinds.GateHookSpecific:
 		if event == "PermissionRequest" {
 			if d == Ask {
 				return Answer{} // the harness is asking the user already
@@ -62,14 +61,13 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 			out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
 				"permissionDecision": string(d), "permissionDecisionReason": msg}}
 		}
-	case "cursor":
+	case kinds.GatePermission:
 		out = map[string]any{"permission": string(d), "user_message": msg, "agent_message": msg}
-	case "copilot-cli":
+	case kinds.GatePermissionDecision:
 		out = map[string]any{"permissionDecision": string(d), "permissionDecisionReason": msg}
-	default: // gemini, grok: exit 2 blocks, stderr is the reason
-		if d == Ask {
-			msg = "needs approval: " + msg
-		}
+	case kinds.GateExit2, kinds.GateNone:
+		// GateNone is in no registered dialect (TestDialectsEverywhere);
+		// were it met, exit 2 blocks in every harness's hook contract.
 		body, _ := json.Marshal(map[string]any{"decision": "deny", "reason": msg})
 		return Answer{Stderr: msg + "\n", Exit: 2, HTTP: body}
 	}

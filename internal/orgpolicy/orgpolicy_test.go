@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 )
 
 var testKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
@@ -161,6 +163,14 @@ func TestAnswerFor(t *testing.T) {
 		a := AnswerFor(c.harness, c.event, c.r, c.enforced)
 		if string(a.Stdout) != c.stdout || a.Stderr != c.stderr || a.Exit != c.exit {
 			t.Errorf("%s %s %+v: stdout %s stderr %q exit %d", c.harness, c.event, c.r, a.Stdout, a.Stderr, a.Exit)
+		}
+	}
+	// Every harness, and one no dialect names, is told a deny in a form
+	// that blocks: exit 2, or JSON that says deny.
+	for _, h := range append(kinds.Harnesses, "unknown") {
+		a := AnswerFor(h, "PreToolUse", deny, true)
+		if a.Exit != 2 && !strings.Contains(string(a.Stdout), `"deny"`) {
+			t.Errorf("%s: a deny answered as stdout %s exit %d", h, a.Stdout, a.Exit)
 		}
 	}
 }

@@ -32,7 +32,8 @@ const (
 // ErrTooLarge is wrapped by every error over a limit.
 var ErrTooLarge = errors.New("over its size limit")
 
-// ErrNotRegular is wrapped when a small input is a FIFO, device or socket.
+// ErrNotRegular is wrapped when a small input is a FIFO, device or socket,
+// and by durable's refusal to write to one (durable.NotRegularError).
 var ErrNotRegular = errors.New("not a regular file")
 
 // TooLargeError names the file and the limit it went over.

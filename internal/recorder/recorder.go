@@ -86,50 +86,22 @@ func refusal(payload []byte, err error) *Refusal {
 
 var errNoSession = errors.New("payload has no session_id")
 
-// Record parses payload (a UTF-8 BOM already stripped), stamps it with at,
-// and appends it under the session's lock in dir. cwd is used for the
-// session header when the payload names none. The returned event is filled
-// as far as parsing got, so a caller can report which event failed.
-//
-// The project's redaction patterns (dir/redact.json, see
-// redact.LoadConfig) are applied with the built-in ones. When that file
-// exists but cannot be used, the step is still recorded, with its clear
-// text withheld (summary and data reduced to what names the event), and
-// a *Warning says why: a broken config must neither lose a step nor let a
-// secret it was meant to catch through.
-func Record(dir string, payload []byte, at, cwd string) (hookevent.Event, error) {
-	return RecordWith(dir, payload, hookevent.Hint{}, at, cwd, nil)
-}
-
-// RecordAs is Record by a named program: a session whose in-progress file
-// this event creates gets self's description as its recorder (self may be
-// nil: no recorder). self is asked only then, never on later events.
-func RecordAs(dir string, payload []byte, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	return RecordWith(dir, payload, hookevent.Hint{}, at, cwd, self)
-}
-
-// RecordWith is RecordAs for a payload of any harness dialect, with what
-// the hook's command line says about it (--harness, --event). The session
-// header names the harness that sent the first event.
-func RecordWith(dir string, payload []byte, hint hookevent.Hint, at, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	return RecordOpts(dir, payload, at, cwd, Options{Hint: hint, Self: self})
-}
-
-// RecordNow is RecordWith with the time taken under the session's lock
-// (journal.AppendNow): now is asked once the lock is held, so at follows
-// seq even when parallel hooks take the lock in another order than they
-// started in, and never goes back within a session.
-func RecordNow(dir string, payload []byte, hint hookevent.Hint, now func() string, cwd string, self journal.RecorderSource) (hookevent.Event, error) {
-	return RecordOpts(dir, payload, "", cwd, Options{Hint: hint, Self: self, Now: now})
-}
-
-// Options are what a long-running recorder (logbook-server) adds to
-// RecordWith's arguments.
+// Options are what a caller adds to Record's arguments; the zero value
+// records a Claude Code payload stamped with at, by no named recorder.
 type Options struct {
+	// Hint is what the hook's command line says about the payload
+	// (--harness, --event), for a payload of any harness dialect. The
+	// session header names the harness that sent the first event.
 	Hint hookevent.Hint
+	// Self, when not nil, describes this program: a session whose
+	// in-progress file this event creates gets it as its recorder. It is
+	// asked only then, never on later events.
 	Self journal.RecorderSource
-	// Now, when not nil, stamps the step under the lock (RecordNow); at
-	// is then unused.
+	// Now, when not nil, stamps the step under the session's lock
+	// (journal.AppendNow): now is asked once the lock is held, so at
+	// follows seq even when parallel hooks take the lock in another order
+	// than they started in, and never goes back within a session. at is
+	// then unused.
 	Now func() string
 	// Rules, when RulesSet, are the redaction rules the caller loaded
 	// once from dir/redact.json (nil: the built-in ones): the file is not
@@ -154,9 +126,20 @@ type Options struct {
 	Journal func(session string) (j *journal.Journal, done func(), err error)
 }
 
-// RecordOpts is RecordWith with Options: the one path by which every
-// recorder, in a hook's process or in a server, appends an event.
-func RecordOpts(dir string, payload []byte, at, cwd string, o Options) (hookevent.Event, error) {
+// Record is the one path by which every recorder, in a hook's process or
+// in a server, appends an event. It parses payload (a UTF-8 BOM already
+// stripped), stamps it with at (or o.Now), and appends it under the
+// session's lock in dir. cwd is used for the session header when the
+// payload names none. The returned event is filled as far as parsing got,
+// so a caller can report which event failed.
+//
+// The project's redaction patterns (dir/redact.json, see
+// redact.LoadConfig) are applied with the built-in ones. When that file
+// exists but cannot be used, the step is still recorded, with its clear
+// text withheld (summary and data reduced to what names the event), and
+// a *Warning says why: a broken config must neither lose a step nor let a
+// secret it was meant to catch through.
+func Record(dir string, payload []byte, at, cwd string, o Options) (hookevent.Event, error) {
 	r, cfgErr := o.Rules, error(nil)
 	if !o.RulesSet {
 		r, cfgErr = redact.LoadConfig(dir)

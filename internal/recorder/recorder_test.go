@@ -24,7 +24,7 @@ var payload = []byte(`{"session_id":"bench","cwd":"/home/dev/p","permission_mode
 func TestRecord(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 3; i++ {
-		if _, err := Record(dir, payload, "2026-01-01T00:00:00Z", "/w"); err != nil {
+		if _, err := Record(dir, payload, "2026-01-01T00:00:00Z", "/w", Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -46,7 +46,7 @@ func BenchmarkRecord(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := Record(dir, payload, "2026-01-01T00:00:00Z", "/w"); err != nil {
+		if _, err := Record(dir, payload, "2026-01-01T00:00:00Z", "/w", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -60,12 +60,12 @@ func TestProjectRedaction(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, redact.ConfigFile), good, 0o600)
 	p := []byte(`{"session_id":"cfg","hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":"t1",` +
 		`"tool_input":{"command":"deploy --seed 918273 acme_0123456789abcdef0123456789abcdef"}}`)
-	if _, err := Record(dir, p, "2026-01-01T00:00:00Z", "/w"); err != nil {
+	if _, err := Record(dir, p, "2026-01-01T00:00:00Z", "/w", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	bad, _ := os.ReadFile("../../testdata/redact/config/fail_bad_regexp.json")
 	os.WriteFile(filepath.Join(dir, redact.ConfigFile), bad, 0o600)
-	_, err := Record(dir, p, "2026-01-01T00:00:01Z", "/w")
+	_, err := Record(dir, p, "2026-01-01T00:00:01Z", "/w", Options{})
 	var w *Warning
 	if !errors.As(err, &w) || !strings.Contains(err.Error(), "withheld") {
 		t.Fatalf("unusable config: %v", err)
@@ -111,7 +111,7 @@ func TestProjectRedactionStaysInItsDirectory(t *testing.T) {
 			if i%2 == 0 {
 				dir = withCfg
 			}
-			if _, err := Record(dir, p, "2026-01-01T00:00:00Z", "/w"); err != nil {
+			if _, err := Record(dir, p, "2026-01-01T00:00:00Z", "/w", Options{}); err != nil {
 				t.Error(err)
 			}
 		}(i)
@@ -141,13 +141,13 @@ func (c *countingSelf) Recorder() *format.Recorder {
 	return &format.Recorder{Name: "record-step", Version: "test", SHA256: strings.Repeat("0f", 32)}
 }
 
-// TestRecordAsDescribesOnce: the session's first event names the recorder
+// TestRecordSelfDescribesOnce: the session's first event names the recorder
 // in the header; later events do not ask again.
-func TestRecordAsDescribesOnce(t *testing.T) {
+func TestRecordSelfDescribesOnce(t *testing.T) {
 	dir := t.TempDir()
 	self := &countingSelf{}
 	for i := 0; i < 4; i++ {
-		if _, err := RecordAs(dir, payload, "2026-01-01T00:00:00Z", "/w", self); err != nil {
+		if _, err := Record(dir, payload, "2026-01-01T00:00:00Z", "/w", Options{Self: self}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,7 +210,7 @@ func BenchmarkDescribe(b *testing.B) {
 func TestReservedEvent(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"logbook.hooks", "logbook.unsent", "LOGBOOK.tornTail", "logbook."} {
-		_, err := Record(dir, []byte(`{"session_id":"forged","hook_event_name":"`+name+`","managed":true}`), "2026-01-01T00:00:00Z", "/w")
+		_, err := Record(dir, []byte(`{"session_id":"forged","hook_event_name":"`+name+`","managed":true}`), "2026-01-01T00:00:00Z", "/w", Options{})
 		var ref *Refusal
 		if !errors.As(err, &ref) || ref.Reason != EventReserved || !strings.Contains(err.Error(), name) {
 			t.Fatalf("%s: %v", name, err)
@@ -219,7 +219,7 @@ func TestReservedEvent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "forged.steps.jsonl")); !os.IsNotExist(err) {
 		t.Fatalf("a refused event left a journal: %v", err)
 	}
-	if _, err := Record(dir, []byte(`{"session_id":"fine","hook_event_name":"logbookish"}`), "2026-01-01T00:00:00Z", "/w"); err != nil {
+	if _, err := Record(dir, []byte(`{"session_id":"fine","hook_event_name":"logbookish"}`), "2026-01-01T00:00:00Z", "/w", Options{}); err != nil {
 		t.Fatal(err)
 	}
 }

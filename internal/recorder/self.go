@@ -16,7 +16,7 @@ import (
 // line is written — once per session, never per event — and at most once
 // per process.
 //
-// record-step and logbook-seal --hook pass one to RecordAs; a program that
+// record-step and logbook-seal --hook pass one to Record (Options.Self); a program that
 // appends through the journal itself (logbook-wrap) sets it as
 // journal.Header.Describe.
 type Self struct {

@@ -63,7 +63,7 @@ func worker(spec string) int {
 		ev := fmt.Sprintf("%s-%d", prefix, i)
 		p := fmt.Sprintf(`{"session_id":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_use_id":%q,"tool_input":{"command":"echo %s","pad":%q}}`,
 			id, ev, ev, strings.Repeat("p", pad))
-		if _, err := Record(dir, []byte(p), "2026-05-01T00:00:00Z", "/w"); err != nil {
+		if _, err := Record(dir, []byte(p), "2026-05-01T00:00:00Z", "/w", Options{}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

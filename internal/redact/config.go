@@ -3,10 +3,9 @@ package redact
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"syscall"
 
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -116,7 +115,10 @@ func ParseConfig(data []byte) ([]Pattern, error) {
 // wrap ErrBadConfig and start with the file's path.
 func LoadConfig(dir string) (*Redactor, error) {
 	path := dir + string(os.PathSeparator) + ConfigFile
-	data, err := readRegular(path)
+	// A FIFO or a device planted under the config's name must not hang
+	// or flood a hook: readlimit.Small reads only a regular file, and one
+	// over maxConfig no further.
+	data, err := readlimit.Small(path, maxConfig)
 	if errors.Is(err, os.ErrNotExist) {
 		// Only a name that is not there at all means "no config": a
 		// symbolic link that leads nowhere is a config that cannot be
@@ -133,24 +135,4 @@ func LoadConfig(dir string) (*Redactor, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return New(pats)
-}
-
-// readRegular reads at most maxConfig+1 bytes of a regular file: a FIFO or
-// a device planted under the config's name must not hang or flood a hook.
-func readRegular(path string) ([]byte, error) {
-	// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-	// writer; a regular file ignores the flag.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
-	}
-	return io.ReadAll(io.LimitReader(f, maxConfig+1))
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
-// TestDialects: every harness's synthesized session (internal/synth, in
+// TestDialects: every harness's synthesized session (internal/testkit/synth, in
 // each harness's documented shape) reviews to one row per tool call: a
 // call with an id is one row whatever its events, and a harness without
 // ids has its pre- and post-events paired, with no gap claimed.

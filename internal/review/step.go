@@ -186,8 +186,6 @@ func (r reader) strs(v *strictjson.Value) []string {
 	return out
 }
 
-func strs(v *strictjson.Value) []string { return reader{}.strs(v) }
-
 // int64Of is intp without the pointer (and the allocation).
 func int64Of(v *strictjson.Value) (int64, bool) {
 	if v == nil || v.Kind != strictjson.Number {

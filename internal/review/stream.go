@@ -73,9 +73,6 @@ func (b *streamBuild) intern(id string, which int) int32 {
 	return k
 }
 
-func (b *streamBuild) agentAt(i int) string { return b.ids[b.liteAt(i).agent] }
-func (b *streamBuild) turnAt(i int) string  { return b.ids[b.liteAt(i).turn] }
-
 type agentSeen struct{ typ, at string }
 
 const liteChunk = 8192

@@ -12,8 +12,8 @@ import (
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/review"
-	"github.com/logbook-project/logbook/internal/synth"
 	"github.com/logbook-project/logbook/internal/testkit/reviewtest"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 // reviewBoth reviews rec twice: from the steps the verifier handed over

@@ -51,7 +51,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 
 type options struct {
 	dir, only, colour, export, jsonl, otlp, otlpLogs string
-	asJSON, list, noPager, version                   bool
+	asJSON, list, noPager                            bool
 	width                                            int
 	// vf are the flags a verdict needs, read as logbook-verify reads
 	// them; the words are this command's (--export includes the files).

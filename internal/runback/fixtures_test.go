@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/ecdh"
 	"crypto/ed25519"
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
@@ -168,14 +167,6 @@ func (tr tree) signEd(k ed25519.PrivateKey) {
 	m.Set("signature", js.Obj(js.Member{Key: "alg", Value: js.Str("Ed25519")},
 		js.Member{Key: "value", Value: js.Str(hex.EncodeToString(ed25519.Sign(k, tr.payload())))},
 		js.Member{Key: "pubkey", Value: js.Str(pubPEM(k.Public()))}))
-}
-
-func (tr tree) signHMAC(alg string) {
-	mac := hmac.New(sha256.New, hmacKey)
-	mac.Write(tr.payload())
-	m := tr.manifest()
-	m.Set("signed", js.Value{Kind: js.Bool, Bool: true})
-	m.Set("signature", js.Obj(js.Member{Key: "alg", Value: js.Str(alg)}, js.Member{Key: "value", Value: js.Str(hex.EncodeToString(mac.Sum(nil)))}))
 }
 
 func (tr tree) sig() *js.Value { return tr.manifest().Get("signature") }

@@ -182,7 +182,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
-	ev, err := recorder.RecordOpts(s.cfg.Dir, body, "", cwd, opts)
+	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
 	// Group commit: the step is on disk before the answer (with
 	// FsyncBackground: written, and synced in the background within the
 	// window). The session's locks are released: other events of the

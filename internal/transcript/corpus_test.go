@@ -131,15 +131,6 @@ func TestConversionStable(t *testing.T) {
 	}
 }
 
-func firstDiff(a, b []byte) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return min(len(a), len(b))
-}
-
 type line struct {
 	Event     string `json:"hook_event_name"`
 	Session   string `json:"session_id"`

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
-	"strings"
 
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 )
 
@@ -15,22 +15,15 @@ import (
 // keys (docs/policy.md §8). logbook-verify and logbook-review both take
 // them, with the same meaning.
 type GateFlags struct {
-	keys    keyFiles
+	keys    cli.List
 	require string
 }
-
-type keyFiles []string
-
-func (k *keyFiles) String() string     { return strings.Join(*k, ",") }
-func (k *keyFiles) Set(v string) error { *k = append(*k, v); return nil }
 
 // Register adds the two flags to fs.
 func (g *GateFlags) Register(fs *flag.FlagSet) {
 	fs.Var(&g.keys, "policy-key", "trusted organization-policy signer, SPKI PEM `FILE` (repeatable): every tool call must have a gate step under a policy it signed: POLICY_MISSING, POLICY_UNTRUSTED, GATE_MISSING, DENIED_CALL_RAN")
 	fs.StringVar(&g.require, "require-policy", "", "with --policy-key: accept only gate steps under the policy with this `DIGEST` (logbook-policy verify prints it)")
 }
-
-var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // Load reads the keys; nil when step 12 was not asked for.
 func (g *GateFlags) Load() (*GateInputs, error) {
@@ -40,7 +33,7 @@ func (g *GateFlags) Load() (*GateInputs, error) {
 		}
 		return nil, nil
 	}
-	if g.require != "" && !hex64.MatchString(g.require) {
+	if g.require != "" && !format.Hex64(g.require) {
 		return nil, fmt.Errorf("--require-policy %q: want a policy digest, 64 lowercase hex", g.require)
 	}
 	ks, err := keys.ReadPublicFiles("--policy-key", g.keys)

@@ -20,29 +20,24 @@ import (
 
 	"github.com/logbook-project/logbook/internal/bundle"
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
-// List is a repeatable flag's values, in the order given.
-type List []string
-
-func (l *List) String() string     { return fmt.Sprint(*l) }
-func (l *List) Set(v string) error { *l = append(*l, v); return nil }
-
 // Flags are the file names and switches the flags give. Register adds
 // them all, with logbook-verify's words; a command that takes fewer
 // (logbook-review) adds its own to the same fields.
 type Flags struct {
-	Pubkeys, Revoked                 List   // --pubkey, --revoked
-	TSARoots, IdentityRoots, Trusted string // --tsa-roots, --identity-roots, --trusted-identities
-	Attestations, AttestorKeys       List   // --attestation, --attestor-key
-	Checkpoints, CheckpointKeys      List   // --checkpoint, --checkpoint-key
-	Rotations                        string // --key-rotations
-	LogPolicy, LogProof, LogTiles    string // --log-policy, --log-proof, --log-tiles
-	RequireManaged                   bool   // --require-managed
+	Pubkeys, Revoked                 cli.List // --pubkey, --revoked
+	TSARoots, IdentityRoots, Trusted string   // --tsa-roots, --identity-roots, --trusted-identities
+	Attestations, AttestorKeys       cli.List // --attestation, --attestor-key
+	Checkpoints, CheckpointKeys      cli.List // --checkpoint, --checkpoint-key
+	Rotations                        string   // --key-rotations
+	LogPolicy, LogProof, LogTiles    string   // --log-policy, --log-proof, --log-tiles
+	RequireManaged                   bool     // --require-managed
 	Gate                             verdict.GateFlags
 	// Getenv reads the bearer token for --log-tiles (ReadToken); nil is
 	// os.Getenv.

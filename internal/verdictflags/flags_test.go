@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
@@ -18,7 +19,7 @@ const logged = "../../testdata/bundles/logged"
 // a bundle's own are used in their place, and another session's there
 // refuses the record, as the bundle's parts would be checked.
 func TestRecordSidecarsAndBundle(t *testing.T) {
-	f := Flags{CheckpointKeys: List{filepath.Join(logged, "server.pub")}, LogPolicy: filepath.Join(logged, "w1.policy")}
+	f := Flags{CheckpointKeys: cli.List{filepath.Join(logged, "server.pub")}, LogPolicy: filepath.Join(logged, "w1.policy")}
 	in, err := f.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestUsageErrors(t *testing.T) {
 		{Flags{LogProof: "p"}, "--log-proof needs --log-policy"},
 		{Flags{LogTiles: "t"}, "--log-tiles needs --log-policy"},
 		{Flags{LogProof: "p", LogTiles: "t"}, "--log-proof and --log-tiles need --log-policy"},
-		{Flags{Checkpoints: List{"c"}}, "--checkpoint needs at least one --checkpoint-key"},
+		{Flags{Checkpoints: cli.List{"c"}}, "--checkpoint needs at least one --checkpoint-key"},
 		{Flags{Rotations: filepath.Join(logged, "w1.policy")}, "--key-rotations needs a --pubkey or --checkpoint-key"},
 	} {
 		in, err := c.f.Load()

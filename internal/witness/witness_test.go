@@ -41,11 +41,9 @@ func grow(t *testing.T, m *memTree, from, to int64, salt byte) {
 }
 
 type fx struct {
-	w      *Witness
-	logS   note.Signer
-	wvkey  string
-	tree   *memTree
-	forked *memTree
+	w     *Witness
+	logS  note.Signer
+	wvkey string
 }
 
 func setup(t testing.TB, dir string, logSkey string) *fx {

@@ -1,5 +1,5 @@
 // Command synthsession writes one of the project's synthesized hook
-// sessions (internal/synth), one JSON payload per line on stdout: what the
+// sessions (internal/testkit/synth), one JSON payload per line on stdout: what the
 // demo and hand tests replay when no real session is at hand.
 //
 //	synthsession [-times FILE] NAME > hooks.jsonl
@@ -18,7 +18,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
 func TestRun(t *testing.T) {

@@ -31,6 +31,9 @@ type Dialect struct {
 	// StartMessage: the harness shows the user a session-start hook's
 	// JSON "systemMessage" (see SystemMessage).
 	StartMessage bool
+	// Gate is how its hook blocks a call, or asks about one, for the
+	// organization policy (gate.go; orgpolicy.AnswerFor). Required.
+	Gate Gate
 }
 
 // Event maps one of a harness's event names to Claude Code's.

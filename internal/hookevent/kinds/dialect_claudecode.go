@@ -31,4 +31,6 @@ var claudeCode = Dialect{
 	// "display a message to the user", any hook; also what a hand-wired
 	// hook without --harness gets (StartMessage("")).
 	StartMessage: true,
+	// Its hooks answer with hookSpecificOutput, and it can ask the user.
+	Gate: Gate{Form: GateHookSpecific, Asks: true},
 }

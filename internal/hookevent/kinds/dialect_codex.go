@@ -48,6 +48,9 @@ var codex = Dialect{
 		return "", false
 	},
 	StartMessage: true, // reads the common "systemMessage" output field
+	// It reads Claude Code's hookSpecificOutput but cannot ask from a
+	// hook: an ask is a deny that says approval is needed.
+	Gate: Gate{Form: GateHookSpecific},
 }
 
 // codexNotify: a payload of Codex's notify program.

@@ -58,6 +58,9 @@ var copilotCLI = Dialect{
 		return "", false
 	},
 	// Its sessionStart output reaches no one on screen.
+
+	// A top-level permissionDecision; "ask" asks.
+	Gate: Gate{Form: GatePermissionDecision, Asks: true},
 }
 
 // copilotEvent names a camelCase payload from the fields only that event

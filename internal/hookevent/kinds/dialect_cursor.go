@@ -48,4 +48,7 @@ var cursor = Dialect{
 	},
 	Version: "cursor_version",
 	// Its sessionStart output reaches no one on screen.
+
+	// {"permission", "user_message", "agent_message"}; "ask" asks.
+	Gate: Gate{Form: GatePermission, Asks: true},
 }

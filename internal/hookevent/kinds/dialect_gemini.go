@@ -38,4 +38,6 @@ var gemini = Dialect{
 		}},
 	},
 	StartMessage: true, // reads the common "systemMessage" output field
+	// Exit status 2 blocks a BeforeTool call, stderr is the reason.
+	Gate: Gate{Form: GateExit2},
 }

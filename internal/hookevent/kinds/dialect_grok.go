@@ -53,4 +53,7 @@ var grok = Dialect{
 		}},
 	},
 	// Documents no field for a message on screen.
+
+	// Exit status 2 blocks a call, stderr is the reason.
+	Gate: Gate{Form: GateExit2},
 }

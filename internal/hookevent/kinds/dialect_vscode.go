@@ -35,4 +35,6 @@ var vscode = Dialect{
 		}},
 	},
 	StartMessage: true, // reads the common "systemMessage" output field
+	// It reads Claude Code's hookSpecificOutput, and can ask the user.
+	Gate: Gate{Form: GateHookSpecific, Asks: true},
 }

@@ -4,7 +4,7 @@
 // which harness sent a payload — each harness in its own file,
 // dialect_NAME.go, listed once in registry (dialect.go). Sources for
 // the names: each harness's hook documentation (docs/harnesses.md);
-// internal/synth writes payloads in each documented shape, and the real
+// internal/testkit/synth writes payloads in each documented shape, and the real
 // ones are in the shared samples (internal/testkit/corpora).
 package kinds
 

@@ -4,10 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
 // Identity is what changes when an executable is rebuilt or replaced:
@@ -25,45 +26,17 @@ const maxInput = 16 << 20
 // Inputs reads the policy file and the trusted key files: the bytes the
 // key is made of.
 func Inputs(policy string, keys []string) (pol []byte, keyBytes [][]byte, err error) {
-	if pol, err = readSmall(policy); err != nil {
+	if pol, err = readlimit.Small(policy, maxInput); err != nil {
 		return nil, nil, err
 	}
 	for _, k := range keys {
-		b, err := readSmall(k)
+		b, err := readlimit.Small(k, maxInput)
 		if err != nil {
 			return nil, nil, err
 		}
 		keyBytes = append(keyBytes, b)
 	}
 	return pol, keyBytes, nil
-}
-
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxInput {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxInput)
-	}
-	b := make([]byte, st.Size()+1)
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
-	}
-	if n > int(st.Size()) {
-		return nil, fmt.Errorf("%s: changed while read", path)
-	}
-	return b[:n], nil
 }
 
 // KeyOf is a decider's key: a digest of the logbook-policy binary's

@@ -20,7 +20,7 @@ import (
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
-	"github.com/logbook-project/logbook/internal/synth"
+	"github.com/logbook-project/logbook/internal/testkit/synth"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -95,7 +95,7 @@ func build(t testing.TB, events []event, shown ...map[int][]byte) []byte {
 			gate := o.Gate
 			o.Gate = func(hookevent.Event) *chain.Step { return gate(ev) }
 		}
-		if _, err := recorder.RecordOpts(dir, p, "", "/work", o); err != nil {
+		if _, err := recorder.Record(dir, p, "", "/work", o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -258,7 +258,7 @@ func TestRedactedInputIsNoMismatch(t *testing.T) {
 }
 
 // TestEveryHarnessGatedInputsAgree: each harness's synthesized session
-// (internal/synth, in its documented payload shapes), every event through
+// (internal/testkit/synth, in its documented payload shapes), every event through
 // the gate as the hooks send it, then GATE_INPUT_MISMATCH's check: no
 // harness's post-event digests another input than its call's gate step,
 // so the check refuses only a call the gate was not shown.
@@ -283,7 +283,7 @@ func TestEveryHarnessGatedInputsAgree(t *testing.T) {
 				}
 				var v *Verdict
 				rec := g.Wire(p, &o, &v)
-				if _, err := recorder.RecordOpts(dir, rec, "", "/work", o); err != nil {
+				if _, err := recorder.Record(dir, rec, "", "/work", o); err != nil {
 					t.Fatal(err)
 				}
 			}

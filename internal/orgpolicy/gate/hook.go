@@ -13,7 +13,7 @@ import (
 // Wire puts the gate into a recorder's options for one payload: it
 // returns the payload to record (the policy's redaction pointers applied)
 // and sets o.Gate, which decides a gated event on the payload as the
-// harness sent it. After recorder.RecordOpts, *out holds the verdict, or
+// harness sent it. After recorder.Record, *out holds the verdict, or
 // nil when the event was not gated (or not read). A nil gate changes
 // nothing.
 func (g *Gate) Wire(payload []byte, o *recorder.Options, out **Verdict) []byte {

@@ -59,23 +59,8 @@ func isCount(v *strictjson.Value) bool {
 }
 
 func isHex64(v *strictjson.Value) bool {
-	if v.Kind != strictjson.String || len(v.Str) != 64 {
-		return false
-	}
-	for i := 0; i < 64; i++ {
-		if !lowerHex[v.Str[i]] {
-			return false
-		}
-	}
-	return true
+	return v.Kind == strictjson.String && format.Hex64(v.Str)
 }
-
-var lowerHex = func() (t [256]bool) {
-	for _, c := range "0123456789abcdef" {
-		t[c] = true
-	}
-	return t
-}()
 
 func isHexArray(v *strictjson.Value) bool {
 	if v.Kind != strictjson.Array {

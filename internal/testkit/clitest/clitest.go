@@ -61,7 +61,7 @@ func session(ts *testscript.TestScript, neg bool, args []string) {
 		p := fmt.Sprintf(`{"session_id":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t%d",`+
 			`"tool_input":{"command":"echo %d"},"tool_response":{"stdout":"%d\n","stderr":"","interrupted":false},"cwd":"/work"}`, id, i, i, i)
 		at := fmt.Sprintf("2026-01-02T03:04:%02dZ", i%60)
-		_, err := recorder.Record(dir, []byte(p), at, "/work")
+		_, err := recorder.Record(dir, []byte(p), at, "/work", recorder.Options{})
 		ts.Check(err)
 	}
 }
