@@ -223,8 +223,8 @@ func TestArchitectureCheckerRefuses(t *testing.T) {
 	pkgs := modulePackages(t)
 	good := "## f\n" +
 		"1. `cmd/record-step` → `journal` (`journal.Record`): the hook's event\n" +
-		"2. `internal/journal` → `internal/chain` (`chain.Link`)\n" +
-		"3. `internal/recorder` → `internal/journal` (`journal.Journal.AppendNow`): a method\n" +
+		"2. `internal/journalfile` → `internal/chain` (`chain.Link`)\n" +
+		"3. `internal/recorder` → `internal/journalfile` (`journalfile.Journal.AppendNow`): a method\n" +
 		"4. `journal` → `internal/recorder`\n"
 	hops, errs := parseHops(good)
 	if len(errs) != 0 || len(hops) != 4 {
@@ -240,8 +240,8 @@ func TestArchitectureCheckerRefuses(t *testing.T) {
 		{"1. `internal/nowhere` → `internal/format`", "no package"},
 		{"1. `cmd/record-step` → `journal` (`journal.Harness`)", "does not use journal.Harness"},
 		{"1. `cmd/record-step` → `journal` (`recorder.Record`)", "named journal, not recorder"},
-		{"1. `internal/recorder` → `internal/journal` (`journal.Journal.Nope`)", "declares no method Nope"},
-		{"1. `internal/recorder` → `internal/journal` (`journal.Journal.Repair`)", "calls no method Repair"},
+		{"1. `internal/recorder` → `internal/journalfile` (`journalfile.Journal.Nope`)", "declares no method Nope"},
+		{"1. `internal/recorder` → `internal/journalfile` (`journalfile.Journal.Repair`)", "calls no method Repair"},
 	} {
 		hops, errs := parseHops(c.line)
 		if len(errs) != 0 || len(hops) != 1 {

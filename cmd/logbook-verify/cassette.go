@@ -6,13 +6,13 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/logbook-project/logbook/internal/cassettecheck"
+	"github.com/logbook-project/logbook/internal/cassettecheck/runbacktext"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/runback"
-	"github.com/logbook-project/logbook/internal/runback/runbacktext"
 )
 
-// runCassette verifies a runback cassette (runback.Sniff: a top-level
+// runCassette verifies a runback cassette (cassettecheck.Sniff: a top-level
 // "$schema" starting "runback.", or any file with a flag only a cassette
 // takes); handled is false when the arguments name no cassette, and
 // logbook-verify goes on as for a record. Exit status is runback's: 0
@@ -35,14 +35,14 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	}
 	// A flag only a cassette takes says what the file is meant to be, as
 	// runback's CLI, which reads every file as a cassette, would take it
-	// (runback.Sniff). Read once, to the larger of the two limits: a pipe
+	// (cassettecheck.Sniff). Read once, to the larger of the two limits: a pipe
 	// cannot be read again, and a record refused here as a cassette too
 	// large used to be verified from the rest of the pipe. Bytes that
 	// cannot begin JSON stop the read at once (readlimit.LargeJSON): the
 	// verdict, NOT_JSON, needs only them.
 	forced := *force || *strict || len(hmacKeys) > 0
 	data, err := readJSON(fs.Arg(0), max(readlimit.Cassette, maxRecord))
-	if err == nil && int64(len(data)) > readlimit.Cassette && (forced || runback.Detect(data)) {
+	if err == nil && int64(len(data)) > readlimit.Cassette && (forced || cassettecheck.Detect(data)) {
 		err = &readlimit.TooLargeError{Path: fs.Arg(0), Limit: readlimit.Cassette}
 		forced = true // a cassette, refused as one
 	}
@@ -53,11 +53,11 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		}
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			stdout.Write(runback.JSON(runback.Result{}, &runback.Error{Code: "READ_ERROR", Detail: err.Error()}))
+			stdout.Write(cassettecheck.JSON(cassettecheck.Result{}, &cassettecheck.Error{Code: "READ_ERROR", Detail: err.Error()}))
 		}
 		return 1, true // runback: "Error reading file", exit 1
 	}
-	cassette, asRecord := runback.Sniff(data, forced)
+	cassette, asRecord := cassettecheck.Sniff(data, forced)
 	if !cassette {
 		keepPiped(fs.Arg(0), data, nil)
 		return 0, false
@@ -73,23 +73,23 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 1, true
 	}
-	opt := runback.Options{Strict: *strict}
-	if opt.Pinned, err = runback.ReadKeys("--pubkey", pubkeys); err != nil {
+	opt := cassettecheck.Options{Strict: *strict}
+	if opt.Pinned, err = cassettecheck.ReadKeys("--pubkey", pubkeys); err != nil {
 		return fail(err)
 	}
-	if opt.Revoked, err = runback.ReadKeys("--revoked", revoked); err != nil {
+	if opt.Revoked, err = cassettecheck.ReadKeys("--revoked", revoked); err != nil {
 		return fail(err)
 	}
-	if opt.HMACKeys, err = runback.ReadHMACKeys(hmacKeys); err != nil {
+	if opt.HMACKeys, err = cassettecheck.ReadHMACKeys(hmacKeys); err != nil {
 		return fail(err)
 	}
-	res, err := runback.Verify(data, opt)
+	res, err := cassettecheck.Verify(data, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 	}
 	switch {
 	case *asJSON:
-		stdout.Write(runback.JSON(res, err))
+		stdout.Write(cassettecheck.JSON(res, err))
 	case err != nil:
 		fmt.Fprintf(stdout, "INVALID %s\n", err)
 	default:
@@ -98,7 +98,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	if err != nil {
 		return 1, true
 	}
-	return runback.Exit(res.Verdict), true
+	return cassettecheck.Exit(res.Verdict), true
 }
 
 // piped holds what was read from the one file named while looking for a

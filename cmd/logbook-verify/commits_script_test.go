@@ -16,7 +16,7 @@ import (
 	"github.com/logbook-project/logbook/internal/githook"
 	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
@@ -28,7 +28,7 @@ import (
 // "record-step commit" (what the post-commit hook githook writes runs)
 // and one hook event on stdin, a SessionStart adding the repository's
 // state: the same calls cmd/record-step makes (gitstep.CommitHook,
-// journal.Record, gitstep.StartHook).
+// journalfile.Record, gitstep.StartHook).
 func recordStepMain() {
 	if len(os.Args) > 1 && os.Args[1] == "commit" {
 		os.Exit(gitstep.CommitHook(os.Args[2:], os.Stdout, os.Stderr, os.Getenv))
@@ -76,7 +76,7 @@ var commitCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		ts.Check(err)
 		priv, err := keys.ParsePrivateKeyPEM([]byte(ts.ReadFile(args[2])))
 		ts.Check(err)
-		j, err := journal.Open(dir, id)
+		j, err := journalfile.Open(dir, id)
 		ts.Check(err)
 		res, err := seal.Seal(j, priv, seal.Options{Now: now()})
 		j.Close()

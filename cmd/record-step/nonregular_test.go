@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/testkit/ostest"
 )
 
@@ -52,7 +52,7 @@ func TestNonRegularTargets(t *testing.T) {
 	// the log could not take it, and nothing waits for a reader.
 	t.Run("errors.log/fifo", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := ostest.Mkfifo(journal.Path(dir, "disk")); err != nil {
+		if err := ostest.Mkfifo(journalfile.Path(dir, "disk")); err != nil {
 			t.Fatal(err)
 		}
 		if err := ostest.Mkfifo(filepath.Join(dir, "errors.log")); err != nil {

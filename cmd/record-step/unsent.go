@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/logbook-project/logbook/internal/durable"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // Each event record-step --server forwards carries the hook's own count
@@ -28,7 +28,7 @@ const seqSuffix = ".server-seq"
 // (no folder, no session id, or the file cannot be written): the event is
 // then sent without one.
 func nextSeq(dir, session string) int64 {
-	if dir == "" || journal.ValidSessionID(session) != nil {
+	if dir == "" || journalfile.ValidSessionID(session) != nil {
 		return 0
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {

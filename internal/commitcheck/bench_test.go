@@ -15,7 +15,7 @@ import (
 	"github.com/logbook-project/logbook/internal/gitbind"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -71,7 +71,7 @@ func benchRepo(b *testing.B, commits, records int) (repo, dir string, pub ed2551
 		if err := gitstep.Append(sessions, id, steps, func() string { return at }); err != nil {
 			b.Fatal(err)
 		}
-		j, err := journal.Open(sessions, id)
+		j, err := journalfile.Open(sessions, id)
 		if err != nil {
 			b.Fatal(err)
 		}

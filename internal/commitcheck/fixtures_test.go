@@ -16,7 +16,7 @@ import (
 	"github.com/logbook-project/logbook/internal/gitbind"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -90,7 +90,7 @@ func sealSession(t *testing.T, id string, repoDir string, commits ...string) []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := journal.Open(dir, id)
+	j, err := journalfile.Open(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
@@ -17,7 +17,7 @@ import (
 // journal that already ends with such a note gets no second one: sealing
 // again seals the same steps.
 func BeforeSeal(dir, session string, now func() string) (string, error) {
-	path := journal.Path(dir, session)
+	path := journalfile.Path(dir, session)
 	repo := gitstep.HeaderCwd(dir, session)
 	if repo == "" {
 		return "", nil

@@ -18,7 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/hookevent/kinds"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/sealmark"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/unsealed"
@@ -78,15 +78,15 @@ func short(id string) string {
 // lock with now. The journal must exist: a commit is never the first
 // event of a session.
 func Append(dir, session string, steps []chain.Step, now func() string) error {
-	if _, err := os.Stat(journal.Path(dir, session)); err != nil {
+	if _, err := os.Stat(journalfile.Path(dir, session)); err != nil {
 		return err
 	}
-	j, err := journal.Open(dir, session)
+	j, err := journalfile.Open(dir, session)
 	if err != nil {
 		return err
 	}
 	defer j.Close()
-	_, err = j.AppendNow(journal.Header{Session: session}, steps, now)
+	_, err = j.AppendNow(journalfile.Header{Session: session}, steps, now)
 	return err
 }
 
@@ -104,7 +104,7 @@ func Recording(dir string) ([]string, error) {
 	var ids []string
 	for _, f := range files {
 		id := strings.TrimSuffix(filepath.Base(f), ".steps.jsonl")
-		if journal.ValidSessionID(id) != nil {
+		if journalfile.ValidSessionID(id) != nil {
 			continue
 		}
 		if exists(filepath.Join(dir, id+".record.json")) || exists(sealmark.Path(dir, id)) || exists(unsealed.Path(dir, id)) || ended(f) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -39,11 +39,11 @@ func TestStartAndCommit(t *testing.T) {
 	git(t, repo, "commit", "-qm", "first")
 	head := git(t, repo, "rev-parse", "HEAD")
 
-	j, err := journal.Open(dir, "s1")
+	j, err := journalfile.Open(dir, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := j.Append(journal.Header{Session: "s1"}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
+	if _, err := j.Append(journalfile.Header{Session: "s1"}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
@@ -54,24 +54,24 @@ func TestStartAndCommit(t *testing.T) {
 	// A sealed session is not named, nor one that ended (a SessionEnd in
 	// any harness's words, the state at a seal) or left a notice that
 	// it could not seal; a session that was resumed is.
-	os.WriteFile(journal.Path(dir, "s2"), nil, 0o600)
+	os.WriteFile(journalfile.Path(dir, "s2"), nil, 0o600)
 	os.WriteFile(filepath.Join(dir, "s2.record.json"), nil, 0o600)
 	for id, ev := range map[string]string{"s3": `"event":"SessionEnd"`, "s4": `"event":"sessionEnd"`, "s5": `"event":"logbook.git","phase":"seal"`,
 		"s6": `"event":"SessionStart"`, "s7": `"event":"SessionStart"`} {
 		line := `{"data":{` + ev + `},"kind":"note"}` + "\n"
-		os.WriteFile(journal.Path(dir, id), []byte(`{"session":"`+id+`"}`+"\n"+line), 0o600)
+		os.WriteFile(journalfile.Path(dir, id), []byte(`{"session":"`+id+`"}`+"\n"+line), 0o600)
 	}
 	os.WriteFile(filepath.Join(dir, "s7.unsealed"), nil, 0o600)
 	if ids, err := Recording(dir); err != nil || strings.Join(ids, ",") != "s1,s6" {
 		t.Fatalf("Recording: %v %v", ids, err)
 	}
-	os.Remove(journal.Path(dir, "s6"))
+	os.Remove(journalfile.Path(dir, "s6"))
 	git(t, repo, "commit", "-qam", "second")
 	named, err := OnCommit(dir, repo, now)
 	if err != nil || len(named) != 1 || named[0] != "s1" {
 		t.Fatalf("OnCommit: %v %v", named, err)
 	}
-	data, _ := os.ReadFile(journal.Path(dir, "s1"))
+	data, _ := os.ReadFile(journalfile.Path(dir, "s1"))
 	if strings.Contains(string(data), "secret-content") {
 		t.Fatal("file content in the journal")
 	}
@@ -119,7 +119,7 @@ func TestStartOutsideRepo(t *testing.T) {
 	if err := OnStart(dir, "s1", t.TempDir(), now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(journal.Path(dir, "s1")); err == nil {
+	if _, err := os.Stat(journalfile.Path(dir, "s1")); err == nil {
 		t.Fatal("a journal was made")
 	}
 }
@@ -132,17 +132,17 @@ func TestStartHookUsesTheSessionsCwd(t *testing.T) {
 	git(t, repo, "init", "-q", "-b", "main")
 	dir := t.TempDir()
 	for id, cwd := range map[string]string{"in": repo, "out": t.TempDir(), "gone": filepath.Join(t.TempDir(), "gone")} {
-		j, err := journal.Open(dir, id)
+		j, err := journalfile.Open(dir, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := j.Append(journal.Header{Session: id, Cwd: cwd}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
+		if _, err := j.Append(journalfile.Header{Session: id, Cwd: cwd}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
 			t.Fatal(err)
 		}
 		j.Close()
 		var reported []string
 		StartHook(dir, id, func(string) string { return "" }, func(m string) { reported = append(reported, m) })
-		data, _ := os.ReadFile(journal.Path(dir, id))
+		data, _ := os.ReadFile(journalfile.Path(dir, id))
 		if got := strings.Contains(string(data), `"event":"logbook.git"`); got != (id == "in") || len(reported) > 0 {
 			t.Errorf("%s: git note %v, reported %v", id, got, reported)
 		}

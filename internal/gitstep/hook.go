@@ -11,7 +11,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -79,7 +79,7 @@ func Now(getenv func(string) string) func() string {
 // HeaderCwd is the cwd of session's in-progress file's header line, ""
 // when it cannot be read.
 func HeaderCwd(dir, session string) string {
-	f, err := os.Open(journal.Path(dir, session))
+	f, err := os.Open(journalfile.Path(dir, session))
 	if err != nil {
 		return ""
 	}

@@ -27,7 +27,7 @@ import (
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookpost"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
 )
@@ -128,16 +128,16 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	seen := false   // the event's number was taken by st.seq
 	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
-		Journal: func(id string) (*journal.Journal, func(), error) {
+		Journal: func(id string) (*journalfile.Journal, func(), error) {
 			j, kept, done, err := s.journal(id)
 			st = kept
-			if err == nil {
+			if err == nil && !st.seq.loaded { // Tip reads the journal's last line: once per session, not per event
 				tip, _, _ := j.Tip()
 				st.seq.load(s.cfg.Dir, id, tip >= 0)
 			}
 			return j, done, err
 		},
-		Then: func(j *journal.Journal, ev hookevent.Event) error {
+		Then: func(j *journalfile.Journal, ev hookevent.Event) error {
 			// What the server knows was lost (seq.go): the hook's count
 			// going back, and events it refused since the last one.
 			var lost []chain.Step
@@ -154,7 +154,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 				lost = append(lost, lostNote(st.seq.refused, "refused", ev.Step.At))
 			}
 			if len(lost) > 0 {
-				if _, err := j.Append(journal.Header{Session: j.Session}, lost); err != nil {
+				if _, err := j.Append(journalfile.Header{Session: j.Session}, lost); err != nil {
 					return err
 				}
 				st.seq.refused, st.seq.reset = 0, [2]int64{}
@@ -162,13 +162,13 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			if s.cfg.ManagedSettings != "" {
 				// The session's first event: say where its hooks came from.
 				if seq, _, err := j.Tip(); err == nil && seq == 0 {
-					if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{hooksNote(s.cfg.ManagedSettings, ev.Step.At)}); err != nil {
+					if _, err := j.Append(journalfile.Header{Session: j.Session}, []chain.Step{hooksNote(s.cfg.ManagedSettings, ev.Step.At)}); err != nil {
 						return err
 					}
 				}
 			}
 			if unsent > 0 {
-				if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
+				if _, err := j.Append(journalfile.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
 					return err
 				}
 			}
@@ -402,7 +402,7 @@ func readInto(r io.Reader, b []byte) ([]byte, error) {
 // returns the step count, the event's place in the fsync batch to wait
 // for before the answer, the seal's error (the event is recorded either
 // way), and an error that means the checkpoint was not written.
-func (s *Server) afterAppend(j *journal.Journal, st *session, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
+func (s *Server) afterAppend(j *journalfile.Journal, st *session, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
 	// The event's place in the next fsync batch is taken under the lock,
 	// after the checkpoint (and any seal): batches, and the leaves they
 	// queue, keep the order of the appends.
@@ -434,7 +434,7 @@ func (s *Server) afterAppend(j *journal.Journal, st *session, ev hookevent.Event
 	// Numbers the hook gave and the server never received: named in
 	// the record this seal signs (seq.go).
 	if n := st.seq.takeHoles(); n > 0 {
-		if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{lostNote(n, "sequenceHole", at)}); err != nil {
+		if _, err := j.Append(journalfile.Header{Session: j.Session}, []chain.Step{lostNote(n, "sequenceHole", at)}); err != nil {
 			return size, synced, err, nil
 		}
 	}
@@ -474,7 +474,7 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
 	}
-	paths := []string{journal.Path(s.cfg.Dir, id)}
+	paths := []string{journalfile.Path(s.cfg.Dir, id)}
 	if !st.dirSynced {
 		paths = append(paths, s.cfg.Dir)
 		st.dirSynced = true
@@ -543,7 +543,7 @@ func (s *Server) sealedBefore(id string) bool {
 // event names it (seq.go). A session with no journal yet has nothing to
 // count in: its refusal is logged, and its later numbers show the hole.
 func (s *Server) refused(id string, seq int64) {
-	if journal.ValidSessionID(id) != nil || isNew(journal.Path(s.cfg.Dir, id)) {
+	if journalfile.ValidSessionID(id) != nil || isNew(journalfile.Path(s.cfg.Dir, id)) {
 		return
 	}
 	st, err := s.locked(id)
@@ -551,11 +551,13 @@ func (s *Server) refused(id string, seq int64) {
 		return
 	}
 	defer st.mu.Unlock()
-	tip := int64(0)
-	if j := st.j; j != nil {
-		tip, _, _ = j.Tip()
+	if !st.seq.loaded {
+		tip := int64(0)
+		if j := st.j; j != nil {
+			tip, _, _ = j.Tip()
+		}
+		st.seq.load(s.cfg.Dir, id, tip >= 0)
 	}
-	st.seq.load(s.cfg.Dir, id, tip >= 0)
 	if from, reset := st.seq.see(seq); reset && st.seq.reset[1] == 0 { // not a hole: counted here
 		st.seq.reset = [2]int64{from, seq}
 	}
@@ -600,8 +602,8 @@ func (s *Server) evict(id string, st *session) {
 // its events (journal's keep.go), as it keeps its checkpoint log, and
 // closes both together (evict, shed, Close). done releases the journal's
 // lock, then st.mu. The order is always st.mu, then the journal's lock.
-func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(), err error) {
-	if err := journal.ValidSessionID(id); err != nil {
+func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done func(), err error) {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		return nil, nil, nil, err
 	}
 	// The id is a view into the request's body (strictjson parses without
@@ -613,14 +615,14 @@ func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(
 		return nil, nil, nil, err
 	}
 	if st.j == nil {
-		if isNew(journal.Path(s.cfg.Dir, id)) {
+		if isNew(journalfile.Path(s.cfg.Dir, id)) {
 			if err := s.roomForNew(); err != nil {
 				st.mu.Unlock()
 				s.cfg.Log.Error("new session refused", "session", id, "error", err.Error())
 				return nil, nil, nil, err
 			}
 		}
-		if st.j, err = journal.Open(s.cfg.Dir, id); err != nil {
+		if st.j, err = journalfile.Open(s.cfg.Dir, id); err != nil {
 			st.mu.Unlock()
 			return nil, nil, nil, err
 		}
@@ -652,7 +654,7 @@ func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(
 }
 
 // session returns the session's state, opening its checkpoint log the
-// first time. id has passed journal.ValidSessionID.
+// first time. id has passed journalfile.ValidSessionID.
 func (s *Server) session(id string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -723,7 +725,7 @@ func (s *Server) shed() {
 }
 
 // checkpoint signs the journal's current tip and appends it to the log.
-func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
+func (s *Server) checkpoint(j *journalfile.Journal, st *session) (int64, error) {
 	seq, hash, err := j.Tip()
 	if err != nil {
 		return 0, err
@@ -755,7 +757,7 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 // final tip (the seal may add a note naming unfinished tool calls), and
 // writes DIR/ID.record.json and beside it DIR/ID.record.checkpoint, the
 // final checkpoint, which a verifier checks the record against.
-func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error) {
+func (s *Server) seal(j *journalfile.Journal, st *session, at string) (int64, error) {
 	res, err := seal.Seal(j, s.cfg.Key, seal.Options{Now: at, Redactor: s.rules})
 	if err != nil {
 		return 0, err
@@ -795,7 +797,7 @@ func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error)
 
 func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
@@ -818,7 +820,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	// served: one whose step a power cut could take would later stand
 	// beside another of the same size over a different step.
 	if s.commit != nil {
-		if err := s.commit.Sync(journal.Path(s.cfg.Dir, id)); err != nil {
+		if err := s.commit.Sync(journalfile.Path(s.cfg.Dir, id)); err != nil {
 			s.fail(w, r, errSyncFailed, err.Error())
 			return
 		}
@@ -834,7 +836,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 // TRUNCATED: the session went on), and this one verifies it.
 func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
@@ -851,7 +853,7 @@ func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/gaps"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/server"
 )
 
@@ -126,10 +126,10 @@ func TestSeqAcrossRestart(t *testing.T) {
 // runs; the server refuses its events (WRITE_FAILED), and once it can
 // write again the session's record names how many, with or without the
 // hook's numbers (Claude Code's HTTP hooks send none). Not parallel: it
-// sets journal.FS.
+// sets journalfile.FS.
 func TestRefusedNamed(t *testing.T) {
-	saved := journal.FS
-	defer func() { journal.FS = saved }()
+	saved := journalfile.FS
+	defer func() { journalfile.FS = saved }()
 	f := newServer(t, nil)
 	for _, numbered := range []bool{false, true} {
 		id, n := "q3", 0
@@ -145,7 +145,7 @@ func TestRefusedNamed(t *testing.T) {
 		}
 		mustSeq(t, f, event(id, "SessionStart", 0), seq())
 		mustSeq(t, f, event(id, "PreToolUse", 1), seq())
-		journal.FS.Write = func(f *os.File, b []byte) (int, error) {
+		journalfile.FS.Write = func(f *os.File, b []byte) (int, error) {
 			k, _ := f.Write(b[:len(b)/2])
 			return k, syscall.ENOSPC
 		}
@@ -155,7 +155,7 @@ func TestRefusedNamed(t *testing.T) {
 				t.Fatalf("disk full: %d %s", code, b)
 			}
 		}
-		journal.FS = saved
+		journalfile.FS = saved
 		mustSeq(t, f, event(id, "PostToolUse", 1), seq())
 		mustSeq(t, f, event(id, "SessionEnd", 0), seq())
 		if g := f.sealedGaps(t, id); g.ServerRefused != 3 || g.Total() != 3 {
@@ -179,7 +179,7 @@ func TestNewSessionDiskLow(t *testing.T) {
 	if code != 507 || !strings.Contains(b, `"DISK_LOW"`) || !strings.Contains(b, "--min-free") {
 		t.Fatalf("a new session on a low disk: %d %s", code, b)
 	}
-	if _, err := os.Stat(journal.Path(f.opts.Dir, "q5")); err == nil {
+	if _, err := os.Stat(journalfile.Path(f.opts.Dir, "q5")); err == nil {
 		t.Fatal("the refused session has a journal")
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -99,7 +99,7 @@ func build(t testing.TB, events []event, shown ...map[int][]byte) []byte {
 			t.Fatal(err)
 		}
 	}
-	j, err := journal.Open(dir, "gate-fixture")
+	j, err := journalfile.Open(dir, "gate-fixture")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +287,7 @@ func TestEveryHarnessGatedInputsAgree(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			j, err := journal.Open(dir, s.ID)
+			j, err := journalfile.Open(dir, s.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
