@@ -11,7 +11,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/seal"
 )
@@ -54,7 +54,7 @@ type Sealed struct {
 // journal: SealFile gives the same bytes without holding them.
 func Seal(dir, session string, key ed25519.PrivateKey, opt SealOptions) (*Sealed, error) {
 	var sealed *Sealed
-	err := withJournal(dir, session, opt, func(j *journal.Journal, so seal.Options) error {
+	err := withJournal(dir, session, opt, func(j *journalfile.Journal, so seal.Options) error {
 		res, err := seal.Seal(j, key, so)
 		if err == nil {
 			sealed = &Sealed{Record: res.Record, Steps: res.Steps, Unfinished: res.Unfinished, TornCut: res.TornBytes}
@@ -82,7 +82,7 @@ func SealFile(dir, session string, key ed25519.PrivateKey, out string, opt SealO
 		place = func(tmp, out string) error { return durable.Place(tmp, out, 0o644) }
 	}
 	var sealed *Sealed
-	err := withJournal(dir, session, opt, func(j *journal.Journal, so seal.Options) error {
+	err := withJournal(dir, session, opt, func(j *journalfile.Journal, so seal.Options) error {
 		res, tmp, err := seal.SealFile(j, key, so, filepath.Dir(out))
 		if err != nil {
 			return err
@@ -99,11 +99,11 @@ func SealFile(dir, session string, key ed25519.PrivateKey, out string, opt SealO
 
 // withJournal opens and locks session's journal in dir and calls seal
 // with it and the sealer's options made from opt.
-func withJournal(dir, session string, opt SealOptions, do func(*journal.Journal, seal.Options) error) error {
-	if err := journal.ValidSessionID(session); err != nil {
+func withJournal(dir, session string, opt SealOptions, do func(*journalfile.Journal, seal.Options) error) error {
+	if err := journalfile.ValidSessionID(session); err != nil {
 		return err
 	}
-	j, err := journal.Open(dir, session)
+	j, err := journalfile.Open(dir, session)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/hookevent"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // benchPayload is a typical PreToolUse event (about 1 KB).
@@ -30,7 +30,7 @@ func prefill(tb testing.TB, dir string, n int) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	j, err := journal.Open(dir, "bench")
+	j, err := journalfile.Open(dir, "bench")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func prefill(tb testing.TB, dir string, n int) {
 		steps[i] = ev.Step
 		steps[i].At = fmt.Sprintf("2026-05-01T00:00:00.%09dZ", i)
 	}
-	if _, err := j.Append(journal.Header{Session: "bench", Cwd: "/home/dev/p", Harness: hookevent.Harness}, steps); err != nil {
+	if _, err := j.Append(journalfile.Header{Session: "bench", Cwd: "/home/dev/p", Harness: hookevent.Harness}, steps); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -55,7 +55,7 @@ func BenchmarkRecordStep(b *testing.B) {
 		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			var size int64
-			path := journal.Path(dir, "bench")
+			path := journalfile.Path(dir, "bench")
 			if n > 0 {
 				prefill(b, dir, n)
 				st, _ := os.Stat(path)

@@ -13,8 +13,8 @@ import (
 	"slices"
 	"testing"
 
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
-	"github.com/logbook-project/logbook/internal/runback/oracle"
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
+	"github.com/logbook-project/logbook/internal/cassettecheck/oracle"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 

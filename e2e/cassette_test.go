@@ -19,9 +19,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
+	"github.com/logbook-project/logbook/internal/cassettecheck/oracle"
 	"github.com/logbook-project/logbook/internal/keys"
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
-	"github.com/logbook-project/logbook/internal/runback/oracle"
 	"github.com/logbook-project/logbook/internal/testkit/corpora"
 )
 

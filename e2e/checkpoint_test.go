@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/server"
@@ -206,13 +206,13 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 			cpCase{"honest, other key", rec, nil, []string{note}, []string{wrongFile}, checkpoint.Invalid, "", false},
 		)
 		// The agent cuts its copy of the journal and seals it.
-		lines, _ := os.ReadFile(journal.Path(filepath.Join(dir, "data"), id))
+		lines, _ := os.ReadFile(journalfile.Path(filepath.Join(dir, "data"), id))
 		ls := strings.SplitAfter(string(lines), "\n")
 		keep := 1 + r.IntN(len(ls)-2) // the header and at least one step
 		cutDir := filepath.Join(dir, "cut-"+id)
 		os.MkdirAll(cutDir, 0o700)
-		writeFile(t, journal.Path(cutDir, id), []byte(strings.Join(ls[:keep+1], "")))
-		if j, err := journal.Open(cutDir, id); err == nil {
+		writeFile(t, journalfile.Path(cutDir, id), []byte(strings.Join(ls[:keep+1], "")))
+		if j, err := journalfile.Open(cutDir, id); err == nil {
 			res, err := seal.Seal(j, agent, seal.Options{Now: "2026-12-01T00:00:00Z"})
 			j.Close()
 			if err == nil {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -174,7 +174,7 @@ func BenchmarkWrapThroughput(b *testing.B) {
 
 // lastStepInt reads an integer from the data of a session's last step.
 func lastStepInt(tb testing.TB, dir, session, key string) int64 {
-	j, err := journal.Open(dir, session)
+	j, err := journalfile.Open(dir, session)
 	if err != nil {
 		tb.Fatal(err)
 	}

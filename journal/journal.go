@@ -23,7 +23,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
-	ijournal "github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/recorder"
 )
 
@@ -106,7 +106,7 @@ func Record(dir string, payload []byte, opt EventOptions) (Event, error) {
 	if warn == nil {
 		warn = func(string) {}
 	}
-	var self ijournal.RecorderSource
+	var self journalfile.RecorderSource
 	if opt.Recorder != "" {
 		self = &recorder.Self{Name: opt.Recorder, Warn: warn}
 	}

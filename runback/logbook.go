@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook"
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
-	"github.com/logbook-project/logbook/internal/runback/oracle"
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
+	"github.com/logbook-project/logbook/internal/cassettecheck/oracle"
 )
 
 // WriteLogbook writes the run as recorded so far as a logbook session in

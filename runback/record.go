@@ -14,8 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
-	"github.com/logbook-project/logbook/internal/runback/oracle"
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
+	"github.com/logbook-project/logbook/internal/cassettecheck/oracle"
 )
 
 // Session is what agent code calls for every non-deterministic input.

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	irb "github.com/logbook-project/logbook/internal/runback"
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
-	"github.com/logbook-project/logbook/internal/runback/oracle"
+	"github.com/logbook-project/logbook/internal/cassettecheck"
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
+	"github.com/logbook-project/logbook/internal/cassettecheck/oracle"
 )
 
 // ErrNotRecorded is wrapped by every *NotRecordedError.
@@ -45,7 +45,7 @@ type Replayer struct {
 // schema, chain, digests, summary), whoever signed it; cfg is as for
 // NewRecorder (its RunID defaults to the cassette's).
 func NewReplayer(cassette []byte, cfg Config) (*Replayer, error) {
-	res, err := irb.Verify(cassette, irb.Options{Pinned: nil})
+	res, err := cassettecheck.Verify(cassette, cassettecheck.Options{Pinned: nil})
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,9 @@ import (
 	"encoding/pem"
 	"errors"
 
-	irb "github.com/logbook-project/logbook/internal/runback"
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
-	"github.com/logbook-project/logbook/internal/runback/oracle"
+	"github.com/logbook-project/logbook/internal/cassettecheck"
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
+	"github.com/logbook-project/logbook/internal/cassettecheck/oracle"
 )
 
 // Schema is the $schema a sealed cassette declares.
@@ -146,12 +146,14 @@ func (r *Recorder) summary(events []js.Value) js.Value {
 
 // VerifyOptions are the verifier's options: pinned and revoked keys, HMAC
 // keys, strict findings.
-type VerifyOptions = irb.Options
+type VerifyOptions = cassettecheck.Options
 
 // Result is the verifier's result, runback's shape plus logbook's findings.
-type Result = irb.Result
+type Result = cassettecheck.Result
 
 // Verify checks a cassette exactly as runback's verifier does (six checks,
 // verdict valid, unverified or invalid) and names what it is lenient
 // about. A nil Pinned pins runback's production key, as its CLI does.
-func Verify(cassette []byte, opt VerifyOptions) (Result, error) { return irb.Verify(cassette, opt) }
+func Verify(cassette []byte, opt VerifyOptions) (Result, error) {
+	return cassettecheck.Verify(cassette, opt)
+}

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	js "github.com/logbook-project/logbook/internal/cassettecheck/jsvalue"
 	"github.com/logbook-project/logbook/internal/redact"
-	js "github.com/logbook-project/logbook/internal/runback/jsvalue"
 )
 
 // Redactor removes secrets from text before it is hashed or kept.

@@ -15,14 +15,14 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/instant"
-	ijournal "github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
-	iwrap "github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wraprun"
 )
 
 // ExitFailure is Run's exit status when it failed itself: the command did
 // not run, or one of its steps could not be recorded.
-const ExitFailure = iwrap.ExitFailure
+const ExitFailure = wraprun.ExitFailure
 
 // Command is a command to run on the record.
 type Command struct {
@@ -81,7 +81,7 @@ func Run(dir, session string, c Command, opt Options) (exitCode int, err error) 
 		opt.Log(err.Error())
 		return ExitFailure, err
 	}
-	if err := ijournal.ValidSessionID(session); err != nil {
+	if err := journalfile.ValidSessionID(session); err != nil {
 		return fail(err)
 	}
 	red, err := redact.LoadConfig(dir)
@@ -106,17 +106,17 @@ func Run(dir, session string, c Command, opt Options) (exitCode int, err error) 
 	if now == nil {
 		now = systemNow
 	}
-	hdr := iwrap.Header(session, c.Dir, red, opt.Recorder, opt.Agent, opt.Log)
-	w := iwrap.Options{
+	hdr := wraprun.Header(session, c.Dir, red, opt.Recorder, opt.Agent, opt.Log)
+	w := wraprun.Options{
 		Argv: c.Args, Cwd: c.Dir, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
 		Agent: opt.Agent, Goal: opt.Goal, Redactor: red,
 		Materials: c.Materials, Products: c.Products, MaxFiles: c.MaxFiles,
-		ID:      iwrap.NewID(),
+		ID:      wraprun.NewID(),
 		Now:     now,
 		Signals: opt.Signals,
 		Log:     opt.Log,
 		Record: func(s chain.Step) error {
-			j, err := ijournal.Open(dir, session)
+			j, err := journalfile.Open(dir, session)
 			if err != nil {
 				return err
 			}
@@ -125,9 +125,9 @@ func Run(dir, session string, c Command, opt Options) (exitCode int, err error) 
 		},
 	}
 	if opt.Signals != nil {
-		w.Keyboard = iwrap.FromTerminal
+		w.Keyboard = wraprun.FromTerminal
 	}
-	res := iwrap.Run(w)
+	res := wraprun.Run(w)
 	return res.ExitCode, res.Err
 }
 

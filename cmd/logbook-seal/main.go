@@ -33,7 +33,7 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/instant"
-	ijournal "github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/membudget"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/unsealed"
@@ -162,10 +162,10 @@ func sealSession(c config, stdin io.Reader, stdout io.Writer, getenv func(string
 	if err != nil {
 		return 2, err
 	}
-	if err := ijournal.ValidSessionID(c.session); err != nil {
+	if err := journalfile.ValidSessionID(c.session); err != nil {
 		return 2, err
 	}
-	st, err := os.Stat(ijournal.Path(dir, c.session))
+	st, err := os.Stat(journalfile.Path(dir, c.session))
 	if err != nil {
 		return 1, fmt.Errorf("no in-progress steps for session %s in %s: %w", c.session, dir, err)
 	}

@@ -9,11 +9,11 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/cassettecheck"
+	"github.com/logbook-project/logbook/internal/cassettecheck/runbacktext"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/runback"
-	"github.com/logbook-project/logbook/internal/runback/runbacktext"
 )
 
 // runCassette verifies a runback cassette (a top-level "$schema" starting
@@ -41,7 +41,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	// a file with no "$schema", another one, a top-level null or a byte
 	// order mark then gets runback's verdict and exit status, never a
 	// usage error. Without such a flag, a file that is no logbook record
-	// but has a cassette's shape (runback.Shaped) is read as one too.
+	// but has a cassette's shape (cassettecheck.Shaped) is read as one too.
 	cassetteOnly := *force || *strict || len(hmacKeys) > 0
 	data, err := readlimit.Large(fs.Arg(0), readlimit.Cassette)
 	if err != nil {
@@ -50,15 +50,15 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		}
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		if *asJSON {
-			stdout.Write(runback.JSON(runback.Result{}, &runback.Error{Code: "READ_ERROR", Detail: err.Error()}))
+			stdout.Write(cassettecheck.JSON(cassettecheck.Result{}, &cassettecheck.Error{Code: "READ_ERROR", Detail: err.Error()}))
 		}
 		return 1, true // runback: "Error reading file", exit 1
 	}
-	if !cassetteOnly && !runback.Detect(data) && (isRecord(data) || !runback.Shaped(data)) {
+	if !cassetteOnly && !cassettecheck.Detect(data) && (isRecord(data) || !cassettecheck.Shaped(data)) {
 		keepPiped(fs.Arg(0), data)
 		return 0, false
 	}
-	if !runback.Detect(data) && isRecord(data) {
+	if !cassettecheck.Detect(data) && isRecord(data) {
 		fmt.Fprintf(stderr, "logbook-verify: note: %s is a logbook record, read as a runback cassette because of a cassette flag (--strict, --hmac-key, --cassette)\n", fs.Arg(0))
 	}
 	// A cassette's events are read one at a time and dropped: the live heap
@@ -69,7 +69,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 		return 1, true
 	}
-	var opt runback.Options
+	var opt cassettecheck.Options
 	opt.Strict = *strict
 	if len(pubkeys) > 0 {
 		if opt.Pinned, err = readKeys("--pubkey", pubkeys); err != nil {
@@ -84,18 +84,18 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 		if err != nil {
 			return fail(err)
 		}
-		if k = runback.TrimKey(k); len(k) == 0 {
+		if k = cassettecheck.TrimKey(k); len(k) == 0 {
 			return fail(fmt.Errorf("--hmac-key %s: empty key", f))
 		}
 		opt.HMACKeys = append(opt.HMACKeys, k)
 	}
-	res, err := runback.Verify(data, opt)
+	res, err := cassettecheck.Verify(data, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-verify:", err)
 	}
 	switch {
 	case *asJSON:
-		stdout.Write(runback.JSON(res, err))
+		stdout.Write(cassettecheck.JSON(res, err))
 	case err != nil:
 		fmt.Fprintf(stdout, "INVALID %s\n", err)
 	default:
@@ -104,7 +104,7 @@ func runCassette(args []string, stdout, stderr io.Writer) (code int, handled boo
 	if err != nil {
 		return 1, true
 	}
-	return runback.Exit(res.Verdict), true
+	return cassettecheck.Exit(res.Verdict), true
 }
 
 // isRecord reports a logbook record (its "version" member names the
@@ -137,9 +137,9 @@ func containsFrom(data, pat []byte, k int) bool {
 
 // readKeys reads a cassette's pinned or revoked key files: SPKI PEM, or
 // a JWK or Node key object as runback's caller would give one
-// (runback.PublicKey), refusing keys under which forgeries verify. The
+// (cassettecheck.PublicKey), refusing keys under which forgeries verify. The
 // file is read as every key file is (readlimit.Key; keys.ReadPublic's
-// rule), but parsed by runback.PublicKey, which also reads JSON keys.
+// rule), but parsed by cassettecheck.PublicKey, which also reads JSON keys.
 func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 	var out []ed25519.PublicKey
 	for _, f := range files {
@@ -147,7 +147,7 @@ func readKeys(flag string, files []string) ([]ed25519.PublicKey, error) {
 		if err != nil {
 			return nil, err
 		}
-		pub, err := runback.PublicKey(text) // runback's own rule: no small-order key
+		pub, err := cassettecheck.PublicKey(text) // runback's own rule: no small-order key
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %v", flag, f, err)
 		}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/logbook-project/logbook/internal/wrap/files"
+	"github.com/logbook-project/logbook/internal/wraprun/files"
 )
 
 // checkMaterials refuses, before the command runs, a --materials glob that

@@ -28,17 +28,17 @@ import (
 	"syscall"
 
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
-	iwrap "github.com/logbook-project/logbook/internal/wrap"
-	"github.com/logbook-project/logbook/internal/wrap/files"
+	"github.com/logbook-project/logbook/internal/wraprun"
+	"github.com/logbook-project/logbook/internal/wraprun/files"
 	"github.com/logbook-project/logbook/wrap"
 )
 
 func main() {
 	// Subscribe first, so no signal meant for the command is lost.
 	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, iwrap.Forwarded...)
+	signal.Notify(sigs, wraprun.Forwarded...)
 	// With SIGPIPE subscribed, a write to a closed stdout fails with EPIPE
 	// instead of killing the wrapper before it records; the command still
 	// gets its own SIGPIPE (the pipe to it is closed).
@@ -66,7 +66,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	fs.StringVar(&c.goal, "goal", "", "what the command is for (clear text, redacted)")
 	fs.Var(&c.materials, "materials", "`GLOB` of files the command reads: digested before it starts (repeatable; ** allowed)")
 	fs.Var(&c.products, "products", "`GLOB` of files the command makes: digested before and after, new, changed and removed ones named (repeatable)")
-	fs.IntVar(&c.maxFiles, "max-files", iwrap.DefaultMaxFiles, "cap on the files the --materials globs, or the --products globs, may match")
+	fs.IntVar(&c.maxFiles, "max-files", wraprun.DefaultMaxFiles, "cap on the files the --materials globs, or the --products globs, may match")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -142,7 +142,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer, getenv func(st
 	if c.session == "" {
 		return usage("give --session ID (or set LOGBOOK_SESSION) to append to a session, or --out RECORD for a one-shot record")
 	}
-	if err := journal.ValidSessionID(c.session); err != nil {
+	if err := journalfile.ValidSessionID(c.session); err != nil {
 		return usage("%v", err)
 	}
 	dir, err := cli.Dir(c.dir, getenv)

@@ -14,11 +14,11 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/edsign"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/seal/core"
 	"github.com/logbook-project/logbook/internal/strictjson"
-	iwrap "github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wraprun"
 	"github.com/logbook-project/logbook/wrap"
 )
 
@@ -32,7 +32,7 @@ const recordTmp = "record.json.tmp"
 type oneShot struct {
 	tmp, session, out string
 	red               *redact.Redactor
-	j                 *journal.Journal
+	j                 *journalfile.Journal
 }
 
 // prepared is what is made ready while the command runs.
@@ -56,13 +56,13 @@ func (o *oneShot) prepare(seed []byte, ops durable.Ops) (pr prepared) {
 
 // run runs the command with its steps going into the held journal; the
 // options are wrap.Run's for the same Command and Options.
-func (o *oneShot) run(c wrap.Command, opt wrap.Options) iwrap.Result {
-	hdr := iwrap.Header(o.session, c.Dir, o.red, opt.Recorder, opt.Agent, opt.Log)
-	w := iwrap.Options{
+func (o *oneShot) run(c wrap.Command, opt wrap.Options) wraprun.Result {
+	hdr := wraprun.Header(o.session, c.Dir, o.red, opt.Recorder, opt.Agent, opt.Log)
+	w := wraprun.Options{
 		Argv: c.Args, Cwd: c.Dir, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
 		Agent: opt.Agent, Goal: opt.Goal, Redactor: o.red,
 		Materials: c.Materials, Products: c.Products, MaxFiles: c.MaxFiles,
-		ID:      iwrap.NewID(),
+		ID:      wraprun.NewID(),
 		Now:     opt.Now,
 		Signals: opt.Signals,
 		Log:     opt.Log,
@@ -72,9 +72,9 @@ func (o *oneShot) run(c wrap.Command, opt wrap.Options) iwrap.Result {
 		},
 	}
 	if opt.Signals != nil {
-		w.Keyboard = iwrap.FromTerminal
+		w.Keyboard = wraprun.FromTerminal
 	}
-	return iwrap.Run(w)
+	return wraprun.Run(w)
 }
 
 // seal seals the held journal and commits the record to out, as
@@ -146,7 +146,7 @@ func runOneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, red
 	if c.session == "" {
 		c.session = "wrap-" + strings.ToLower(rand.Text())
 	}
-	if err := journal.ValidSessionID(c.session); err != nil {
+	if err := journalfile.ValidSessionID(c.session); err != nil {
 		return fail("%v", err)
 	}
 	out, err := filepath.Abs(c.out)
@@ -163,7 +163,7 @@ func runOneShot(c config, cmd wrap.Command, opt wrap.Options, cfgDir string, red
 		o.cleanUp()
 		return fail("not run: %v", err)
 	}
-	if o.j, err = journal.Open(o.tmp, o.session); err != nil {
+	if o.j, err = journalfile.Open(o.tmp, o.session); err != nil {
 		o.cleanUp()
 		return fail("not run: %v", err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/durable"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/wrap"
@@ -47,7 +47,7 @@ func TestOneShotMatchesLogbookSeal(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	out := filepath.Join(t.TempDir(), "r.json")
 	o := &oneShot{tmp: a, session: "one-shot", out: out}
-	if o.j, err = journal.Open(a, o.session); err != nil {
+	if o.j, err = journalfile.Open(a, o.session); err != nil {
 		t.Fatal(err)
 	}
 	defer o.j.Close()

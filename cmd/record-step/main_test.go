@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/testkit/testreport"
@@ -41,13 +41,13 @@ func runStep(t *testing.T, dir, payload string, args ...string) (int, string) {
 // the in-progress file byte for byte as it was: the session goes on, and
 // seals and verifies, once the fault is gone.
 func TestDiskFaults(t *testing.T) {
-	saved := journal.FS
-	defer func() { journal.FS = saved }()
+	saved := journalfile.FS
+	defer func() { journalfile.FS = saved }()
 	dir := t.TempDir()
 	if code, msg := runStep(t, dir, event("PreToolUse", "a")); code != 0 || msg != "" {
 		t.Fatalf("first event: %d %q", code, msg)
 	}
-	before, _ := os.ReadFile(journal.Path(dir, "disk"))
+	before, _ := os.ReadFile(journalfile.Path(dir, "disk"))
 
 	full := func(f *os.File, b []byte) (int, error) {
 		n, _ := f.Write(b[:len(b)/2])
@@ -70,24 +70,24 @@ func TestDiskFaults(t *testing.T) {
 		exit  int
 		want  string
 	}{
-		{"full disk", func() { journal.FS.Write = full }, "PostToolUse", nil, 0, "no space left on device"},
-		{"full disk, fail-closed PreToolUse", func() { journal.FS.Write = full }, "PreToolUse", []string{"--fail-closed"}, 2, "no space left on device"},
-		{"full disk, fail-closed Stop", func() { journal.FS.Write = full }, "Stop", []string{"--fail-closed"}, 0, "no space left on device"},
-		{"read-only directory", func() { journal.FS.OpenFile, journal.FS.MkdirAll = roOpen, roMkdir }, "PostToolUse", nil, 0, "read-only file system"},
-		{"read-only directory, fail-closed PreToolUse", func() { journal.FS.OpenFile, journal.FS.MkdirAll = roOpen, roMkdir }, "PreToolUse", []string{"--fail-closed"}, 2, "read-only file system"},
+		{"full disk", func() { journalfile.FS.Write = full }, "PostToolUse", nil, 0, "no space left on device"},
+		{"full disk, fail-closed PreToolUse", func() { journalfile.FS.Write = full }, "PreToolUse", []string{"--fail-closed"}, 2, "no space left on device"},
+		{"full disk, fail-closed Stop", func() { journalfile.FS.Write = full }, "Stop", []string{"--fail-closed"}, 0, "no space left on device"},
+		{"read-only directory", func() { journalfile.FS.OpenFile, journalfile.FS.MkdirAll = roOpen, roMkdir }, "PostToolUse", nil, 0, "read-only file system"},
+		{"read-only directory, fail-closed PreToolUse", func() { journalfile.FS.OpenFile, journalfile.FS.MkdirAll = roOpen, roMkdir }, "PreToolUse", []string{"--fail-closed"}, 2, "read-only file system"},
 	}
 	for _, c := range cases {
-		journal.FS = saved
+		journalfile.FS = saved
 		c.set()
 		code, msg := runStep(t, dir, event(c.event, "b"), c.args...)
 		if code != c.exit || !strings.Contains(msg, c.want) || !strings.Contains(msg, "WRITE_FAILED") {
 			t.Errorf("%s: exit %d, stderr %q", c.name, code, msg)
 		}
-		if now, _ := os.ReadFile(journal.Path(dir, "disk")); !bytes.Equal(now, before) {
+		if now, _ := os.ReadFile(journalfile.Path(dir, "disk")); !bytes.Equal(now, before) {
 			t.Fatalf("%s: the in-progress file changed:\n%s\n---\n%s", c.name, before, now)
 		}
 	}
-	journal.FS = saved
+	journalfile.FS = saved
 	log, _ := os.ReadFile(filepath.Join(dir, "errors.log"))
 	if n := bytes.Count(log, []byte("WRITE_FAILED")); n != len(cases) {
 		t.Errorf("errors.log has %d WRITE_FAILED lines, want %d:\n%s", n, len(cases), log)
@@ -95,7 +95,7 @@ func TestDiskFaults(t *testing.T) {
 	if code, msg := runStep(t, dir, event("PostToolUse", "a")); code != 0 || msg != "" {
 		t.Fatalf("after the faults: %d %q", code, msg)
 	}
-	j, err := journal.Open(dir, "disk")
+	j, err := journalfile.Open(dir, "disk")
 	if err != nil {
 		t.Fatal(err)
 	}

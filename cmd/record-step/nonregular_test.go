@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // TestNonRegularTargets: a FIFO (or a directory) planted where the journal,
@@ -52,7 +52,7 @@ func TestNonRegularTargets(t *testing.T) {
 	// the log could not take it, and nothing waits for a reader.
 	t.Run("errors.log/fifo", func(t *testing.T) {
 		dir := t.TempDir()
-		if err := syscall.Mkfifo(journal.Path(dir, "disk"), 0o600); err != nil {
+		if err := syscall.Mkfifo(journalfile.Path(dir, "disk"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		if err := syscall.Mkfifo(filepath.Join(dir, "errors.log"), 0o600); err != nil {

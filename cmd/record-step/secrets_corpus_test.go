@@ -15,11 +15,11 @@ import (
 
 	logbook "github.com/logbook-project/logbook"
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/testkit/secretcorpus"
 	"github.com/logbook-project/logbook/internal/testkit/testreport"
-	"github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wraprun"
 )
 
 // corpusEvent is one hook event planting one sample.
@@ -123,7 +123,7 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 		}()
 	}
 	// logbook-wrap's command line: what it records for a wrapped command
-	// (wrap.Run with the directory's rules, as cmd/logbook-wrap runs it).
+	// (wraprun.Run with the directory's rules, as cmd/logbook-wrap runs it).
 	wrapped := 0
 	wg.Add(1)
 	go func() {
@@ -133,7 +133,7 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 			t.Error(err)
 			return
 		}
-		hdr := journal.Header{Session: "wrap", Cwd: "/w", Harness: "logbook-wrap"}
+		hdr := journalfile.Header{Session: "wrap", Cwd: "/w", Harness: "logbook-wrap"}
 		for _, r := range c.Rules {
 			for _, s := range r.Samples {
 				argvs := [][]string{{"env", secretcorpus.EnvName(r.ID) + "=" + s.Needle, "true"}}
@@ -144,12 +144,12 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 					secrets = append(secrets, s.Needle)
 					where = append(where, planted{r.ID, "logbook-wrap command line"})
 					wrapped++
-					res := wrap.Run(wrap.Options{
+					res := wraprun.Run(wraprun.Options{
 						Argv: argv, Cwd: work, Env: os.Environ(), Stdout: io.Discard, Stderr: io.Discard,
 						Redactor: red, ID: fmt.Sprintf("wrap_%d", wrapped),
 						Now: func() string { return "2026-05-01T00:00:00Z" },
 						Record: func(st chain.Step) error {
-							j, err := journal.Open(dir, "wrap")
+							j, err := journalfile.Open(dir, "wrap")
 							if err != nil {
 								return err
 							}
@@ -186,7 +186,7 @@ func TestGitleaksCorpusNeverInRecord(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, session := range names {
-		journalBytes, err := os.ReadFile(journal.Path(dir, session))
+		journalBytes, err := os.ReadFile(journalfile.Path(dir, session))
 		if err != nil {
 			t.Fatal(err)
 		}

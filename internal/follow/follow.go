@@ -26,10 +26,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
-// Suffix names in-progress files in a session directory (journal.Path).
+// Suffix names in-progress files in a session directory (journalfile.Path).
 const Suffix = ".steps.jsonl"
 
 // Options configure Run.
@@ -161,7 +161,7 @@ func (f *follower) sessionOf(name string) (string, bool) {
 	id, ok := strings.CutSuffix(name, Suffix)
 	// Only names the recorder could have written: a file named with a
 	// newline or a terminal escape must not reach the output.
-	if !ok || journal.ValidSessionID(id) != nil || (f.opt.Session != "" && id != f.opt.Session) {
+	if !ok || journalfile.ValidSessionID(id) != nil || (f.opt.Session != "" && id != f.opt.Session) {
 		return "", false
 	}
 	return id, true

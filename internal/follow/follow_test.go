@@ -13,7 +13,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -36,7 +36,7 @@ func (s *syncBuf) String() string {
 
 func appendSteps(t testing.TB, dir, id string, from, n int) {
 	t.Helper()
-	j, err := journal.Open(dir, id)
+	j, err := journalfile.Open(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func appendSteps(t testing.TB, dir, id string, from, n int) {
 	for i := from; i < from+n; i++ {
 		st := chain.Step{At: fmt.Sprintf("2026-05-01T10:00:%02dZ", i%60), Kind: "exec", Summary: fmt.Sprintf("Bash: make step-%d", i),
 			Data: strictjson.Obj(strictjson.Member{Key: "event", Value: strictjson.Str("PreToolUse")})}
-		if _, err := j.Append(journal.Header{Session: id, Harness: "claude-code"}, []chain.Step{st}); err != nil {
+		if _, err := j.Append(journalfile.Header{Session: id, Harness: "claude-code"}, []chain.Step{st}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -186,7 +186,7 @@ func TestTamperCaught(t *testing.T) {
 			appendSteps(t, dir, "s1", 0, 5)
 			out, done, _ := start(t, Options{Dir: dir, Session: "s1"})
 			waitFor(t, out, done, "#4 exec")
-			path := journal.Path(dir, "s1")
+			path := journalfile.Path(dir, "s1")
 			data, _ := os.ReadFile(path)
 			lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 			if err := c.do(path, lines); err != nil {
@@ -223,7 +223,7 @@ func TestTornTailIsNotAnAlarm(t *testing.T) {
 	appendSteps(t, dir, "s1", 0, 2)
 	out, done, _ := start(t, Options{Dir: dir})
 	waitFor(t, out, done, "#1 exec")
-	f, _ := os.OpenFile(journal.Path(dir, "s1"), os.O_WRONLY|os.O_APPEND, 0)
+	f, _ := os.OpenFile(journalfile.Path(dir, "s1"), os.O_WRONLY|os.O_APPEND, 0)
 	f.Write([]byte(`{"at":"2026-05-01T10:00:02Z","da`))
 	f.Close()
 	waitFor(t, out, done, "not a complete line yet")
@@ -245,8 +245,8 @@ func TestRescanAfterOverflow(t *testing.T) {
 	if err := f.scanAll(); err != nil || f.files["s2"] == nil {
 		t.Fatalf("rescan did not pick up the new session: %v", err)
 	}
-	data, _ := os.ReadFile(journal.Path(dir, "s1"))
-	os.WriteFile(journal.Path(dir, "s1"), bytes.Replace(data, []byte("step-0"), []byte("step-X"), 1), 0o600)
+	data, _ := os.ReadFile(journalfile.Path(dir, "s1"))
+	os.WriteFile(journalfile.Path(dir, "s1"), bytes.Replace(data, []byte("step-0"), []byte("step-X"), 1), 0o600)
 	err := f.scanAll()
 	var a *Alarm
 	if !errors.As(err, &a) || a.Code != StepAltered {
@@ -259,8 +259,8 @@ func TestRescanAfterOverflow(t *testing.T) {
 func TestAlreadyTampered(t *testing.T) {
 	dir := t.TempDir()
 	appendSteps(t, dir, "s1", 0, 3)
-	data, _ := os.ReadFile(journal.Path(dir, "s1"))
-	os.WriteFile(journal.Path(dir, "s1"), bytes.Replace(data, []byte("step-1"), []byte("step-X"), 1), 0o600)
+	data, _ := os.ReadFile(journalfile.Path(dir, "s1"))
+	os.WriteFile(journalfile.Path(dir, "s1"), bytes.Replace(data, []byte("step-1"), []byte("step-X"), 1), 0o600)
 	err := Run(context.Background(), Options{Dir: dir, Out: &syncBuf{}})
 	var a *Alarm
 	if !errors.As(err, &a) || a.Code != format.ChainBroken {
@@ -274,7 +274,7 @@ func TestAlreadyTampered(t *testing.T) {
 func FuzzUpdate(f *testing.F) {
 	dir := f.TempDir()
 	appendSteps(f, dir, "s1", 0, 3)
-	good, _ := os.ReadFile(journal.Path(dir, "s1"))
+	good, _ := os.ReadFile(journalfile.Path(dir, "s1"))
 	f.Add(good, good[:len(good)/2])
 	f.Add(good[:10], good)
 	f.Add([]byte("{}\n[1]\n"), []byte("\n\n\n"))
@@ -295,16 +295,16 @@ func FuzzUpdate(f *testing.F) {
 func TestOutputIsSanitized(t *testing.T) {
 	dir := t.TempDir()
 	appendSteps(t, dir, "s1", 0, 1)
-	data, _ := os.ReadFile(journal.Path(dir, "s1"))
+	data, _ := os.ReadFile(journalfile.Path(dir, "s1"))
 	os.WriteFile(dir+"/ev\nALARM none.steps.jsonl", data, 0o600)
 	out, done, _ := start(t, Options{Dir: dir})
-	j, err := journal.Open(dir, "s1")
+	j, err := journalfile.Open(dir, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := chain.Step{At: "2026-05-01T10:00:01Z\u001b[2J\nALARM none", Kind: "x\u001b]0;title\u0007", Summary: "a\nALARM fake\u001b[31m",
 		Data: strictjson.Obj()}
-	if _, err := j.Append(journal.Header{Session: "s1"}, []chain.Step{st}); err != nil {
+	if _, err := j.Append(journalfile.Header{Session: "s1"}, []chain.Step{st}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/cli"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // Target turns --follow's argument into a directory and a session:
@@ -31,7 +31,7 @@ func Target(arg string, getenv func(string) string) (Options, error) {
 		}
 		opt.Dir, opt.Session = dir, arg
 	}
-	if err := journal.ValidSessionID(opt.Session); err != nil {
+	if err := journalfile.ValidSessionID(opt.Session); err != nil {
 		return opt, fmt.Errorf("--follow %s: not a directory, an in-progress file or a session id: %v", arg, err)
 	}
 	if byID {

@@ -36,7 +36,7 @@ const (
 // phases maps event names (as the harnesses spell them) to phases.
 // Every harness dialect's events reach a record as Claude Code's names
 // (data.event; internal/hookevent maps them); logbook-wrap's start and end
-// steps (internal/wrap.EventStart and EventEnd) pair like a tool call, so
+// steps (internal/wraprun.EventStart and EventEnd) pair like a tool call, so
 // a start with no end is a command whose wrapper was killed.
 var phases = map[string]Phase{
 	"PreToolUse":         Pre,

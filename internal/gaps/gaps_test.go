@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
-	"github.com/logbook-project/logbook/internal/wrap"
+	"github.com/logbook-project/logbook/internal/wraprun"
 )
 
 func TestCounts(t *testing.T) {
@@ -62,8 +62,8 @@ func TestObserveShallowData(t *testing.T) {
 // TestWrapEventsPair: logbook-wrap's start and end steps pair like a tool
 // call's pre- and post-events (the names must not drift apart).
 func TestWrapEventsPair(t *testing.T) {
-	if PhaseOf(wrap.EventStart) != Pre || PhaseOf(wrap.EventEnd) != Post {
-		t.Fatalf("%s and %s are not a pre/post pair", wrap.EventStart, wrap.EventEnd)
+	if PhaseOf(wraprun.EventStart) != Pre || PhaseOf(wraprun.EventEnd) != Post {
+		t.Fatalf("%s and %s are not a pre/post pair", wraprun.EventStart, wraprun.EventEnd)
 	}
 }
 
@@ -71,8 +71,8 @@ func TestWrapEventsPair(t *testing.T) {
 // harness to start it, so no SessionStart is missing.
 func TestWrapOnlySession(t *testing.T) {
 	var tr Tracker
-	tr.Observe(wrap.EventStart, "w1")
-	tr.Observe(wrap.EventEnd, "w1")
+	tr.Observe(wraprun.EventStart, "w1")
+	tr.Observe(wraprun.EventEnd, "w1")
 	tr.Observe("logbook.unfinishedToolCalls", "")
 	if c := tr.Counts(); c.Total() != 0 {
 		t.Fatalf("%+v", c)

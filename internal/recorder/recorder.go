@@ -12,7 +12,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/hookevent"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -77,7 +77,7 @@ func refusal(payload []byte, err error) *Refusal {
 		reason = PayloadNotObject
 	case errors.Is(err, errNoSession):
 		reason = SessionMissing
-	case errors.Is(err, journal.ErrSessionID):
+	case errors.Is(err, journalfile.ErrSessionID):
 		reason = SessionInvalid
 	}
 	return &Refusal{Reason: reason, Err: err}
@@ -95,9 +95,9 @@ type Options struct {
 	// Self, when not nil, describes this program: a session whose
 	// in-progress file this event creates gets it as its recorder. It is
 	// asked only then, never on later events.
-	Self journal.RecorderSource
+	Self journalfile.RecorderSource
 	// Now, when not nil, stamps the step under the session's lock
-	// (journal.AppendNow): now is asked once the lock is held, so at
+	// (journalfile.AppendNow): now is asked once the lock is held, so at
 	// follows seq even when parallel hooks take the lock in another order
 	// than they started in, and never goes back within a session. at is
 	// then unused.
@@ -111,18 +111,18 @@ type Options struct {
 	// still locked, so that what it does (sign a checkpoint of the new
 	// tip, seal) happens in the order of the appends. Its error is
 	// returned as a WRITE_FAILED refusal.
-	Then func(j *journal.Journal, ev hookevent.Event) error
+	Then func(j *journalfile.Journal, ev hookevent.Event) error
 	// Gate, when not nil, may return a step to append right before the
 	// event's own, in the same append (an organization policy's gate step,
 	// internal/orgpolicy): the decision and the call land together or not
 	// at all.
 	Gate func(ev hookevent.Event) *chain.Step
 	// Journal, when not nil, gives the session's journal, locked, in
-	// place of journal.Open, and done is called once the event is
+	// place of journalfile.Open, and done is called once the event is
 	// recorded, in place of Close: a server keeps each session's Journal
 	// open between events (journal's keep.go). It must refuse an invalid
-	// session id with journal.ValidSessionID's error, as Open does.
-	Journal func(session string) (j *journal.Journal, done func(), err error)
+	// session id with journalfile.ValidSessionID's error, as Open does.
+	Journal func(session string) (j *journalfile.Journal, done func(), err error)
 }
 
 // Record is the one path by which every recorder, in a hook's process or
@@ -164,8 +164,8 @@ func Record(dir string, payload []byte, at, cwd string, o Options) (hookevent.Ev
 	}
 	open := o.Journal
 	if open == nil {
-		open = func(id string) (*journal.Journal, func(), error) {
-			j, err := journal.Open(dir, id)
+		open = func(id string) (*journalfile.Journal, func(), error) {
+			j, err := journalfile.Open(dir, id)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -182,7 +182,7 @@ func Record(dir string, payload []byte, at, cwd string, o Options) (hookevent.Ev
 	}
 	// The header's cwd becomes session.cwd: clear text like any other.
 	cwd = r.String(cwd)
-	hdr := journal.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}
+	hdr := journalfile.Header{Session: ev.Session, Cwd: cwd, Harness: ev.Harness, Describe: o.Self}
 	ev.Step.At = at
 	steps := []chain.Step{ev.Step}
 	if gate != nil {

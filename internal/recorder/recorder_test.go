@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/redact"
 )
 
@@ -28,7 +28,7 @@ func TestRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	j, err := journal.Open(dir, "bench")
+	j, err := journalfile.Open(dir, "bench")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestProjectRedaction(t *testing.T) {
 	if !errors.As(err, &w) || !strings.Contains(err.Error(), "withheld") {
 		t.Fatalf("unusable config: %v", err)
 	}
-	j, _ := journal.Open(dir, "cfg")
+	j, _ := journalfile.Open(dir, "cfg")
 	defer j.Close()
 	_, steps, err := j.ReadAll(nil)
 	if err != nil || steps.Count != 2 {
@@ -118,7 +118,7 @@ func TestProjectRedactionStaysInItsDirectory(t *testing.T) {
 	}
 	wg.Wait()
 	read := func(dir string) []byte {
-		j, _ := journal.Open(dir, "iso")
+		j, _ := journalfile.Open(dir, "iso")
 		defer j.Close()
 		_, steps, err := j.ReadAll(nil)
 		if err != nil || steps.Count != 4 {
@@ -154,7 +154,7 @@ func TestRecordSelfDescribesOnce(t *testing.T) {
 	if self.n != 1 {
 		t.Fatalf("described %d times in 4 events", self.n)
 	}
-	j, err := journal.Open(dir, "bench")
+	j, err := journalfile.Open(dir, "bench")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -48,7 +48,7 @@ func worker(spec string) int {
 	n, _ := strconv.Atoi(f[2])
 	pad, _ := strconv.Atoi(f[3])
 	if k, err := strconv.Atoi(os.Getenv("LOGBOOK_WORKER_TEAR")); err == nil {
-		journal.FS.Write = func(file *os.File, b []byte) (int, error) {
+		journalfile.FS.Write = func(file *os.File, b []byte) (int, error) {
 			if k >= len(b) {
 				k = len(b) - 1
 			}
@@ -89,7 +89,7 @@ func startWorker(t *testing.T, dir, id string, n, pad int, env ...string) (*exec
 func sealAndVerify(t *testing.T, dir, id string) (ids map[string]int, tornNotes, steps int) {
 	t.Helper()
 	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32))
-	j, err := journal.Open(dir, id)
+	j, err := journalfile.Open(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func sealAndVerify(t *testing.T, dir, id string) (ids map[string]int, tornNotes,
 
 // TestStressParallelProcesses: 16 processes append 300 events each to one
 // session at once. Every event is there exactly once, seqs are contiguous
-// and the chain intact (journal.ReadAll checks both), and the sealed
+// and the chain intact (journalfile.ReadAll checks both), and the sealed
 // record verifies.
 func TestStressParallelProcesses(t *testing.T) {
 	const procs, events = 16, 300
@@ -175,7 +175,7 @@ func TestCrashTrials(t *testing.T) {
 	var acked []string
 	var prefix []byte // the complete lines seen after the previous trial
 	check := func(trial string) {
-		data, err := os.ReadFile(journal.Path(dir, "crash"))
+		data, err := os.ReadFile(journalfile.Path(dir, "crash"))
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}

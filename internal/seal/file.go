@@ -4,7 +4,7 @@ import (
 	"crypto/ed25519"
 	"runtime/debug"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal/core"
@@ -13,7 +13,7 @@ import (
 // SealFile is Seal for a session of any length (core.SealFile): the
 // record is written to a temporary file in tmpDir, whose path it returns
 // once the full verifier has accepted the file.
-func SealFile(j *journal.Journal, priv ed25519.PrivateKey, opt Options, tmpDir string) (Result, string, error) {
+func SealFile(j *journalfile.Journal, priv ed25519.PrivateKey, opt Options, tmpDir string) (Result, string, error) {
 	opt.CheckFile = checkFile
 	return core.SealFile(j, priv, opt, tmpDir)
 }

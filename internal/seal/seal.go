@@ -7,7 +7,7 @@ package seal
 import (
 	"crypto/ed25519"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/seal/core"
 )
@@ -21,7 +21,7 @@ type Result = core.Result
 
 // Seal builds and signs the record of the locked journal j (core.Seal)
 // and verifies it with the full verifier before returning it.
-func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, error) {
+func Seal(j *journalfile.Journal, priv ed25519.PrivateKey, opt Options) (Result, error) {
 	opt.Check = record.SelfCheck
 	return core.Seal(j, priv, opt)
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -28,7 +28,7 @@ func key() ed25519.PrivateKey {
 
 func sealDir(t *testing.T, dir string) Result {
 	t.Helper()
-	j, err := journal.Open(dir, "s")
+	j, err := journalfile.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +42,12 @@ func sealDir(t *testing.T, dir string) Result {
 
 func appendSteps(t *testing.T, dir string, steps ...chain.Step) {
 	t.Helper()
-	j, err := journal.Open(dir, "s")
+	j, err := journalfile.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "claude-code"}, steps); err != nil {
+	if _, err := j.Append(journalfile.Header{Session: "s", Cwd: "/w", Harness: "claude-code"}, steps); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +86,7 @@ func TestUnfinishedNamedOnce(t *testing.T) {
 func TestTornTailNoted(t *testing.T) {
 	dir := t.TempDir()
 	appendSteps(t, dir, toolStep("2026-01-01T00:00:00Z", "Stop", ""))
-	f, _ := os.OpenFile(journal.Path(dir, "s"), os.O_WRONLY|os.O_APPEND, 0)
+	f, _ := os.OpenFile(journalfile.Path(dir, "s"), os.O_WRONLY|os.O_APPEND, 0)
 	f.WriteString(`{"at":"2026-01-01T00:00:01Z","da`)
 	f.Close()
 	res := sealDir(t, dir)
@@ -118,9 +118,9 @@ func TestSessionHeader(t *testing.T) {
 func TestHeaderNamesAnotherSession(t *testing.T) {
 	dir := t.TempDir()
 	appendSteps(t, dir, toolStep("2026-01-01T00:00:00Z", "Stop", ""))
-	b, _ := os.ReadFile(journal.Path(dir, "s"))
-	os.WriteFile(journal.Path(dir, "victim"), b, 0o600)
-	j, err := journal.Open(dir, "victim")
+	b, _ := os.ReadFile(journalfile.Path(dir, "s"))
+	os.WriteFile(journalfile.Path(dir, "victim"), b, 0o600)
+	j, err := journalfile.Open(dir, "victim")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,12 +150,12 @@ func TestUnfinishedWrappedCommand(t *testing.T) {
 // gave (a harness version, a model), so it passes the redactor.
 func TestAgentRedacted(t *testing.T) {
 	dir := t.TempDir()
-	j, err := journal.Open(dir, "s")
+	j, err := journalfile.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	secret := "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "cursor " + secret}, []chain.Step{toolStep("2026-01-01T00:00:00Z", "SessionStart", "")}); err != nil {
+	if _, err := j.Append(journalfile.Header{Session: "s", Cwd: "/w", Harness: "cursor " + secret}, []chain.Step{toolStep("2026-01-01T00:00:00Z", "SessionStart", "")}); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record"
 )
 
@@ -16,12 +16,12 @@ import (
 // record; a failing timestamp leaves nothing sealed.
 func TestRecorderCertificatesTimestamp(t *testing.T) {
 	dir := t.TempDir()
-	j, err := journal.Open(dir, "s")
+	j, err := journalfile.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &format.Recorder{Name: "record-step", Version: "v9", SHA256: strings.Repeat("a1", 32)}
-	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "claude-code", Recorder: rec},
+	if _, err := j.Append(journalfile.Header{Session: "s", Cwd: "/w", Harness: "claude-code", Recorder: rec},
 		[]chain.Step{toolStep("2026-01-01T00:00:00Z", "PostToolUse", "a")}); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestRecorderCertificatesTimestamp(t *testing.T) {
 		len(v.Facts.RFC3161) != 5 {
 		t.Fatalf("facts %+v", v.Facts)
 	}
-	j, _ = journal.Open(dir, "s")
+	j, _ = journalfile.Open(dir, "s")
 	defer j.Close()
 	if _, err := Seal(j, key(), Options{Now: "2026-01-02T00:00:00Z",
 		Timestamp: func([]byte) ([]byte, error) { return nil, errors.New("authority down") }}); err == nil || !strings.Contains(err.Error(), "authority down") {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/hookpost"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/server"
@@ -65,7 +65,7 @@ func TestFsyncBackground(t *testing.T) {
 	if synced.Load() != 0 {
 		t.Fatal("answered after the fsync: not in the background")
 	}
-	steps := readLines(t, journal.Path(f.opts.Dir, "bg-1"))
+	steps := readLines(t, journalfile.Path(f.opts.Dir, "bg-1"))
 	if n := len(steps); n < 5 || !strings.Contains(steps[n-2], `"kind":"gate"`) || !strings.Contains(steps[n-2], `"decision":"deny"`) || !strings.Contains(steps[n-1], `"echo 7"`) {
 		t.Fatalf("journal before the fsync ends: %q", steps)
 	}
@@ -153,7 +153,7 @@ func TestFsyncBackgroundWindow(t *testing.T) {
 	if _, err := server.New(server.Config{Dir: t.TempDir(), Origin: "x", Key: f.key, Fsync: server.FsyncBackground, FsyncWindow: -1}); err == nil {
 		t.Fatal("a negative window accepted")
 	}
-	if _, err := os.Stat(journal.Path(f.opts.Dir, "bgw")); err != nil {
+	if _, err := os.Stat(journalfile.Path(f.opts.Dir, "bgw")); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 
-	"github.com/logbook-project/logbook/internal/runback"
+	"github.com/logbook-project/logbook/internal/cassettecheck"
 )
 
 // verifyCassette answers POST /v1/verify for a runback cassette (a body,
@@ -20,7 +20,7 @@ import (
 // hmacKey (each repeatable but record), strict (any value). It reports
 // whether the body was a cassette.
 func (s *Server) verifyCassette(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	var opt runback.Options
+	var opt cassettecheck.Options
 	rec := body
 	if mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil && mt == "multipart/form-data" {
 		var ok bool
@@ -32,18 +32,18 @@ func (s *Server) verifyCassette(w http.ResponseWriter, r *http.Request, body []b
 			s.fail(w, r, errBadVerify, err.Error())
 			return true
 		}
-	} else if !runback.Detect(body) {
+	} else if !cassettecheck.Detect(body) {
 		return false
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Write(runback.JSON(runback.Verify(rec, opt)))
+	w.Write(cassettecheck.JSON(cassettecheck.Verify(rec, opt)))
 	return true
 }
 
 // cassetteParts reads the form; ok is false when its record part is not a
 // cassette.
-func cassetteParts(body []byte, boundary string) (rec []byte, opt runback.Options, ok bool, err error) {
+func cassetteParts(body []byte, boundary string) (rec []byte, opt cassettecheck.Options, ok bool, err error) {
 	if boundary == "" {
 		return nil, opt, false, nil
 	}
@@ -70,14 +70,14 @@ func cassetteParts(body []byte, boundary string) (rec []byte, opt runback.Option
 			rec = data
 		}
 	}
-	if rec == nil || !runback.Detect(rec) {
+	if rec == nil || !cassettecheck.Detect(rec) {
 		return nil, opt, false, nil
 	}
 	for _, p := range parts {
 		switch p.name {
 		case "record":
 		case "pubkey", "revoked":
-			k, err := runback.PublicKey(p.data)
+			k, err := cassettecheck.PublicKey(p.data)
 			if err != nil {
 				return nil, opt, true, fmt.Errorf("%s: %v", p.name, err)
 			}
@@ -87,7 +87,7 @@ func cassetteParts(body []byte, boundary string) (rec []byte, opt runback.Option
 				opt.Revoked = append(opt.Revoked, k)
 			}
 		case "hmacKey":
-			k := runback.TrimKey(p.data)
+			k := cassettecheck.TrimKey(p.data)
 			if len(k) == 0 {
 				return nil, opt, true, errors.New("hmacKey: empty")
 			}

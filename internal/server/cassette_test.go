@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/runback"
+	"github.com/logbook-project/logbook/internal/cassettecheck"
 )
 
 // TestVerifyCassette: a runback cassette posted to /v1/verify gets the
@@ -24,16 +24,16 @@ func TestVerifyCassette(t *testing.T) {
 		}
 		return b
 	}
-	pub, err := runback.PublicKey(read("fixture.pub"))
+	pub, err := cassettecheck.PublicKey(read("fixture.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := func(file string, opt runback.Options) string {
-		return string(runback.JSON(runback.Verify(read(file), opt)))
+	want := func(file string, opt cassettecheck.Options) string {
+		return string(cassettecheck.JSON(cassettecheck.Verify(read(file), opt)))
 	}
 	for _, file := range []string{"valid_ed25519.json", "invalid_event_edited.json", "error_JSON_SYNTAX.json"} {
 		code, body := post(t, http.DefaultClient, f.ts.URL+"/v1/verify", read(file))
-		if code != 200 || body != want(file, runback.Options{}) {
+		if code != 200 || body != want(file, cassettecheck.Options{}) {
 			t.Errorf("%s: %d\n%s", file, code, body)
 		}
 	}
@@ -54,7 +54,7 @@ func TestVerifyCassette(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	code, body := send([][2]string{{"record", string(read("valid_ed25519.json"))}, {"pubkey", string(read("fixture.pub"))}})
-	if code != 200 || body != want("valid_ed25519.json", runback.Options{Pinned: []ed25519.PublicKey{pub}}) || !bytes.Contains([]byte(body), []byte(`"verdict": "valid"`)) {
+	if code != 200 || body != want("valid_ed25519.json", cassettecheck.Options{Pinned: []ed25519.PublicKey{pub}}) || !bytes.Contains([]byte(body), []byte(`"verdict": "valid"`)) {
 		t.Errorf("pinned: %d\n%s", code, body)
 	}
 	code, body = send([][2]string{{"record", string(read("valid_hmac.json"))}, {"hmacKey", string(read("hmac.key"))}, {"strict", "1"}})

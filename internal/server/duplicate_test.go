@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // TestDuplicateKeysLastWins: the server reads a payload's repeated keys as
@@ -22,14 +22,14 @@ func TestDuplicateKeysLastWins(t *testing.T) {
 	if code, resp := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks/claude-code", []byte(body)); code != 200 {
 		t.Fatalf("%d %s", code, resp)
 	}
-	if _, err := os.Stat(journal.Path(f.opts.Dir, "dup-first")); err == nil {
+	if _, err := os.Stat(journalfile.Path(f.opts.Dir, "dup-first")); err == nil {
 		t.Fatal("recorded under the first session_id")
 	}
-	b, err := os.ReadFile(journal.Path(f.opts.Dir, "dup-last"))
+	b, err := os.ReadFile(journalfile.Path(f.opts.Dir, "dup-last"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s := string(b); !strings.Contains(s, "make test") || strings.Contains(s, `"ls"`) || !strings.Contains(s, `"duplicateKeys":["session_id","tool_input"]`) {
-		t.Fatalf("%s", filepath.Base(journal.Path(f.opts.Dir, "dup-last"))+": "+s)
+		t.Fatalf("%s", filepath.Base(journalfile.Path(f.opts.Dir, "dup-last"))+": "+s)
 	}
 }

@@ -24,7 +24,7 @@ import (
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookpost"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
 )
@@ -108,22 +108,22 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var st *session // the session's state, locked while its journal is
 	opts := recorder.Options{
 		Hint: hint, Self: recorderSource{s.cfg.Recorder}, Rules: s.rules, RulesSet: true, Now: now,
-		Journal: func(id string) (*journal.Journal, func(), error) {
+		Journal: func(id string) (*journalfile.Journal, func(), error) {
 			j, kept, done, err := s.journal(id)
 			st = kept
 			return j, done, err
 		},
-		Then: func(j *journal.Journal, ev hookevent.Event) error {
+		Then: func(j *journalfile.Journal, ev hookevent.Event) error {
 			if s.cfg.ManagedSettings != "" {
 				// The session's first event: say where its hooks came from.
 				if seq, _, err := j.Tip(); err == nil && seq == 0 {
-					if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{hooksNote(s.cfg.ManagedSettings, ev.Step.At)}); err != nil {
+					if _, err := j.Append(journalfile.Header{Session: j.Session}, []chain.Step{hooksNote(s.cfg.ManagedSettings, ev.Step.At)}); err != nil {
 						return err
 					}
 				}
 			}
 			if unsent > 0 {
-				if _, err := j.Append(journal.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
+				if _, err := j.Append(journalfile.Header{Session: j.Session}, []chain.Step{unsentNote(unsent, ev.Step.At)}); err != nil {
 					return err
 				}
 			}
@@ -290,7 +290,7 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, stri
 // returns the step count, the event's place in the fsync batch to wait
 // for before the answer, the seal's error (the event is recorded either
 // way), and an error that means the checkpoint was not written.
-func (s *Server) afterAppend(j *journal.Journal, st *session, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
+func (s *Server) afterAppend(j *journalfile.Journal, st *session, ev hookevent.Event, at string) (size int64, synced durable.Ticket, sealErr, err error) {
 	// The event's place in the next fsync batch is taken under the lock,
 	// after the checkpoint (and any seal): batches, and the leaves they
 	// queue, keep the order of the appends.
@@ -347,7 +347,7 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
 	}
-	paths := []string{journal.Path(s.cfg.Dir, id)}
+	paths := []string{journalfile.Path(s.cfg.Dir, id)}
 	if !st.dirSynced {
 		paths = append(paths, s.cfg.Dir)
 		st.dirSynced = true
@@ -434,15 +434,15 @@ func (s *Server) evict(id string, st *session) {
 // its events (journal's keep.go), as it keeps its checkpoint log, and
 // closes both together (evict, shed, Close). done releases the journal's
 // lock, then st.mu. The order is always st.mu, then the journal's lock.
-func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(), err error) {
-	if err := journal.ValidSessionID(id); err != nil {
+func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done func(), err error) {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		return nil, nil, nil, err
 	}
 	if st, err = s.locked(id); err != nil {
 		return nil, nil, nil, err
 	}
 	if st.j == nil {
-		if st.j, err = journal.Open(s.cfg.Dir, id); err != nil {
+		if st.j, err = journalfile.Open(s.cfg.Dir, id); err != nil {
 			st.mu.Unlock()
 			return nil, nil, nil, err
 		}
@@ -467,7 +467,7 @@ func (s *Server) journal(id string) (j *journal.Journal, st *session, done func(
 }
 
 // session returns the session's state, opening its checkpoint log the
-// first time. id has passed journal.ValidSessionID.
+// first time. id has passed journalfile.ValidSessionID.
 func (s *Server) session(id string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -535,7 +535,7 @@ func (s *Server) shed() {
 }
 
 // checkpoint signs the journal's current tip and appends it to the log.
-func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
+func (s *Server) checkpoint(j *journalfile.Journal, st *session) (int64, error) {
 	seq, hash, err := j.Tip()
 	if err != nil {
 		return 0, err
@@ -567,7 +567,7 @@ func (s *Server) checkpoint(j *journal.Journal, st *session) (int64, error) {
 // final tip (the seal may add a note naming unfinished tool calls), and
 // writes DIR/ID.record.json and beside it DIR/ID.record.checkpoint, the
 // final checkpoint, which a verifier checks the record against.
-func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error) {
+func (s *Server) seal(j *journalfile.Journal, st *session, at string) (int64, error) {
 	res, err := seal.Seal(j, s.cfg.Key, seal.Options{Now: at, Redactor: s.rules})
 	if err != nil {
 		return 0, err
@@ -607,7 +607,7 @@ func (s *Server) seal(j *journal.Journal, st *session, at string) (int64, error)
 
 func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
@@ -630,7 +630,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	// served: one whose step a power cut could take would later stand
 	// beside another of the same size over a different step.
 	if s.commit != nil {
-		if err := s.commit.Sync(journal.Path(s.cfg.Dir, id)); err != nil {
+		if err := s.commit.Sync(journalfile.Path(s.cfg.Dir, id)); err != nil {
 			s.fail(w, r, errSyncFailed, err.Error())
 			return
 		}
@@ -646,7 +646,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 // TRUNCATED: the session went on), and this one verifies it.
 func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
@@ -662,7 +662,7 @@ func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}

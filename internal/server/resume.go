@@ -8,7 +8,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/instant"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // Resume runs once at start, before the server takes requests: for every
@@ -33,7 +33,7 @@ func (s *Server) Resume() (int, error) {
 	n := 0
 	for _, f := range append(files, logs...) {
 		id := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(f), ".steps.jsonl"), ".checkpoints")
-		if journal.ValidSessionID(id) != nil || seen[id] {
+		if journalfile.ValidSessionID(id) != nil || seen[id] {
 			continue
 		}
 		seen[id] = true
@@ -50,7 +50,7 @@ func (s *Server) Resume() (int, error) {
 }
 
 func (s *Server) resume(id string) (_ bool, err error) {
-	j, err := journal.Open(s.cfg.Dir, id)
+	j, err := journalfile.Open(s.cfg.Dir, id)
 	if err != nil {
 		return false, err
 	}

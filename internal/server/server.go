@@ -40,7 +40,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/rotation"
@@ -158,10 +158,10 @@ type Server struct {
 type session struct {
 	mu     sync.Mutex
 	log    *checkpoint.Log
-	j      *journal.Journal // kept open between events, unlocked (hook.go's journal)
-	signed int64            // the size this process last signed for (0: none yet)
-	used   uint64           // Server.used when last asked for: shed closes the oldest
-	sealed bool             // DIR/ID.record.json exists and the session was not reopened: every event reseals
+	j      *journalfile.Journal // kept open between events, unlocked (hook.go's journal)
+	signed int64                // the size this process last signed for (0: none yet)
+	used   uint64               // Server.used when last asked for: shed closes the oldest
+	sealed bool                 // DIR/ID.record.json exists and the session was not reopened: every event reseals
 	// dirSynced: this process fsynced the data directory since it opened
 	// the session, so the entries of its files are durable.
 	dirSynced bool

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/seal"
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/testkit/tamper"
@@ -156,8 +156,8 @@ func TestAttackRefused(t *testing.T) {
 	agent := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
 	// 1. The agent cuts a copy of the journal and seals it with its key.
 	cut := t.TempDir()
-	lines := readLines(t, journal.Path(f.opts.Dir, "sess-a"))
-	writeLines(t, journal.Path(cut, "sess-a"), lines[:21])
+	lines := readLines(t, journalfile.Path(f.opts.Dir, "sess-a"))
+	writeLines(t, journalfile.Path(cut, "sess-a"), lines[:21])
 	truncated := sealDir(t, cut, "sess-a", agent)
 	if o := f.verify(truncated); !o.Result.OK {
 		t.Fatalf("the truncated record verifies on its own (the hole the server closes): %+v", o.Result)
@@ -221,7 +221,7 @@ func writeLines(t *testing.T, path string, lines []string) {
 }
 
 func sealDir(t *testing.T, dir, id string, key ed25519.PrivateKey) []byte {
-	j, err := journal.Open(dir, id)
+	j, err := journalfile.Open(dir, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestConcurrentSessions(t *testing.T) {
 			t.Fatalf("%s: %+v level %q", id, o.Result, o.Level)
 		}
 		// In order, each once: the toolUseIds and events alternate.
-		lines := readLines(t, journal.Path(f.opts.Dir, id))[1:]
+		lines := readLines(t, journalfile.Path(f.opts.Dir, id))[1:]
 		for i, l := range lines[:events] {
 			want := fmt.Sprintf(`"toolUseId":"toolu_%06d"`, i/2)
 			if !strings.Contains(l, want) {
@@ -285,8 +285,8 @@ func TestResume(t *testing.T) {
 	f.ts.Close()
 	f.srv.Close()
 	// An append the checkpoint never followed, and a torn line.
-	lines := readLines(t, journal.Path(f.opts.Dir, "sess-r"))
-	fh, _ := os.OpenFile(journal.Path(f.opts.Dir, "sess-r"), os.O_WRONLY|os.O_APPEND, 0)
+	lines := readLines(t, journalfile.Path(f.opts.Dir, "sess-r"))
+	fh, _ := os.OpenFile(journalfile.Path(f.opts.Dir, "sess-r"), os.O_WRONLY|os.O_APPEND, 0)
 	fh.WriteString(`{"at":"2026-`)
 	fh.Close()
 	srv, err := server.New(f.opts)
@@ -480,7 +480,7 @@ func TestThousandConnections(t *testing.T) {
 	}
 	nBusy := 0
 	for i := 0; i < n; i++ {
-		_, err := os.Stat(journal.Path(f.opts.Dir, fmt.Sprintf("c-%04d", i)))
+		_, err := os.Stat(journalfile.Path(f.opts.Dir, fmt.Sprintf("c-%04d", i)))
 		if busy[i] {
 			nBusy++
 		}
@@ -618,7 +618,7 @@ func TestOneSessionConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	f.record(t, http.DefaultClient, "par", 0, true)
-	lines := readLines(t, journal.Path(f.opts.Dir, "par"))[1:]
+	lines := readLines(t, journalfile.Path(f.opts.Dir, "par"))[1:]
 	seen := map[string]int{}
 	var last time.Time
 	for _, l := range lines {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/server"
 )
 
@@ -55,7 +55,7 @@ func TestSlowClientsHoldNoSlot(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"fast", "slow-0", fmt.Sprintf("slow-%d", slow-1)} {
-		if lines := readLines(t, journal.Path(f.opts.Dir, id)); len(lines) < 2 {
+		if lines := readLines(t, journalfile.Path(f.opts.Dir, id)); len(lines) < 2 {
 			t.Errorf("%s: %d lines", id, len(lines))
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/transparency-dev/tessera"
 
 	"github.com/logbook-project/logbook/internal/durable"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/recorder"
 )
 
@@ -270,7 +270,7 @@ func (s *Server) WaitProofs(ctx context.Context) error {
 
 func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if err := journal.ValidSessionID(id); err != nil {
+	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}

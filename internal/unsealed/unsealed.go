@@ -14,7 +14,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/durable"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -37,14 +37,14 @@ func Path(dir, session string) string { return filepath.Join(dir, session+".unse
 func Leave(dir, session, at, reason string) (Notice, error) {
 	n := Notice{Session: session, At: at, Reason: reason,
 		Fix: "logbook-seal --dir " + dir + " --session " + session + " --key FILE (make a key with logbook-seal --new-key ~/.config/logbook/signing.key)"}
-	j, err := journal.Open(dir, session)
+	j, err := journalfile.Open(dir, session)
 	if err != nil {
 		return n, err
 	}
 	st := chain.Step{At: at, Kind: "note",
 		Summary: "session ended without being sealed: no signing key",
 		Data:    strictjson.Obj(strictjson.Member{Key: "event", Value: strictjson.Str(Event)})}
-	_, err = j.Append(journal.Header{Session: session}, []chain.Step{st})
+	_, err = j.Append(journalfile.Header{Session: session}, []chain.Step{st})
 	if cerr := j.Close(); err == nil {
 		err = cerr
 	}

@@ -73,7 +73,7 @@
 
   // parse reads JSON text as JSON.parse does (duplicate keys last-wins,
   // lone surrogates kept, 1E400 as Infinity, own "__proto__" members) and
-  // counts what it tolerated, by code, as internal/runback/jsvalue does.
+  // counts what it tolerated, by code, as internal/cassettecheck/jsvalue does.
   // It is not the browser's JSON.parse: Chromium 148's drops or invents
   // keys when an escaped one-character key repeats in an object
   // ({"\/":0,"\u0000":1,"\/":2} gave a key "\\"), which Node, the
@@ -260,7 +260,7 @@
   const b64bytes = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
   // readKey is the embedded key as logbook-verify reads it (the rules of
-  // internal/runback's parseKey): a PEM string, or a key object as Node's
+  // internal/cassettecheck's parseKey): a PEM string, or a key object as Node's
   // createPublicKey takes one ({key, format, type, encoding}; readKeyObject).
   async function readKey(v, notes) {
     if (typeof v === 'string') return pemKey(v, notes);
@@ -301,11 +301,11 @@
     } catch (e) { return null; }
   }
 
-  // own is an object's own member (what internal/runback/jsvalue's Prop
+  // own is an object's own member (what internal/cassettecheck/jsvalue's Prop
   // reads), never one inherited.
   const own = (o, k) => (o !== null && typeof o === 'object' && !Array.isArray(o) && Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
 
-  // readKeyObject is internal/runback's parseKeyObject: format "jwk" reads
+  // readKeyObject is internal/cassettecheck's parseKeyObject: format "jwk" reads
   // key as a JSON Web Key (RFC 8037); otherwise key must be a string, PEM
   // by default or DER with format "der" and type "spki" (or "pkcs8": the
   // public half of a private key), decoded from the string by encoding

@@ -13,7 +13,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -84,7 +84,7 @@ func build(t testing.TB, events []event) []byte {
 			t.Fatal(err)
 		}
 	}
-	j, err := journal.Open(dir, "gate-fixture")
+	j, err := journalfile.Open(dir, "gate-fixture")
 	if err != nil {
 		t.Fatal(err)
 	}

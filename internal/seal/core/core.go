@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record/signed"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -59,7 +59,7 @@ type Result struct {
 // post-event (once per call: sealing again adds no second note), so that a
 // later seal of a resumed session covers the same steps and the same note.
 // The record is verified before it is returned.
-func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, error) {
+func Seal(j *journalfile.Journal, priv ed25519.PrivateKey, opt Options) (Result, error) {
 	var res Result
 	if opt.Check == nil {
 		return res, fmt.Errorf("seal: no Check given")
@@ -77,7 +77,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	if hdr.Session != j.Session {
 		// The header is not signed; a file copied from another session
 		// must not seal under this one's name.
-		return res, fmt.Errorf("%s belongs to session %q, not %q", journal.Path(j.Dir, j.Session), hdr.Session, j.Session)
+		return res, fmt.Errorf("%s belongs to session %q, not %q", journalfile.Path(j.Dir, j.Session), hdr.Session, j.Session)
 	}
 	var notes []chain.Step
 	if ids := scan.unfinished(); len(ids) > 0 {
@@ -91,7 +91,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 		scan = scanner{}
 		// The first read's steps are stale: let them go before the
 		// second read allocates as much again (issue 22).
-		steps = journal.Steps{}
+		steps = journalfile.Steps{}
 		if hdr, steps, err = j.ReadAll(scan.step); err != nil {
 			return res, err
 		}
@@ -110,7 +110,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 	}
 	// The steps are inside out now: drop them before the check, which
 	// makes a canonical copy of out (issue 22: the peak is out and that copy).
-	res.Steps, steps = steps.Count, journal.Steps{}
+	res.Steps, steps = steps.Count, journalfile.Steps{}
 	if err := opt.Check(out); err != nil {
 		return res, fmt.Errorf("sealed record does not verify (%v); nothing written", err)
 	}
@@ -120,7 +120,7 @@ func Seal(j *journal.Journal, priv ed25519.PrivateKey, opt Options) (Result, err
 
 // session is the record's session header (spec §8) from the journal's
 // header, what the scan of its steps found and the caller's options.
-func session(hdr journal.Header, scan *scanner, opt Options) (signed.Session, error) {
+func session(hdr journalfile.Header, scan *scanner, opt Options) (signed.Session, error) {
 	sess := signed.Session{
 		ID:        hdr.Session,
 		Agent:     opt.Redactor.String(agent(hdr.Harness, scan.model)), // the harness's version and model are clear text from a payload
@@ -157,7 +157,7 @@ type scanner struct {
 	calls                  gaps.Tracker
 	noted                  map[string]bool // toolUseIds an earlier seal's note named
 	// copy: the step's strings point into a buffer the reader reuses
-	// (journal.Stream), so what is kept is copied.
+	// (journalfile.Stream), so what is kept is copied.
 	copy bool
 }
 

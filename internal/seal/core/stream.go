@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/record/signed"
 )
 
 // SealFile is Seal for a session of any length: neither the steps nor the
 // record are ever held in memory (issue 22: a seal's peak was four times
-// its journal). The journal is read as a stream (journal.Stream) into a
+// its journal). The journal is read as a stream (journalfile.Stream) into a
 // temporary file of the canonical steps array, which is then read three
 // times, twice to sign (edsign.SignStream) and once to write the record
 // into a second temporary file; both are made in tmpDir (the directory of
@@ -27,7 +27,7 @@ import (
 //
 // The bytes are Seal's for the same journal and options, and so are the
 // journal's changes (a torn tail cut, the unfinished-call note).
-func SealFile(j *journal.Journal, priv ed25519.PrivateKey, opt Options, tmpDir string) (res Result, path string, err error) {
+func SealFile(j *journalfile.Journal, priv ed25519.PrivateKey, opt Options, tmpDir string) (res Result, path string, err error) {
 	if opt.CheckFile == nil {
 		return res, "", fmt.Errorf("seal: no CheckFile given")
 	}
@@ -51,7 +51,7 @@ func SealFile(j *journal.Journal, priv ed25519.PrivateKey, opt Options, tmpDir s
 		return res, "", err
 	}
 	if hdr.Session != j.Session {
-		return res, "", fmt.Errorf("%s belongs to session %q, not %q", journal.Path(j.Dir, j.Session), hdr.Session, j.Session)
+		return res, "", fmt.Errorf("%s belongs to session %q, not %q", journalfile.Path(j.Dir, j.Session), hdr.Session, j.Session)
 	}
 	if ids := scan.unfinished(); len(ids) > 0 {
 		res.Unfinished = ids
@@ -124,12 +124,12 @@ func SealFile(j *journal.Journal, priv ed25519.PrivateKey, opt Options, tmpDir s
 
 // streamTo reads the journal into f (emptied first) as the canonical
 // steps array, the scan seeing every step.
-func streamTo(j *journal.Journal, scan *scanner, f *os.File) (journal.Header, journal.Steps, error) {
+func streamTo(j *journalfile.Journal, scan *scanner, f *os.File) (journalfile.Header, journalfile.Steps, error) {
 	if err := f.Truncate(0); err != nil {
-		return journal.Header{}, journal.Steps{}, err
+		return journalfile.Header{}, journalfile.Steps{}, err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return journal.Header{}, journal.Steps{}, err
+		return journalfile.Header{}, journalfile.Steps{}, err
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
 	hdr, steps, err := j.Stream(scan.step, bw)
@@ -144,7 +144,7 @@ func streamTo(j *journal.Journal, scan *scanner, f *os.File) (journal.Header, jo
 // journal's lock is held: no other seal of the session is running.
 func removeStale(dir, session string) {
 	for _, kind := range []string{"steps", "record"} {
-		// A session id is [A-Za-z0-9._-] (journal.ValidSessionID):
+		// A session id is [A-Za-z0-9._-] (journalfile.ValidSessionID):
 		// nothing in it is special to filepath.Match.
 		old, _ := filepath.Glob(filepath.Join(dir, "."+session+"."+kind+"-*.tmp"))
 		for _, f := range old {

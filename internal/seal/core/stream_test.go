@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -52,7 +52,7 @@ const (
 // returns the bytes it allocated and held at the check, and the journal's size.
 func sealMemory(t *testing.T, n int) (alloc, held uint64, size int64) {
 	dir := t.TempDir()
-	j, err := journal.Open(dir, "m")
+	j, err := journalfile.Open(dir, "m")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func sealMemory(t *testing.T, n int) (alloc, held uint64, size int64) {
 				strictjson.Member{Key: "tool", Value: strictjson.Str("Bash")},
 			)}
 	}
-	if _, err := j.Append(journal.Header{Session: "m", Cwd: "/w", Harness: "claude-code"}, steps); err != nil {
+	if _, err := j.Append(journalfile.Header{Session: "m", Cwd: "/w", Harness: "claude-code"}, steps); err != nil {
 		t.Fatal(err)
 	}
 	steps = nil
-	st, err := os.Stat(journal.Path(dir, "m"))
+	st, err := os.Stat(journalfile.Path(dir, "m"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +107,12 @@ func sealMemory(t *testing.T, n int) (alloc, held uint64, size int64) {
 // record; the next seal of the session removes them, and only them.
 func TestSealFileRemovesStale(t *testing.T) {
 	dir, out := t.TempDir(), t.TempDir()
-	j, err := journal.Open(dir, "s")
+	j, err := journalfile.Open(dir, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	if _, err := j.Append(journal.Header{Session: "s", Cwd: "/w", Harness: "claude-code"},
+	if _, err := j.Append(journalfile.Header{Session: "s", Cwd: "/w", Harness: "claude-code"},
 		[]chain.Step{{At: "2026-05-01T00:00:00Z", Kind: "note", Summary: "x", Data: strictjson.Obj()}}); err != nil {
 		t.Fatal(err)
 	}

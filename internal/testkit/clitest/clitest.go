@@ -12,7 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/logbook-project/logbook/internal/journal"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -97,7 +97,7 @@ func sealCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	priv, err := keys.ParsePrivateKeyPEM([]byte(ts.ReadFile(args[2])))
 	ts.Check(err)
-	j, err := journal.Open(ts.MkAbs(args[0]), args[1])
+	j, err := journalfile.Open(ts.MkAbs(args[0]), args[1])
 	ts.Check(err)
 	defer j.Close()
 	res, err := seal.Seal(j, priv, seal.Options{Now: "2026-01-02T03:05:00Z"})
