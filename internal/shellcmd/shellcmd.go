@@ -244,7 +244,13 @@ func (r *reader) call(argv []word, redirs []string, stdin *string) error {
 	for i, a := range argv[1:] {
 		args[i] = a.s
 	}
-	c := Command{Path: argv[0].s, Program: base(argv[0].s), Args: args, Redirects: redirs, Dynamic: argv[0].dyn}
+	prog := argv[0].s
+	if len(prog) > 1 && prog[0] == '=' {
+		// zsh runs =rm as the rm its PATH finds (EQUALS); bash finds no
+		// such program, so naming it rm misleads no rule.
+		prog = prog[1:]
+	}
+	c := Command{Path: argv[0].s, Program: base(prog), Args: args, Redirects: redirs, Dynamic: argv[0].dyn}
 	if err := r.add(c); err != nil {
 		return err
 	}
