@@ -147,7 +147,13 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 		payload = []byte(fs.Arg(fs.NArg() - 1))
 	} else if payload, err = recorder.ReadPayload(stdin); err != nil {
 		report(fmt.Sprintf("not recorded: read stdin: %v", err))
-		return failExit(g.failClosed)
+		// Unread (over MaxPayload, say), the call cannot be decided:
+		// blocked unless the hook fails open, as below.
+		if g.failClosed || g.failOpen == "deny" {
+			fmt.Fprintln(stderr, "logbook-policy: the call could not be read, so the policy could not decide it: blocked")
+			return 2
+		}
+		return 0
 	}
 	payload = cli.StripBOM(payload)
 	gt := hc.gate
