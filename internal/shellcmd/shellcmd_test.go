@@ -59,7 +59,14 @@ func TestParse(t *testing.T) {
 		{`fish --command='rm -rf x'`, `fish --command=rm -rf x | rm -rf x`},
 		{`sudo -c default rm x`, `sudo -c default rm x | rm x`}, // BSD's login class
 		{`doas -a style rm x`, `doas -a style rm x | rm x`},
-		{`env -P /bin rm x`, `env -P /bin rm x | rm x`}, // BSD's altpath
+		{`env -P /bin rm x`, `env -P /bin rm x | rm x`},           // BSD's altpath
+		{`echo 'rm -rf x' | sh`, `echo rm -rf x | sh | rm -rf x`}, // the shell runs what echo prints
+		{`echo -n rm -rf x | bash -s`, `echo -n rm -rf x | bash -s | rm -rf x`},
+		{`printf 'rm -rf x' |& zsh`, `printf rm -rf x | zsh | rm -rf x`},
+		{`echo rm -rf x | sh script.sh`, `echo rm -rf x | sh script.sh`},
+		{`echo rm -rf x | cat`, `echo rm -rf x | cat`},
+		{`echo {rm,-rf,x} | sh`, `echo rm -rf x | sh | rm -rf x`},
+		{`echo a{b,c} | cat`, `echo ab ac | cat`},
 		{`timeout -s KILL 5 rm x`, `timeout -s KILL 5 rm x | rm x`},
 		{`busybox rm -rf x`, `busybox rm -rf x | rm -rf x`},
 		{`find . -exec rm -rf {} + -o -execdir cat {} \;`, `find . -exec rm -rf {} + -o -execdir cat {} ; | rm -rf {} | cat {}`},
