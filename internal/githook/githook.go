@@ -24,11 +24,12 @@ const Marker = "# logbook post-commit hook"
 const Chained = "post-commit.logbook-chained"
 
 // ErrShared: core.hooksPath is set outside the repository's own
-// configuration (the user's or the system's): a hook there runs for
+// configuration (the user's or the system's), or names a directory
+// outside the work tree and its git directory: a hook there runs for
 // every repository that configuration reaches, naming their commits in
 // this project's sessions, and the next project's install would replace
 // it. Install and Uninstall leave such a directory alone.
-var ErrShared = errors.New("core.hooksPath is set outside this repository's .git/config (the user's or the system's git configuration): logbook adds no post-commit hook there, so commits are not named in the sessions (docs/commits.md)")
+var ErrShared = errors.New("core.hooksPath names a directory other repositories may use (it is set in the user's or the system's git configuration, or is outside the work tree and its git directory): logbook adds no post-commit hook there, so commits are not named in the sessions (docs/commits.md)")
 
 // ErrOtherProject: the post-commit hook is logbook's, for the sessions
 // of another project of the same repository; Install leaves it.
@@ -52,6 +53,15 @@ func Dir(repo string) (string, error) {
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(top, p)
+		}
+		// A directory outside the work tree and its git directory
+		// (../shared-hooks, /usr/share/…) may be other repositories'.
+		gd, err := gitfacts.GitDir(repo)
+		if err != nil {
+			return "", err
+		}
+		if !within(top, p) && !within(gd, p) {
+			return "", ErrShared
 		}
 		return p, nil
 	}
@@ -166,4 +176,10 @@ func sessionsOf(hook string) string {
 	}
 	dir, _, _ := strings.Cut(rest, "} ")
 	return dir
+}
+
+// within reports whether p is dir or below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

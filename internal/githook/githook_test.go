@@ -128,6 +128,23 @@ func TestSharedHooksPathLeftAlone(t *testing.T) {
 	}
 }
 
+// A core.hooksPath of the repository's own configuration that names a
+// directory outside it (../shared-hooks) may be other repositories':
+// left alone too.
+func TestOutsideHooksPathLeftAlone(t *testing.T) {
+	repo := gitInit(t)
+	shared := t.TempDir()
+	if out, err := exec.Command("git", "-C", repo, "config", "core.hooksPath", shared).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if hook, err := Install(repo, "/x/record-step", ""); !errors.Is(err, ErrShared) || hook != "" {
+		t.Fatalf("Install: %q %v", hook, err)
+	}
+	if ents, _ := os.ReadDir(shared); len(ents) != 0 {
+		t.Fatalf("written to the shared directory: %v", ents)
+	}
+}
+
 // Two projects of one repository: the second install does not take the
 // first one's hook (its sessions would stop hearing of commits), nor
 // does the second's uninstall remove it; the same project converges.
