@@ -168,7 +168,12 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 	}
 	if dirErr != nil {
 		report(fmt.Sprintf("not recorded: %v", dirErr))
-		return failExit(g.failClosed)
+		// Nor decided: blocked unless the hook fails open.
+		if g.failClosed || g.failOpen == "deny" {
+			fmt.Fprintln(stderr, "logbook-policy: the session directory could not be found, so the policy did not decide the call: blocked")
+			return 2
+		}
+		return 0
 	}
 	cwd := hc.cwd
 	if cwd == "" {

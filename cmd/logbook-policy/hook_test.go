@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -42,4 +43,28 @@ func (zeros) Read(p []byte) (int, error) {
 		p[i] = 'A'
 	}
 	return len(p), nil
+}
+
+// A working directory that is gone leaves no session directory to find:
+// the call is not decided either, so --policy-fail deny blocks it.
+func TestHookNoDirectoryBlocked(t *testing.T) {
+	gone := t.TempDir() + "/gone"
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	payload := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`
+	for _, c := range []struct {
+		fail string
+		want int
+	}{{"deny", 2}, {"allow", 0}} {
+		var out, errb bytes.Buffer
+		code := hook([]string{"--policy", "nosuch.json", "--policy-key", "nosuch.pub", "--policy-fail", c.fail}, strings.NewReader(payload), &out, &errb, func(string) string { return "" })
+		if code != c.want {
+			t.Errorf("--policy-fail %s: exit %d, want %d; stdout %q stderr %q", c.fail, code, c.want, out.String(), errb.String())
+		}
+	}
 }
