@@ -86,23 +86,28 @@ type reader struct {
 	// piped: what a pipeline's earlier command prints (echo, printf),
 	// the standard input of the statement after it.
 	piped map[*syntax.Stmt]string
-	// expanded: the expansions printed took, each taken once (brace
-	// expansion rewrites the word)
-	expanded map[*syntax.Word][]word
+	// expanded: the expansions printed took, errors too, each taken
+	// once (brace expansion rewrites the word)
+	expanded map[*syntax.Word]expansion
 }
 
 func (r *reader) expand(w *syntax.Word, src string, keep bool) ([]word, error) {
-	if ws, ok := r.expanded[w]; ok {
-		return ws, nil
+	if x, ok := r.expanded[w]; ok {
+		return x.ws, x.err
 	}
 	ws, err := expandWord(w, src)
-	if err == nil && keep {
+	if keep {
 		if r.expanded == nil {
-			r.expanded = map[*syntax.Word][]word{}
+			r.expanded = map[*syntax.Word]expansion{}
 		}
-		r.expanded[w] = ws
+		r.expanded[w] = expansion{ws, err}
 	}
 	return ws, err
+}
+
+type expansion struct {
+	ws  []word
+	err error
 }
 
 // printed is what st prints when it is echo or printf of words known
