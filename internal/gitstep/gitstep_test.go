@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
@@ -62,9 +63,22 @@ func TestStartAndCommit(t *testing.T) {
 		os.WriteFile(journal.Path(dir, id), []byte(`{"session":"`+id+`"}`+"\n"+line), 0o600)
 	}
 	os.WriteFile(filepath.Join(dir, "s7.unsealed"), nil, 0o600)
-	if ids, err := Recording(dir); err != nil || strings.Join(ids, ",") != "s1,s6" {
+	// Sealed, then written again: Codex's next turn after its Stop's
+	// seal, or a resumed session (s8: a record; s9: a notice left by a
+	// seal without a key). Their commits are theirs.
+	for _, c := range [][2]string{{"s8", ".record.json"}, {"s9", ".unsealed"}} {
+		line := `{"data":{"event":"UserPromptSubmit"},"kind":"note"}` + "\n"
+		os.WriteFile(journal.Path(dir, c[0]), []byte(`{"session":"`+c[0]+`"}`+"\n"+line), 0o600)
+		mark := filepath.Join(dir, c[0]+c[1])
+		os.WriteFile(mark, nil, 0o600)
+		sealed := time.Now().Add(-time.Hour)
+		os.Chtimes(mark, sealed, sealed)
+	}
+	if ids, err := Recording(dir); err != nil || strings.Join(ids, ",") != "s1,s6,s8,s9" {
 		t.Fatalf("Recording: %v %v", ids, err)
 	}
+	os.Remove(journal.Path(dir, "s8"))
+	os.Remove(journal.Path(dir, "s9"))
 	os.Remove(journal.Path(dir, "s6"))
 	git(t, repo, "commit", "-qam", "second")
 	named, err := OnCommit(dir, repo, now)
