@@ -162,3 +162,30 @@ func TestStartHookUsesTheSessionsCwd(t *testing.T) {
 		}
 	}
 }
+
+// A journal whose lock stays held does not hang the person's git
+// commit: record-step commit gives up after commitWait, says so, and
+// exits 0.
+func TestCommitHookDoesNotWaitForever(t *testing.T) {
+	repo := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "sessions")
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "first")
+	j, err := journal.Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append(journal.Header{Session: "s1"}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close() // held until the test ends
+	t.Chdir(repo)
+	old := commitWait
+	commitWait = 50 * time.Millisecond
+	defer func() { commitWait = old }()
+	var stdout, stderr strings.Builder
+	env := map[string]string{"LOGBOOK_DIR": dir, "LOGBOOK_NOW": now()}
+	if code := CommitHook(nil, &stdout, &stderr, func(k string) string { return env[k] }); code != 0 || !strings.Contains(stderr.String(), "stayed locked") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
