@@ -135,7 +135,13 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 		payload = []byte(fs.Arg(fs.NArg() - 1))
 	} else if payload, err = recorder.ReadPayload(stdin); err != nil {
 		report(fmt.Sprintf("not recorded: read stdin: %v", err))
-		return failExit(g.failClosed)
+		// Unread (over MaxPayload, say), the call cannot be decided:
+		// blocked unless the hook fails open, as below.
+		if g.failClosed || g.failOpen == "deny" {
+			fmt.Fprintln(stderr, "logbook-policy: the call could not be read, so the policy could not decide it: blocked")
+			return 2
+		}
+		return 0
 	}
 	payload = cli.StripBOM(payload)
 	gt := hc.gate
@@ -150,7 +156,12 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 	}
 	if dirErr != nil {
 		report(fmt.Sprintf("not recorded: %v", dirErr))
-		return failExit(g.failClosed)
+		// Nor decided: blocked unless the hook fails open.
+		if g.failClosed || g.failOpen == "deny" {
+			fmt.Fprintln(stderr, "logbook-policy: the session directory could not be found, so the policy did not decide the call: blocked")
+			return 2
+		}
+		return 0
 	}
 	cwd := hc.cwd
 	if cwd == "" {

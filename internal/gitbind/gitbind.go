@@ -165,8 +165,8 @@ func commitStep(i int, st *strictjson.Value) (Named, bool) {
 }
 
 // Write adds, for each commit the record at data names, a binding line
-// to the commit's note in repo (a line of the same record is replaced,
-// other sessions' lines are kept). level is what the sealer knows. It
+// to the commit's note in repo (a line of the same record or session is
+// replaced, other sessions' lines are kept). level is what the sealer knows. It
 // returns the commits noted; a commit not in repo (made in another
 // clone) is skipped.
 func Write(repo string, data []byte, level string) ([]string, error) {
@@ -195,7 +195,12 @@ func addLine(repo, commit string, b Binding) error {
 	if old, err := gitfacts.Output(repo, MaxNote, "notes", "--ref", NoteRef, "show", commit); err == nil {
 		if prev, err := ParseNote(old); err == nil {
 			for _, p := range prev {
-				if p.RecordID != b.RecordID {
+				// A later seal of the same session (Codex seals at
+				// every turn, a resumed session seals again) holds
+				// every step of the earlier one: its binding replaces
+				// the earlier record's, which the records folder no
+				// longer holds (its file was sealed over).
+				if p.RecordID != b.RecordID && p.Session != b.Session {
 					lines = append(lines, p.line())
 				}
 			}

@@ -3,6 +3,7 @@ package gitbind
 import (
 	"bytes"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -62,4 +63,35 @@ func FuzzParseNote(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A session sealed again (Codex's next turn, a resumed session) rebinds
+// its commits to its newer record: the older record's line goes (its
+// file was sealed over, and a binding to it would be RECORD_MISSING);
+// another session's line stays.
+func TestAddLineReplacesTheSessionsEarlierSeal(t *testing.T) {
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "c"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	id := func(c string) string { return strings.Repeat(c, 64) }
+	for _, b := range []Binding{
+		{V: Version, RecordID: id("a"), Session: "s1", Step: 2, Level: "local"},
+		{V: Version, RecordID: id("b"), Session: "s2", Step: 5, Level: "local"},
+		{V: Version, RecordID: id("c"), Session: "s1", Step: 2, Level: "local"},
+	} {
+		if err := addLine(repo, "HEAD", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := exec.Command("git", "-C", repo, "notes", "--ref", NoteRef, "show", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := ParseNote(out)
+	if err != nil || len(bs) != 2 || bs[0].RecordID != id("b") || bs[1].RecordID != id("c") {
+		t.Fatalf("note %s: %+v %v", out, bs, err)
+	}
 }

@@ -171,7 +171,7 @@ func ReadHead(dir string) (Head, error) {
 }
 
 // Commit is what names a commit without its content: its id, its tree's
-// id, its parents' ids and its stable patch id (`git patch-id --stable`,
+// id, its parents' ids and its patch id (`git patch-id --verbatim`: stable, whitespace kept,
 // "" for a merge or a commit that changes nothing). The patch id is the
 // change's: a rebase or a cherry-pick that applies cleanly keeps it.
 type Commit struct {
@@ -224,7 +224,7 @@ func ReadCommit(dir, rev string) (Commit, error) {
 var diffFlags = []string{"-p", "--no-color", "--no-ext-diff", "--no-textconv", "--binary", "--no-renames",
 	"--diff-algorithm=myers", "--src-prefix=a/", "--dst-prefix=b/"}
 
-// PatchID is `git diff-tree -p --root ID | git patch-id --stable`'s id,
+// PatchID is `git diff-tree -p --root ID | git patch-id --verbatim`'s id,
 // the diff streamed from one process to the other; "" for a merge or an
 // empty change.
 func PatchID(dir, id string) (string, error) {
@@ -238,7 +238,7 @@ func PatchID(dir, id string) (string, error) {
 
 // PatchIDs hands each commit of rev-list range rng that has a patch id
 // to each, with it: one `git log -p` streamed into one `git patch-id
-// --stable` for the whole range (a merge, or a commit that changes
+// --verbatim` for the whole range (a merge, or a commit that changes
 // nothing, has none and is not handed).
 func PatchIDs(dir, rng string, each func(commit, patch string) error) error {
 	return patchIDs(dir, each, append(append([]string{"log", "--root", "--format=%H"}, diffFlags...), rng, "--")...)
@@ -268,7 +268,7 @@ func patchIDs(dir string, each func(commit, patch string) error, diff ...string)
 			}
 		}
 		return sc.Err()
-	}, "patch-id", "--stable")
+	}, "patch-id", "--verbatim")
 	pr.CloseWithError(io.EOF)
 	if err := <-errc; err != nil {
 		return err

@@ -3,6 +3,7 @@ package gitfacts
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,6 +84,36 @@ func TestCommitAndPatchID(t *testing.T) {
 	}
 	if _, err := ReadCommit(repo, "nosuch"); err == nil {
 		t.Error("a missing revision was read")
+	}
+}
+
+// A change that differs in whitespace alone is another change: `rm -rf
+// /tmp/x` and `rm -rf / tmp/x` must not share a patch id (git patch-id
+// --stable strips whitespace, and a commit bound by patch id to a
+// record that names the first was accepted for the second).
+func TestPatchIDKeepsWhitespace(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	var ids []string
+	for i, body := range []string{"rm -rf /tmp/x\n", "rm -rf / tmp/x\n"} {
+		git(t, repo, "checkout", "-q", "-B", fmt.Sprint("b", i), "main")
+		os.WriteFile(filepath.Join(repo, "s.sh"), []byte(body), 0o644)
+		git(t, repo, "add", "s.sh")
+		git(t, repo, "commit", "-qm", "s")
+		id := git(t, repo, "rev-parse", "HEAD")
+		c, err := ReadCommit(repo, id)
+		if err != nil || c.PatchID == "" {
+			t.Fatalf("%+v %v", c, err)
+		}
+		var ranged string
+		if err := PatchIDs(repo, "main..HEAD", func(_, p string) error { ranged = p; return nil }); err != nil || ranged != c.PatchID {
+			t.Fatalf("PatchIDs %q %v, ReadCommit %q", ranged, err, c.PatchID)
+		}
+		ids = append(ids, c.PatchID)
+	}
+	if ids[0] == ids[1] {
+		t.Fatalf("whitespace-only different changes share patch id %s", ids[0])
 	}
 }
 

@@ -23,6 +23,18 @@ const Marker = "# logbook post-commit hook"
 // Chained is the name the user's own hook is kept under.
 const Chained = "post-commit.logbook-chained"
 
+// ErrShared: core.hooksPath is set outside the repository's own
+// configuration (the user's or the system's), or names a directory
+// outside the work tree and its git directory: a hook there runs for
+// every repository that configuration reaches, naming their commits in
+// this project's sessions, and the next project's install would replace
+// it. Install and Uninstall leave such a directory alone.
+var ErrShared = errors.New("core.hooksPath names a directory other repositories may use (it is set in the user's or the system's git configuration, or is outside the work tree and its git directory): logbook adds no post-commit hook there, so commits are not named in the sessions (docs/commits.md)")
+
+// ErrOtherProject: the post-commit hook is logbook's, for the sessions
+// of another project of the same repository; Install leaves it.
+var ErrOtherProject = errors.New("the post-commit hook is logbook's for another project's sessions")
+
 // Dir is the hooks directory of the repository at repo: core.hooksPath
 // (relative to the work tree's top) when set, else GIT_DIR/hooks.
 func Dir(repo string) (string, error) {
@@ -31,6 +43,9 @@ func Dir(repo string) (string, error) {
 		return "", err
 	}
 	if out, err := gitfacts.Output(repo, 4096, "config", "--get", "core.hooksPath"); err == nil {
+		if _, lerr := gitfacts.Output(repo, 4096, "config", "--local", "--get", "core.hooksPath"); lerr != nil {
+			return "", ErrShared
+		}
 		p := strings.TrimSpace(string(out))
 		if strings.HasPrefix(p, "~/") {
 			home, _ := os.UserHomeDir()
@@ -38,6 +53,15 @@ func Dir(repo string) (string, error) {
 		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(top, p)
+		}
+		// A directory outside the work tree and its git directory
+		// (../shared-hooks, /usr/share/…) may be other repositories'.
+		gd, err := gitfacts.GitDir(repo)
+		if err != nil {
+			return "", err
+		}
+		if !within(top, p) && !within(gd, p) {
+			return "", ErrShared
 		}
 		return p, nil
 	}
@@ -85,7 +109,10 @@ func Install(repo, recordStep, sessions string) (string, error) {
 	}
 	hook := filepath.Join(dir, "post-commit")
 	old, err := os.ReadFile(hook)
+	want := script(recordStep, sessions)
 	switch {
+	case err == nil && ours(old) && sessionsOf(string(old)) != "" && sessionsOf(string(old)) != sessionsOf(want):
+		return "", fmt.Errorf("%w (%s): %s", ErrOtherProject, sessionsOf(string(old)), hook)
 	case err == nil && !ours(old):
 		if _, cerr := os.Lstat(filepath.Join(dir, Chained)); cerr == nil {
 			return "", fmt.Errorf("%s is not logbook's and %s exists already: move one of them away", hook, Chained)
@@ -97,18 +124,19 @@ func Install(repo, recordStep, sessions string) (string, error) {
 		return "", err
 	}
 	tmp := hook + ".logbook-tmp"
-	if err := os.WriteFile(tmp, []byte(script(recordStep, sessions)), 0o755); err != nil {
+	if err := os.WriteFile(tmp, []byte(want), 0o755); err != nil {
 		return "", err
 	}
 	return hook, os.Rename(tmp, hook)
 }
 
 // Uninstall removes logbook's hook and puts the chained one back; a
-// hook that is not logbook's is left alone. It returns the hook's path
-// when it removed one.
-func Uninstall(repo string) (string, error) {
+// hook that is not logbook's, or is for sessions other than sessions
+// (another project's), is left alone, as is a shared core.hooksPath. It
+// returns the hook's path when it removed one.
+func Uninstall(repo, sessions string) (string, error) {
 	dir, err := Dir(repo)
-	if errors.Is(err, gitfacts.ErrNotRepo) {
+	if errors.Is(err, gitfacts.ErrNotRepo) || errors.Is(err, ErrShared) {
 		return "", nil
 	}
 	if err != nil {
@@ -117,6 +145,9 @@ func Uninstall(repo string) (string, error) {
 	hook := filepath.Join(dir, "post-commit")
 	b, err := os.ReadFile(hook)
 	if errors.Is(err, os.ErrNotExist) || (err == nil && !ours(b)) {
+		return "", nil
+	}
+	if mine := sessionsOf(script("", sessions)); err == nil && sessionsOf(string(b)) != "" && sessionsOf(string(b)) != mine {
 		return "", nil
 	}
 	if err != nil {
@@ -134,4 +165,21 @@ func Uninstall(repo string) (string, error) {
 func ours(b []byte) bool {
 	first, rest, _ := strings.Cut(string(b), "\n")
 	return strings.HasPrefix(first, "#!") && strings.HasPrefix(rest, Marker)
+}
+
+// sessionsOf is the session directory a hook of ours names ("" for
+// record-step's default).
+func sessionsOf(hook string) string {
+	_, rest, ok := strings.Cut(hook, "LOGBOOK_DIR=${LOGBOOK_DIR:-")
+	if !ok {
+		return ""
+	}
+	dir, _, _ := strings.Cut(rest, "} ")
+	return dir
+}
+
+// within reports whether p is dir or below it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

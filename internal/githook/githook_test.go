@@ -1,6 +1,7 @@
 package githook
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,7 @@ func TestInstallChainsAndRestores(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(repo, ".git", "ran")); !strings.Contains(string(b), "mine") {
 		t.Fatal("the chained hook did not run")
 	}
-	if hook, err := Uninstall(repo); err != nil || hook == "" {
+	if hook, err := Uninstall(repo, ""); err != nil || hook == "" {
 		t.Fatalf("Uninstall: %q %v", hook, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(hooks, "post-commit")); string(b) != string(mine) {
@@ -56,7 +57,7 @@ func TestInstallChainsAndRestores(t *testing.T) {
 		t.Fatal("the chained copy is left behind")
 	}
 	// A hook that is not ours is never removed.
-	if hook, err := Uninstall(repo); err != nil || hook != "" {
+	if hook, err := Uninstall(repo, ""); err != nil || hook != "" {
 		t.Fatalf("Uninstall of the user's hook: %q %v", hook, err)
 	}
 }
@@ -96,5 +97,78 @@ func TestHookPassesTheSessionDirectory(t *testing.T) {
 	b, _ := os.ReadFile(out)
 	if want := "commit " + sessions + "\ncommit /elsewhere\n"; string(b) != want {
 		t.Fatalf("record-step was run with %q, want %q", b, want)
+	}
+}
+
+// A core.hooksPath of the user's git configuration is every
+// repository's: a hook there would name other repositories' commits in
+// this project's sessions, and the next project's install would replace
+// it. Nothing is written there, and the user's hook stays as it is.
+func TestSharedHooksPathLeftAlone(t *testing.T) {
+	shared := t.TempDir()
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[core]\n\thooksPath = "+shared+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	mine := []byte("#!/bin/sh\necho mine\n")
+	os.WriteFile(filepath.Join(shared, "post-commit"), mine, 0o755)
+	repo := gitInit(t)
+	if hook, err := Install(repo, "/x/record-step", filepath.Join(repo, ".logbook")); !errors.Is(err, ErrShared) || hook != "" {
+		t.Fatalf("Install: %q %v", hook, err)
+	}
+	if hook, err := Uninstall(repo, filepath.Join(repo, ".logbook")); err != nil || hook != "" {
+		t.Fatalf("Uninstall: %q %v", hook, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(shared, "post-commit")); string(b) != string(mine) {
+		t.Fatalf("the user's shared hook was changed: %q", b)
+	}
+	if _, err := os.Lstat(filepath.Join(shared, Chained)); err == nil {
+		t.Fatal("the user's shared hook was moved aside")
+	}
+}
+
+// A core.hooksPath of the repository's own configuration that names a
+// directory outside it (../shared-hooks) may be other repositories':
+// left alone too.
+func TestOutsideHooksPathLeftAlone(t *testing.T) {
+	repo := gitInit(t)
+	shared := t.TempDir()
+	if out, err := exec.Command("git", "-C", repo, "config", "core.hooksPath", shared).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if hook, err := Install(repo, "/x/record-step", ""); !errors.Is(err, ErrShared) || hook != "" {
+		t.Fatalf("Install: %q %v", hook, err)
+	}
+	if ents, _ := os.ReadDir(shared); len(ents) != 0 {
+		t.Fatalf("written to the shared directory: %v", ents)
+	}
+}
+
+// Two projects of one repository: the second install does not take the
+// first one's hook (its sessions would stop hearing of commits), nor
+// does the second's uninstall remove it; the same project converges.
+func TestOtherProjectsHookKept(t *testing.T) {
+	repo := gitInit(t)
+	a, b := filepath.Join(repo, "a", ".logbook"), filepath.Join(repo, "b", ".logbook")
+	hook, err := Install(repo, "/x/record-step", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(hook)
+	if _, err := Install(repo, "/y/record-step", b); !errors.Is(err, ErrOtherProject) {
+		t.Fatalf("second project's Install: %v", err)
+	}
+	if h, err := Uninstall(repo, b); err != nil || h != "" {
+		t.Fatalf("second project's Uninstall: %q %v", h, err)
+	}
+	if got, _ := os.ReadFile(hook); string(got) != string(first) {
+		t.Fatalf("the first project's hook was changed: %q", got)
+	}
+	if _, err := Install(repo, "/z/record-step", a); err != nil {
+		t.Fatalf("the same project's second Install: %v", err)
+	}
+	if got, _ := os.ReadFile(hook); !strings.Contains(string(got), "/z/record-step") {
+		t.Fatalf("the same project's hook was not rewritten: %q", got)
 	}
 }

@@ -91,8 +91,8 @@ func Append(dir, session string, steps []chain.Step, now func() string) error {
 }
 
 // Recording lists the sessions of dir still recording: an in-progress
-// file with no record beside it, no seal's mark, no unsealed-session
-// notice, and whose last step is not its end (a SessionEnd, or the
+// file written since its record, seal's mark or unsealed-session notice
+// (if any), and whose last step is not its end (a SessionEnd, or the
 // state at a seal). A session whose end was lost stays listed until it
 // is sealed; a commit made meanwhile is named in it too, which is the
 // truth (it was made while that session was open).
@@ -107,7 +107,7 @@ func Recording(dir string) ([]string, error) {
 		if journalfile.ValidSessionID(id) != nil {
 			continue
 		}
-		if exists(filepath.Join(dir, id+".record.json")) || exists(sealmark.Path(dir, id)) || exists(unsealed.Path(dir, id)) || ended(f) {
+		if ended(f) || sealedSince(f, filepath.Join(dir, id+".record.json"), sealmark.Path(dir, id), unsealed.Path(dir, id)) {
 			continue
 		}
 		ids = append(ids, id)
@@ -115,9 +115,22 @@ func Recording(dir string) ([]string, error) {
 	return ids, nil
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
+// sealedSince reports whether any of marks (a record, a seal's mark, an
+// unsealed-session notice) is as new as the journal at path: a session
+// that was sealed and has recorded nothing since. A journal written
+// after its seal is recording again: Codex seals at every turn's end and
+// goes on, and a resumed session goes on after its record.
+func sealedSince(path string, marks ...string) bool {
+	j, err := os.Stat(path)
+	if err != nil {
+		return true
+	}
+	for _, m := range marks {
+		if st, err := os.Lstat(m); err == nil && !j.ModTime().After(st.ModTime()) {
+			return true
+		}
+	}
+	return false
 }
 
 // OnStart appends the repository's state at the session's start, when

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
@@ -62,9 +63,22 @@ func TestStartAndCommit(t *testing.T) {
 		os.WriteFile(journalfile.Path(dir, id), []byte(`{"session":"`+id+`"}`+"\n"+line), 0o600)
 	}
 	os.WriteFile(filepath.Join(dir, "s7.unsealed"), nil, 0o600)
-	if ids, err := Recording(dir); err != nil || strings.Join(ids, ",") != "s1,s6" {
+	// Sealed, then written again: Codex's next turn after its Stop's
+	// seal, or a resumed session (s8: a record; s9: a notice left by a
+	// seal without a key). Their commits are theirs.
+	for _, c := range [][2]string{{"s8", ".record.json"}, {"s9", ".unsealed"}} {
+		line := `{"data":{"event":"UserPromptSubmit"},"kind":"note"}` + "\n"
+		os.WriteFile(journalfile.Path(dir, c[0]), []byte(`{"session":"`+c[0]+`"}`+"\n"+line), 0o600)
+		mark := filepath.Join(dir, c[0]+c[1])
+		os.WriteFile(mark, nil, 0o600)
+		sealed := time.Now().Add(-time.Hour)
+		os.Chtimes(mark, sealed, sealed)
+	}
+	if ids, err := Recording(dir); err != nil || strings.Join(ids, ",") != "s1,s6,s8,s9" {
 		t.Fatalf("Recording: %v %v", ids, err)
 	}
+	os.Remove(journalfile.Path(dir, "s8"))
+	os.Remove(journalfile.Path(dir, "s9"))
 	os.Remove(journalfile.Path(dir, "s6"))
 	git(t, repo, "commit", "-qam", "second")
 	named, err := OnCommit(dir, repo, now)
@@ -146,5 +160,32 @@ func TestStartHookUsesTheSessionsCwd(t *testing.T) {
 		if got := strings.Contains(string(data), `"event":"logbook.git"`); got != (id == "in") || len(reported) > 0 {
 			t.Errorf("%s: git note %v, reported %v", id, got, reported)
 		}
+	}
+}
+
+// A journal whose lock stays held does not hang the person's git
+// commit: record-step commit gives up after commitWait, says so, and
+// exits 0.
+func TestCommitHookDoesNotWaitForever(t *testing.T) {
+	repo := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "sessions")
+	git(t, repo, "init", "-q", "-b", "main")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "first")
+	j, err := journalfile.Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append(journalfile.Header{Session: "s1"}, []chain.Step{{At: now(), Kind: "note", Summary: "start", Data: strictjson.Obj()}}); err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close() // held until the test ends
+	t.Chdir(repo)
+	old := commitWait
+	commitWait = 50 * time.Millisecond
+	defer func() { commitWait = old }()
+	var stdout, stderr strings.Builder
+	env := map[string]string{"LOGBOOK_DIR": dir, "LOGBOOK_NOW": now()}
+	if code := CommitHook(nil, &stdout, &stderr, func(k string) string { return env[k] }); code != 0 || !strings.Contains(stderr.String(), "stayed locked") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -37,10 +37,27 @@ func CommitHook(args []string, stdout, stderr io.Writer, getenv func(string) str
 	now := Now(getenv)
 	dir, err := cli.Dir("", getenv)
 	if err == nil {
-		var named []string
-		named, err = OnCommit(dir, ".", now)
-		if len(named) > 0 {
-			fmt.Fprintf(stderr, "logbook: commit named in session %s\n", strings.Join(named, ", "))
+		// A session's journal lock held for good (a stuck hook, a
+		// process the agent left holding it) must not hang the
+		// person's git commit: past commitWait the commit is said not
+		// named, and the process exits with the wait.
+		type result struct {
+			named []string
+			err   error
+		}
+		done := make(chan result, 1)
+		go func() {
+			named, err := OnCommit(dir, ".", now)
+			done <- result{named, err}
+		}()
+		select {
+		case r := <-done:
+			if len(r.named) > 0 {
+				fmt.Fprintf(stderr, "logbook: commit named in session %s\n", strings.Join(r.named, ", "))
+			}
+			err = r.err
+		case <-time.After(commitWait):
+			err = fmt.Errorf("a session's journal stayed locked for %s (a hook or a seal holding it)", commitWait)
 		}
 	}
 	if err != nil {
@@ -51,6 +68,10 @@ func CommitHook(args []string, stdout, stderr io.Writer, getenv func(string) str
 	}
 	return 0
 }
+
+// commitWait bounds how long record-step commit waits for the sessions'
+// journals.
+var commitWait = 10 * time.Second
 
 // StartHook appends the repository's state to a session that just
 // started: the repository of the session's cwd (the first cwd an event

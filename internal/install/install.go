@@ -300,7 +300,9 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			// that would do nothing.
 			if o.Server != "" {
 				notes = append(notes, "commits are not named in sessions a server records (yet): no post-commit hook added (docs/commits.md)")
-			} else if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook"))); err != nil {
+			} else if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook"))); errors.Is(err, githook.ErrShared) || errors.Is(err, githook.ErrOtherProject) {
+				notes = append(notes, "no git post-commit hook added: "+err.Error())
+			} else if err != nil {
 				return fail(fmt.Errorf("git post-commit hook: %w", err))
 			} else if hook != "" {
 				fmt.Fprintf(stdout, "%s: names each commit in the sessions recording\n", hook)
@@ -336,7 +338,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 	}
 	if o.Verb != "install" {
 		if project {
-			if hook, err := githook.Uninstall(o.Project); err != nil {
+			if hook, err := githook.Uninstall(o.Project, absOr(filepath.Join(o.Project, ".logbook"))); err != nil {
 				notes = append(notes, "git post-commit hook not removed: "+err.Error())
 			} else if hook != "" {
 				fmt.Fprintf(stdout, "%s: logbook's post-commit hook removed\n", hook)

@@ -83,6 +83,64 @@ func FromArgv(argv []string) ([]Command, error) {
 type reader struct {
 	out   []Command
 	depth int
+	// piped: what a pipeline's earlier command prints (echo, printf),
+	// the standard input of the statement after it.
+	piped map[*syntax.Stmt]string
+	// expanded: the expansions printed took, errors too, each taken
+	// once (brace expansion rewrites the word)
+	expanded map[*syntax.Word]expansion
+}
+
+func (r *reader) expand(w *syntax.Word, src string, keep bool) ([]word, error) {
+	if x, ok := r.expanded[w]; ok {
+		return x.ws, x.err
+	}
+	ws, err := expandWord(w, src)
+	if keep {
+		if r.expanded == nil {
+			r.expanded = map[*syntax.Word]expansion{}
+		}
+		r.expanded[w] = expansion{ws, err}
+	}
+	return ws, err
+}
+
+type expansion struct {
+	ws  []word
+	err error
+}
+
+// printed is what st prints when it is echo or printf of words known
+// before it runs (printf's format is taken as it is written).
+func (r *reader) printed(st *syntax.Stmt, src string) (string, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 {
+		return "", false
+	}
+	var ws []string
+	for _, w := range call.Args {
+		x, err := r.expand(w, src, true)
+		if err != nil {
+			return "", false
+		}
+		for _, a := range x {
+			ws = append(ws, a.s)
+		}
+		if len(ws) > MaxCommands {
+			return "", false // as stmt refuses it
+		}
+	}
+	switch base(ws[0]) {
+	case "echo":
+		args := ws[1:]
+		for len(args) > 0 && len(args[0]) > 1 && strings.Trim(args[0], "-neE") == "" && args[0][0] == '-' {
+			args = args[1:]
+		}
+		return strings.Join(args, " ") + "\n", true
+	case "printf":
+		return strings.Join(ws[1:], " "), true
+	}
+	return "", false
 }
 
 // word is one argument: its text and whether any of it is known only at
@@ -110,12 +168,28 @@ func (r *reader) script(src, shell string) error {
 	// All statements first: brace expansion rewrites words, which the
 	// walk does not expect to meet.
 	var stmts []*syntax.Stmt
+	var pipes []*syntax.BinaryCmd
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if st, ok := n.(*syntax.Stmt); ok {
-			stmts = append(stmts, st)
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			stmts = append(stmts, n)
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				pipes = append(pipes, n)
+			}
 		}
 		return true
 	})
+	// echo 'rm -rf x' | sh: the shell runs what echo prints (after the
+	// walk: printed expands braces too).
+	for _, p := range pipes {
+		if out, ok := r.printed(p.X, src); ok {
+			if r.piped == nil {
+				r.piped = map[*syntax.Stmt]string{}
+			}
+			r.piped[p.Y] = out
+		}
+	}
 	for _, st := range stmts {
 		if err := r.stmt(st, src); err != nil {
 			return err
@@ -182,6 +256,9 @@ func (r *reader) stmt(st *syntax.Stmt, src string) error {
 			}
 		}
 	}
+	if out, ok := r.piped[st]; ok && stdin == nil {
+		stdin = &out
+	}
 	call, ok := st.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) == 0 {
 		if len(redirs) == 0 {
@@ -191,7 +268,7 @@ func (r *reader) stmt(st *syntax.Stmt, src string) error {
 	}
 	var argv []word
 	for _, w := range call.Args {
-		ws, err := expandWord(w, src)
+		ws, err := r.expand(w, src, false)
 		if err != nil {
 			return err
 		}
@@ -244,7 +321,13 @@ func (r *reader) call(argv []word, redirs []string, stdin *string) error {
 	for i, a := range argv[1:] {
 		args[i] = a.s
 	}
-	c := Command{Path: argv[0].s, Program: base(argv[0].s), Args: args, Redirects: redirs, Dynamic: argv[0].dyn}
+	prog := argv[0].s
+	if len(prog) > 1 && prog[0] == '=' {
+		// zsh runs =rm as the rm its PATH finds (EQUALS); bash finds no
+		// such program, so naming it rm misleads no rule.
+		prog = prog[1:]
+	}
+	c := Command{Path: argv[0].s, Program: base(prog), Args: args, Redirects: redirs, Dynamic: argv[0].dyn}
 	if err := r.add(c); err != nil {
 		return err
 	}

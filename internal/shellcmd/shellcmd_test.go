@@ -49,7 +49,24 @@ func TestParse(t *testing.T) {
 		{`command -p rm x`, `command -p rm x | rm x`},
 		{`exec -a name rm x`, `exec -a name rm x | rm x`},
 		{`nice -n 5 nohup rm x`, `nice -n 5 nohup rm x | nohup rm x | rm x`},
-		{`time rm x`, `rm x`}, // bash's keyword
+		{`time rm x`, `rm x`},                             // bash's keyword
+		{`time -- rm x`, `-- rm x | rm x`},                // bash runs rm
+		{`noglob rm -rf x`, `noglob rm -rf x | rm -rf x`}, // zsh's precommand modifiers
+		{`nocorrect - rm x`, `nocorrect - rm x | - rm x | rm x`},
+		{`=rm -rf x`, `rm(=rm) -rf x`}, // zsh's EQUALS: the rm of PATH
+		{`trap 'rm -rf x' EXIT`, `trap rm -rf x EXIT | rm -rf x`},
+		{`trap -p EXIT`, `trap -p EXIT`},
+		{`fish --command='rm -rf x'`, `fish --command=rm -rf x | rm -rf x`},
+		{`sudo -c default rm x`, `sudo -c default rm x | rm x`}, // BSD's login class
+		{`doas -a style rm x`, `doas -a style rm x | rm x`},
+		{`env -P /bin rm x`, `env -P /bin rm x | rm x`},           // BSD's altpath
+		{`echo 'rm -rf x' | sh`, `echo rm -rf x | sh | rm -rf x`}, // the shell runs what echo prints
+		{`echo -n rm -rf x | bash -s`, `echo -n rm -rf x | bash -s | rm -rf x`},
+		{`printf 'rm -rf x' |& zsh`, `printf rm -rf x | zsh | rm -rf x`},
+		{`echo rm -rf x | sh script.sh`, `echo rm -rf x | sh script.sh`},
+		{`echo rm -rf x | cat`, `echo rm -rf x | cat`},
+		{`echo {rm,-rf,x} | sh`, `echo rm -rf x | sh | rm -rf x`},
+		{`echo a{b,c} | cat`, `echo ab ac | cat`},
 		{`timeout -s KILL 5 rm x`, `timeout -s KILL 5 rm x | rm x`},
 		{`busybox rm -rf x`, `busybox rm -rf x | rm -rf x`},
 		{`find . -exec rm -rf {} + -o -execdir cat {} \;`, `find . -exec rm -rf {} + -o -execdir cat {} ; | rm -rf {} | cat {}`},
@@ -143,7 +160,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: %d commands", s, len(cs))
 		}
 		for _, c := range cs {
-			if c.Program != base(c.Path) || c.Args == nil || c.Redirects == nil {
+			p := c.Path
+			if len(p) > 1 && p[0] == '=' {
+				p = p[1:] // zsh's =rm
+			}
+			if c.Program != base(p) || c.Args == nil || c.Redirects == nil {
 				t.Fatalf("%q: %s", s, fmt.Sprintf("%+v", c))
 			}
 		}

@@ -19,9 +19,9 @@ type wrapper struct {
 }
 
 var wrappers = map[string]wrapper{
-	"sudo":    {withArg: "ugpCDrtTUR", long: []string{"user", "group", "prompt", "close-from", "chdir", "role", "type", "command-timeout", "other-user", "chroot", "host"}, assigns: true},
-	"doas":    {withArg: "uC"},
-	"env":     {withArg: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true},
+	"sudo":    {withArg: "ugpCDrtTURac", long: []string{"user", "group", "prompt", "close-from", "chdir", "role", "type", "command-timeout", "other-user", "chroot", "host"}, assigns: true},
+	"doas":    {withArg: "uCa"},
+	"env":     {withArg: "uCSPa", long: []string{"unset", "chdir", "split-string", "argv0"}, assigns: true},
 	"xargs":   {withArg: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}},
 	"command": {},
 	"builtin": {},
@@ -34,6 +34,13 @@ var wrappers = map[string]wrapper{
 	"ionice":  {withArg: "cnp", long: []string{"class", "classdata", "pid"}},
 	"setsid":  {},
 	"busybox": {},
+	// zsh's precommand modifiers (`noglob rm`, `- rm`: zsh runs rm), and
+	// `--` after bash's time keyword (`time -- rm` runs rm), which the
+	// parser leaves as the program.
+	"noglob":    {},
+	"nocorrect": {},
+	"-":         {},
+	"--":        {},
 }
 
 // shells run their -c string, or a here-document on their stdin.
@@ -46,6 +53,9 @@ func (r *reader) inner(prog string, args []word, stdin *string) error {
 		return r.shell(prog, args, stdin)
 	case prog == "eval":
 		return r.script(join(args), "")
+	case prog == "trap" && len(args) > 1 && !strings.HasPrefix(args[0].s, "-"):
+		// trap 'rm -rf x' EXIT: the string runs when the signal comes
+		return r.script(args[0].s, "")
 	case prog == "find":
 		return r.find(args)
 	}
@@ -132,6 +142,9 @@ func (r *reader) shell(prog string, args []word, stdin *string) error {
 			}
 			if a == "--command" { // fish
 				cmd = true
+			}
+			if v, ok := strings.CutPrefix(a, "--command="); ok { // fish
+				return r.script(v, prog)
 			}
 			continue
 		}
