@@ -209,13 +209,6 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 	return ans.Exit
 }
 
-func failExit(failClosed bool) int {
-	if failClosed {
-		return 2
-	}
-	return 0
-}
-
 func nameOf(ev hookevent.Event) string {
 	if ev.Name == "" {
 		return "unknown event"
