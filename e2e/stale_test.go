@@ -112,7 +112,7 @@ func TestStaleCheckpointRefused(t *testing.T) {
 	}
 	latest := filepath.Join(data, id+".record.json")
 	got2, err := verify(latest, "--log-tiles", s.url+"/v1/log/")
-	if err != nil || !strings.Contains(got2, "level=logged") || strings.Contains(got2, "warning") {
+	if err != nil || !strings.Contains(got2, "level=logged") || strings.Contains(got2, "warning: freshness") {
 		t.Fatalf("the latest record with --log-tiles: %v\n%s", err, got2)
 	}
 	report(t, "stale: the early record without --log-tiles:\n"+got+"with --log-tiles: "+strings.TrimSpace(refused))

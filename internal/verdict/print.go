@@ -150,6 +150,14 @@ func moreGaps(g gaps.Counts) string {
 // output, --json's warnings and logbook-verify --help say it.
 const LocalWarning = "level=local: nothing outside the record vouches for it; whoever held the signing key (in a local install, the recorded agent's own user) could have rewritten, cut or left events out of it (use logbook-server for level server)"
 
+// UndeliveredWarning is said of every accepted record at level server or
+// logged: the server vouches for what reached it. What never reached it
+// is named when the server refused it or the hook's numbering shows a
+// hole, but that count is kept in the agent's own folder, and Claude
+// Code's HTTP hooks send none (docs/server.md, "Events the server never
+// saw"): loss before the server cannot be ruled out at this level.
+const UndeliveredWarning = "complete as far as the server saw: events that never reached it are named when the server refused them or the hook's numbering shows a hole, but that count is kept where the agent can edit it (and HTTP hooks send none), so loss before the server cannot be ruled out"
+
 // StaleWarning is said of an accepted record at level server or logged
 // whose freshness was not checked: an earlier checkpoint, kept and handed
 // over, verifies as well as the latest one.
@@ -169,8 +177,11 @@ func Warnings(o Outcome) []string {
 	}
 	if o.Level == checkpoint.LevelLocal {
 		w = append(w, LocalWarning)
-	} else if !o.Fresh {
-		w = append(w, StaleWarning)
+	} else {
+		if !o.Fresh {
+			w = append(w, StaleWarning)
+		}
+		w = append(w, UndeliveredWarning)
 	}
 	if o.UncheckedGates > 0 {
 		w = append(w, UncheckedGatesWarning(o.UncheckedGates))
