@@ -9,6 +9,7 @@ import (
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -68,7 +69,7 @@ func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	in := gate.InputOf(payload, ev)
 	res := prog.Decide(in)
-	out := map[string]any{"event": ev.Name, "decision": res.Decision, "rule": res.Rule, "reason": res.Reason, "gated": orgpolicy.Gated(ev.Name), "policy": p.Digest}
+	out := map[string]any{"event": ev.Name, "decision": res.Decision, "rule": res.Rule, "reason": res.Reason, "gated": kinds.Gated(ev.Name), "policy": p.Digest}
 	if res.Error != "" {
 		out["error"] = res.Error
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/instant"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
@@ -190,7 +191,7 @@ func hookIn(hc hookCtx, args []string, stdin io.Reader, stdout, stderr io.Writer
 		// Not gated. When the payload could not be read far enough to
 		// know it is not a call (or it is one, without a session), the
 		// call cannot be decided: block it unless the hook fails open.
-		if err != nil && (ev.Name == "" || orgpolicy.Gated(ev.Name)) && (g.failClosed || g.failOpen == "deny") {
+		if err != nil && (ev.Name == "" || kinds.Gated(ev.Name)) && (g.failClosed || g.failOpen == "deny") {
 			fmt.Fprintln(stderr, "logbook-policy: the call could not be read, so the policy could not decide it: blocked")
 			return 2
 		}

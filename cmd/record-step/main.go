@@ -180,7 +180,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		// An unreadable payload may be a cut-off PreToolUse: fail closed
 		// unless the event is known to be another one. A PermissionRequest
 		// is gated as a PreToolUse is (docs/policy.md).
-		if *failClosed && (event == "PreToolUse" || event == "PermissionRequest" || event == "PreSkillShellCommand" || event == unknownEvent) {
+		if *failClosed && (kinds.Gated(event) || event == unknownEvent) {
 			// The harness shows this stderr on a block: say that the call
 			// was stopped and why, not only what failed.
 			fmt.Fprintln(stderr, "record-step: the tool call is blocked (--fail-closed): a call that cannot be recorded, or whose policy answer cannot be confirmed, does not run; fix the cause above (a server that is down: start it) and try again")

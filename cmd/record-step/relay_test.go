@@ -62,7 +62,7 @@ func gatedPayloads(t *testing.T, harness string) [][]byte {
 	seen := map[string]bool{}
 	for _, p := range s.Events {
 		ev, err := hookevent.ParseWith(p, hookevent.Hint{Harness: harness})
-		if err != nil || !orgpolicy.Gated(ev.Name) || seen[ev.Name] && len(out) >= 3 {
+		if err != nil || !kinds.Gated(ev.Name) || seen[ev.Name] && len(out) >= 3 {
 			continue
 		}
 		seen[ev.Name] = true

@@ -58,17 +58,14 @@ type Target struct {
 }
 
 // Gated reports whether the organization policy decides the harness's
-// event name: the events that are PreToolUse or PermissionRequest under
-// their canonical name (Gemini's BeforeTool, Cursor's
-// beforeShellExecution, Copilot's preToolUse, …), and Claude Code's
-// PreSkillShellCommand, which runs a command as Bash does;
-// orgpolicy.Gated.
+// event name, under its canonical name (Gemini's BeforeTool, Cursor's
+// beforeShellExecution, Copilot's preToolUse, …): kinds.Gated.
 func Gated(name string) bool {
 	c, _ := kinds.Canonical(name)
 	if c == "" {
 		c = name
 	}
-	return c == "PreToolUse" || c == "PermissionRequest" || c == "PreSkillShellCommand"
+	return kinds.Gated(c)
 }
 
 // Command is the hook command line for event e. It first checks that the

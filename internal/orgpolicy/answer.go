@@ -37,9 +37,6 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 		msg += " rule " + v.Rule
 	}
 	msg += ": " + reason
-	if a, ok := skillShellAnswer(event, v.Decision, msg, enforced); ok {
-		return a
-	}
 	if !enforced {
 		return Answer{Stderr: "logbook policy (audit mode, not enforced): would " + string(v.Decision) + ": " + reason + "\n"}
 	}
@@ -58,7 +55,15 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 			out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
 				"decision": map[string]any{"behavior": "deny", "message": msg}}}
 		} else {
-			out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			// PreToolUse's answer; a skill's shell preamble
+			// (PreSkillShellCommand, Claude Code 2.1.332) takes the same
+			// under its own hookEventName: deny and ask both keep its
+			// command from running.
+			name := "PreToolUse"
+			if event == "PreSkillShellCommand" {
+				name = event
+			}
+			out = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": name,
 				"permissionDecision": string(d), "permissionDecisionReason": msg}}
 		}
 	case kinds.GatePermission:

@@ -4,14 +4,6 @@ package orgpolicy
 // gate is never mistaken for the event it gates.
 const GateEvent = "PolicyGate"
 
-// Gated reports whether a (canonical) hook event is decided by the policy:
-// a tool call, a permission request, and Claude Code's
-// PreSkillShellCommand, a skill's shell preamble, which runs a command as
-// Bash does (the rules see it as a Bash call).
-func Gated(event string) bool {
-	return event == "PreToolUse" || event == "PermissionRequest" || event == "PreSkillShellCommand"
-}
-
 // Result is the decision for one call.
 type Result struct {
 	Decision Decision

@@ -56,3 +56,13 @@ func GateOf(harness string) Gate {
 	}
 	return unknownGate
 }
+
+// Gated reports whether the organization policy decides a (canonical)
+// event: a tool call, a permission request, and Claude Code's
+// PreSkillShellCommand, a skill's shell preamble, which runs a command as
+// Bash does (the rules see it as a Bash call). The one list: the
+// installer wires the gate on these events, the gate decides them and
+// record-step --fail-closed blocks them when they cannot be recorded.
+func Gated(event string) bool {
+	return event == "PreToolUse" || event == "PermissionRequest" || event == "PreSkillShellCommand"
+}

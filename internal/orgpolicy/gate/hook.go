@@ -5,6 +5,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/hookevent"
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -26,7 +27,7 @@ func (g *Gate) Wire(payload []byte, o *recorder.Options, out **Verdict) []byte {
 	}
 	redacted := g.Signed != nil && g.Signed.RedactsInput() && !bytes.Equal(rec, payload)
 	o.Gate = func(ev hookevent.Event) *chain.Step {
-		if !orgpolicy.Gated(ev.Name) {
+		if !kinds.Gated(ev.Name) {
 			return nil
 		}
 		v := g.Check(payload, ev)

@@ -3,6 +3,7 @@ package gate
 import (
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/hookevent/kinds"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 )
 
@@ -12,7 +13,7 @@ import (
 // refuses it with Claude Code's answer for that event.
 func TestSkillShellGated(t *testing.T) {
 	t.Parallel()
-	if !orgpolicy.Gated("PreSkillShellCommand") {
+	if !kinds.Gated("PreSkillShellCommand") {
 		t.Fatal("PreSkillShellCommand is not gated")
 	}
 	for _, p := range []string{
