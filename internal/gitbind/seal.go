@@ -2,7 +2,6 @@ package gitbind
 
 import (
 	"bytes"
-	"os"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
@@ -52,21 +51,6 @@ func AfterSeal(repo, path, level string) ([]string, error) {
 // endsWithSealNote reports whether the journal's last line is a
 // logbook.git note of phase seal.
 func endsWithSealNote(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	off := max(0, st.Size()-4096)
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		return false
-	}
-	buf = bytes.TrimRight(buf, "\n")
-	last := buf[bytes.LastIndexByte(buf, '\n')+1:]
-	return bytes.Contains(last, []byte(`"event":"`+gitstep.HeadEvent+`"`)) && bytes.Contains(last, []byte(`"phase":"seal"`))
+	last, err := journalfile.LastLine(path)
+	return err == nil && bytes.Contains(last, []byte(`"event":"`+gitstep.HeadEvent+`"`)) && bytes.Contains(last, []byte(`"phase":"seal"`))
 }

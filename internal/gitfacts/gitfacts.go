@@ -34,15 +34,7 @@ var ErrNotRepo = errors.New("not a git repository")
 // Output runs git -C dir args and returns its standard output, at most
 // limit bytes: more is ErrTooLong, read no further.
 func Output(dir string, limit int64, args ...string) ([]byte, error) {
-	var buf bytes.Buffer
-	err := stream(dir, nil, func(r io.Reader) error {
-		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
-		if err == nil && n > limit {
-			return fmt.Errorf("git %s: %w (%d bytes)", args[0], ErrTooLong, limit)
-		}
-		return err
-	}, args...)
-	return buf.Bytes(), err
+	return Input(dir, nil, limit, args...)
 }
 
 // Input runs git -C dir args with stdin as its standard input and

@@ -8,7 +8,6 @@
 package gitstep
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -173,22 +172,11 @@ func OnCommit(dir, repo string, now func() string) ([]string, error) {
 // ended reports whether the journal's last step ends the session: a
 // SessionEnd (in any harness's words) or the state at a seal.
 func ended(path string) bool {
-	f, err := os.Open(path)
+	last, err := journalfile.LastLine(path)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	off := max(0, st.Size()-(64<<10))
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil {
-		return false
-	}
-	buf = bytes.TrimRight(buf, "\n")
-	v, err := strictjson.Parse(buf[bytes.LastIndexByte(buf, '\n')+1:], strictjson.Options{})
+	v, err := strictjson.Parse(last, strictjson.Options{})
 	if err != nil {
 		return false
 	}

@@ -307,13 +307,36 @@ func headerLine(h Header) ([]byte, error) {
 // lastLine returns the file's last complete line (without its newline) and
 // the offset just past it, reading backwards from the end in growing chunks.
 func (j *Journal) lastLine(size int64) ([]byte, int64, error) {
+	return lastLineAt(j.f, size)
+}
+
+// LastLine returns the last complete line of the file at path (nil when
+// it has none), read from its end, without the session's lock: for a
+// reader that only looks at how a session stands (the commit hook, the
+// seal's git note), never for a writer.
+func LastLine(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return nil, err
+	}
+	line, _, err := lastLineAt(f, st.Size())
+	return line, err
+}
+
+// lastLineAt is lastLine of any file of the given size.
+func lastLineAt(f io.ReaderAt, size int64) ([]byte, int64, error) {
 	chunk := int64(4096)
 	for {
 		if chunk > size {
 			chunk = size
 		}
 		buf := make([]byte, chunk)
-		if _, err := j.f.ReadAt(buf, size-chunk); err != nil && err != io.EOF {
+		if _, err := f.ReadAt(buf, size-chunk); err != nil && err != io.EOF {
 			return nil, 0, err
 		}
 		end := len(buf)
