@@ -31,6 +31,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/logbook-project/logbook/internal/keys"
 )
 
 // Targets are the platforms a release ships (docs/install.md).
@@ -66,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		*out = "dist/" + tag
 	}
-	priv, err := readPrivate(*key)
+	priv, err := keys.ReadPrivate("-key", *key)
 	if err != nil {
 		fmt.Fprintln(stderr, "release:", err)
 		return 2

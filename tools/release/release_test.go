@@ -46,7 +46,7 @@ func TestReproducible(t *testing.T) {
 	if err := keys.WriteNew(keyFile); err != nil {
 		t.Fatal(err)
 	}
-	priv, err := readPrivate(keyFile)
+	priv, err := keys.ReadPrivate("-key", keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
