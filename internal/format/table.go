@@ -61,4 +61,5 @@ var Table = []CodeInfo{
 	{BindingForged, 0, "A commit's binding names a record of another session, or a step of it that names another commit."},
 	{CommitNotInRecord, 0, "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id."},
 	{LevelTooLow, 0, "A commit's record holds, but at a lower level (local, server, logged) than the level required."},
+	{Tombstoned, 0, "The record was deleted under a retention policy: the file is the server's signed tombstone naming the session, the record's digest, tip and step count, and who deleted it, when and why."},
 }

@@ -183,6 +183,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
 	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
+	if err == nil {
+		s.indexLater(ev.Session)
+	}
 	// Group commit: the step is on disk before the answer (with
 	// FsyncBackground: written, and synced in the background within the
 	// window). The session's locks are released: other events of the
@@ -616,7 +619,7 @@ func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done f
 	}
 	if st.j == nil {
 		if isNew(journalfile.Path(s.cfg.Dir, id)) {
-			if err := s.roomForNew(); err != nil {
+			if err := cmp.Or(s.notTombstoned(id), s.roomForNew()); err != nil {
 				st.mu.Unlock()
 				s.cfg.Log.Error("new session refused", "session", id, "error", err.Error())
 				return nil, nil, nil, err

@@ -42,6 +42,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -107,6 +108,14 @@ type Config struct {
 	// (and PermissionRequest) is decided by: its gate step is recorded
 	// before the event and its decision is the hook's answer (gate.go).
 	Gate *gate.Gate
+	// Index, when not nil, is the session index the server feeds and
+	// searches (index.go, docs/index.md); IndexWho, Enrolled and
+	// Authorize are the fleet identity's seams into it (nil: the stubs
+	// index.go names).
+	Index     *index.Index
+	IndexWho  Who
+	Enrolled  func(tenant string) ([]string, error)
+	Authorize Authorize
 }
 
 // Fsync modes.
@@ -165,6 +174,7 @@ type Server struct {
 	owed     map[string]string
 	sealing  sync.WaitGroup
 	sealSlot chan struct{} // one seal after an answer at a time
+	ix       indexFeed     // the session index's feed (index.go)
 }
 
 // session is what the server keeps for a session it has seen.
@@ -247,6 +257,7 @@ func New(cfg Config) (*Server, error) {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
 	s.tlogInit()
+	s.indexInit()
 	return s, nil
 }
 
@@ -272,6 +283,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
+	s.indexRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -392,6 +404,7 @@ func (s *Server) Close() error {
 	var errs []error
 	// The seals owed are written before anything closes.
 	s.sealing.Wait()
+	s.indexClose()
 	if s.commit != nil {
 		// With FsyncBackground, what was answered and not yet synced
 		// is synced before the server exits.
