@@ -189,7 +189,9 @@ func (x *Index) held(ctx context.Context, tenant, id string) (bool, error) {
 }
 
 // IsHeld reports whether a session is under a legal hold.
-func (x *Index) IsHeld(ctx context.Context, tenant, id string) (bool, error) { return x.held(ctx, tenant, id) }
+func (x *Index) IsHeld(ctx context.Context, tenant, id string) (bool, error) {
+	return x.held(ctx, tenant, id)
+}
 
 // MarkTombstoned records that a session's record was replaced by a
 // tombstone.

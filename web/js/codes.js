@@ -46,5 +46,6 @@
     BINDING_FORGED: "A commit's binding names a record of another session, or a step of it that names another commit.",
     COMMIT_NOT_IN_RECORD: "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id.",
     LEVEL_TOO_LOW: "A commit's record holds, but at a lower level (local, server, logged) than the level required.",
+    TOMBSTONED: "The record was deleted under a retention policy: the file is the server's signed tombstone naming the session, the record's digest, tip and step count, and who deleted it, when and why.",
   });
 })(globalThis.logbook = globalThis.logbook || {});
