@@ -19,6 +19,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -43,6 +44,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/indexcli"
 	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -73,6 +75,9 @@ const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen
                [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
                [--policy SIGNED.json --policy-key PUB]
+               [--index sqlite|mysql|none [--index-dsn DSN]]
+logbook-server --reindex --data DIR [--index sqlite|mysql [--index-dsn DSN]]
+logbook-server sessions|coverage|retention|hold --server URL … (logbook-server sessions --help)
 logbook-server --new-key FILE [--name ORIGIN]
 logbook-server --new-token FILE
 logbook-server --verifier-key --key FILE [--name ORIGIN]`
@@ -90,9 +95,13 @@ type config struct {
 	minFree                                int64
 	log                                    logFlags
 	policy                                 policyFlags
+	index                                  indexcli.Flags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && indexcli.IsCommand(args[0]) {
+		return indexcli.Run(args, stdout, stderr, getenv) // sessions, coverage, retention, hold: docs/index.md
+	}
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -119,6 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.rotateKey, "rotate-key", "", "hand the server over from --key to the new key `FILE` (PKCS#8 PEM, 0600): both sign a rotation note appended to DATA/key-rotations (docs/key-rotation.md), then exit; restart with --key FILE")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
+	c.index.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -140,6 +150,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if c.newKey != "" {
 		return newKey(c.newKey, c.name, stdout, stderr)
+	}
+	if c.index.Reindex {
+		return c.index.RunReindex(ctx, dataDir(c, getenv), c.log.driver != "none", getenv, stdout, stderr)
 	}
 	if c.keyFile == "" {
 		c.keyFile = getenv("LOGBOOK_SERVER_KEY_FILE")
@@ -191,13 +204,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		return fail(2, fmt.Errorf("--fsync-window %v: want more than 0 and at most 1m", c.fsyncWindow))
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if c.data == "" {
-		c.data = getenv("STATE_DIRECTORY")
-	}
-	if c.data == "" {
-		c.data = "logbook-server-data"
-	}
-	data, err := filepath.Abs(c.data)
+	data, err := filepath.Abs(dataDir(c, getenv))
 	if err != nil {
 		return fail(2, err)
 	}
@@ -265,7 +272,14 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(1, err)
 	}
-	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
+	ix, err := c.index.Open(ctx, data, getenv)
+	if err != nil {
+		return fail(1, err)
+	}
+	if ix != nil {
+		defer ix.Close()
+	}
+	srv, err := server.New(server.Config{Index: ix, Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
 		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
 	if err != nil {
@@ -325,6 +339,12 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// dataDir is --data, else $STATE_DIRECTORY (systemd's), else
+// ./logbook-server-data.
+func dataDir(c config, getenv func(string) string) string {
+	return cmp.Or(c.data, getenv("STATE_DIRECTORY"), "logbook-server-data")
 }
 
 func tlsConfig(c config) (*tls.Config, error) {
