@@ -55,10 +55,23 @@ func Open(ctx context.Context, driver, dsn string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.db = db
+	ix, err := OpenDB(ctx, db, x.e == MySQL)
+	if err != nil {
+		db.Close()
+	}
+	return ix, err
+}
+
+// OpenDB is Open on a database already open (a MySQL pool a server
+// shares, or SQLite through another driver: docs/index.md's driver
+// measurement), mysql saying which engine it is. Close closes db.
+func OpenDB(ctx context.Context, db *sql.DB, mysql bool) (*Index, error) {
+	x := Index{db: db, e: SQLite}
+	if mysql {
+		x.e = MySQL
+	}
 	for _, q := range render(x.e) {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			db.Close()
 			return nil, fmt.Errorf("index schema: %w", err)
 		}
 	}
