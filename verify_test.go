@@ -37,7 +37,7 @@ func TestVerifyFixtures(t *testing.T) {
 				for _, c := range []logbook.Code{logbook.NotJSON, logbook.Shape, logbook.StepOutOfOrder, logbook.ChainBroken,
 					logbook.StepCountMismatch, logbook.TipMismatch, logbook.SignatureInvalid, logbook.KeyRevoked, logbook.SignerNotTrusted,
 					logbook.IdentityKeyMismatch, logbook.IdentityUntrusted, logbook.IdentityNotAllowed, logbook.TimestampMissing,
-					logbook.TimestampInvalid, logbook.AttestKeyIDMismatch, logbook.RecorderDigestMismatch, logbook.AttestInvalid} {
+					logbook.TimestampInvalid, logbook.AttestKeyIDMismatch, logbook.RecorderDigestMismatch, logbook.AttestInvalid, logbook.Tombstoned} {
 					if strings.HasPrefix(rest, string(c)+"_") {
 						want = string(c)
 					}
