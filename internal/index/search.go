@@ -43,7 +43,7 @@ const (
 var ErrBadCursor = errors.New("not a cursor this index returned")
 
 // ErrBadQuery is returned for a limit out of range or a bad term.
-var ErrBadQuery = errors.New("bad search")
+var ErrBadQuery = errors.New("bad request")
 
 // plan is how a query runs: the index it walks in order, and the SQL.
 type plan struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -198,4 +199,83 @@ func TestRetentionTombstone(t *testing.T) {
 		t.Errorf("reindexed: %+v", e)
 	}
 	_ = verdict.Outcome{}
+}
+
+// TestIndexSeams: the fleet identity's seams. IndexWho names each
+// session's tenant and developer from its steps (here the cwd stands for
+// the attested actor); Authorize's roles: a developer finds only their
+// own sessions, an auditor every one of the tenant but no retention, and
+// another tenant nothing.
+func TestIndexSeams(t *testing.T) {
+	role := map[string]server.Caller{
+		"alice":   {Tenant: "acme", Developer: "alice", Role: server.RoleDeveloper},
+		"auditor": {Tenant: "acme", Role: server.RoleAuditor},
+		"other":   {Tenant: "globex", Role: server.RoleAdmin},
+	}
+	f := newServer(t, func(c *server.Config, _ *http.Server) {
+		ix, err := index.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "index.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		c.Index = ix
+		c.IndexWho = func(step *strictjson.Value) (string, string, string, bool) {
+			id, _ := step.Get("data").GetString("event")
+			if id == "" {
+				return "", "", "", false
+			}
+			return "acme", map[bool]string{true: "alice", false: "bob"}[strings.Contains(step.Get("summary").Str, "echo 0")], "m1", true
+		}
+		c.Authorize = func(r *http.Request, action string) (server.Caller, error) {
+			who := role[r.Header.Get("X-Test-Who")]
+			if action == server.ActAdmin && who.Role != server.RoleAdmin || action == server.ActCoverage && who.Role == server.RoleDeveloper {
+				return server.Caller{}, server.ErrForbidden
+			}
+			return who, nil
+		}
+	})
+	c := f.ts.Client()
+	post(t, c, f.ts.URL+"/v1/hooks/claude-code", event("s-alice", "PreToolUse", 0))
+	post(t, c, f.ts.URL+"/v1/hooks/claude-code", event("s-bob", "PreToolUse", 1))
+	f.srv.IndexFlush()
+	as := func(who, method, path string) (int, []byte) {
+		body := `{"keepDays": 1}`
+		if strings.HasSuffix(path, "/hold") {
+			body = `{"reason": "case 7"}`
+		}
+		req, _ := http.NewRequest(method, f.ts.URL+path, strings.NewReader(body))
+		req.Header.Set("X-Test-Who", who)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	for _, c := range []struct {
+		who, method, path string
+		code              int
+		has, hasnt        string
+	}{
+		{"alice", "GET", "/v1/sessions", 200, "s-alice", "s-bob"},
+		{"alice", "GET", "/v1/sessions?developer=bob", 403, "FORBIDDEN", ""},
+		{"alice", "GET", "/v1/coverage", 403, "FORBIDDEN", ""},
+		{"alice", "PUT", "/v1/retention", 403, "FORBIDDEN", ""},
+		{"alice", "PUT", "/v1/sessions/s-alice/hold", 403, "FORBIDDEN", ""},
+		{"auditor", "GET", "/v1/sessions", 200, "s-bob", ""},
+		{"auditor", "GET", "/v1/coverage", 200, "silent", ""},
+		{"auditor", "POST", "/v1/retention/run", 403, "FORBIDDEN", ""},
+		{"other", "GET", "/v1/sessions", 200, `"sessions":[]`, "s-alice"},
+		{"other", "PUT", "/v1/sessions/s-alice/hold", 404, "SESSION_UNKNOWN", ""},
+	} {
+		code, b := as(c.who, c.method, c.path)
+		if code != c.code || !bytes.Contains(b, []byte(c.has)) || c.hasnt != "" && bytes.Contains(b, []byte(c.hasnt)) {
+			t.Errorf("%s %s %s: %d %s", c.who, c.method, c.path, code, b)
+		}
+	}
+	code, b := as("auditor", "GET", "/v1/sessions?developer=alice")
+	if code != 200 || !bytes.Contains(b, []byte(`"developer":"alice","machine":"m1"`)) || !bytes.Contains(b, []byte(`"tenant":"acme"`)) {
+		t.Errorf("the who seam: %d %s", code, b)
+	}
 }
