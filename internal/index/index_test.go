@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/testmysql"
 )
 
@@ -227,4 +229,44 @@ func TestPlansUseIndexes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFoldRecord: the steps of a gated record, read as the feed reads
+// them: the gate's decisions and policy, the tools, the end.
+func TestFoldRecord(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/gate/good_gated.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strictjson.Parse(b, strictjson.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewFold(Header{ID: "gate-fixture", Cwd: "/work"}, "", "", "", "server")
+	for i := range v.Get("steps").Items {
+		f.Add(StepOf(&v.Get("steps").Items[i]))
+	}
+	s := f.S
+	if !slices.Equal(s.Decisions, []string{"allow", "deny"}) || !slices.Equal(s.Tools, []string{"Bash", "Read"}) || s.Steps != 7 ||
+		s.Policy != "8f19dd075f47472c95de03bbca59314d1db91e3bab2834e9f5f272aa0af3510e" || s.Repo != "work" || s.StartMS != ms("2026-12-01T10:00:00Z") || s.EndMS != ms("2026-12-01T10:00:03Z") {
+		t.Errorf("%+v", s)
+	}
+	// A commit note and the server's notes of lost events.
+	for _, line := range []string{
+		`{"at":"2026-12-01T10:00:04Z","kind":"note","data":{"event":"logbook.commit","commit":"797e9cd4ca8abbf8b55869a4df095bc0636e7a9d"}}`,
+		`{"at":"2026-12-01T10:00:05Z","kind":"note","data":{"event":"logbook.lost","count":2,"reason":"refused"}}`,
+		`{"at":"2026-12-01T10:00:05Z","kind":"note","data":{"event":"logbook.lost","count":3,"reason":"sequenceHole"}}`,
+		`{"at":"2026-12-01T10:00:06Z","kind":"note","data":{"event":"logbook.unsent","count":4}}`,
+		`{"at":"2026-12-01T10:00:07Z","kind":"note","data":{"event":"SessionEnd"}}`,
+	} {
+		v, err := strictjson.Parse([]byte(line), strictjson.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Add(StepOf(v))
+	}
+	s = f.S
+	if !slices.Equal(s.Commits, []string{"797e9cd4ca8abbf8b55869a4df095bc0636e7a9d"}) || s.Refused != 2 || s.Lost != 3 || s.Unsent != 4 || !s.Ended || !s.Outage() {
+		t.Errorf("%+v", s)
+	}
 }
