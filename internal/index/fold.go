@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
@@ -67,7 +68,9 @@ type Fold struct {
 // NewFold starts a session's entry; who (tenant, developer, machine) and
 // level are the server's to say.
 func NewFold(h Header, tenant, developer, machine, level string) *Fold {
-	f := &Fold{S: Session{Tenant: tenant, ID: h.ID, Developer: developer, Machine: machine, Cwd: h.Cwd, Harness: h.Harness,
+	// The cwd and the harness come from the payload: clipped to their
+	// columns, never a reason to lose the entry.
+	f := &Fold{S: Session{Tenant: tenant, ID: h.ID, Developer: developer, Machine: machine, Cwd: clip(h.Cwd, 1024), Harness: clip(h.Harness, 128),
 		Level: level, Verdict: VerdictOpen}}
 	f.S.Repo = repoOf(h.Cwd)
 	return f
@@ -150,4 +153,15 @@ func millis(at string) (int64, bool) {
 		return 0, false
 	}
 	return t.UnixMilli(), true
+}
+
+// clip cuts s to at most n bytes, at a character's start.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

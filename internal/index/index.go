@@ -145,7 +145,7 @@ func putTx(ctx context.Context, tx *sql.Tx, ss []*Session) error {
 		return err
 	}
 	for _, s := range ss {
-		if err := s.check(); err != nil {
+		if err := s.Check(); err != nil {
 			return err
 		}
 		if _, err := delS.ExecContext(ctx, s.Tenant, s.ID); err != nil {
@@ -183,10 +183,10 @@ const (
 // ErrTooLong is returned for a value longer than its column.
 var ErrTooLong = errors.New("index: value longer than its column")
 
-// check refuses what the columns cannot hold, the same on both engines
+// Check refuses what the columns cannot hold, the same on both engines
 // (SQLite would store it, MySQL refuse it), and a term with a space (the
 // lists are stored space-separated for display).
-func (s *Session) check() error {
+func (s *Session) Check() error {
 	for _, f := range []struct {
 		v string
 		n int

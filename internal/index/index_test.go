@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/testmysql"
@@ -268,5 +269,14 @@ func TestFoldRecord(t *testing.T) {
 	s = f.S
 	if !slices.Equal(s.Commits, []string{"797e9cd4ca8abbf8b55869a4df095bc0636e7a9d"}) || s.Refused != 2 || s.Lost != 3 || s.Unsent != 4 || !s.Ended || !s.Outage() {
 		t.Errorf("%+v", s)
+	}
+}
+
+// TestLongCwd: a payload's cwd longer than its column is clipped, not a
+// failed entry.
+func TestLongCwd(t *testing.T) {
+	f := NewFold(Header{ID: "s", Cwd: "/" + strings.Repeat("é", 600), Harness: strings.Repeat("h", 200)}, "", "", "", "server")
+	if err := f.S.Check(); err != nil || len(f.S.Cwd) > 1024 || !utf8.ValidString(f.S.Cwd) {
+		t.Errorf("%d bytes: %v", len(f.S.Cwd), err)
 	}
 }

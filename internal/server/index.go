@@ -162,9 +162,16 @@ func (s *Server) indexLoop() {
 				s.cfg.Log.Error("index", "session", id, "error", err.Error())
 				continue
 			}
-			if e != nil {
-				put = append(put, e)
+			if e == nil {
+				continue
 			}
+			// One entry the columns cannot hold (an identity's tenant
+			// too long) must not cost the batch its transaction.
+			if err := e.Check(); err != nil {
+				s.cfg.Log.Error("index", "session", id, "error", err.Error())
+				continue
+			}
+			put = append(put, e)
 		}
 		if len(put) > 0 {
 			if err := s.cfg.Index.Put(context.Background(), put...); err != nil {
