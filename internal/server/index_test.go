@@ -178,7 +178,7 @@ func TestRetentionTombstone(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.opts.Dir, "old-1.checkpoints")); err != nil {
 		t.Errorf("the checkpoints went: %v", err)
 	}
-	if code, b := post(t, c, f.ts.URL+"/v1/hooks/claude-code", event("old-1", "PreToolUse", 9)); code == 200 {
+	if code, b := post(t, c, f.ts.URL+"/v1/hooks/claude-code", event("old-1", "PreToolUse", 9)); code != 500 || !strings.Contains(b, "WRITE_FAILED") || !strings.Contains(b, "deleted under retention") {
 		t.Errorf("an event for a deleted session: %d %s", code, b)
 	}
 	if got := sessionIDs(search(t, f, "")); !slices.Equal(got, []string{"new-1", "old-2", "old-1"}) {
