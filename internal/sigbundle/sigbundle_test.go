@@ -128,16 +128,22 @@ func TestOpenRefusesShapes(t *testing.T) {
 	keys := []ed25519.PublicKey{attestPub}
 	hint := sigbundle.Hint(attestPub)
 	for name, edit := range map[string]func(string) string{
-		"duplicate key":    func(s string) string { return strings.Replace(s, `{"dsseEnvelope"`, `{"mediaType":"x","dsseEnvelope"`, 1) },
-		"tlog entries":     func(s string) string { return strings.Replace(s, `"publicKey"`, `"tlogEntries":[],"publicKey"`, 1) },
-		"second signature": func(s string) string { return strings.Replace(s, `"signatures":[{`, `"signatures":[{"sig":"AA=="},{`, 1) },
-		"keyid":            func(s string) string { return strings.Replace(s, `{"sig"`, `{"keyid":"","sig"`, 1) },
-		"media type v0.2":  func(s string) string { return strings.Replace(s, "v0.3", "v0.2", 1) },
-		"other hint":       func(s string) string { return strings.Replace(s, hint, sigbundle.Hint(sealKey.Public().(ed25519.PublicKey)), 1) },
-		"payload type":     func(s string) string { return strings.Replace(s, "in-toto+json", "in-toto+jsom", 1) },
-		"not base64":       func(s string) string { return strings.Replace(s, `"payload":"`, `"payload":"!`, 1) },
-		"wrapped base64":   func(s string) string { return strings.Replace(s, `"payload":"ey`, `"payload":"e\ny`, 1) },
-		"too large":        func(s string) string { return s + strings.Repeat(" ", sigbundle.MaxSize) },
+		"duplicate key": func(s string) string {
+			return strings.Replace(s, `{"dsseEnvelope"`, `{"mediaType":"x","dsseEnvelope"`, 1)
+		},
+		"tlog entries": func(s string) string { return strings.Replace(s, `"publicKey"`, `"tlogEntries":[],"publicKey"`, 1) },
+		"second signature": func(s string) string {
+			return strings.Replace(s, `"signatures":[{`, `"signatures":[{"sig":"AA=="},{`, 1)
+		},
+		"keyid":           func(s string) string { return strings.Replace(s, `{"sig"`, `{"keyid":"","sig"`, 1) },
+		"media type v0.2": func(s string) string { return strings.Replace(s, "v0.3", "v0.2", 1) },
+		"other hint": func(s string) string {
+			return strings.Replace(s, hint, sigbundle.Hint(sealKey.Public().(ed25519.PublicKey)), 1)
+		},
+		"payload type":   func(s string) string { return strings.Replace(s, "in-toto+json", "in-toto+jsom", 1) },
+		"not base64":     func(s string) string { return strings.Replace(s, `"payload":"`, `"payload":"!`, 1) },
+		"wrapped base64": func(s string) string { return strings.Replace(s, `"payload":"ey`, `"payload":"e\ny`, 1) },
+		"too large":      func(s string) string { return s + strings.Repeat(" ", sigbundle.MaxSize) },
 	} {
 		if _, err := sigbundle.Open([]byte(edit(string(good))), keys); err == nil {
 			t.Errorf("%s: opened", name)

@@ -70,7 +70,7 @@ func tools(t *testing.T) (cosign, check string) {
 // bundle about an artifact; each result is nil when the tool accepts.
 type verifiers struct {
 	cosign, check, dir, pub string
-	commits              []string
+	commits                 []string
 }
 
 func (v verifiers) run(bundle, artifact []byte) (cosignErr, checkErr error) {
