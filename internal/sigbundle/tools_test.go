@@ -153,6 +153,24 @@ func TestRealTools(t *testing.T) {
 			t.Errorf("%s: cosign accepted it", f.name)
 		}
 	}
+	// testdata/attestation's bundle of a logged, server-sealed record,
+	// as its README has cosign check it, and its must-refuse twins.
+	att := "../../testdata/attestation/"
+	fix := verifiers{cosign: cosign, check: check, dir: dir, pub: att + "attestor.pub"}
+	s1, err := os.ReadFile("../../testdata/bundles/logged/s1.record.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, accept := range map[string]bool{"good_s1": true, "fail_ATTEST_INVALID_flipped_sig": false, "fail_ATTEST_INVALID_other_record": false} {
+		b, err := os.ReadFile(att + name + ".bundle.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ce, se := fix.run(b, s1); (ce == nil) != accept || (se == nil) != accept {
+			t.Errorf("%s: cosign %v, sigstore-go %v; want accepted %v", name, ce, se, accept)
+		}
+	}
+
 	// The record itself, one byte changed: its subject digest fails.
 	other := bytes.Clone(rec)
 	other[len(other)/2] ^= 1
