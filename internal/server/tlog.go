@@ -165,6 +165,9 @@ func (s *Server) sealLeaf(session string, note []byte) error {
 	if err == nil {
 		err = ignoreMissing(os.Remove(base + proofSuffix))
 	}
+	if err == nil {
+		err = ignoreMissing(os.Remove(base + attestSuffix))
+	}
 	s.tl.proofMu.Unlock()
 	if err != nil {
 		return err
@@ -207,6 +210,9 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 		}
 		os.Remove(base + pendingSuffix)
 		s.cfg.Log.Debug("logged", "session", session, "index", idx)
+		if err := s.writeAttestation(session, proof); err != nil {
+			s.cfg.Log.Error("attestation", "session", session, "error", err.Error())
+		}
 	}()
 }
 
@@ -223,6 +229,18 @@ func (s *Server) resumeLog(session string, latest []byte) {
 		// checkpoints: the latest is queued.
 		if cur, _ := os.ReadFile(base + ".record.checkpoint"); latest != nil && !bytes.Equal(cur, latest) {
 			s.logLeaf(latest)
+		}
+		if _, err := os.Stat(base + attestSuffix); errors.Is(err, os.ErrNotExist) {
+			// Killed between the proof and its attestation.
+			s.tl.proofMu.Lock()
+			proof, err := os.ReadFile(base + proofSuffix)
+			if err == nil {
+				err = s.writeAttestation(session, proof)
+			}
+			s.tl.proofMu.Unlock()
+			if err != nil {
+				s.cfg.Log.Error("attestation", "session", session, "error", err.Error())
+			}
 		}
 		return
 	}
@@ -269,17 +287,27 @@ func (s *Server) WaitProofs(ctx context.Context) error {
 }
 
 func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
+	s.getLogged(w, r, proofSuffix, "text/plain; charset=utf-8")
+}
+
+// getAttestation serves the session's attestation bundle
+// (ID.record.intoto.json), written with its proof of logging.
+func (s *Server) getAttestation(w http.ResponseWriter, r *http.Request) {
+	s.getLogged(w, r, attestSuffix, "application/json")
+}
+
+func (s *Server) getLogged(w http.ResponseWriter, r *http.Request, suffix, ctype string) {
 	id := r.PathValue("id")
 	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+proofSuffix))
+	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+suffix))
 	if err != nil {
 		s.fail(w, r, errNotLogged, "session "+id+" has no log proof yet (not sealed, or the log has not published a cosigned checkpoint covering it)")
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Write(b)
 }
@@ -287,6 +315,7 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 // logRoutes mounts the log's tiles read-only at /v1/log/.
 func (s *Server) logRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/sessions/{id}/tlog-proof", s.readAuth(s.method("GET", s.getProof)))
+	mux.HandleFunc("/v1/sessions/{id}/attestation", s.readAuth(s.method("GET", s.getAttestation)))
 	if s.cfg.TLog != nil {
 		// Behind the token like every route but /healthz and the page:
 		// the tiles name every session, its size and its tip.
