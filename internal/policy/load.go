@@ -10,7 +10,6 @@ import (
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/sigbundle"
 )
 
 // Files are the files a command's flags name for the checks of step 8
@@ -78,7 +77,7 @@ func Load(f Files) (Options, error) {
 		o.Attestations = append(o.Attestations, text)
 	}
 	for _, file := range f.Bundles {
-		text, err := readlimit.Small(file, sigbundle.MaxSize)
+		text, err := readlimit.Small(file, readlimit.AttestationBundle)
 		if err != nil {
 			return o, fmt.Errorf("--attestation-bundle: %w", err)
 		}

@@ -27,6 +27,9 @@ const (
 	Roots    = 1 << 20   // a PEM bundle of root certificates
 	Record   = 1 << 30   // a record, a bundle (a transcript: lines.MaxBytes)
 	Cassette = 256 << 20 // a runback cassette (4x the 100,000-event benchmark, 61 MB)
+	// AttestationBundle: a session attestation bundle (internal/sigbundle):
+	// a statement naming 10,000 commits and a proof of logging is 1.4 MB.
+	AttestationBundle = 4 << 20
 )
 
 // ErrTooLarge is wrapped by every error over a limit.

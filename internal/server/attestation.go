@@ -50,7 +50,7 @@ func (s *Server) writeAttestation(session string, proof []byte) error {
 	if err != nil {
 		return err
 	}
-	var col sigbundle.Collect
+	var col verdict.Collect
 	in := verdict.Inputs{Record: rec, Pinned: []ed25519.PublicKey{pub}, Checkpoints: [][]byte{cp}, CheckpointKeys: []checkpoint.Key{key},
 		Log: verdict.LogInputs{Proof: proof, Policy: pol}}
 	in.Top, in.EachStep = col.Chain(nil, nil)

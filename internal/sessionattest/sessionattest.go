@@ -74,7 +74,7 @@ func (f *Flags) Attest(pubkeys []string, file string, priv ed25519.PrivateKey) (
 	if in.Record, err = readlimit.Large(file, readlimit.Record); err != nil {
 		return nil, sigbundle.Facts{}, err
 	}
-	var col sigbundle.Collect
+	var col verdict.Collect
 	in.Top, in.EachStep = col.Chain(in.Top, in.EachStep)
 	out := verdict.Run(in)
 	if err := out.Err(); err != nil {

@@ -4,62 +4,9 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/logbook-project/logbook/internal/format"
-	"github.com/logbook-project/logbook/internal/gitbind"
-	"github.com/logbook-project/logbook/internal/strictjson"
 )
-
-// Collect gathers, while a record is verified (as verdict.Inputs' Top
-// and EachStep), what a statement says of it that the verdict does not
-// keep: the session id, the chain tip (which the verdict holds equal to
-// the last step's hash: TIP_MISMATCH) and the commits its logbook.commit
-// steps name (internal/gitbind reads them).
-type Collect struct {
-	git  gitbind.Collect
-	tip  string
-	next func(i int, st *strictjson.Value)
-	top  func(rec *strictjson.Value)
-}
-
-// Chain returns hooks that collect, then call top and each (either may
-// be nil): a verdict's Top and EachStep that someone else reads too.
-func (c *Collect) Chain(top func(*strictjson.Value), each func(int, *strictjson.Value)) (func(*strictjson.Value), func(int, *strictjson.Value)) {
-	c.top, c.next = top, each
-	return c.Top, c.Each
-}
-
-// Top reads the session id and the chain tip.
-func (c *Collect) Top(rec *strictjson.Value) {
-	c.git.Top(rec)
-	t, _ := rec.GetString("chainTip")
-	c.tip = strings.Clone(t)
-	if c.top != nil {
-		c.top(rec)
-	}
-}
-
-// Each keeps the commit step i names, if any.
-func (c *Collect) Each(i int, st *strictjson.Value) {
-	c.git.Each(i, st)
-	if c.next != nil {
-		c.next(i, st)
-	}
-}
-
-// Facts are the facts of an accepted record: data its file's bytes, res
-// what its verdict found.
-func (c *Collect) Facts(data []byte, recordID, keyID string, steps int64, level string, policies []string, lp *LogProof) Facts {
-	f := Facts{RecordSHA256: RecordDigest(data), RecordID: recordID, SessionID: c.git.Session, KeyID: keyID,
-		StepCount: steps, ChainTip: c.tip, Level: level, Policies: policies, LogProof: lp}
-	for _, n := range c.git.Named {
-		if !slices.Contains(f.Commits, n.Commit) {
-			f.Commits = append(f.Commits, n.Commit)
-		}
-	}
-	return f
-}
 
 // Check reads a bundle under the pinned attestor keys and holds it to
 // the record's facts, as this verification found them: ATTEST_INVALID

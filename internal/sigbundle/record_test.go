@@ -56,7 +56,7 @@ func sealed(t testing.TB, id string, commits ...string) []byte {
 // bundle says of it.
 func factsOf(t testing.TB, data []byte) sigbundle.Facts {
 	t.Helper()
-	var col sigbundle.Collect
+	var col verdict.Collect
 	in := verdict.Inputs{Record: data, Pinned: []ed25519.PublicKey{sealKey.Public().(ed25519.PublicKey)}}
 	in.Top, in.EachStep = col.Chain(nil, nil)
 	out := verdict.Run(in)

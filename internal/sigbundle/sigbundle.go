@@ -26,6 +26,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/jcs"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -48,9 +49,9 @@ const (
 	CommitSubjectPrefix = "git-commit:"
 )
 
-// MaxSize bounds a bundle file: the statement of a session with a
-// thousand commits and a proof of logging is well under it.
-const MaxSize = 4 << 20
+// MaxSize bounds a bundle file (internal/readlimit's, the one home of
+// the limits).
+const MaxSize = readlimit.AttestationBundle
 
 // Facts are what the predicate and the subjects say about one sealed
 // session: the record's own (checked by its signature), and what the

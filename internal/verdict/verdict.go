@@ -16,7 +16,6 @@ import (
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
-	"github.com/logbook-project/logbook/internal/sigbundle"
 )
 
 // Inputs are a record and what the caller pins.
@@ -97,9 +96,9 @@ func Run(in Inputs) Outcome {
 	if lc != nil && lc.leafOK && !given(in.Checkpoints, lc.res.Leaf) {
 		cps = append(cps, lc.leaf) // judged in step 9 like the others
 	}
-	var col *sigbundle.Collect
+	var col *Collect
 	if len(in.Policy.Bundles) > 0 {
-		col = &sigbundle.Collect{}
+		col = &Collect{}
 		in.Top, in.EachStep = col.Chain(in.Top, in.EachStep)
 	}
 	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps), EachStep: in.EachStep, Top: in.Top}
