@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -173,5 +174,31 @@ func TestSignRefusesBadFacts(t *testing.T) {
 		if _, err := sigbundle.Sign(g, attestKey); err == nil {
 			t.Errorf("%s: signed", name)
 		}
+	}
+}
+
+// TestManyCommits: a session that made 10,000 commits, with a proof of
+// logging, makes a bundle well under the read limit, which Open reads
+// back whole.
+func TestManyCommits(t *testing.T) {
+	t.Parallel()
+	f := factsOf(t, sealed(t, "s-many", c1))
+	f.Commits = nil
+	for i := range 10000 {
+		f.Commits = append(f.Commits, fmt.Sprintf("%040x", i+1))
+	}
+	f.Level = "logged"
+	f.LogProof = &sigbundle.LogProof{Origin: "logbook.example.org/log", Index: 999999, TreeSize: 1000000, Proof: strings.Repeat("x", 2000)}
+	b, err := sigbundle.Sign(f, attestKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > sigbundle.MaxSize/2 {
+		t.Errorf("%d bytes: over half the read limit (%d)", len(b), sigbundle.MaxSize)
+	}
+	t.Logf("a bundle naming 10,000 commits: %d bytes", len(b))
+	v, err := sigbundle.Open(b, []ed25519.PublicKey{attestPub})
+	if err != nil || len(v.Commits) != 10000 {
+		t.Fatalf("%v, %d commits", err, len(v.Commits))
 	}
 }
