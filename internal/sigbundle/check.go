@@ -12,7 +12,7 @@ import (
 // the record's facts, as this verification found them: ATTEST_INVALID
 // when it does not verify or says anything else of the record (another
 // record, file, session, step count, chain tip, commit list, a level or
-// a policy this check did not reach, another log entry), and
+// a policy this check did not reach, another log entry), then
 // ATTEST_KEYID_MISMATCH when it cites another signing key.
 func Check(bundle []byte, keys []ed25519.PublicKey, want Facts) (Verified, error) {
 	v, err := Open(bundle, keys)
@@ -28,8 +28,6 @@ func Check(bundle []byte, keys []ed25519.PublicKey, want Facts) (Verified, error
 		return v, bad("recordId", got.RecordID, want.RecordID)
 	case got.RecordSHA256 != want.RecordSHA256:
 		return v, bad("the record file's sha256 is", got.RecordSHA256, want.RecordSHA256)
-	case got.KeyID != want.KeyID:
-		return v, format.Refuse(format.AttestKeyIDMismatch, fmt.Sprintf("attestation bundle: it cites key %s, the record is signed by %s", got.KeyID, want.KeyID))
 	case got.SessionID != want.SessionID:
 		return v, bad("sessionId", got.SessionID, want.SessionID)
 	case got.StepCount != want.StepCount:
@@ -45,6 +43,9 @@ func Check(bundle []byte, keys []ed25519.PublicKey, want Facts) (Verified, error
 	}
 	if g, w := got.LogProof, want.LogProof; g != nil && w != nil && (g.Origin != w.Origin || g.Index != w.Index) {
 		return v, format.Refuse(format.AttestInvalid, fmt.Sprintf("attestation bundle: it cites entry %d of log %s, the record's proof is of entry %d of log %s", g.Index, g.Origin, w.Index, w.Origin))
+	}
+	if got.KeyID != want.KeyID {
+		return v, format.Refuse(format.AttestKeyIDMismatch, fmt.Sprintf("attestation bundle: it cites key %s, the record is signed by %s", got.KeyID, want.KeyID))
 	}
 	return v, nil
 }
