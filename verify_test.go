@@ -149,7 +149,7 @@ func TestVerifyAttestationBundle(t *testing.T) {
 		"fail_ATTEST_INVALID_other_record": "recordId",
 	} {
 		_, err := logbook.Verify(rec, logbook.VerifyOptions{AttestorKeys: []ed25519.PublicKey{pub},
-			AttestationBundles: [][]byte{read(t, "testdata/attestation/" + name + ".bundle.json")}})
+			AttestationBundles: [][]byte{read(t, "testdata/attestation/"+name+".bundle.json")}})
 		var r *logbook.RefusalError
 		if !errors.As(err, &r) || r.Code != logbook.AttestInvalid || !strings.Contains(r.Detail, want) {
 			t.Errorf("%s: %v, want ATTEST_INVALID saying %q", name, err, want)
