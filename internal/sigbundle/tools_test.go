@@ -71,6 +71,7 @@ func tools(t *testing.T) (cosign, check string) {
 type verifiers struct {
 	cosign, check, dir, pub string
 	commits                 []string
+	typ                     string // the predicate type asked for; "" sigbundle.PredicateType
 }
 
 func (v verifiers) run(bundle, artifact []byte) (cosignErr, checkErr error) {
@@ -96,9 +97,13 @@ func (v verifiers) run(bundle, artifact []byte) (cosignErr, checkErr error) {
 		}
 		return nil
 	}
+	typ := v.typ
+	if typ == "" {
+		typ = sigbundle.PredicateType
+	}
 	cosignErr = run(v.cosign, "verify-blob-attestation", "--key", v.pub, "--bundle", b,
-		"--type", sigbundle.PredicateType, "--new-bundle-format", "--insecure-ignore-tlog", a)
-	args := []string{"--bundle", b, "--key", v.pub, "--artifact", a, "--type", sigbundle.PredicateType}
+		"--type", typ, "--new-bundle-format", "--insecure-ignore-tlog", a)
+	args := []string{"--bundle", b, "--key", v.pub, "--artifact", a, "--type", typ}
 	for _, c := range v.commits {
 		args = append(args, "--commit", c)
 	}
@@ -129,6 +134,12 @@ func TestRealTools(t *testing.T) {
 	v := verifiers{cosign: cosign, check: check, dir: dir, pub: pub, commits: []string{c1, c2}}
 	if ce, se := v.run(good, rec); ce != nil || se != nil {
 		t.Fatalf("the good bundle: cosign: %v; sigstore-go: %v", ce, se)
+	}
+	// Asked for another predicate type (a v2 of logbook's): refused.
+	v2 := v
+	v2.typ = strings.TrimSuffix(sigbundle.PredicateType, "v1") + "v2"
+	if ce, se := v2.run(good, rec); ce == nil || se == nil {
+		t.Errorf("asked for %s: cosign %v, sigstore-check %v; want both to refuse", v2.typ, ce, se)
 	}
 	// A commit the statement does not name is refused (in-toto's view).
 	if _, se := (verifiers{cosign: cosign, check: check, dir: dir, pub: pub, commits: []string{c1}}).run(good, rec); se == nil {
