@@ -65,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	fs.StringVar(&c.typ, "type", "", "`TYPE` of attestation: witness (the record existed, unchanged, when you saw it), recorder (the binary that recorded it is the one you vouch for) or session (an in-toto statement of the session's commits and record, as a Sigstore bundle: docs/attestation.md)")
 	fs.StringVar(&c.keyFile, "key", "", "the attestor's PKCS#8 PEM Ed25519 private key `FILE` (logbook-seal --new-key makes one)")
 	fs.StringVar(&c.recordFile, "record", "", "the sealed `RECORD` to attest")
-	fs.StringVar(&c.out, "out", "", "attestation `FILE` to write (DSSE JSON)")
+	fs.StringVar(&c.out, "out", "", "attestation `FILE` to write (DSSE JSON; with --type session, a Sigstore bundle)")
 	fs.StringVar(&c.nonce, "nonce", "", "a `TEXT` the attestor was asked to include (optional)")
 	fs.StringVar(&c.recName, "recorder-name", "", "recorder: the program's `NAME` (as in session.recorder.name)")
 	fs.StringVar(&c.recVersion, "recorder-version", "", "recorder: the program's `VERSION`")
