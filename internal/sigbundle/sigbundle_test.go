@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -201,4 +202,29 @@ func TestManyCommits(t *testing.T) {
 	if err != nil || len(v.Commits) != 10000 {
 		t.Fatalf("%v, %d commits", err, len(v.Commits))
 	}
+}
+
+// FuzzOpen: whatever the bytes, Open answers without panicking, and the
+// facts of a bundle it accepts are ones Sign writes and Open reads back.
+func FuzzOpen(f *testing.F) {
+	good, err := sigbundle.Sign(factsOf(f, sealed(f, "s-fuzz", c1)), attestKey)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := sigbundle.Open(b, []ed25519.PublicKey{attestPub})
+		if err != nil {
+			return
+		}
+		again, err := sigbundle.Sign(v.Facts, attestKey)
+		if err != nil {
+			t.Fatalf("accepted facts that Sign refuses: %v", err)
+		}
+		if w, err := sigbundle.Open(again, []ed25519.PublicKey{attestPub}); err != nil || !reflect.DeepEqual(w, v) {
+			t.Errorf("the facts do not round-trip: %v", err)
+		}
+	})
 }
