@@ -190,7 +190,6 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 	s.tl.provers.Add(1)
 	go func() {
 		defer s.tl.provers.Done()
-		base := filepath.Join(s.cfg.Dir, session)
 		proof, err := s.cfg.TLog.Prove(s.tl.ctx, idx, leaf)
 		if err != nil {
 			if s.tl.ctx.Err() == nil {
@@ -198,22 +197,30 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 			}
 			return
 		}
-		s.tl.proofMu.Lock()
-		defer s.tl.proofMu.Unlock()
-		b, err := os.ReadFile(base + pendingSuffix)
-		if err != nil || strings.TrimSpace(string(b)) != strconv.FormatUint(idx, 10) {
-			return // resealed since: the newer leaf's prover writes the proof
-		}
-		if err := durable.WriteFileMode(base+proofSuffix, proof, 0o600); err != nil {
-			s.cfg.Log.Error("log proof", "session", session, "error", err.Error())
+		if !s.writeProof(session, idx, proof) {
 			return
 		}
-		os.Remove(base + pendingSuffix)
 		s.cfg.Log.Debug("logged", "session", session, "index", idx)
-		if err := s.writeAttestation(session, proof); err != nil {
-			s.cfg.Log.Error("attestation", "session", session, "error", err.Error())
-		}
+		s.attestLogged(session, proof)
 	}()
+}
+
+// writeProof writes the session's proof unless it was resealed since the
+// leaf at idx (the newer leaf's prover writes it then).
+func (s *Server) writeProof(session string, idx uint64, proof []byte) bool {
+	base := filepath.Join(s.cfg.Dir, session)
+	s.tl.proofMu.Lock()
+	defer s.tl.proofMu.Unlock()
+	b, err := os.ReadFile(base + pendingSuffix)
+	if err != nil || strings.TrimSpace(string(b)) != strconv.FormatUint(idx, 10) {
+		return false
+	}
+	if err := durable.WriteFileMode(base+proofSuffix, proof, 0o600); err != nil {
+		s.cfg.Log.Error("log proof", "session", session, "error", err.Error())
+		return false
+	}
+	os.Remove(base + pendingSuffix)
+	return true
 }
 
 // resumeLog runs at start: it queues each session's latest checkpoint
@@ -232,14 +239,8 @@ func (s *Server) resumeLog(session string, latest []byte) {
 		}
 		if _, err := os.Stat(base + attestSuffix); errors.Is(err, os.ErrNotExist) {
 			// Killed between the proof and its attestation.
-			s.tl.proofMu.Lock()
-			proof, err := os.ReadFile(base + proofSuffix)
-			if err == nil {
-				err = s.writeAttestation(session, proof)
-			}
-			s.tl.proofMu.Unlock()
-			if err != nil {
-				s.cfg.Log.Error("attestation", "session", session, "error", err.Error())
+			if proof, err := os.ReadFile(base + proofSuffix); err == nil {
+				s.attestLogged(session, proof)
 			}
 		}
 		return
