@@ -133,3 +133,26 @@ func options(t *testing.T, dir, name string) logbook.VerifyOptions {
 	}
 	return opt
 }
+
+// TestVerifyAttestationBundle: VerifyOptions.AttestationBundles checks
+// testdata/attestation's bundles against the record they are about: a
+// record whose level is local here, so the good bundle (level logged) is
+// refused too, and says why.
+func TestVerifyAttestationBundle(t *testing.T) {
+	rec := read(t, "testdata/bundles/logged/s1.record.json")
+	pub, err := keys.ParsePublicKeyPEM(read(t, "testdata/attestation/attestor.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"good_s1":                          "level logged, this check reached local",
+		"fail_ATTEST_INVALID_other_record": "recordId",
+	} {
+		_, err := logbook.Verify(rec, logbook.VerifyOptions{AttestorKeys: []ed25519.PublicKey{pub},
+			AttestationBundles: [][]byte{read(t, "testdata/attestation/"+name+".bundle.json")}})
+		var r *logbook.RefusalError
+		if !errors.As(err, &r) || r.Code != logbook.AttestInvalid || !strings.Contains(r.Detail, want) {
+			t.Errorf("%s: %v, want ATTEST_INVALID saying %q", name, err, want)
+		}
+	}
+}
