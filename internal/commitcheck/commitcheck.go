@@ -269,6 +269,11 @@ func bound(repo *patches, l Line, b gitbind.Binding, ix *index) Line {
 	if r.session != b.Session {
 		return refuse(l, format.BindingForged, fmt.Sprintf("the note says session %s, and record %s is session %s's", b.Session, b.RecordID, r.session))
 	}
+	if b.LogProof != "" {
+		if why := gitbind.ProofFor(b.LogProof, r.session, r.out.Result.StepCount, r.tip); why != "" {
+			return refuse(l, format.LogProofInvalid, fmt.Sprintf("record %s: %s", b.RecordID, why))
+		}
+	}
 	named, ok := r.steps[b.Step]
 	if !ok {
 		return refuse(l, format.BindingForged, fmt.Sprintf("step %d of record %s names no commit", b.Step, b.RecordID))

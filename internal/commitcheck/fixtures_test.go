@@ -2,6 +2,8 @@ package commitcheck
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -12,12 +14,14 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gitbind"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
@@ -114,6 +118,41 @@ func bindingLine(recordID, session string, step int) string {
 	return `{"v":"` + gitbind.Version + `","recordId":"` + recordID + `","session":"` + session + `","step":` + string(rune('0'+step)) + `,"level":"local"}`
 }
 
+// proofOf is a tlog-proof whose leaf is a checkpoint of the record rec
+// (its session, step count and tip), signed with the fixture key, in a
+// log of that one leaf.
+func proofOf(t *testing.T, rec []byte) string {
+	t.Helper()
+	var c gitbind.Collect
+	res := record.Verify(rec, record.Options{Top: c.Top, EachStep: c.Each})
+	c.Done()
+	b, _ := os.ReadFile("../../testdata/keys/fixture.key")
+	priv, err := keys.ParsePrivateKeyPEM(b)
+	if err != nil || !res.OK {
+		t.Fatal(err, res.Detail)
+	}
+	s, err := checkpoint.NewSigner("fixture.example", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := s.Sign(checkpoint.Checkpoint{Session: c.Session, Size: res.StepCount, Tip: c.Tip, Time: "2026-03-01T10:00:00Z", Redact: strings.Repeat("0", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := logproof.LeafHash(leaf)
+	logCP, err := s.SignText("fixture.example/log\n1\n" + base64.StdEncoding.EncodeToString(root[:]) + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string((&logproof.Proof{Extra: leaf, Index: 0, Checkpoint: logCP}).Format())
+}
+
+// withProof is a binding line carrying proof.
+func withProof(line, proof string) string {
+	b, _ := json.Marshal(proof)
+	return strings.TrimSuffix(line, "}") + `,"logProof":` + string(b) + "}"
+}
+
 // generate writes testdata/commits.
 func generate(t *testing.T) {
 	// The session that made commit "a"; another that made none; one
@@ -123,6 +162,7 @@ func generate(t *testing.T) {
 	other := sealSession(t, "fixture-other", dirA)
 	lost := sealSession(t, "fixture-lost", dirA, a)
 	idMade, idOther, idLost := recordID(t, made), recordID(t, other), recordID(t, lost)
+	proofMade, proofOther := proofOf(t, made), proofOf(t, other)
 	cases := []struct {
 		name, file, text, note string
 	}{
@@ -135,6 +175,9 @@ func generate(t *testing.T) {
 		{"fail_COMMIT_NOT_IN_RECORD_other_change.fi", "b.txt", "b\n", bindingLine(idMade, "fixture-commit", 1)},
 		{"fail_COMMIT_NOT_IN_RECORD_amended.fi", "a.txt", "a, amended\n", bindingLine(idMade, "fixture-commit", 1)},
 		{"good_recorded.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
+		{"good_recorded_log_proof.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofMade)},
+		{"fail_LOG_PROOF_INVALID_note_proof_of_other_record.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofOther)},
+		{"fail_LOG_PROOF_INVALID_note_proof_malformed.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), "not a proof")},
 		{"fail_LEVEL_TOO_LOW_server.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
 		{"fail_LEVEL_TOO_LOW_logged.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
 	}
@@ -204,7 +247,7 @@ func TestFixtures(t *testing.T) {
 			continue
 		}
 		want := format.Code(strings.SplitN(strings.TrimPrefix(base, "fail_"), "_", 3)[0])
-		for _, c := range format.CommitCodes {
+		for _, c := range append(format.CommitCodes, format.LogProofInvalid) {
 			if strings.HasPrefix(strings.TrimPrefix(base, "fail_"), string(c)+"_") {
 				want = c
 			}

@@ -19,6 +19,7 @@ type rec struct {
 	file     string
 	out      verdict.Outcome
 	session  string
+	tip      string           // the last step's hash
 	byCommit map[string]int64 // commit id → the step naming it
 	byPatch  map[string]int64 // patch id → the step naming a commit with it
 	steps    map[int64]string // step → the commit it names
@@ -69,7 +70,8 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 		var c gitbind.Collect
 		in.Record, in.Top, in.EachStep = data, c.Top, c.Each
 		out := verdict.Run(in)
-		r := &rec{file: f, out: out, session: c.Session, byCommit: map[string]int64{}, byPatch: map[string]int64{}, steps: map[int64]string{}}
+		c.Done()
+		r := &rec{file: f, out: out, session: c.Session, tip: c.Tip, byCommit: map[string]int64{}, byPatch: map[string]int64{}, steps: map[int64]string{}}
 		for _, n := range c.Named {
 			r.byCommit[n.Commit] = n.Step
 			r.steps[n.Step] = n.Commit

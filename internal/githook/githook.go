@@ -74,8 +74,14 @@ func Dir(repo string) (string, error) {
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func script(recordStep, sessions string) string {
+func script(recordStep, sessions, server string) string {
 	q := quote(recordStep)
+	cmd := " commit"
+	if server != "" {
+		// A server's sessions: the commit's facts go to it (record-step
+		// commit --server, with $LOGBOOK_SERVER_TOKEN as the hooks send it).
+		cmd += " --server " + quote(server)
+	}
 	dir := ""
 	if sessions != "" {
 		// The project's session directory, which may be below the work
@@ -87,16 +93,17 @@ func script(recordStep, sessions string) string {
 		"status=0\n" +
 		"chained=\"$(dirname \"$0\")/" + Chained + "\"\n" +
 		"if [ -x \"$chained\" ]; then \"$chained\" \"$@\"; status=$?; fi\n" +
-		"if [ -x " + q + " ]; then " + dir + q + " commit || true; fi\n" +
+		"if [ -x " + q + " ]; then " + dir + q + cmd + " || true; fi\n" +
 		"exit $status\n"
 }
 
 // Install writes the hook into repo's hooks directory, calling
 // recordStep (an absolute path) with sessions (the project's session
 // directory, absolute; "" for record-step's default) as $LOGBOOK_DIR
-// unless one is set; it returns the hook's path, or "" when repo is not
-// in a git work tree (nothing to do).
-func Install(repo, recordStep, sessions string) (string, error) {
+// unless one is set, and with --server server when the project's
+// sessions are a logbook-server's; it returns the hook's path, or ""
+// when repo is not in a git work tree (nothing to do).
+func Install(repo, recordStep, sessions, server string) (string, error) {
 	dir, err := Dir(repo)
 	if errors.Is(err, gitfacts.ErrNotRepo) {
 		return "", nil
@@ -109,7 +116,7 @@ func Install(repo, recordStep, sessions string) (string, error) {
 	}
 	hook := filepath.Join(dir, "post-commit")
 	old, err := os.ReadFile(hook)
-	want := script(recordStep, sessions)
+	want := script(recordStep, sessions, server)
 	switch {
 	case err == nil && ours(old) && sessionsOf(string(old)) != "" && sessionsOf(string(old)) != sessionsOf(want):
 		return "", fmt.Errorf("%w (%s): %s", ErrOtherProject, sessionsOf(string(old)), hook)
@@ -147,7 +154,7 @@ func Uninstall(repo, sessions string) (string, error) {
 	if errors.Is(err, os.ErrNotExist) || (err == nil && !ours(b)) {
 		return "", nil
 	}
-	if mine := sessionsOf(script("", sessions)); err == nil && sessionsOf(string(b)) != "" && sessionsOf(string(b)) != mine {
+	if mine := sessionsOf(script("", sessions, "")); err == nil && sessionsOf(string(b)) != "" && sessionsOf(string(b)) != mine {
 		return "", nil
 	}
 	if err != nil {

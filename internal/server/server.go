@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -263,6 +264,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/hooks", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
+	mux.HandleFunc(gitstep.CommitRoute, s.auth(s.method("POST", s.postCommit)))
 	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.readAuth(s.method("GET", s.getCheckpoint)))
 	mux.HandleFunc("/v1/sessions/{id}/record", s.readAuth(s.method("GET", s.getRecord)))
 	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.readAuth(s.method("GET", s.getRecordCheckpoint)))

@@ -1,0 +1,47 @@
+package server_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/gitstep"
+)
+
+// TestCommitNamed: POST /v1/commits names the commit in the sessions
+// recording in that work tree (cwd /work/project), not in a session of
+// another tree nor in a sealed one; the record the server seals holds the
+// logbook.commit note and verifies against its checkpoint. A body that is
+// not a commit's facts is COMMIT_INVALID.
+func TestCommitNamed(t *testing.T) {
+	t.Parallel()
+	f := newServer(t, nil)
+	c := f.ts.Client()
+	f.record(t, c, "open", 2, false)
+	f.record(t, c, "done", 2, true)
+	other := strings.Replace(string(event("elsewhere", "PreToolUse", 0)), "/work/project", "/work/other", 1)
+	if code, body := post(t, c, f.ts.URL+"/v1/hooks/claude-code", []byte(other)); code != 200 {
+		t.Fatalf("%d %s", code, body)
+	}
+	id := strings.Repeat("ab", 20)
+	body := gitstep.CommitBody("/work/project", gitfacts.Commit{ID: id, Tree: strings.Repeat("cd", 20), Parents: []string{strings.Repeat("ef", 20)}, PatchID: strings.Repeat("12", 20)})
+	code, got := post(t, c, f.ts.URL+gitstep.CommitRoute, body)
+	if code != 200 || got != `{"sessions":["open"]}` {
+		t.Fatalf("commit: %d %s", code, got)
+	}
+	f.record(t, c, "open", 0, true)
+	code, rec := get(t, f.ts.URL+"/v1/sessions/open/record")
+	if code != 200 || !strings.Contains(string(rec), `"event":"logbook.commit"`) || !strings.Contains(string(rec), id) {
+		t.Fatalf("record: %d %s", code, rec)
+	}
+	_, cp := get(t, f.ts.URL+"/v1/sessions/open/record-checkpoint")
+	if out := f.verify(rec, cp); !out.Result.OK || out.Level != "server" {
+		t.Fatalf("verify: %+v", out.Result)
+	}
+	for _, bad := range []string{`{}`, `not json`, strings.Replace(string(body), `"/work/project"`, `"work/project"`, 1), strings.Replace(string(body), id, "HEAD", 1)} {
+		if code, got := post(t, c, f.ts.URL+gitstep.CommitRoute, []byte(bad)); code != http.StatusBadRequest || !strings.Contains(got, "COMMIT_INVALID") {
+			t.Errorf("%s: %d %s", bad, code, got)
+		}
+	}
+}
