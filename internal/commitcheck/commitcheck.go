@@ -87,7 +87,7 @@ func Check(o Options, each func(Line)) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	commits, err := revList(o.Repo, o.Range, max, len(shallow) > 0)
+	commits, trailers, err := revList(o.Repo, o.Range, max, len(shallow) > 0)
 	if err != nil {
 		return false, err
 	}
@@ -103,6 +103,9 @@ func Check(o Options, each func(Line)) (bool, error) {
 	pids := &patches{repo: o.Repo, rng: o.Range}
 	for _, c := range commits {
 		l := judge(pids, c, notes[c], shallow[c], ix)
+		if t, ok := trailers[c]; ok {
+			l = t.judge(l, notes[c], ix)
+		}
 		if l.Status == Recorded && levels[l.Level] < levels[o.RequireLevel] {
 			l = refuse(l, format.LevelTooLow, fmt.Sprintf("made in session %s (record %s), at level %s: %s is required", l.Session, l.RecordID, l.Level, o.RequireLevel))
 		}
@@ -139,26 +142,42 @@ func shallowSet(repo string) (map[string]bool, error) {
 	return set, nil
 }
 
-// revList lists the range's commits, at most max.
-func revList(repo, rng string, max int, shallow bool) ([]string, error) {
+// revList lists the range's commits, at most max, and the sessions
+// their Logbook-Record trailers name (git reads the messages; a trailer
+// line over maxTrailer bytes comes back cut and is refused, never read
+// whole into memory).
+func revList(repo, rng string, max int, shallow bool) ([]string, map[string]trailer, error) {
 	if rng == "" || strings.HasPrefix(rng, "-") {
-		return nil, fmt.Errorf("--commits %q: want a range such as main..HEAD", rng)
+		return nil, nil, fmt.Errorf("--commits %q: want a range such as main..HEAD", rng)
 	}
 	var ids []string
-	err := gitfacts.Lines(repo, 80, func(line string) error {
+	trailers := map[string]trailer{}
+	err := gitfacts.CutLines(repo, maxTrailer, func(line string, cut bool) error {
 		if len(ids) == max {
 			return ErrTooManyCommits
 		}
-		if !gitfacts.IsID(line) {
-			return fmt.Errorf("git rev-list printed %q", line)
+		id, values, _ := strings.Cut(line, "\t")
+		if !gitfacts.IsID(id) {
+			return fmt.Errorf("git rev-list printed %q", clip(line))
 		}
-		ids = append(ids, line)
+		ids = append(ids, id)
+		if cut || values != "" {
+			trailers[id] = parseTrailer(values, cut)
+		}
 		return nil
-	}, "rev-list", fmt.Sprintf("--max-count=%d", max+1), rng, "--")
+	}, "rev-list", "--no-commit-header", "--format=%H%x09%(trailers:key="+gitbind.TrailerKey+",valueonly,separator=%x2C,unfold)",
+		fmt.Sprintf("--max-count=%d", max+1), rng, "--")
 	if err != nil && shallow && !errors.Is(err, ErrTooManyCommits) {
-		return nil, fmt.Errorf("%w (%v)", ErrShallow, err)
+		return nil, nil, fmt.Errorf("%w (%v)", ErrShallow, err)
 	}
-	return ids, err
+	return ids, trailers, err
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
 }
 
 // note is a commit's note: its bindings, or why it has none that reads.

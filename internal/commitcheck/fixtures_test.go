@@ -56,14 +56,19 @@ func git(t *testing.T, dir string, stdin []byte, args ...string) string {
 }
 
 // repo makes a repository: a base commit and, on main, one commit
-// writing file with text.
-func repo(t *testing.T, file, text string) (dir, commit string) {
+// writing file with text, its message "change FILE" and then trailers,
+// when given.
+func repo(t *testing.T, file, text string, trailers ...string) (dir, commit string) {
 	dir = t.TempDir()
 	git(t, dir, nil, "init", "-q", "-b", "main")
 	git(t, dir, nil, "commit", "-q", "--allow-empty", "-m", "base")
 	os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644)
 	git(t, dir, nil, "add", file)
-	git(t, dir, nil, "commit", "-q", "-m", "change "+file)
+	msg := "change " + file
+	if len(trailers) > 0 {
+		msg += "\n\n" + strings.Join(trailers, "\n")
+	}
+	git(t, dir, nil, "commit", "-q", "-m", msg)
 	return dir, git(t, dir, nil, "rev-parse", "HEAD")
 }
 
@@ -165,21 +170,27 @@ func generate(t *testing.T) {
 	proofMade, proofOther := proofOf(t, made), proofOf(t, other)
 	cases := []struct {
 		name, file, text, note string
+		trailers               []string
 	}{
-		{"fail_BINDING_MALFORMED_trailer_text.fi", "a.txt", "a\n", "Logbook-Record: " + idMade},
-		{"fail_BINDING_MALFORMED_extra_member.fi", "a.txt", "a\n", strings.Replace(bindingLine(idMade, "fixture-commit", 1), "}", `,"url":"https://example.com/s"}`, 1)},
-		{"fail_RECORD_MISSING_not_kept.fi", "a.txt", "a\n", bindingLine(idLost, "fixture-lost", 1)},
-		{"fail_RECORD_MISSING_unknown_id.fi", "a.txt", "a\n", bindingLine(strings.Repeat("0", 64), "fixture-commit", 1)},
-		{"fail_BINDING_FORGED_other_session.fi", "a.txt", "a\n", bindingLine(idOther, "fixture-commit", 1)},
-		{"fail_BINDING_FORGED_no_commit_step.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 0)},
-		{"fail_COMMIT_NOT_IN_RECORD_other_change.fi", "b.txt", "b\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"fail_COMMIT_NOT_IN_RECORD_amended.fi", "a.txt", "a, amended\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"good_recorded.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"good_recorded_log_proof.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofMade)},
-		{"fail_LOG_PROOF_INVALID_note_proof_of_other_record.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofOther)},
-		{"fail_LOG_PROOF_INVALID_note_proof_malformed.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), "not a proof")},
-		{"fail_LEVEL_TOO_LOW_server.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"fail_LEVEL_TOO_LOW_logged.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
+		{"fail_BINDING_MALFORMED_trailer_text.fi", "a.txt", "a\n", "Logbook-Record: " + idMade, nil},
+		{"fail_BINDING_MALFORMED_extra_member.fi", "a.txt", "a\n", strings.Replace(bindingLine(idMade, "fixture-commit", 1), "}", `,"url":"https://example.com/s"}`, 1), nil},
+		{"fail_RECORD_MISSING_not_kept.fi", "a.txt", "a\n", bindingLine(idLost, "fixture-lost", 1), nil},
+		{"fail_RECORD_MISSING_unknown_id.fi", "a.txt", "a\n", bindingLine(strings.Repeat("0", 64), "fixture-commit", 1), nil},
+		{"fail_BINDING_FORGED_other_session.fi", "a.txt", "a\n", bindingLine(idOther, "fixture-commit", 1), nil},
+		{"fail_BINDING_FORGED_no_commit_step.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 0), nil},
+		{"fail_COMMIT_NOT_IN_RECORD_other_change.fi", "b.txt", "b\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"fail_COMMIT_NOT_IN_RECORD_amended.fi", "a.txt", "a, amended\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"good_recorded.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"good_recorded_log_proof.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofMade), nil},
+		{"fail_LOG_PROOF_INVALID_note_proof_of_other_record.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofOther), nil},
+		{"fail_LOG_PROOF_INVALID_note_proof_malformed.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), "not a proof"), nil},
+		{"fail_LEVEL_TOO_LOW_server.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"fail_LEVEL_TOO_LOW_logged.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		// Logbook-Record trailers: a claim a binding must bear out.
+		{"fail_BINDING_FORGED_trailer_other_session.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), []string{"Logbook-Record: fixture-nowhere"}},
+		{"fail_BINDING_MALFORMED_trailer_url.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), []string{"Logbook-Record: https://logs.example.com/s/1"}},
+		{"fail_RECORD_MISSING_trailer_unknown_session.fi", "b.txt", "b\n", "", []string{"Logbook-Record: fixture-nowhere"}},
+		{"fail_COMMIT_NOT_IN_RECORD_trailer_copied.fi", "b.txt", "b\n", "", []string{"Logbook-Record: fixture-other"}},
 	}
 	// A fixture's FILE.args: the flags it is checked with, one a line.
 	args := map[string]string{"fail_LEVEL_TOO_LOW_server.fi": "--require-level\nserver\n", "fail_LEVEL_TOO_LOW_logged.fi": "--require-level\nlogged\n"}
@@ -188,8 +199,10 @@ func generate(t *testing.T) {
 	os.WriteFile(filepath.Join(fixtures, "records", "made.json"), made, 0o644)
 	os.WriteFile(filepath.Join(fixtures, "records", "other.json"), other, 0o644)
 	for _, c := range cases {
-		dir, commit := repo(t, c.file, c.text)
-		git(t, dir, []byte(c.note+"\n"), "notes", "--ref", gitbind.NoteRef, "add", "-F", "-", commit)
+		dir, commit := repo(t, c.file, c.text, c.trailers...)
+		if c.note != "" {
+			git(t, dir, []byte(c.note+"\n"), "notes", "--ref", gitbind.NoteRef, "add", "-F", "-", commit)
+		}
 		stream := git(t, dir, nil, "fast-export", "--all")
 		if err := os.WriteFile(filepath.Join(fixtures, c.name), []byte(stream+"\n"), 0o644); err != nil {
 			t.Fatal(err)

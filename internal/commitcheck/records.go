@@ -35,13 +35,16 @@ type index struct {
 	byID     map[string]*rec
 	byCommit map[string]*rec
 	byPatch  map[string]*rec
+	// bySession: the accepted records by session id, for a commit
+	// whose trailer names one.
+	bySession map[string]*rec
 }
 
 // readRecords verifies every *.json file of dir that is a record, one at
 // a time (each read under readlimit.Record), through load's inputs and
 // internal/verdict: the same verdict logbook-verify RECORD gives.
 func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*index, error) {
-	ix := &index{byID: map[string]*rec{}, byCommit: map[string]*rec{}, byPatch: map[string]*rec{}}
+	ix := &index{byID: map[string]*rec{}, byCommit: map[string]*rec{}, byPatch: map[string]*rec{}, bySession: map[string]*rec{}}
 	if dir == "" {
 		return ix, nil
 	}
@@ -92,6 +95,7 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 		if !out.Result.OK {
 			continue
 		}
+		ix.bySession[r.session] = r
 		for c := range r.byCommit {
 			ix.byCommit[c] = r
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
+	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -258,4 +259,29 @@ func ProofFor(proof, session string, steps int64, tip string) string {
 			clip(c.Session), c.Size, clip(c.Tip), session, steps, clip(tip))
 	}
 	return ""
+}
+
+// TrailerKey is the trailer the commit-msg hook of record-step install
+// --trailer adds: the id of each session recording when the commit was
+// made (its record does not exist yet), never a URL or content.
+const TrailerKey = gitstep.TrailerKey
+
+// MaxTrailerSessions bounds the sessions one commit's trailers name.
+const MaxTrailerSessions = 16
+
+// ParseTrailer reads a commit's Logbook-Record trailer values as git
+// prints them, comma-separated: each must be a session id.
+func ParseTrailer(values string) ([]string, error) {
+	var out []string
+	for _, v := range strings.Split(values, ",") {
+		v = strings.TrimSpace(v)
+		if err := journalfile.ValidSessionID(v); err != nil {
+			return nil, fmt.Errorf("%w: its %s trailer %q is not a session id", ErrMalformed, TrailerKey, clip(v))
+		}
+		out = append(out, v)
+	}
+	if len(out) > MaxTrailerSessions {
+		return nil, fmt.Errorf("%w: its %s trailers name %d sessions, over %d", ErrMalformed, TrailerKey, len(out), MaxTrailerSessions)
+	}
+	return out, nil
 }

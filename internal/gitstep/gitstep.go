@@ -189,3 +189,7 @@ func ended(path string) bool {
 	canon, _ := kinds.Canonical(ev)
 	return canon == "SessionEnd" || (ev == HeadEvent && phase == "seal")
 }
+
+// TrailerKey is the commit trailer naming the sessions recording when a
+// commit was made (record-step trailer, the commit-msg hook).
+const TrailerKey = "Logbook-Record"

@@ -66,7 +66,7 @@ func ParseCommitBody(b []byte) (top string, c gitfacts.Commit, err error) {
 		return "", c, errors.New("commit or tree is not an id")
 	case c.PatchID != "" && !gitfacts.IsID(c.PatchID):
 		return "", c, errors.New("patchId is not an id")
-	case !strings.HasPrefix(top, "/") || len(top) > 4096 || strings.ContainsAny(top, "\r\n\x00"):
+	case !absLine(top):
 		return "", c, errors.New("repo is not an absolute path on one line")
 	}
 	top, c.ID, c.Tree, c.PatchID = strings.Clone(top), strings.Clone(c.ID), strings.Clone(c.Tree), strings.Clone(c.PatchID)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/githook"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"io"
 	"io/fs"
 	"os"
@@ -49,6 +50,9 @@ type Options struct {
 	// CommandHooks: record-step --server commands even where the harness
 	// has HTTP hooks (hookconf.Target.CommandHooks).
 	CommandHooks bool
+	// Trailer: also the commit-msg hook that adds a Logbook-Record
+	// trailer naming the sessions recording (opt-in: docs/commits.md).
+	Trailer bool
 	// Managed: the harness's system-wide managed configuration (root's;
 	// managed.go), or --config FILE as one, with the switch that makes
 	// the harness run managed hooks only.
@@ -304,6 +308,14 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 				return fail(fmt.Errorf("git post-commit hook: %w", err))
 			} else if hook != "" {
 				fmt.Fprintf(stdout, "%s: names each commit in the sessions recording\n", hook)
+			}
+			if !o.Trailer { // opt-in: it changes every commit's message
+			} else if hook, err := githook.InstallTrailer(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook")), o.Server); errors.Is(err, githook.ErrShared) || errors.Is(err, githook.ErrOtherProject) {
+				notes = append(notes, "no git commit-msg hook added: "+err.Error())
+			} else if err != nil {
+				return fail(fmt.Errorf("git commit-msg hook: %w", err))
+			} else if hook != "" {
+				fmt.Fprintf(stdout, "%s: adds a %s: SESSION trailer to each commit made while a session records\n", hook, gitstep.TrailerKey)
 			}
 		}
 	}

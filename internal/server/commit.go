@@ -39,16 +39,13 @@ func (s *Server) postCommit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-s.slots }()
-	ids, err := gitstep.Recording(s.cfg.Dir)
+	ids, err := s.recordingIn(top)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
 	}
 	named := []string{}
 	for _, id := range ids {
-		if !within(top, gitstep.HeaderCwd(s.cfg.Dir, id)) {
-			continue
-		}
 		ok, err := s.nameCommit(id, c)
 		if err != nil {
 			s.cfg.Log.Error("commit", "session", id, "commit", c.ID, "error", err.Error())
@@ -61,6 +58,46 @@ func (s *Server) postCommit(w http.ResponseWriter, r *http.Request) {
 	s.cfg.Log.Debug("commit", "commit", c.ID, "sessions", strings.Join(named, ","))
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(gitstep.NamedBody(named))
+}
+
+// recording is POST /v1/recording, the commit-msg hook's question before
+// a commit (record-step install --trailer): which sessions of this
+// server are recording in the work tree {"repo":TOP}; the answer is
+// {"sessions":[…]}, and nothing is recorded.
+func (s *Server) recording(w http.ResponseWriter, r *http.Request) {
+	body, code, detail := readBody(w, r, gitstep.MaxCommitBody)
+	if code != "" {
+		s.fail(w, r, code, detail)
+		return
+	}
+	top, err := gitstep.ParseRepoBody(body)
+	if err != nil {
+		s.fail(w, r, errBadCommit, err.Error())
+		return
+	}
+	ids, err := s.recordingIn(top)
+	if err != nil {
+		s.fail(w, r, errInternal, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(gitstep.NamedBody(ids))
+}
+
+// recordingIn lists the sessions recording whose cwd is in the work tree
+// top.
+func (s *Server) recordingIn(top string) ([]string, error) {
+	ids, err := gitstep.Recording(s.cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	in := []string{}
+	for _, id := range ids {
+		if within(top, gitstep.HeaderCwd(s.cfg.Dir, id)) {
+			in = append(in, id)
+		}
+	}
+	return in, nil
 }
 
 // nameCommit appends c's note to session id, checkpointed and synced as

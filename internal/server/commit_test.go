@@ -30,7 +30,14 @@ func TestCommitNamed(t *testing.T) {
 	if code != 200 || got != `{"sessions":["open"]}` {
 		t.Fatalf("commit: %d %s", code, got)
 	}
+	// The commit-msg hook's question: which sessions record there.
+	if code, got := post(t, c, f.ts.URL+gitstep.RecordingRoute, gitstep.RepoBody("/work/project")); code != 200 || got != `{"sessions":["open"]}` {
+		t.Fatalf("recording: %d %s", code, got)
+	}
 	f.record(t, c, "open", 0, true)
+	if code, got := post(t, c, f.ts.URL+gitstep.RecordingRoute, gitstep.RepoBody("/work/project")); code != 200 || got != `{"sessions":[]}` {
+		t.Fatalf("recording after the end: %d %s", code, got)
+	}
 	code, rec := get(t, f.ts.URL+"/v1/sessions/open/record")
 	if code != 200 || !strings.Contains(string(rec), `"event":"logbook.commit"`) || !strings.Contains(string(rec), id) {
 		t.Fatalf("record: %d %s", code, rec)
