@@ -274,6 +274,10 @@ func judge(repo *patches, commit string, n *note, boundary bool, ix *index) Line
 func bound(repo *patches, l Line, b gitbind.Binding, ix *index) Line {
 	r := ix.byID[b.RecordID]
 	l.RecordID, l.Session = b.RecordID, b.Session
+	if rr := ix.refused[b.Session]; r == nil && rr != nil {
+		return refuse(l, rr.out.Result.Code, fmt.Sprintf("the note names record %s of session %s, which the records folder does not hold; its record of that session, %s (record %s), is refused: %s",
+			b.RecordID, b.Session, rr.file, rr.out.Result.RecordID, rr.out.Result.Detail))
+	}
 	if r == nil {
 		d := fmt.Sprintf("the note names record %s of session %s, which the records folder does not hold", b.RecordID, b.Session)
 		if n := len(ix.unnamed); n > 0 {

@@ -38,13 +38,18 @@ type index struct {
 	// bySession: the accepted records by session id, for a commit
 	// whose trailer names one.
 	bySession map[string]*rec
+	// refused: the refused records whose id and session are known, by
+	// session: a note naming a record the folder lacks, beside one of its
+	// session's that is refused (re-signed by another key, …), gets that
+	// record's own code.
+	refused map[string]*rec
 }
 
 // readRecords verifies every *.json file of dir that is a record, one at
 // a time (each read under readlimit.Record), through load's inputs and
 // internal/verdict: the same verdict logbook-verify RECORD gives.
 func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*index, error) {
-	ix := &index{byID: map[string]*rec{}, byCommit: map[string]*rec{}, byPatch: map[string]*rec{}, bySession: map[string]*rec{}}
+	ix := &index{byID: map[string]*rec{}, byCommit: map[string]*rec{}, byPatch: map[string]*rec{}, bySession: map[string]*rec{}, refused: map[string]*rec{}}
 	if dir == "" {
 		return ix, nil
 	}
@@ -93,6 +98,7 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 		}
 		ix.byID[id] = r
 		if !out.Result.OK {
+			ix.refused[r.session] = r
 			continue
 		}
 		ix.bySession[r.session] = r
