@@ -256,7 +256,7 @@ func TestRealClaudeCodeCommits(t *testing.T) {
 	b["logProof"] = string(other)
 	forged, _ := json.Marshal(b)
 	git("notes", "--ref", "logbook", "add", "-f", "-m", string(forged), oneID)
-	want("note with another record's proof", check(recorded+"~3.."+recorded+"~2")[0], "refused", "LOG_PROOF_INVALID", "")
+	want("note with another record's proof", check(recorded + "~3.." + recorded + "~2")[0], "refused", "LOG_PROOF_INVALID", "")
 	git("notes", "--ref", "logbook", "add", "-f", "-m", note, oneID)
 	// The record re-signed by another key.
 	recFile := filepath.Join(records, id+".record.json")
