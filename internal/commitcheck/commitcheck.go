@@ -83,6 +83,17 @@ func Check(o Options, each func(Line)) (bool, error) {
 	if max <= 0 {
 		max = 100000
 	}
+	// The records are verified (Go, on this process's CPU) while git
+	// lists the range and reads its notes (git's processes): neither
+	// waits for the other.
+	var ix *index
+	var ixErr error
+	verified := make(chan struct{})
+	go func() {
+		defer close(verified)
+		ix, ixErr = readRecords(o.Records, o.Load)
+	}()
+	defer func() { <-verified }()
 	shallow, err := shallowSet(o.Repo)
 	if err != nil {
 		return false, err
@@ -95,9 +106,9 @@ func Check(o Options, each func(Line)) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ix, err := readRecords(o.Records, o.Load)
-	if err != nil {
-		return false, err
+	<-verified
+	if ixErr != nil {
+		return false, ixErr
 	}
 	pass := true
 	pids := &patches{repo: o.Repo, rng: o.Range}
