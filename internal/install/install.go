@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/githook"
-	"github.com/logbook-project/logbook/internal/gitstep"
 	"io"
 	"io/fs"
 	"os"
@@ -315,7 +314,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			} else if err != nil {
 				return fail(fmt.Errorf("git commit-msg hook: %w", err))
 			} else if hook != "" {
-				fmt.Fprintf(stdout, "%s: adds a %s: SESSION trailer to each commit made while a session records\n", hook, gitstep.TrailerKey)
+				fmt.Fprintf(stdout, "%s: adds a Logbook-Record: SESSION trailer to each commit made while a session records\n", hook)
 			}
 		}
 	}
