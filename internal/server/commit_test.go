@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,5 +53,31 @@ func TestCommitNamed(t *testing.T) {
 		if code, got := post(t, c, f.ts.URL+gitstep.CommitRoute, []byte(bad)); code != http.StatusBadRequest || !strings.Contains(got, "COMMIT_INVALID") {
 			t.Errorf("%s: %d %s", bad, code, got)
 		}
+	}
+}
+
+// BenchmarkCommitAmongSealed: POST /v1/commits on a server whose data
+// directory holds one session recording and 0 or 10,000 sealed ones:
+// what each commit costs the server, which reads its directory (each
+// session's journal and seal marks stat'ed; no sealed journal is read).
+func BenchmarkCommitAmongSealed(b *testing.B) {
+	for _, sealed := range []int{0, 10000} {
+		b.Run(fmt.Sprint(sealed), func(b *testing.B) {
+			f := newServer(b, nil)
+			c := f.ts.Client()
+			f.record(b, c, "open", 2, false)
+			data := filepath.Join(f.dir, "data")
+			for i := 0; i < sealed; i++ {
+				id := fmt.Sprintf("sealed-%05d", i)
+				os.WriteFile(filepath.Join(data, id+".steps.jsonl"), []byte("{}\n"), 0o600)
+				os.WriteFile(filepath.Join(data, id+".record.json"), []byte("{}\n"), 0o600)
+			}
+			body := gitstep.CommitBody("/work/project", gitfacts.Commit{ID: strings.Repeat("ab", 20), Tree: strings.Repeat("cd", 20), PatchID: strings.Repeat("12", 20)})
+			for b.Loop() {
+				if code, got := post(b, c, f.ts.URL+gitstep.CommitRoute, body); code != 200 || got != `{"sessions":["open"]}` {
+					b.Fatalf("%d %s", code, got)
+				}
+			}
+		})
 	}
 }
