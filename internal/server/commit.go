@@ -3,7 +3,9 @@ package server
 import (
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
@@ -60,11 +62,11 @@ func (s *Server) postCommit(w http.ResponseWriter, r *http.Request) {
 	w.Write(gitstep.NamedBody(named))
 }
 
-// recording is POST /v1/recording, the commit-msg hook's question before
+// postRecording is POST /v1/recording, the commit-msg hook's question before
 // a commit (record-step install --trailer): which sessions of this
 // server are recording in the work tree {"repo":TOP}; the answer is
 // {"sessions":[…]}, and nothing is recorded.
-func (s *Server) recording(w http.ResponseWriter, r *http.Request) {
+func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 	body, code, detail := readBody(w, r, gitstep.MaxCommitBody)
 	if code != "" {
 		s.fail(w, r, code, detail)
@@ -87,16 +89,73 @@ func (s *Server) recording(w http.ResponseWriter, r *http.Request) {
 // recordingIn lists the sessions recording whose cwd is in the work tree
 // top.
 func (s *Server) recordingIn(top string) ([]string, error) {
-	ids, err := gitstep.Recording(s.cfg.Dir)
-	if err != nil {
-		return nil, err
+	return s.recording.in(s.cfg.Dir, top)
+}
+
+// recordingSet is the sessions still recording, with their cwd: taken
+// from the data directory once, at the first commit (gitstep.Recording:
+// every session's journal and seal marks), then kept as events are
+// recorded and seals written, so that a commit costs a look-up, not a
+// read of a directory that holds every session the server ever sealed.
+// An entry for a session sealed meanwhile is dropped when a commit finds
+// it sealed (nameCommit).
+type recordingSet struct {
+	mu      sync.Mutex
+	scanned bool
+	cwd     map[string]string
+}
+
+// add notes that session id records (its cwd read once, from its
+// journal's header).
+func (r *recordingSet) add(dir, id string) {
+	r.mu.Lock()
+	_, ok := r.cwd[id]
+	r.mu.Unlock()
+	if ok {
+		return
 	}
+	cwd := gitstep.HeaderCwd(dir, id)
+	r.mu.Lock()
+	if r.cwd == nil {
+		r.cwd = map[string]string{}
+	}
+	r.cwd[strings.Clone(id)] = cwd
+	r.mu.Unlock()
+}
+
+func (r *recordingSet) remove(id string) {
+	r.mu.Lock()
+	delete(r.cwd, id)
+	r.mu.Unlock()
+}
+
+// in lists the sessions recording in the work tree top, reading the
+// data directory the first time.
+func (r *recordingSet) in(dir, top string) ([]string, error) {
+	r.mu.Lock()
+	scanned := r.scanned
+	r.mu.Unlock()
+	if !scanned {
+		ids, err := gitstep.Recording(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			r.add(dir, id)
+		}
+		r.mu.Lock()
+		r.scanned = true
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	in := []string{}
-	for _, id := range ids {
-		if within(top, gitstep.HeaderCwd(s.cfg.Dir, id)) {
+	for id, cwd := range r.cwd {
+		if within(top, cwd) {
 			in = append(in, id)
 		}
 	}
+	slices.Sort(in)
 	return in, nil
 }
 
@@ -108,6 +167,7 @@ func (s *Server) nameCommit(id string, c gitfacts.Commit) (bool, error) {
 		return false, err
 	}
 	if st.sealed {
+		s.recording.remove(id)
 		done()
 		return false, nil
 	}

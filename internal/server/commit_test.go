@@ -58,8 +58,9 @@ func TestCommitNamed(t *testing.T) {
 
 // BenchmarkCommitAmongSealed: POST /v1/commits on a server whose data
 // directory holds one session recording and 0 or 10,000 sealed ones:
-// what each commit costs the server, which reads its directory (each
-// session's journal and seal marks stat'ed; no sealed journal is read).
+// what each commit costs the server. The first reads the directory
+// (each session's journal and seal marks stat'ed; no sealed journal is
+// read); the others look the sessions up (recordingSet).
 func BenchmarkCommitAmongSealed(b *testing.B) {
 	for _, sealed := range []int{0, 10000} {
 		b.Run(fmt.Sprint(sealed), func(b *testing.B) {

@@ -166,6 +166,8 @@ type Server struct {
 	owed     map[string]string
 	sealing  sync.WaitGroup
 	sealSlot chan struct{} // one seal after an answer at a time
+	// recording: the sessions a commit may be named in (commit.go).
+	recording recordingSet
 }
 
 // session is what the server keeps for a session it has seen.
@@ -265,7 +267,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/hooks", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc(gitstep.CommitRoute, s.auth(s.method("POST", s.postCommit)))
-	mux.HandleFunc(gitstep.RecordingRoute, s.auth(s.method("POST", s.recording)))
+	mux.HandleFunc(gitstep.RecordingRoute, s.auth(s.method("POST", s.postRecording)))
 	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.readAuth(s.method("GET", s.getCheckpoint)))
 	mux.HandleFunc("/v1/sessions/{id}/record", s.readAuth(s.method("GET", s.getRecord)))
 	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.readAuth(s.method("GET", s.getRecordCheckpoint)))
