@@ -31,7 +31,8 @@ var noInputs = func(string) (verdict.Inputs, error) { return verdict.Inputs{}, n
 
 // A commit whose Logbook-Record trailer is 10 MB: its line is refused
 // BINDING_MALFORMED, naming the trailer, and the check allocates well
-// under the trailer's size (it is skipped, never read whole).
+// under the trailer's size (it is skipped, never read whole); a 10 MB
+// message with no trailer is UNBOUND, read by git only.
 func TestTenMegabyteTrailer(t *testing.T) {
 	dir := t.TempDir()
 	git(t, dir, nil, "init", "-q", "-b", "main")
@@ -52,6 +53,19 @@ func TestTenMegabyteTrailer(t *testing.T) {
 		t.Errorf("the check allocated %d bytes over a 10 MB trailer, want under 1 MiB", n)
 	}
 	t.Logf("10 MB trailer: %s, %d bytes allocated", lines[0].Detail, n)
+	// A 10 MB message with no trailer is git's to parse: unbound, and
+	// never read here.
+	os.WriteFile(msg, []byte("big\n\n"+strings.Repeat("word ", 2<<20)+"\n"), 0o644)
+	git(t, dir, nil, "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", msg)
+	lines = nil
+	n = allocated(func() {
+		if _, err := Check(Options{Repo: dir, Range: "main~1..main", Load: noInputs}, func(l Line) { lines = append(lines, l) }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(lines) != 1 || lines[0].Status != Unbound || n > 1<<20 {
+		t.Fatalf("a 10 MB message: %+v, %d bytes allocated", lines, n)
+	}
 }
 
 // fastImport makes a repository of n commits on main, each changing one
