@@ -56,9 +56,9 @@ var Table = []CodeInfo{
 	{EvidenceUnheld, 13, "The record holds no digest of the tool results the model read, so an edit of them in the transcript cannot be seen."},
 	{BundleInvalid, 0, "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member."},
 	{BundleKeyMismatch, 0, "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped."},
-	{BindingMalformed, 0, "A commit's git note under refs/notes/logbook is not a logbook binding: not its strict JSON lines, or too large."},
-	{RecordMissing, 0, "A commit's binding names a record that the records folder does not hold."},
-	{BindingForged, 0, "A commit's binding names a record of another session, or a step of it that names another commit."},
-	{CommitNotInRecord, 0, "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id."},
+	{BindingMalformed, 0, "A commit's git note under refs/notes/logbook is not a logbook binding (not its strict JSON lines, or too large), or its Logbook-Record trailer is not session ids, or too large."},
+	{RecordMissing, 0, "A commit's binding names a record that the records folder does not hold, or its Logbook-Record trailer a session whose record it does not hold."},
+	{BindingForged, 0, "A commit's binding names a record of another session, or a step of it that names another commit; or its Logbook-Record trailer names a session other than the one that made it."},
+	{CommitNotInRecord, 0, "A commit's binding, or its Logbook-Record trailer, names a record that verifies, but the record names neither the commit nor its patch id."},
 	{LevelTooLow, 0, "A commit's record holds, but at a lower level (local, server, logged) than the level required."},
 }
