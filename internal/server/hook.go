@@ -174,6 +174,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			}
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, st, ev, ev.Step.At)
+			if err == nil && !st.sealed {
+				s.recording.add(s.cfg.Dir, j.Session) // a commit may name it (commit.go)
+			}
 			if seq, h, terr := j.Tip(); err == nil && terr == nil && seq+1 == size {
 				head = h // the tip the size counts to, for a signed answer
 			}
@@ -794,6 +797,7 @@ func (s *Server) seal(j *journalfile.Journal, st *session, at string) (int64, er
 		return size, err
 	}
 	s.sealLeafLater(j.Session, st.log.Latest())
+	s.recording.remove(j.Session)
 	s.cfg.Log.Info("sealed", "session", j.Session, "steps", res.Steps, "unfinished", len(res.Unfinished))
 	return size, nil
 }

@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -175,6 +176,8 @@ type Server struct {
 	sealing  sync.WaitGroup
 	sealSlot chan struct{} // one seal after an answer at a time
 	ix       indexFeed     // the session index's feed (index.go)
+	// recording: the sessions a commit may be named in (commit.go).
+	recording recordingSet
 }
 
 // session is what the server keeps for a session it has seen.
@@ -274,6 +277,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/hooks", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
+	mux.HandleFunc(gitstep.CommitRoute, s.auth(s.method("POST", s.postCommit)))
+	mux.HandleFunc(gitstep.RecordingRoute, s.auth(s.method("POST", s.postRecording)))
 	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.readAuth(s.method("GET", s.getCheckpoint)))
 	mux.HandleFunc("/v1/sessions/{id}/record", s.readAuth(s.method("GET", s.getRecord)))
 	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.readAuth(s.method("GET", s.getRecordCheckpoint)))
