@@ -72,7 +72,7 @@ func main() {
 const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
                [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
-               [--policy SIGNED.json --policy-key PUB]
+               [--policy SIGNED.json --policy-key PUB] [--db DSN]
 logbook-server --new-key FILE [--name ORIGIN]
 logbook-server --new-token FILE
 logbook-server --verifier-key --key FILE [--name ORIGIN]`
@@ -89,6 +89,7 @@ type config struct {
 	maxHook, maxVerify                     int64
 	minFree                                int64
 	log                                    logFlags
+	db                                     dbFlag
 	policy                                 policyFlags
 }
 
@@ -119,8 +120,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.rotateKey, "rotate-key", "", "hand the server over from --key to the new key `FILE` (PKCS#8 PEM, 0600): both sign a rotation note appended to DATA/key-rotations (docs/key-rotation.md), then exit; restart with --key FILE")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
+	c.db.register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
+	}
+	if err := c.db.settle(fs, &c.log, getenv); err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 2
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q (run 'logbook-server --help' for usage)\n", fs.Arg(0))
@@ -261,13 +267,20 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		defer closeLog(tl, log)
 		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
 	}
+	db, err := c.db.open(ctx)
+	if err != nil {
+		return fail(1, err)
+	}
+	if db != nil {
+		defer db.Close()
+	}
 	gt, err := c.policy.load()
 	if err != nil {
 		return fail(1, err)
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, DB: db})
 	if err != nil {
 		return fail(1, err)
 	}

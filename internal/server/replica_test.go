@@ -1,0 +1,114 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/dbstore"
+	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/testkit/testmysql"
+)
+
+// replicas starts n servers, each with a working copy of its own, on one
+// database.
+func replicas(t *testing.T, n int) []*fixture {
+	dsn := testmysql.DSN(t)
+	var out []*fixture
+	for range n {
+		db, err := dbstore.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		out = append(out, newServer(t, func(c *server.Config, _ *http.Server) { c.DB = db }))
+	}
+	return out
+}
+
+// TestReplicasOneSession: the events of one session, sent at once to
+// three replicas, make one chain: every event once, at never going back,
+// one checkpoint per size, and the record any replica serves verifies
+// against the checkpoint any other serves.
+func TestReplicasOneSession(t *testing.T) {
+	rs := replicas(t, 3)
+	const writers, each = 6, 20
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				f := rs[(w+i)%len(rs)]
+				if code, b := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks/claude-code", event("rep", "PreToolUse", w*1000+i)); code != 200 {
+					t.Errorf("%d %s", code, b)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rs[1].record(t, http.DefaultClient, "rep", 0, true)
+	var rec []byte
+	for i, f := range rs {
+		code, b := get(t, f.ts.URL+"/v1/sessions/rep/record")
+		if code != 200 {
+			t.Fatalf("replica %d: record: %d %s", i, code, b)
+		}
+		if rec != nil && !bytes.Equal(b, rec) {
+			t.Fatalf("replica %d serves another record", i)
+		}
+		rec = b
+	}
+	_, cp := get(t, rs[2].ts.URL+"/v1/sessions/rep/checkpoint")
+	o := rs[0].verify(rec, cp)
+	if !o.Result.OK || o.Level != checkpoint.LevelServer || o.Result.StepCount != writers*each+2 {
+		t.Fatalf("%+v", o.Result)
+	}
+	seen := toolIDs(t, rec)
+	for w := range writers {
+		for i := range each {
+			if id := fmt.Sprintf("toolu_%06d", w*1000+i); seen[id] != 1 {
+				t.Fatalf("%s recorded %d times", id, seen[id])
+			}
+		}
+	}
+}
+
+// toolIDs counts the PreToolUse steps of a record by tool_use_id.
+func toolIDs(t *testing.T, rec []byte) map[string]int {
+	var r struct {
+		Steps []struct {
+			Data struct{ Event, ToolUseID string }
+		}
+	}
+	if err := json.Unmarshal(rec, &r); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, s := range r.Steps {
+		if s.Data.Event == "PreToolUse" {
+			seen[s.Data.ToolUseID]++
+		}
+	}
+	return seen
+}
+
+// TestReplicaReopen: a session sealed on one replica, resumed on another
+// and ended on the third is sealed again over every step.
+func TestReplicaReopen(t *testing.T) {
+	rs := replicas(t, 3)
+	rs[0].record(t, http.DefaultClient, "re", 4, true)
+	if code, b := post(t, http.DefaultClient, rs[1].ts.URL+"/v1/hooks/claude-code", event("re", "SessionStart", 0)); code != 200 {
+		t.Fatalf("%d %s", code, b)
+	}
+	rs[1].record(t, http.DefaultClient, "re", 2, false)
+	rs[2].record(t, http.DefaultClient, "re", 0, true)
+	_, rec := get(t, rs[0].ts.URL+"/v1/sessions/re/record")
+	_, cp := get(t, rs[1].ts.URL+"/v1/sessions/re/checkpoint")
+	if o := rs[2].verify(rec, cp); !o.Result.OK || o.Result.StepCount != 4+1+1+2+1 {
+		t.Fatalf("%+v", o.Result)
+	}
+}
