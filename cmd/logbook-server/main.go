@@ -267,12 +267,9 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		defer closeLog(tl, log)
 		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
 	}
-	db, err := c.db.open(ctx)
+	db, err := server.OpenDB(ctx, c.db.dsn)
 	if err != nil {
 		return fail(1, err)
-	}
-	if db != nil {
-		defer db.Close()
 	}
 	gt, err := c.policy.load()
 	if err != nil {

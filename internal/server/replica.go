@@ -15,6 +15,7 @@ import (
 	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/journalfile"
+	"github.com/logbook-project/logbook/internal/translog"
 )
 
 // Replicas (Config.DB, logbook-server --db; docs/replicas.md). Several
@@ -264,4 +265,32 @@ func (s *Server) replicaRead(w http.ResponseWriter, r *http.Request, id, what st
 	w.Header().Set("X-Logbook-Checkpoint", base64.StdEncoding.EncodeToString(cp))
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(rec)
+}
+
+// OpenDB opens the database replicas share (logbook-server --db),
+// creating its tables when they are missing; nil for no DSN. The Server
+// given it closes it.
+func OpenDB(ctx context.Context, dsn string) (*dbstore.Store, error) {
+	if dsn == "" {
+		return nil, nil
+	}
+	return dbstore.Open(ctx, dsn)
+}
+
+// ReplicaLog is the transparency log of a replica on database dbDSN,
+// from --log (driver; logSet: given on the command line) and --log-dsn:
+// the shared one, Tessera's MySQL tables on the same database unless
+// another DSN is given, or none. A posix log per replica would be
+// several logs under one origin.
+func ReplicaLog(dbDSN, driver string, logSet bool, logDSN string) (string, string, error) {
+	if !logSet {
+		driver = translog.MySQL
+	}
+	if driver == translog.POSIX {
+		return "", "", errors.New("--log posix with --db: each replica would keep a log of its own under one origin; use --log mysql (the default with --db) or --log none")
+	}
+	if driver == translog.MySQL && logDSN == "" {
+		logDSN = dbDSN
+	}
+	return driver, logDSN, nil
 }

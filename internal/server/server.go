@@ -423,5 +423,8 @@ func (s *Server) Close() error {
 		st.mu.Unlock()
 		delete(s.sessions, id)
 	}
+	if s.cfg.DB != nil {
+		errs = append(errs, s.cfg.DB.Close())
+	}
 	return errors.Join(errs...)
 }
