@@ -15,6 +15,7 @@ package dbstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -63,6 +64,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if cfg.DBName == "" {
 		return nil, errors.New("--db: the DSN names no database (user:pass@tcp(host:port)/DB)")
 	}
+	// A turn's statements go as text with their values in them
+	// (interpolateParams: no prepare, execute and close, three round
+	// trips, per statement), and its writes as one round trip
+	// (multiStatements; Commit): 12 round trips per event became 4.
+	cfg.InterpolateParams, cfg.MultiStatements = true, true
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		return nil, err
@@ -105,29 +111,36 @@ type Row struct {
 
 // Tx is a session's write transaction: its row is locked (SELECT … FOR
 // UPDATE) from Lock until Commit or Rollback, so that one writer at a
-// time, on any replica, appends to the session.
+// time, on any replica, appends to the session. It holds one connection
+// and sends START TRANSACTION and COMMIT itself, each with the turn's
+// statement next to it: a turn is two round trips (database/sql's Tx
+// would add one for BEGIN and one for COMMIT).
 type Tx struct {
-	tx *sql.Tx
-	id string
+	conn *sql.Conn
+	id   string
+	done bool
 }
+
+const lockRow = "SELECT `ver`, `lines`, `bytes`, `signed`, `sealed`, `checkpoint`, `record_size`, `hookseq` FROM `logbook_sessions` WHERE `id` = ? FOR UPDATE"
 
 // Lock begins a transaction on session id and locks its row, creating it
 // when the session is new; it waits while another replica holds it.
 func (s *Store) Lock(ctx context.Context, id string) (*Tx, Row, error) {
 	for range 2 {
-		tx, err := s.db.BeginTx(ctx, nil)
+		conn, err := s.db.Conn(ctx)
 		if err != nil {
 			return nil, Row{}, err
 		}
-		var r Row
-		err = tx.QueryRowContext(ctx, "SELECT `ver`, `lines`, `bytes`, `signed`, `sealed`, `checkpoint`, `record_size`, `hookseq` FROM `logbook_sessions` WHERE `id` = ? FOR UPDATE", id).
-			Scan(&r.Ver, &r.Lines, &r.Bytes, &r.Signed, &r.Sealed, &r.Checkpoint, &r.RecordSize, &r.HookSeq)
-		if err == nil {
-			return &Tx{tx: tx, id: id}, r, nil
+		t := &Tx{conn: conn, id: id}
+		r, found, err := t.lock(ctx)
+		if err != nil || !found {
+			t.Rollback()
 		}
-		tx.Rollback()
-		if !errors.Is(err, sql.ErrNoRows) {
+		if err != nil {
 			return nil, Row{}, err
+		}
+		if found {
+			return t, r, nil
 		}
 		// A new session: its row is made outside the transaction (an
 		// INSERT IGNORE inside it would share-lock a row another replica
@@ -140,9 +153,27 @@ func (s *Store) Lock(ctx context.Context, id string) (*Tx, Row, error) {
 	return nil, Row{}, fmt.Errorf("session %s: its row vanished while being locked", id)
 }
 
+// lock starts the transaction and reads the row locked, in one round
+// trip.
+func (t *Tx) lock(ctx context.Context) (r Row, found bool, err error) {
+	rows, err := t.conn.QueryContext(ctx, "START TRANSACTION; "+lockRow, t.id)
+	if err != nil {
+		return r, false, err
+	}
+	defer rows.Close()
+	// The first result is START TRANSACTION's (no rows); the row's is next.
+	for !rows.Next() {
+		if !rows.NextResultSet() {
+			return r, false, rows.Err()
+		}
+	}
+	err = rows.Scan(&r.Ver, &r.Lines, &r.Bytes, &r.Signed, &r.Sealed, &r.Checkpoint, &r.RecordSize, &r.HookSeq)
+	return r, err == nil, err
+}
+
 // Lines returns the journal's lines from n = from on, in order.
 func (t *Tx) Lines(ctx context.Context, from int64) ([][]byte, error) {
-	rows, err := t.tx.QueryContext(ctx, "SELECT `n`, `line` FROM `logbook_lines` WHERE `session` = ? AND `n` >= ? ORDER BY `n`", t.id, from)
+	rows, err := t.conn.QueryContext(ctx, "SELECT `n`, `line` FROM `logbook_lines` WHERE `session` = ? AND `n` >= ? ORDER BY `n`", t.id, from)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +196,7 @@ func (t *Tx) Lines(ctx context.Context, from int64) ([][]byte, error) {
 // Record returns the sealed record and the checkpoint it was sealed
 // with, read under the session's lock.
 func (t *Tx) Record(ctx context.Context) (record, cp []byte, err error) {
-	err = t.tx.QueryRowContext(ctx, "SELECT `record`, `record_checkpoint` FROM `logbook_sessions` WHERE `id` = ?", t.id).Scan(&record, &cp)
+	err = t.conn.QueryRowContext(ctx, "SELECT `record`, `record_checkpoint` FROM `logbook_sessions` WHERE `id` = ?", t.id).Scan(&record, &cp)
 	return record, cp, err
 }
 
@@ -190,49 +221,61 @@ type Update struct {
 func (t *Tx) Commit(ctx context.Context, row Row, u Update) (err error) {
 	defer func() {
 		if err != nil {
-			t.tx.Rollback()
+			t.Rollback()
 		}
 	}()
+	var q strings.Builder
+	var args []any
 	if len(u.Lines) > 0 {
-		q, args := values("INSERT INTO `logbook_lines` (`session`, `n`, `line`) VALUES ", len(u.Lines), 3)
+		values(&q, "INSERT INTO `logbook_lines` (`session`, `n`, `line`) VALUES ", len(u.Lines), 3)
 		for i, l := range u.Lines {
 			args = append(args, t.id, row.Lines+int64(i), l)
 		}
-		if _, err := t.tx.ExecContext(ctx, q, args...); err != nil {
-			return err
-		}
 	}
 	if len(u.Notes) > 0 {
-		q, args := values("INSERT INTO `logbook_checkpoints` (`session`, `size`, `note`) VALUES ", len(u.Notes), 3)
+		values(&q, "INSERT INTO `logbook_checkpoints` (`session`, `size`, `note`) VALUES ", len(u.Notes), 3)
 		for i, n := range u.Notes {
 			args = append(args, t.id, u.Sizes[i], n)
-		}
-		if _, err := t.tx.ExecContext(ctx, q, args...); err != nil {
-			return fmt.Errorf("checkpoint: %w", err)
 		}
 	}
 	cp := row.Checkpoint
 	if len(u.Notes) > 0 {
 		cp = u.Notes[len(u.Notes)-1]
 	}
-	set := "UPDATE `logbook_sessions` SET `ver` = `ver` + 1, `lines` = ?, `bytes` = ?, `signed` = ?, `sealed` = ?, `checkpoint` = ?, `hookseq` = ?"
-	args := []any{row.Lines + int64(len(u.Lines)), u.Bytes, u.Signed, u.Sealed, cp, u.HookSeq}
+	q.WriteString("UPDATE `logbook_sessions` SET `ver` = `ver` + 1, `lines` = ?, `bytes` = ?, `signed` = ?, `sealed` = ?, `checkpoint` = ?, `hookseq` = ?")
+	args = append(args, row.Lines+int64(len(u.Lines)), u.Bytes, u.Signed, u.Sealed, cp, u.HookSeq)
 	if u.Record != nil {
-		set += ", `record` = ?, `record_checkpoint` = ?, `record_size` = ?"
+		q.WriteString(", `record` = ?, `record_checkpoint` = ?, `record_size` = ?")
 		args = append(args, u.Record, u.RecordCP, u.RecordSize)
 	}
-	if _, err := t.tx.ExecContext(ctx, set+" WHERE `id` = ?", append(args, t.id)...); err != nil {
+	// The statements stop at the first that fails, before COMMIT.
+	q.WriteString(" WHERE `id` = ?; COMMIT")
+	if _, err := t.conn.ExecContext(ctx, q.String(), append(args, t.id)...); err != nil {
 		return err
 	}
-	return t.tx.Commit()
+	t.done = true
+	return t.conn.Close()
 }
 
-// Rollback ends the transaction with nothing written.
-func (t *Tx) Rollback() error { return t.tx.Rollback() }
+// Rollback ends the transaction with nothing written, and gives its
+// connection back (or drops it, when even ROLLBACK fails: a connection
+// in the middle of a transaction must not serve anyone else).
+func (t *Tx) Rollback() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	_, err := t.conn.ExecContext(context.Background(), "ROLLBACK")
+	if err != nil {
+		t.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	t.conn.Close()
+	return err
+}
 
-// values is an INSERT of rows rows of cols placeholders each.
-func values(head string, rows, cols int) (string, []any) {
-	var b strings.Builder
+// values writes an INSERT of rows rows of cols placeholders each, and
+// the ';' that ends it.
+func values(b *strings.Builder, head string, rows, cols int) {
 	b.WriteString(head)
 	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
 	for i := range rows {
@@ -241,7 +284,7 @@ func values(head string, rows, cols int) (string, []any) {
 		}
 		b.WriteString(one)
 	}
-	return b.String(), make([]any, 0, rows*cols)
+	b.WriteString("; ")
 }
 
 // Checkpoint returns a session's latest checkpoint (nil: none).
