@@ -116,8 +116,12 @@ func (s *Server) catchUp(ctx context.Context, id string, st *session, tx *dbstor
 		}
 	}
 	st.signed, st.sealed = row.Signed, row.Sealed
+	// Events this replica refused since (refused, seq.go) are counted
+	// on top of the row's: named with this event.
+	refused := st.seq.refused
 	st.seq = seqState{loaded: true}
 	st.seq.parse(row.HookSeq)
+	st.seq.refused += refused
 	base := filepath.Join(s.cfg.Dir, id)
 	if row.RecordSize == 0 {
 		// No record committed: one in the working copy is a seal that
