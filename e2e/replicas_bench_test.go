@@ -18,16 +18,21 @@ import (
 )
 
 // BenchmarkServerCPUFloor: logbook-server's CPU per event as a ratio to
-// the floor server's (testdata/serverfloor --floor append-fsync: append
-// each body to a file per session, fsync), all arms in one run, under 16
-// clients flat out (fast: 8,000 events, each client its own session on a
-// kept-alive connection) and 16 clients paced at 1,000 events/s for 2 s
-// (paced). Arms: the floor; file, the server as deployed with its data
-// directory (group commit, POSIX log); db, one replica on
-// $LOGBOOK_TEST_MYSQL_DSN (--db; the log on the same database). Each arm
-// reports cpu-us/event (the server process's user+system time) and
-// ratio, that over the floor's in the same run; the db arm also reports
-// db-cpu-us/event, MariaDB's own, when its process can be read.
+// the floor server's (testdata/serverfloor), all arms in one run, under
+// 16 clients flat out (fast: 8,000 events, each client its own session on
+// a kept-alive connection) and 16 clients paced at 1,000 events/s for 2 s
+// (paced). Floors: floor (--floor append-fsync: append each body to a
+// file per session, answer, then fsync) and floor-wait (the same, the
+// fsync before the answer). Arms: file, the server as deployed with its
+// data directory (group commit: answered after the fsync; POSIX log);
+// file-background (--fsync background: answered once written, the fsync
+// right after, as the floor); db, one replica on $LOGBOOK_TEST_MYSQL_DSN
+// (--db: answered after COMMIT; the log on the same database). Each arm
+// reports cpu-us/event (the server process's user+system time), ratio
+// (over floor's in the same run: the last floor run of that load) and
+// ratio-wait (over floor-wait's); the db arm also reports
+// db-cpu-us/event, MariaDB's own, when its process can be read (on a
+// shared MariaDB, with what else it served).
 func BenchmarkServerCPUFloor(b *testing.B) {
 	dir := b.TempDir()
 	floor := filepath.Join(dir, "serverfloor")
@@ -36,17 +41,20 @@ func BenchmarkServerCPUFloor(b *testing.B) {
 	}
 	dsn := testmysql.DSN(b)
 	for _, load := range []string{"fast", "paced"} {
-		var floorCPU float64
+		floorCPU := map[string]float64{}
 		for _, arm := range []struct {
 			name  string
 			extra []string
 		}{
 			{"floor", []string{"--floor", "append-fsync"}},
+			{"floor-wait", []string{"--floor", "append-fsync-wait"}},
 			{"file", nil},
+			{"file-background", []string{"--fsync", "background"}},
 			{"db", []string{"--db", dsn}},
 		} {
+			isFloor := strings.HasPrefix(arm.name, "floor")
 			b.Run(load+"-"+arm.name, func(b *testing.B) {
-				if arm.name == "floor" {
+				if isFloor {
 					b.Setenv("LOGBOOK_E2E_SERVER", floor)
 				}
 				d := b.TempDir()
@@ -65,10 +73,11 @@ func BenchmarkServerCPUFloor(b *testing.B) {
 				}
 				cpu := float64((procCPU(b, s.cmd.Process.Pid) - cpu0).Microseconds()) / float64(n)
 				b.ReportMetric(cpu, "cpu-us/event")
-				if arm.name == "floor" {
-					floorCPU = cpu
-				} else if floorCPU > 0 {
-					b.ReportMetric(cpu/floorCPU, "ratio")
+				if isFloor {
+					floorCPU[arm.name] = cpu
+				} else if floorCPU["floor"] > 0 && floorCPU["floor-wait"] > 0 {
+					b.ReportMetric(cpu/floorCPU["floor"], "ratio")
+					b.ReportMetric(cpu/floorCPU["floor-wait"], "ratio-wait")
 				}
 				if arm.name == "db" && db > 0 {
 					b.ReportMetric(float64((pidCPU(db)-dbCPU0).Microseconds())/float64(n), "db-cpu-us/event")
