@@ -69,6 +69,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	// trips, per statement), and its writes as one round trip
 	// (multiStatements; Commit): 12 round trips per event became 4.
 	cfg.InterpolateParams, cfg.MultiStatements = true, true
+	// The largest statement is the server's to say (max_allowed_packet,
+	// read at connect): a step of a 32 MiB payload, and a record of many,
+	// go in one statement each.
+	cfg.MaxAllowedPacket = 0
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		return nil, err
