@@ -86,30 +86,6 @@ func TestReplicasKill(t *testing.T) {
 	}
 	var acked atomic.Int64
 	acks := make([][]int, clients) // the events of each session acknowledged
-	kills := make(chan struct{})
-	go func() {
-		defer close(kills)
-		for _, k := range []struct {
-			at      int64
-			replica int
-			restart bool
-		}{{clients * events / 4, 0, true}, {clients * events / 2, 1, false}} {
-			for acked.Load() < k.at {
-				time.Sleep(time.Millisecond)
-			}
-			mu.Lock()
-			s := reps[k.replica]
-			mu.Unlock()
-			s.cmd.Process.Kill() // SIGKILL
-			s.cmd.Wait()
-			if k.restart {
-				r := start(k.replica)
-				mu.Lock()
-				reps[k.replica] = r
-				mu.Unlock()
-			}
-		}
-	}()
 	// Each client sends its session's events from two goroutines at once
 	// (a harness's parallel tool calls), to two replicas at once.
 	var wg sync.WaitGroup
@@ -128,8 +104,28 @@ func TestReplicasKill(t *testing.T) {
 			})
 		}
 	}
+	// The kills, on the test's goroutine while the clients send.
+	for _, k := range []struct {
+		at      int64
+		replica int
+		restart bool
+	}{{clients * events / 4, 0, true}, {clients * events / 2, 1, false}} {
+		for acked.Load() < k.at {
+			time.Sleep(time.Millisecond)
+		}
+		mu.Lock()
+		s := reps[k.replica]
+		mu.Unlock()
+		s.cmd.Process.Kill() // SIGKILL
+		s.cmd.Wait()
+		if k.restart {
+			r := start(k.replica)
+			mu.Lock()
+			reps[k.replica] = r
+			mu.Unlock()
+		}
+	}
 	wg.Wait()
-	<-kills
 	t.Logf("%d events acknowledged, %d retries on another replica", acked.Load(), retries.Load())
 	if refused.Load() > 0 {
 		t.Fatalf("%d events refused by a live replica", refused.Load())
