@@ -38,6 +38,7 @@ var schema = []string{
 		"`record` LONGBLOB NULL," +
 		"`record_checkpoint` MEDIUMBLOB NULL," +
 		"`hookseq` MEDIUMBLOB NULL," +
+		"`tlog_proof` MEDIUMBLOB NULL," +
 		"PRIMARY KEY (`id`)) ENGINE=InnoDB",
 	"CREATE TABLE IF NOT EXISTS `logbook_lines` (" +
 		"`session` VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL," +
@@ -249,7 +250,8 @@ func (t *Tx) Commit(ctx context.Context, row Row, u Update) (err error) {
 	q.WriteString("UPDATE `logbook_sessions` SET `ver` = `ver` + 1, `lines` = ?, `bytes` = ?, `signed` = ?, `sealed` = ?, `checkpoint` = ?, `hookseq` = ?")
 	args = append(args, row.Lines+int64(len(u.Lines)), u.Bytes, u.Signed, u.Sealed, cp, u.HookSeq)
 	if u.Record != nil {
-		q.WriteString(", `record` = ?, `record_checkpoint` = ?, `record_size` = ?")
+		// A new record's log proof is to come; the last one's is stale.
+		q.WriteString(", `record` = ?, `record_checkpoint` = ?, `record_size` = ?, `tlog_proof` = NULL")
 		args = append(args, u.Record, u.RecordCP, u.RecordSize)
 	}
 	// The statements stop at the first that fails, before COMMIT.
@@ -309,4 +311,22 @@ func (s *Store) Record(ctx context.Context, id string) (record, cp []byte, err e
 		return nil, nil, nil
 	}
 	return record, cp, err
+}
+
+// SetProof keeps the transparency log's proof of a sealed record, when
+// the record is still the one sealed with checkpoint leaf (a reseal since
+// makes it stale: the newer record's prover sets its own).
+func (s *Store) SetProof(ctx context.Context, id string, leaf, proof []byte) error {
+	_, err := s.db.ExecContext(ctx, "UPDATE `logbook_sessions` SET `tlog_proof` = ? WHERE `id` = ? AND `record_checkpoint` = ?", proof, id, leaf)
+	return err
+}
+
+// Proof returns the log proof of a session's record (nil: none yet).
+func (s *Store) Proof(ctx context.Context, id string) ([]byte, error) {
+	var p []byte
+	err := s.db.QueryRowContext(ctx, "SELECT `tlog_proof` FROM `logbook_sessions` WHERE `id` = ?", id).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return p, err
 }

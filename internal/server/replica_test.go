@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/testkit/testmysql"
+	"github.com/logbook-project/logbook/internal/translog"
 )
 
 // replicas starts n servers, each with a working copy of its own, on one
@@ -110,5 +114,51 @@ func TestReplicaReopen(t *testing.T) {
 	_, cp := get(t, rs[1].ts.URL+"/v1/sessions/re/checkpoint")
 	if o := rs[2].verify(rec, cp); !o.Result.OK || o.Result.StepCount != 4+1+1+2+1 {
 		t.Fatalf("%+v", o.Result)
+	}
+}
+
+// TestReplicaProof: the log proof of a record sealed on one replica is
+// served by another (the log is Tessera's MySQL tables on the same
+// database), and it is the sealing replica's.
+func TestReplicaProof(t *testing.T) {
+	dsn := testmysql.DSN(t)
+	var rs []*fixture
+	var logs []*translog.Log
+	for range 2 {
+		db, err := dbstore.Open(context.Background(), dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, newServer(t, func(c *server.Config, _ *http.Server) {
+			c.DB = db
+			tl, err := translog.Open(context.Background(), translog.Config{Driver: translog.MySQL, DSN: dsn, Origin: "logbook.test/log", Key: c.Key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			logs = append(logs, tl)
+			c.TLog = tl
+		}))
+	}
+	t.Cleanup(func() {
+		for _, tl := range logs {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			tl.Close(ctx)
+			cancel()
+		}
+	})
+	rs[1].record(t, http.DefaultClient, "proved", 4, false)
+	rs[0].record(t, http.DefaultClient, "proved", 2, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := rs[0].srv.WaitProofs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := os.ReadFile(filepath.Join(rs[0].opts.Dir, "proved.record.tlog-proof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, theirs := get(t, rs[1].ts.URL+"/v1/sessions/proved/tlog-proof")
+	if code != 200 || !bytes.Equal(theirs, mine) {
+		t.Fatalf("the other replica: %d %q", code, theirs)
 	}
 }

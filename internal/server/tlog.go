@@ -206,6 +206,12 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 			return
 		}
 		os.Remove(base + pendingSuffix)
+		if s.cfg.DB != nil {
+			// Every replica serves it (replica.go).
+			if err := s.cfg.DB.SetProof(s.tl.ctx, session, leaf, proof); err != nil {
+				s.cfg.Log.Error("log proof", "session", session, "error", "database: "+err.Error())
+			}
+		}
 		s.cfg.Log.Debug("logged", "session", session, "index", idx)
 	}()
 }
@@ -274,7 +280,15 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+proofSuffix))
+	var b []byte
+	var err error
+	if s.cfg.DB != nil {
+		if b, err = s.cfg.DB.Proof(r.Context(), id); err == nil && b == nil {
+			err = os.ErrNotExist
+		}
+	} else {
+		b, err = os.ReadFile(filepath.Join(s.cfg.Dir, id+proofSuffix))
+	}
 	if err != nil {
 		s.fail(w, r, errNotLogged, "session "+id+" has no log proof yet (not sealed, or the log has not published a cosigned checkpoint covering it)")
 		return
