@@ -162,3 +162,25 @@ func TestReplicaProof(t *testing.T) {
 		t.Fatalf("the other replica: %d %q", code, theirs)
 	}
 }
+
+// TestReplicaSeq: the hook's numbers are the session's, not a replica's
+// (kept in its row): events numbered 1…8 spread over three replicas out
+// of order make no gap, and a number never received is named once, in
+// the record sealed on whichever replica gets the SessionEnd.
+func TestReplicaSeq(t *testing.T) {
+	rs := replicas(t, 3)
+	for i, n := range []int{1, 3, 2, 4, 6, 5, 7, 8} {
+		mustSeq(t, rs[i%3], event("rq", "PreToolUse", n), n)
+	}
+	mustSeq(t, rs[1], event("rq", "SessionEnd", 0), 9)
+	if g := rs[2].sealedGaps(t, "rq"); g.SequenceHoles != 0 || g.SequenceResets != 0 {
+		t.Fatalf("numbers spread over replicas: %+v", g)
+	}
+	for i, n := range []int{1, 2, 4, 5} { // 3 never arrives
+		mustSeq(t, rs[i%3], event("rh", "PreToolUse", n), n)
+	}
+	mustSeq(t, rs[2], event("rh", "SessionEnd", 0), 6)
+	if g := rs[0].sealedGaps(t, "rh"); g.SequenceHoles != 1 || g.SequenceResets != 0 {
+		t.Fatalf("one number never received: %+v", g)
+	}
+}
