@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 )
@@ -74,6 +75,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	// read at connect): a step of a 32 MiB payload, and a record of many,
 	// go in one statement each.
 	cfg.MaxAllowedPacket = 0
+	if cfg.Timeout == 0 {
+		// An unreachable database is an error in seconds, not the
+		// system's minutes of TCP retries while hooks wait.
+		cfg.Timeout = 5 * time.Second
+	}
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		return nil, err

@@ -58,8 +58,12 @@ type replicaState struct {
 // replicaBegin starts a session's turn: its row locked, its working copy
 // brought up to it. st.mu and the journal's local lock are held.
 func (s *Server) replicaBegin(id string, st *session) error {
+	// The wait for another replica's turn (or for a database that does
+	// not answer) is bounded as the wait for an append slot is.
+	lctx, cancel := context.WithTimeout(context.Background(), slotWait)
+	tx, row, err := s.cfg.DB.Lock(lctx, id)
+	cancel()
 	ctx := context.Background()
-	tx, row, err := s.cfg.DB.Lock(ctx, id)
 	if err != nil {
 		return fmt.Errorf("database: lock session %s: %w", id, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -182,5 +183,41 @@ func TestReplicaSeq(t *testing.T) {
 	mustSeq(t, rs[2], event("rh", "SessionEnd", 0), 6)
 	if g := rs[0].sealedGaps(t, "rh"); g.SequenceHoles != 1 || g.SequenceResets != 0 {
 		t.Fatalf("one number never received: %+v", g)
+	}
+}
+
+// TestReplicaLockBounded: a session whose row another writer holds (a
+// replica stuck in its turn) is refused WRITE_FAILED once the wait for an
+// append slot has passed, never waited on for ever; the session goes on
+// once the row is free, and its record names the refused event.
+func TestReplicaLockBounded(t *testing.T) {
+	defer server.SetSlotWait(300 * time.Millisecond)()
+	dsn := testmysql.DSN(t)
+	db, err := dbstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newServer(t, func(c *server.Config, _ *http.Server) { c.DB = db })
+	f.record(t, http.DefaultClient, "held", 2, false)
+	other, err := dbstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, _, err := other.Lock(context.Background(), "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := post(t, http.DefaultClient, f.ts.URL+"/v1/hooks/claude-code", event("held", "PreToolUse", 9))
+	if code == 200 || !strings.Contains(body, "WRITE_FAILED") {
+		t.Fatalf("with the row held: %d %s", code, body)
+	}
+	tx.Rollback()
+	f.record(t, http.DefaultClient, "held", 2, true)
+	_, rec := get(t, f.ts.URL+"/v1/sessions/held/record")
+	_, cp := get(t, f.ts.URL+"/v1/sessions/held/record-checkpoint")
+	// The refused event is named in the record (a "refused" note).
+	if o := f.verify(rec, cp); !o.Result.OK || o.Result.StepCount != 2+2+1+1 || o.Result.Gaps.ServerRefused != 1 {
+		t.Fatalf("%+v", o.Result)
 	}
 }
