@@ -41,6 +41,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/index"
@@ -117,6 +118,13 @@ type Config struct {
 	IndexWho  Who
 	Enrolled  func(tenant string) ([]string, error)
 	Authorize Authorize
+	// DB, when not nil, is the database this server shares with its
+	// replicas: every session's journal, checkpoints and record are
+	// committed there before an event is answered, and read from there
+	// (replica.go, docs/replicas.md). Dir is then this replica's working
+	// copy, and Fsync does not apply (the database's COMMIT is the
+	// durable write).
+	DB *dbstore.Store
 }
 
 // Fsync modes.
@@ -200,6 +208,7 @@ type session struct {
 	// seq is what the server saw of the hook's numbers for the session,
 	// and the events it refused (seq.go).
 	seq seqState
+	rep replicaState // with Config.DB (replica.go)
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
@@ -256,7 +265,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1)}
-	if cfg.Fsync != FsyncOff {
+	if cfg.Fsync != FsyncOff && cfg.DB == nil {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
 	s.tlogInit()
@@ -431,6 +440,9 @@ func (s *Server) Close() error {
 		}
 		st.mu.Unlock()
 		delete(s.sessions, id)
+	}
+	if s.cfg.DB != nil {
+		errs = append(errs, s.cfg.DB.Close())
 	}
 	return errors.Join(errs...)
 }
