@@ -115,9 +115,13 @@ func identity(v *strictjson.Value) (*Identity, error) {
 	return id, nil
 }
 
-// Value is the actor member the server writes: p attested, user (what
-// the client claimed, "" for nothing) asserted.
-func Value(p Principal, user string) strictjson.Value {
+// Member is the actor member the server writes into a step's data: p
+// attested, user (what the client claimed, "" for nothing) asserted.
+func Member(p Principal, user string) strictjson.Member {
+	return strictjson.Member{Key: ActorKey, Value: value(p, user)}
+}
+
+func value(p Principal, user string) strictjson.Value {
 	att := []strictjson.Member{{Key: "by", Value: strictjson.Str(p.By)}}
 	add := func(ms []strictjson.Member, k, v string) []strictjson.Member {
 		if v != "" {
@@ -134,21 +138,6 @@ func Value(p Principal, user string) strictjson.Value {
 		ms = append(ms, strictjson.Member{Key: "asserted", Value: strictjson.Obj(strictjson.Member{Key: "user", Value: strictjson.Str(user)})})
 	}
 	return strictjson.Obj(ms...)
-}
-
-// Stamp sets the actor member of data (an object; anything else becomes
-// one), replacing any member of that name.
-func Stamp(data *strictjson.Value, actor strictjson.Value) {
-	if data.Kind != strictjson.Object {
-		*data = strictjson.Obj()
-	}
-	ms := make([]strictjson.Member, 0, len(data.Members)+1)
-	for _, m := range data.Members {
-		if m.Key != ActorKey {
-			ms = append(ms, m)
-		}
-	}
-	data.Members = append(ms, strictjson.Member{Key: ActorKey, Value: actor})
 }
 
 // Owner is the session owner an attested identity names (the zero

@@ -107,6 +107,9 @@ type Config struct {
 	// (and PermissionRequest) is decided by: its gate step is recorded
 	// before the event and its decision is the hook's answer (gate.go).
 	Gate *gate.Gate
+	// Fleet, when not nil, tells the fleet's principals apart and checks
+	// what each may do (fleet.go, docs/fleet.md).
+	Fleet *Fleet
 }
 
 // Fsync modes.
@@ -165,6 +168,7 @@ type Server struct {
 	owed     map[string]string
 	sealing  sync.WaitGroup
 	sealSlot chan struct{} // one seal after an answer at a time
+	fl       fleetState
 }
 
 // session is what the server keeps for a session it has seen.
@@ -272,6 +276,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
+	s.fleetRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -290,13 +295,20 @@ func (s *Server) method(m string, h http.HandlerFunc) http.HandlerFunc {
 
 // auth requires the bearer token when one is configured; the comparison
 // takes the same time whatever the guess.
-func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc { return s.authWith(s.cfg.Token, h) }
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.Fleet != nil {
+		return s.fleetAuth(h)
+	}
+	return s.authWith(s.cfg.Token, h)
+}
 
 // readAuth guards the read routes: ReadToken when there is one, else
 // Token; with neither, they are refused unless the server was told to
 // serve them openly (OpenReads).
 func (s *Server) readAuth(h http.HandlerFunc) http.HandlerFunc {
 	switch {
+	case s.cfg.Fleet != nil:
+		return s.fleetRead(h)
 	case s.cfg.ReadToken != "":
 		return s.authWith(s.cfg.ReadToken, h)
 	case s.cfg.Token != "":
