@@ -16,6 +16,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/fleet/oidcauth"
+	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/oidcop"
@@ -151,6 +152,15 @@ func TestFleetRoutes(t *testing.T) {
 		if a != "credential:acme/dev1 asserted alice" {
 			t.Errorf("s-dev1 step %d: actor %q", i, a)
 		}
+	}
+	// The review shows both.
+	_, steps, err := review.ReadRecord([]byte(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sum := review.Build(steps)
+	if len(sum.Attested) != 1 || !strings.HasPrefix(sum.Attested[0], "dev1 in acme (credential ") || len(sum.Asserted) != 1 || sum.Asserted[0] != "alice" {
+		t.Errorf("review: attested %q, asserted %q", sum.Attested, sum.Asserted)
 	}
 	_, rec2 := do(t, "GET", ff.ts.URL+"/v1/sessions/s-dev2/record", tok["dev2"], nil)
 	for i, a := range actors(t, rec2) {
