@@ -20,6 +20,7 @@ import (
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/fleet/oidcauth"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -38,21 +39,21 @@ type Fleet struct {
 
 // The fleet's refusal codes, each with its status (fleetStatus).
 const (
-	errForbidden     = "FORBIDDEN"           // 403: the principal's role or tenant does not allow the route
-	errNotYours      = "SESSION_NOT_YOURS"   // 403: an event into a session another developer started
-	errCredUnknown   = "CREDENTIAL_UNKNOWN"  // 401
-	errCredRevoked   = "CREDENTIAL_REVOKED"  // 401
-	errCodeUnknown   = "ENROLL_CODE_UNKNOWN" // 403: never issued (forged, mistyped)
-	errCodeUsed      = "ENROLL_CODE_USED"    // 403
-	errCodeExpired   = "ENROLL_CODE_EXPIRED" // 403
-	errOIDCIssuer    = "OIDC_ISSUER"         // 401: an issuer this server does not trust
-	errOIDCAudience  = "OIDC_AUDIENCE"       // 401
-	errOIDCExpired   = "OIDC_EXPIRED"        // 401
-	errOIDCAlgorithm = "OIDC_ALGORITHM"      // 401: alg none, or a symmetric one
-	errOIDCSignature = "OIDC_SIGNATURE"      // 401: not signed by the issuer's published keys
-	errOIDCClaims    = "OIDC_CLAIMS"         // 401: a claim the configuration maps is missing
-	errOIDCInvalid   = "OIDC_INVALID"        // 401: malformed, or refused otherwise by go-oidc
-	errOIDCProvider  = "OIDC_PROVIDER_DOWN"  // 503: the issuer's discovery or keys unreachable
+	errForbidden     = "FORBIDDEN"                  // 403: the principal's role or tenant does not allow the route
+	errNotYours      = string(format.ActorMismatch) // 403: an event into a session another developer started (the verifier's code for a record that holds one)
+	errCredUnknown   = "CREDENTIAL_UNKNOWN"         // 401
+	errCredRevoked   = "CREDENTIAL_REVOKED"         // 401
+	errCodeUnknown   = "ENROLL_CODE_UNKNOWN"        // 403: never issued (forged, mistyped)
+	errCodeUsed      = "ENROLL_CODE_USED"           // 403
+	errCodeExpired   = "ENROLL_CODE_EXPIRED"        // 403
+	errOIDCIssuer    = "OIDC_ISSUER"                // 401: an issuer this server does not trust
+	errOIDCAudience  = "OIDC_AUDIENCE"              // 401
+	errOIDCExpired   = "OIDC_EXPIRED"               // 401
+	errOIDCAlgorithm = "OIDC_ALGORITHM"             // 401: alg none, or a symmetric one
+	errOIDCSignature = "OIDC_SIGNATURE"             // 401: not signed by the issuer's published keys
+	errOIDCClaims    = "OIDC_CLAIMS"                // 401: a claim the configuration maps is missing
+	errOIDCInvalid   = "OIDC_INVALID"               // 401: malformed, or refused otherwise by go-oidc
+	errOIDCProvider  = "OIDC_PROVIDER_DOWN"         // 503: the issuer's discovery or keys unreachable
 	errBadEnroll     = "ENROLL_INPUT_INVALID"
 )
 
