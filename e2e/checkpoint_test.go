@@ -336,5 +336,14 @@ func TestBrowserCheckpointUI(t *testing.T) {
 	if s := b.waitShown(t); s.Code != "" || !strings.Contains(s.Verdict, "level") || !strings.Contains(s.Verdict, "server:") {
 		t.Errorf("PEM key: %+v", s)
 	}
+	// A fleet's record: the session shows who sent its events, attested
+	// and asserted (docs/fleet.md).
+	set("checkpoint", read("records/checkpoint/notes/attested.checkpoint"))
+	evalJS[bool](b, `(() => { document.body.dataset.state = 'checking'; logbook.show("a.json", `+bytesExpr([]byte(read("records/checkpoint/good_server_attested.json")))+`); return true; })()`)
+	b.waitShown(t)
+	session, err := evalJS[string](b, `document.getElementById('session').textContent`)
+	if err != nil || !strings.Contains(session, "dev1 in acme (credential)") || !strings.Contains(session, "alice") {
+		t.Errorf("the session box does not show the actors: %q %v", session, err)
+	}
 	b.checkQuiet(t)
 }

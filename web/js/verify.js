@@ -345,14 +345,15 @@
   }
 
   // actorOf is internal/fleet's ActorOf: the attested identity of a
-  // step's data, undefined when it has no logbook.actor, a string saying
-  // why when the member is malformed.
+  // step's data (with the asserted user as .claimed), undefined when it
+  // has no logbook.actor, a string saying why when the member is
+  // malformed.
   function actorOf(d) {
     const v = get(d, 'logbook.actor');
     if (v === undefined) return undefined;
     const bad = 'logbook.actor is not an actor';
     if (!v || typeof v === 'string' || v.t !== lb.json.K.OBJ) return bad;
-    let attested = null;
+    let attested = null, claimed;
     for (let k = 0; k < v.keys.length; k++) {
       const id = v.vals[k];
       if (!id || typeof id === 'string' || id.t !== lb.json.K.OBJ) return bad;
@@ -368,9 +369,12 @@
         attested = o;
       } else if (v.keys[k] === 'asserted') {
         if (o.by !== undefined) return bad;
+        claimed = o.user;
       } else return bad;
     }
-    return attested || bad;
+    if (!attested) return bad;
+    if (claimed !== undefined) attested = Object.assign({}, attested, { claimed });
+    return attested;
   }
 
   function usage(detail) {
@@ -381,5 +385,6 @@
   lb.POLICY = POLICY;
   lb.check = check;
   lb.readPublicKeyPEM = readPublicKeyPEM;
+  lb.actorOf = actorOf;
   globalThis.logbookVerify = logbookVerify;
 })(globalThis.logbook = globalThis.logbook || {});
