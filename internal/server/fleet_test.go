@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/oidcop"
+	"github.com/logbook-project/logbook/internal/translog"
 )
 
 type fleetFixture struct {
@@ -45,6 +47,17 @@ func newFleet(t *testing.T) *fleetFixture {
 		}
 		ff.store = st
 		c.Fleet = &server.Fleet{Store: st, OIDC: v}
+		// A transparency log, for its tiles' route (POSIX, no witness).
+		tl, err := translog.Open(context.Background(), translog.Config{Dir: filepath.Join(t.TempDir(), "log"), Origin: "logbook.test/log", Key: c.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			tl.Close(ctx)
+		})
+		c.TLog = tl
 		c.Now = now
 		c.Token, c.ReadToken, c.OpenReads = "hook-token", "read-token", false
 	})
@@ -202,6 +215,13 @@ func TestFleetRoutes(t *testing.T) {
 			if want[0] == "yes" != allowed || !allowed && errCode(body) != want[0] {
 				t.Errorf("%s GET %s: %d %s, want %s", who, route, st, clip(body), want[0])
 			}
+		}
+	}
+	// The log's tiles name every session of every tenant: the shared
+	// token and auditors read them.
+	for who, want := range map[string]int{"token": 200, "aud1": 200, "aud3": 200, "dev1": 403, "admin1": 403, "appr1": 403, "none": 401} {
+		if st, body := do(t, "GET", ff.ts.URL+"/v1/log/checkpoint", tok[who], nil); st != want {
+			t.Errorf("%s GET /v1/log/checkpoint: %d %s, want %d", who, st, clip(body), want)
 		}
 	}
 	// The hook token reads nothing where there is a read token.
