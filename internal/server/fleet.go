@@ -94,6 +94,13 @@ type fleetState struct {
 
 type principalKey struct{}
 
+// Authenticated guards a route another package adds to the server's mux
+// (the index's search, the console): with a fleet, the request's
+// principal is checked and put where PrincipalOf finds it; without one,
+// the server's --token is required as on its own routes. The route then
+// asks Allow (or fleet.Authorize) per session.
+func (s *Server) Authenticated(h http.HandlerFunc) http.HandlerFunc { return s.auth(h) }
+
 // PrincipalOf is the principal a fleet server authenticated for r (for
 // the routes other packages add to the mux: the index, the console); ok
 // false outside the fleet's auth.
