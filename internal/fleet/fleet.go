@@ -126,14 +126,15 @@ func Authorize(p Principal, a Action, o Owner) error {
 	}
 	deny := func(err error) error { return &Denied{Principal: p, Action: a, Err: err} }
 	zero := o == Owner{}
+	// A role that writes nothing is refused as such, wherever it writes.
+	if a == Write && !p.Has(Developer) {
+		return deny(ErrRole)
+	}
 	if !zero && o.Tenant != p.Tenant {
 		return deny(ErrOtherTenant)
 	}
 	switch a {
 	case Write:
-		if !p.Has(Developer) {
-			return deny(ErrRole)
-		}
 		if !zero && o.Subject != p.Subject {
 			return deny(ErrNotOwner)
 		}

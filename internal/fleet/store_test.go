@@ -119,6 +119,7 @@ func TestAuthorize(t *testing.T) {
 		{aud, fleet.Read, foreign, fleet.ErrOtherTenant},
 		{aud, fleet.Write, none, fleet.ErrRole},
 		{aud, fleet.Write, own, fleet.ErrRole},
+		{aud, fleet.Write, foreign, fleet.ErrRole},
 		{adm, fleet.Manage, fleet.Owner{Tenant: "acme"}, nil},
 		{adm, fleet.Manage, fleet.Owner{Tenant: "other"}, fleet.ErrOtherTenant},
 		{adm, fleet.Read, own, fleet.ErrRole},

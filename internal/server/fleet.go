@@ -75,7 +75,6 @@ var fleetCodes = []struct {
 	{oidcauth.ErrIssuer, errOIDCIssuer}, {oidcauth.ErrAudience, errOIDCAudience}, {oidcauth.ErrExpired, errOIDCExpired},
 	{oidcauth.ErrAlgorithm, errOIDCAlgorithm}, {oidcauth.ErrSignature, errOIDCSignature}, {oidcauth.ErrClaims, errOIDCClaims},
 	{oidcauth.ErrMalformed, errOIDCInvalid}, {oidcauth.ErrInvalid, errOIDCInvalid}, {oidcauth.ErrProvider, errOIDCProvider},
-	{fleet.ErrNotOwner, errNotYours},
 }
 
 func fleetCode(err error) string {
@@ -208,8 +207,10 @@ func (s *Server) Allow(w http.ResponseWriter, r *http.Request, p fleet.Principal
 }
 
 func (s *Server) denied403(w http.ResponseWriter, r *http.Request, p fleet.Principal, a fleet.Action, id string, o fleet.Owner, err error) {
+	// A developer's event into a session another developer (of this
+	// tenant or another) started: the verifier's ACTOR_MISMATCH.
 	code := errForbidden
-	if a == fleet.Write && errors.Is(err, fleet.ErrNotOwner) {
+	if a == fleet.Write && (errors.Is(err, fleet.ErrNotOwner) || errors.Is(err, fleet.ErrOtherTenant)) {
 		code = errNotYours
 	}
 	s.cfg.Log.Warn("fleet refusal", "action", string(a), "session", id, "by", p.By, "tenant", p.Tenant,

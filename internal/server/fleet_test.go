@@ -183,7 +183,7 @@ func TestFleetRoutes(t *testing.T) {
 	}
 
 	// Writes into s-dev1 by anyone else: refused, nothing appended.
-	for who, want := range map[string]string{"dev2": "ACTOR_MISMATCH", "dev3": "FORBIDDEN", "aud1": "FORBIDDEN", "admin1": "FORBIDDEN", "appr1": "FORBIDDEN", "aud3": "FORBIDDEN"} {
+	for who, want := range map[string]string{"dev2": "ACTOR_MISMATCH", "dev3": "ACTOR_MISMATCH", "aud1": "FORBIDDEN", "admin1": "FORBIDDEN", "appr1": "FORBIDDEN", "aud3": "FORBIDDEN"} {
 		st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", tok[who], event("s-dev1", "PreToolUse", 9))
 		if st != 403 || errCode(body) != want {
 			t.Errorf("%s writing s-dev1: %d %s, want 403 %s", who, st, body, want)
