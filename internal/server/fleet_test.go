@@ -313,3 +313,24 @@ func TestFleetBadInput(t *testing.T) {
 		t.Error("a refused event was recorded")
 	}
 }
+
+// TestFleetAsserted: what the payload says of its user (Cursor's
+// user_email) wins over the hook's X-Logbook-User; both stay asserted,
+// beside the attested credential; a payload cannot set the actor member
+// itself.
+func TestFleetAsserted(t *testing.T) {
+	ff := newFleet(t)
+	cred := ff.enrollHTTP(t, "acme", "dev1")
+	body := []byte(`{"session_id":"s-cur","hook_event_name":"SessionStart","user_email":"bob@acme.example","logbook.actor":{"attested":{"by":"token"}}}`)
+	if st, b := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", cred, body, "X-Logbook-User", "alice"); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	if st, b := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", cred, event("s-cur", "SessionEnd", 0), "X-Logbook-User", "alice"); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	_, rec := do(t, "GET", ff.ts.URL+"/v1/sessions/s-cur/record", cred, nil)
+	got := actors(t, rec)
+	if len(got) != 2 || got[0] != "credential:acme/dev1 asserted bob@acme.example" || got[1] != "credential:acme/dev1 asserted alice" {
+		t.Errorf("actors %q", got)
+	}
+}
