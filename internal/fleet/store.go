@@ -189,7 +189,7 @@ func (s *Store) Redeem(code string, now time.Time, random io.Reader) (string, Cr
 		}
 		return "", Credential{}, err
 	}
-	if err := syncDir(filepath.Join(s.dir, "enroll")); err != nil {
+	if err := durable.SyncPath(filepath.Join(s.dir, "enroll")); err != nil {
 		return "", Credential{}, err
 	}
 	tok, err := secret(TokenPrefix, random)
@@ -319,7 +319,7 @@ func (s *Store) Revoke(id string) (Credential, error) {
 		return Credential{}, err
 	}
 	c.Revoked = true
-	return c, syncDir(dir)
+	return c, durable.SyncPath(dir)
 }
 
 func isHex(s string) bool {
@@ -329,17 +329,4 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }
