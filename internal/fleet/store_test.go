@@ -129,7 +129,8 @@ func TestAuthorize(t *testing.T) {
 		{appr, fleet.Read, own, fleet.ErrRole},
 		{dev, fleet.Approve, own, fleet.ErrRole},
 		{tok, fleet.Read, other, nil},
-		{tok, fleet.Write, own, nil},
+		{tok, fleet.Write, own, fleet.ErrNotOwner},
+		{tok, fleet.Write, none, nil},
 	} {
 		err := fleet.Authorize(c.p, c.a, c.o)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {

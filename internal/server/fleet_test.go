@@ -189,6 +189,10 @@ func TestFleetRoutes(t *testing.T) {
 			t.Errorf("%s writing s-dev1: %d %s, want 403 %s", who, st, body, want)
 		}
 	}
+	// Nor does the shared token write into it.
+	if st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", "hook-token", event("s-dev1", "PreToolUse", 9)); st != 403 || errCode(body) != "ACTOR_MISMATCH" {
+		t.Errorf("the shared token writing s-dev1: %d %s", st, body)
+	}
 	// An auditor, admin or approver starts no session either.
 	for _, who := range []string{"aud1", "admin1", "appr1"} {
 		if st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", tok[who], event("s-"+who, "SessionStart", 0)); st != 403 {
