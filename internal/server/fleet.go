@@ -94,7 +94,8 @@ type principalKey struct{}
 // (the index's search, the console): with a fleet, the request's
 // principal is checked and put where PrincipalOf finds it; without one,
 // the server's --token is required as on its own routes. The route then
-// asks Allow (or fleet.Authorize) per session.
+// asks Allow (or fleet.Authorize) per session; a route that lists
+// sessions (a search) keeps the rows fleet.Authorize lets p read.
 func (s *Server) Authenticated(h http.HandlerFunc) http.HandlerFunc { return s.auth(h) }
 
 // PrincipalOf is the principal a fleet server authenticated for r (for
@@ -183,7 +184,7 @@ func (s *Server) fleetRead(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // Allow asks fleet.Authorize whether p may do a to session id, and
-// answers FORBIDDEN (SESSION_NOT_YOURS for another developer's session
+// answers FORBIDDEN (ACTOR_MISMATCH for another developer's session
 // on a write) when not: the routes other packages add (the index, the
 // console) call it too. It logs every refusal with who asked.
 func (s *Server) Allow(w http.ResponseWriter, r *http.Request, p fleet.Principal, a fleet.Action, id string) bool {
