@@ -92,14 +92,16 @@ type issuer struct {
 }
 
 // New checks cfg; discovery waits for each issuer's first token, so a
-// provider down at the server's start does not stop it. client nil:
-// http.DefaultClient; now nil: time.Now.
+// provider down at the server's start does not stop it. client nil: a
+// client with a 10 s timeout; now nil: time.Now.
 func New(cfg Config, client *http.Client, now func() time.Time) (*Verifier, error) {
 	if now == nil {
 		now = time.Now
 	}
 	if client == nil {
-		client = http.DefaultClient
+		// Bounded: an issuer that hangs must not hold the requests that
+		// wait for its keys (a refusal, OIDC_PROVIDER_DOWN, instead).
+		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	v := &Verifier{issuers: map[string]*issuer{}, now: now, client: client, seen: map[[32]byte]seen{}}
 	for _, is := range cfg.Issuers {
