@@ -60,6 +60,27 @@ type enrollment struct {
 	Expires string `json:"expires"`
 }
 
+// Keeper keeps credentials and enrollment codes: Store, files in the
+// server's data directory, or a fleet's database (server replicas). Its
+// refusals are this package's Err* values.
+type Keeper interface {
+	Enroll(tenant, subject string, roles []Role, ttl time.Duration, now time.Time, random io.Reader) (string, error)
+	Redeem(code string, now time.Time, random io.Reader) (string, Credential, error)
+	Lookup(token string) (Principal, error)
+	List() ([]Credential, error)
+	Revoke(id string) (Credential, error)
+}
+
+// Owners keeps who started each session (Owner): the server's files
+// (DATA/ID.owner) or a fleet's database. Set is called under the
+// session's lock, once, for a session that has none.
+type Owners interface {
+	Owner(session string) (Owner, error) // the zero Owner when none
+	Set(session string, o Owner) error
+}
+
+var _ Keeper = (*Store)(nil)
+
 // Store keeps credentials and enrollment codes under DATA/fleet, each in
 // a file of its own named by the SHA-256 of its secret, written with
 // internal/durable (0600): a crash leaves the file whole or absent. A

@@ -30,8 +30,10 @@ import (
 // every read route asks fleet.Authorize. Config.Fleet nil: the server's
 // one shared token as before, and no actor in the steps.
 type Fleet struct {
-	Store *fleet.Store       // credentials and enrollment codes (DATA/fleet)
+	Store fleet.Keeper       // credentials and enrollment codes (fleet.Store: DATA/fleet)
 	OIDC  *oidcauth.Verifier // nil: no OIDC issuer trusted
+	// Owners keeps who started each session; nil: DATA/ID.owner files.
+	Owners fleet.Owners
 }
 
 // The fleet's refusal codes, each with its status (fleetStatus).
@@ -228,7 +230,37 @@ func (s *Server) SessionOwner(id string) (fleet.Owner, error) {
 	if o, ok := s.fl.owners.Load(id); ok {
 		return o.(fleet.Owner), nil
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+ownerSuffix))
+	o, err := s.owners().Owner(id)
+	if err != nil {
+		return fleet.Owner{}, err
+	}
+	if o != (fleet.Owner{}) {
+		s.fl.owners.Store(strings.Clone(id), o)
+	}
+	return o, nil
+}
+
+func (s *Server) setOwner(id string, o fleet.Owner) error {
+	if err := s.owners().Set(id, o); err != nil {
+		return err
+	}
+	s.fl.owners.Store(strings.Clone(id), o)
+	return nil
+}
+
+func (s *Server) owners() fleet.Owners {
+	if s.cfg.Fleet != nil && s.cfg.Fleet.Owners != nil {
+		return s.cfg.Fleet.Owners
+	}
+	return ownerFiles(s.cfg.Dir)
+}
+
+// ownerFiles keeps each session's owner in DATA/ID.owner, written with
+// internal/durable.
+type ownerFiles string
+
+func (d ownerFiles) Owner(id string) (fleet.Owner, error) {
+	b, err := os.ReadFile(filepath.Join(string(d), id+ownerSuffix))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fleet.Owner{}, nil
 	}
@@ -239,17 +271,12 @@ func (s *Server) SessionOwner(id string) (fleet.Owner, error) {
 	if err := json.Unmarshal(b, &o); err != nil {
 		return fleet.Owner{}, fmt.Errorf("%s%s: %w", id, ownerSuffix, err)
 	}
-	s.fl.owners.Store(id, o)
 	return o, nil
 }
 
-func (s *Server) setOwner(id string, o fleet.Owner) error {
+func (d ownerFiles) Set(id string, o fleet.Owner) error {
 	b, _ := json.Marshal(o)
-	if err := durable.WriteFileMode(filepath.Join(s.cfg.Dir, id+ownerSuffix), b, 0o600); err != nil {
-		return err
-	}
-	s.fl.owners.Store(strings.Clone(id), o)
-	return nil
+	return durable.WriteFileMode(filepath.Join(string(d), id+ownerSuffix), b, 0o600)
 }
 
 // ownership is fleetWire's refusal of an event, with what hook needs to
