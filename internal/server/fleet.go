@@ -64,6 +64,15 @@ var fleetStatus = map[string]int{
 	errBadEnroll: 400,
 }
 
+// The fleet's refusals whose detail is the server's own text (or names
+// what the server checked): logged verbatim, so that the log says who
+// was refused and why.
+func init() {
+	for _, c := range []string{errForbidden, errNotYours, errCredUnknown, errCredRevoked, errCodeUnknown, errCodeUsed, errCodeExpired, errOIDCExpired} {
+		plainDetail[c] = true
+	}
+}
+
 // fleetCodes maps the typed errors of fleet and oidcauth 1:1 to codes.
 var fleetCodes = []struct {
 	err  error
