@@ -10,6 +10,8 @@
 //	logbook-server --new-key FILE [--name ORIGIN]
 //	logbook-server --new-token FILE
 //	logbook-server --verifier-key --key FILE [--name ORIGIN]
+//	logbook-server enroll --tenant T --developer NAME [--ttl 24h]
+//	logbook-server credentials list|revoke ID
 //
 // It listens on 127.0.0.1:8421 by default. Any other address needs a
 // bearer token (--token-file, or $LOGBOOK_SERVER_TOKEN) or client
@@ -37,6 +39,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -44,6 +47,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/fleet/fleetcmd"
 	"github.com/logbook-project/logbook/internal/indexcli"
 	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
@@ -80,7 +84,8 @@ logbook-server --reindex --data DIR [--index sqlite|mysql [--index-dsn DSN]]
 logbook-server sessions|coverage|retention|hold --server URL … (logbook-server sessions --help)
 logbook-server --new-key FILE [--name ORIGIN]
 logbook-server --new-token FILE
-logbook-server --verifier-key --key FILE [--name ORIGIN]`
+logbook-server --verifier-key --key FILE [--name ORIGIN]
+logbook-server enroll|credentials ...   (docs/fleet.md; --help of each)`
 
 type config struct {
 	listen, data, keyFile, name, tokenFile string
@@ -97,11 +102,15 @@ type config struct {
 	db                                     dbFlag
 	policy                                 policyFlags
 	index                                  indexcli.Flags
+	fleet                                  fleetcmd.Flags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) > 0 && indexcli.IsCommand(args[0]) {
 		return indexcli.Run(args, stdout, stderr, getenv) // sessions, coverage, retention, hold: docs/index.md
+	}
+	if len(args) > 0 && slices.Contains(fleetcmd.Subcommands, args[0]) {
+		return fleetcmd.Run(args, stdout, stderr, getenv, time.Now())
 	}
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
@@ -131,6 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	c.log.register(fs)
 	c.index.Register(fs)
 	c.db.register(fs)
+	c.fleet.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -138,6 +148,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 2
 	}
+	c.index.Shared(fs, c.db.dsn)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q (run 'logbook-server --help' for usage)\n", fs.Arg(0))
 		return 2
@@ -248,8 +259,12 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if c.openReads {
 		fmt.Fprintln(stderr, "logbook-server: warning: --open-reads: every session's record, checkpoints and the log's tiles are served without a token, to any local user (the agent included) and anyone who reaches the address; give --read-token-file FILE instead")
 	}
-	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
-		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
+	fl, err := c.fleet.Load(data, nil)
+	if err != nil {
+		return fail(2, err)
+	}
+	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && fl == nil && (tlsConf == nil || tlsConf.ClientCAs == nil) {
+		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN), --fleet, or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
 	}
 	raiseFileLimit()
 	// Listen first: an address in use is the commonest start-up error,
@@ -291,7 +306,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Index: ix, Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, DB: db})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, DB: db, Fleet: fl})
 	if err != nil {
 		return fail(1, err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -14,7 +15,8 @@ const forwardTimeout = 5 * time.Second
 
 // forward sends the payload to a logbook server (--server URL) instead of
 // recording it here: the server appends it to a journal the agent cannot
-// reach. $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token. A
+// reach. $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token, else
+// the credential record-step install --enroll keeps (hookpost.Token). A
 // refusal's code comes back in the server's JSON error; an empty 200 is
 // recorded.
 //
@@ -71,7 +73,12 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if nonce != "" {
 		headers = append(headers, [2]string{hookpost.NonceHeader, nonce})
 	}
-	tok := getenv("LOGBOOK_SERVER_TOKEN")
+	// Who the machine says its user is: a fleet's server records it as
+	// the actor's asserted identity, beside the one it checked.
+	if u := cmp.Or(getenv("USER"), getenv("USERNAME")); u != "" && !strings.ContainsAny(u, "\r\n") && len(u) <= 256 {
+		headers = append(headers, [2]string{"X-Logbook-User", u})
+	}
+	tok := hookpost.Token(getenv)
 	if tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}

@@ -188,6 +188,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
+	s.fleetWire(r, &opts)
 	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
 	if err == nil {
 		s.indexLater(ev.Session)
@@ -199,6 +200,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	waitFrom := time.Now()
 	syncErr := s.synced(synced, nonce != "")
 	syncWait := time.Since(waitFrom)
+	if err != nil && s.fleetRefused(w, r, err) {
+		return
+	}
 	if err != nil && s.denied(w, hint, ev, gv, relay, err) {
 		return
 	}

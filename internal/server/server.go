@@ -125,6 +125,9 @@ type Config struct {
 	// copy, and Fsync does not apply (the database's COMMIT is the
 	// durable write).
 	DB *dbstore.Store
+	// Fleet, when not nil, tells the fleet's principals apart and checks
+	// what each may do (fleet.go, docs/fleet.md).
+	Fleet *Fleet
 }
 
 // Fsync modes.
@@ -186,6 +189,7 @@ type Server struct {
 	ix       indexFeed     // the session index's feed (index.go)
 	// recording: the sessions a commit may be named in (commit.go).
 	recording recordingSet
+	fl        fleetState
 }
 
 // session is what the server keeps for a session it has seen.
@@ -298,6 +302,7 @@ func (s *Server) Handler() http.Handler {
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
 	s.indexRoutes(mux)
+	s.fleetRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -316,13 +321,20 @@ func (s *Server) method(m string, h http.HandlerFunc) http.HandlerFunc {
 
 // auth requires the bearer token when one is configured; the comparison
 // takes the same time whatever the guess.
-func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc { return s.authWith(s.cfg.Token, h) }
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.Fleet != nil {
+		return s.fleetAuth(h)
+	}
+	return s.authWith(s.cfg.Token, h)
+}
 
 // readAuth guards the read routes: ReadToken when there is one, else
 // Token; with neither, they are refused unless the server was told to
 // serve them openly (OpenReads).
 func (s *Server) readAuth(h http.HandlerFunc) http.HandlerFunc {
 	switch {
+	case s.cfg.Fleet != nil:
+		return s.fleetRead(h)
 	case s.cfg.ReadToken != "":
 		return s.authWith(s.cfg.ReadToken, h)
 	case s.cfg.Token != "":
