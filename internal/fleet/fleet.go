@@ -114,7 +114,8 @@ func (e *Denied) Unwrap() error { return e.Err }
 //
 //   - the shared token (ByToken) may do what a server without a fleet lets
 //     it do (the server's own --token/--read-token checks still apply),
-//     but write into a session someone in the fleet owns;
+//     but write into a session someone in the fleet owns, or manage a
+//     tenant;
 //   - nothing crosses tenants;
 //   - a developer writes a session it starts (zero owner) or owns, and
 //     reads the sessions it owns;
@@ -127,6 +128,12 @@ func Authorize(p Principal, a Action, o Owner) error {
 		// whoever holds it must not slip events into a developer's session.
 		if a == Write && o != (Owner{}) {
 			return &Denied{Principal: p, Action: a, Err: ErrNotOwner}
+		}
+		// Nor does it manage a tenant: a server without a fleet has no
+		// enrollment, and the hooks' token minting an admin's code for
+		// any tenant would cross every tenant.
+		if a == Manage {
+			return &Denied{Principal: p, Action: a, Err: ErrRole}
 		}
 		return nil
 	}

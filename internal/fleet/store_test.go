@@ -131,6 +131,9 @@ func TestAuthorize(t *testing.T) {
 		{tok, fleet.Read, other, nil},
 		{tok, fleet.Write, own, fleet.ErrNotOwner},
 		{tok, fleet.Write, none, nil},
+		// The shared (hook) token manages no tenant: it would mint an
+		// admin's enrollment code for any tenant.
+		{tok, fleet.Manage, fleet.Owner{Tenant: "acme"}, fleet.ErrRole},
 	} {
 		err := fleet.Authorize(c.p, c.a, c.o)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
