@@ -125,14 +125,32 @@ func (s *Server) adminRevoke(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errInternal, err.Error())
 		return
 	}
-	tenant := ""
+	// The tenants of the credentials Revoke would rename (the live ones
+	// the prefix names), each of which the admin must manage; a revoked
+	// one of the admin's tenant sharing the prefix says nothing of a live
+	// one of another tenant. None live: the revoked ones' tenants, so
+	// that their admin hears CREDENTIAL_REVOKED.
+	var live, revoked []string
 	for _, c := range all {
 		if len(id) >= 8 && strings.HasPrefix(c.ID, id) {
-			tenant = c.Tenant
+			if c.Revoked {
+				revoked = append(revoked, c.Tenant)
+			} else {
+				live = append(live, c.Tenant)
+			}
 		}
 	}
-	if _, ok := s.manage(w, r, tenant); !ok {
-		return
+	tenants := live
+	if len(tenants) == 0 {
+		tenants = revoked
+	}
+	if len(tenants) == 0 {
+		tenants = []string{""}
+	}
+	for _, tenant := range tenants {
+		if _, ok := s.manage(w, r, tenant); !ok {
+			return
+		}
 	}
 	c, err := s.cfg.Fleet.Store.Revoke(id)
 	if err != nil {
