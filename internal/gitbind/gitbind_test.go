@@ -95,3 +95,24 @@ func TestAddLineReplacesTheSessionsEarlierSeal(t *testing.T) {
 		t.Fatalf("note %s: %+v %v", out, bs, err)
 	}
 }
+
+// FuzzParseTrailer: whatever a commit's Logbook-Record trailers say,
+// ParseTrailer answers ErrMalformed or at most MaxTrailerSessions valid
+// session ids, without panicking.
+func FuzzParseTrailer(f *testing.F) {
+	for _, s := range []string{"", "s-1", "s-1, s-2", ",", " , ", "../etc", "s-1,s-1", strings.Repeat("a,", 17) + "a", strings.Repeat("x", 200), "s\x00", "ß-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out, err := ParseTrailer(s)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("%q: untyped %v", s, err)
+			}
+			return
+		}
+		if len(out) == 0 || len(out) > MaxTrailerSessions {
+			t.Fatalf("%q: %d sessions", s, len(out))
+		}
+	})
+}
