@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/instant"
@@ -41,7 +42,7 @@ func (s *Server) postCommit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-s.slots }()
-	ids, err := s.recordingIn(top)
+	ids, err := s.recordingIn(r, top)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
@@ -77,7 +78,7 @@ func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadCommit, err.Error())
 		return
 	}
-	ids, err := s.recordingIn(top)
+	ids, err := s.recordingIn(r, top)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
@@ -87,9 +88,35 @@ func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 }
 
 // recordingIn lists the sessions recording whose cwd is in the work tree
-// top.
-func (s *Server) recordingIn(top string) ([]string, error) {
-	return s.recording.in(s.cfg.Dir, top)
+// top that r's principal may write (fleetWritable).
+func (s *Server) recordingIn(r *http.Request, top string) ([]string, error) {
+	ids, err := s.recording.in(s.cfg.Dir, top)
+	if err != nil {
+		return nil, err
+	}
+	return s.fleetWritable(r, ids), nil
+}
+
+// fleetWritable keeps, on a fleet server, the sessions r's principal may
+// write: a work tree's path is no proof of whose it is, and without this
+// anyone in the fleet (another tenant's developer, an auditor, the
+// shared token) named a commit in every session recording under a path
+// they guessed, and learnt their ids. A session with no owner is the
+// shared token's only (mayWrite: nobody in the fleet takes one over).
+func (s *Server) fleetWritable(r *http.Request, ids []string) []string {
+	if s.cfg.Fleet == nil {
+		return ids
+	}
+	p, _ := PrincipalOf(r)
+	out := []string{}
+	for _, id := range ids {
+		o, err := s.SessionOwner(id)
+		if err != nil || o == (fleet.Owner{}) && p.By != fleet.ByToken || fleet.Authorize(p, fleet.Write, o) != nil {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
 }
 
 // recordingSet is the sessions still recording, with their cwd: taken

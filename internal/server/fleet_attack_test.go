@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/gitstep"
 )
 
 // TestFleetSharedTokenManagesNothing: the hooks' shared token may not
@@ -58,5 +60,34 @@ func TestFleetRevokeAcrossTenants(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, victim+".json")); err != nil {
 		t.Errorf("acme's credential: %v", err)
+	}
+}
+
+// TestFleetCommitsStayInTheirSessions: POST /v1/commits names the commit
+// in the sessions recording in the work tree that the sender may write,
+// and POST /v1/recording lists only those: a developer of another tenant
+// (or another developer, or an auditor) neither appends a commit step to
+// dev1's session nor learns its id.
+func TestFleetCommitsStayInTheirSessions(t *testing.T) {
+	ff := newFleet(t)
+	dev1 := ff.op.Token(t, "dev1")
+	if st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", dev1, event("s-dev1", "PreToolUse", 1)); st != 200 {
+		t.Fatalf("dev1's event: %d %s", st, body)
+	}
+	commit := gitstep.CommitBody("/work/project", gitfacts.Commit{ID: strings.Repeat("ab", 20), Tree: strings.Repeat("cd", 20), Parents: []string{strings.Repeat("ef", 20)}, PatchID: strings.Repeat("12", 20)})
+	for _, who := range []string{"dev3", "dev2", "aud1"} {
+		tok := ff.op.Token(t, who)
+		if st, body := do(t, "POST", ff.ts.URL+gitstep.CommitRoute, tok, commit); st != 200 || strings.Contains(body, "s-dev1") {
+			t.Errorf("%s POST /v1/commits: %d %s", who, st, body)
+		}
+		if st, body := do(t, "POST", ff.ts.URL+gitstep.RecordingRoute, tok, gitstep.RepoBody("/work/project")); st != 200 || strings.Contains(body, "s-dev1") {
+			t.Errorf("%s POST /v1/recording: %d %s", who, st, body)
+		}
+	}
+	if st, body := do(t, "POST", ff.ts.URL+gitstep.CommitRoute, "hook-token", commit); st != 200 || strings.Contains(body, "s-dev1") {
+		t.Errorf("the shared token POST /v1/commits: %d %s", st, body)
+	}
+	if st, body := do(t, "POST", ff.ts.URL+gitstep.CommitRoute, dev1, commit); st != 200 || body != `{"sessions":["s-dev1"]}` {
+		t.Errorf("dev1 POST /v1/commits: %d %s", st, body)
 	}
 }
