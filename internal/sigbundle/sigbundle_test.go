@@ -214,6 +214,13 @@ func FuzzOpen(f *testing.F) {
 	f.Add(good)
 	f.Add([]byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json"}`))
 	f.Add([]byte(`[]`))
+	// Hostile shapes: deep nesting, a duplicate key, a payload that is
+	// not base64, a wrong media type, a second signature.
+	f.Add([]byte(strings.Repeat(`{"a":`, 10000) + `1` + strings.Repeat(`}`, 10000)))
+	f.Add([]byte(strings.Replace(string(good), `"mediaType":`, `"mediaType":"x","mediaType":`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"payload":"`, `"payload":"!!`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `bundle.v0.3+json`, `bundle+json`, 1)))
+	f.Add([]byte(strings.Replace(string(good), `"signatures":[{`, `"signatures":[{"sig":""},{`, 1)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		v, err := sigbundle.Open(b, []ed25519.PublicKey{attestPub})
 		if err != nil {
