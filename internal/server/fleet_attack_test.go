@@ -12,6 +12,7 @@ import (
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
+	"github.com/logbook-project/logbook/internal/index"
 )
 
 // TestFleetSharedTokenManagesNothing: the hooks' shared token may not
@@ -89,5 +90,20 @@ func TestFleetCommitsStayInTheirSessions(t *testing.T) {
 	}
 	if st, body := do(t, "POST", ff.ts.URL+gitstep.CommitRoute, dev1, commit); st != 200 || body != `{"sessions":["s-dev1"]}` {
 		t.Errorf("dev1 POST /v1/commits: %d %s", st, body)
+	}
+}
+
+// TestCoverageBoundsDevelopers: each developer= of GET /v1/coverage is
+// a query of the index; more names than a page holds are refused
+// QUERY_INVALID rather than run (a URL of a megabyte holds ~80,000).
+func TestCoverageBoundsDevelopers(t *testing.T) {
+	f, _, _ := indexed(t)
+	q := strings.Repeat("developer=d&", index.MaxLimit+1)
+	if code, b := call(t, "GET", f.ts.URL+"/v1/coverage?"+q, "rt", ""); code != 400 || !strings.Contains(string(b), "QUERY_INVALID") {
+		t.Errorf("%d names: %d %s", index.MaxLimit+1, code, b)
+	}
+	q = strings.Repeat("developer=d&", index.MaxLimit)
+	if code, b := call(t, "GET", f.ts.URL+"/v1/coverage?"+q, "rt", ""); code != 200 {
+		t.Errorf("%d names: %d %s", index.MaxLimit, code, b)
 	}
 }

@@ -228,6 +228,12 @@ func (s *Server) coverage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	devs := v["developer"]
+	if len(devs) > index.MaxLimit {
+		// Each name is a query of the index: a URL of a megabyte of
+		// names would be some 80,000 of them.
+		s.fail(w, r, errBadQuery, fmt.Sprintf("developer: at most %d names", index.MaxLimit))
+		return
+	}
 	enrolledOf := s.cfg.Enrolled
 	if enrolledOf == nil && s.cfg.Fleet != nil {
 		enrolledOf = s.fleetEnrolled
