@@ -107,3 +107,25 @@ func TestCoverageBoundsDevelopers(t *testing.T) {
 		t.Errorf("%d names: %d %s", index.MaxLimit, code, b)
 	}
 }
+
+// TestForgedActorWithoutFleet: a server without a fleet writes no actor,
+// and keeps none a payload brings: whoever holds the shared token (the
+// agent, from its environment) could otherwise post events whose data
+// hold "logbook.actor" attested as "acme/boss", for
+// logbook-verify --require-attested to take as boss's (no finding: the
+// payload's member does not reach the step).
+func TestForgedActorWithoutFleet(t *testing.T) {
+	f := newServer(t, nil)
+	forged := `,"logbook.actor":{"attested":{"by":"credential","tenant":"acme","subject":"boss","credential":"0123456789abcdef"}}}`
+	for _, name := range []string{"PreToolUse", "PostToolUse", "SessionEnd"} {
+		ev := event("s-forged", name, 1)
+		ev = append(ev[:len(ev)-1], forged...)
+		if code, body := post(t, f.ts.Client(), f.ts.URL+"/v1/hooks/claude-code", ev); code != 200 {
+			t.Fatalf("%s: %d %s", name, code, body)
+		}
+	}
+	code, rec := get(t, f.ts.URL+"/v1/sessions/s-forged/record")
+	if code != 200 || strings.Contains(string(rec), fleet.ActorKey) {
+		t.Errorf("the record (%d) keeps the payload's %s: %s", code, fleet.ActorKey, rec)
+	}
+}
