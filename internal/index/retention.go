@@ -33,10 +33,15 @@ func (e *HeldError) Error() string {
 		len(e.IDs), strings.Join(e.IDs, ", "))
 }
 
+// MaxKeepDays bounds a policy (about 2,700 years): the run's cutoff,
+// now less the days in milliseconds, stays far inside int64, where a
+// larger count wrapped it into the future and deleted every session.
+const MaxKeepDays = 1_000_000
+
 // SetPolicy sets (replaces) a tenant's policy.
 func (x *Index) SetPolicy(ctx context.Context, p Policy) error {
-	if p.KeepDays < 1 {
-		return fmt.Errorf("%w: keep %d days: want at least 1", ErrBadQuery, p.KeepDays)
+	if p.KeepDays < 1 || p.KeepDays > MaxKeepDays {
+		return fmt.Errorf("%w: keep %d days: want 1 to %d", ErrBadQuery, p.KeepDays, MaxKeepDays)
 	}
 	return x.replace(ctx, "retention", "tenant = ?", []any{p.Tenant},
 		"INSERT INTO retention (tenant, keep_days, set_by, set_ms) VALUES (?, ?, ?, ?)", p.Tenant, p.KeepDays, p.SetBy, p.SetMS)
@@ -149,7 +154,10 @@ func (x *Index) Retain(ctx context.Context, tenant string, nowMS int64, del func
 	if !ok {
 		return nil, ErrNoPolicy
 	}
-	cutoff := nowMS - p.KeepDays*24*3600*1000
+	// A policy stored by another writer is held to the same bound: kept
+	// longer than MaxKeepDays is kept for ever, never a wrapped cutoff.
+	keep := min(p.KeepDays, MaxKeepDays)
+	cutoff := nowMS - keep*24*3600*1000
 	_, held, err := x.Due(ctx, tenant, cutoff, 1)
 	if err != nil {
 		return nil, err
