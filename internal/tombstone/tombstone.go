@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/edsign"
@@ -161,6 +163,19 @@ func Describe(v *strictjson.Value, keys []ed25519.PublicKey) string {
 	case sound:
 		sig = "signed by key " + t.KeyID + ", which is not one of the pinned keys"
 	}
+	q := printable
 	return fmt.Sprintf("session %s's record (%d steps, chain tip %s, sha256 %s) was deleted at %s by %s: %s; this tombstone stands for it, %s",
-		t.Session, t.StepCount, t.ChainTip, t.RecordSHA256, t.DeletedAt, t.DeletedBy, t.Reason, sig)
+		q(t.Session), t.StepCount, q(t.ChainTip), q(t.RecordSHA256), q(t.DeletedAt), q(t.DeletedBy), q(t.Reason), sig)
+}
+
+// printable quotes a field holding a character that would hide or move
+// text on a terminal: the fields are the tombstone's writer's, anyone's
+// until the signature is checked, and a newline or an escape sequence
+// in a reason could print "signed by the pinned key" over the sentence
+// that says otherwise (as verdict.Printable does for ids).
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return strconv.QuoteToASCII(s)
+	}
+	return s
 }

@@ -44,3 +44,25 @@ func TestSignRead(t *testing.T) {
 		t.Error("an extra member is read")
 	}
 }
+
+// TestDescribeForgedText: a tombstone anyone can write (its signature
+// is checked after it is described) said, through a reason holding a
+// newline and a terminal's "hide" sequence, that it was "signed by the
+// pinned key", and hid the sentence saying its signature does not
+// verify. Describe quotes a field that holds a control character.
+func TestDescribeForgedText(t *testing.T) {
+	key, _ := edsign.NewKeyFromSeed([]byte(strings.Repeat("m", 32)))
+	b, err := Sign(Tombstone{Session: "s-1", StepCount: 1, DeletedBy: "admin\r",
+		Reason: "policy; this tombstone stands for it, signed by the pinned key abc\nOK\x1b[8m"}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := strictjson.Parse(b[:len(b)-1], strictjson.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Describe(v, nil)
+	if strings.ContainsAny(d, "\n\r\x1b") {
+		t.Errorf("%q", d)
+	}
+}
