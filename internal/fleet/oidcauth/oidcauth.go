@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
@@ -258,13 +260,17 @@ func (is *issuer) principal(claims map[string]any) (fleet.Principal, error) {
 	return p, nil
 }
 
-// plain: a subject of 1-256 bytes without control characters.
+// plain: a subject of 1-256 bytes of UTF-8 that prints (letters, marks,
+// numbers, punctuation, symbols, the space): it is written into every
+// step's actor and printed by the verifier, where a C1 control (U+009B
+// is a terminal's CSI), a bidi override or a line separator would hide
+// or move text.
 func plain(s string) bool {
-	if s == "" || len(s) > 256 {
+	if s == "" || len(s) > 256 || !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if !unicode.IsPrint(r) {
 			return false
 		}
 	}
