@@ -139,6 +139,7 @@ func (r *replicas) load(sessions, auths []string, events int) {
 type replicaStep struct {
 	Seq  int64
 	Hash string
+	Kind string
 	Data struct {
 		Event, ToolUseID string
 		Actor            struct {
