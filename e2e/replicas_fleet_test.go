@@ -165,6 +165,7 @@ func TestReplicasFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	sealed := map[string]int{}
 	for c, session := range sessions {
 		steps := r.seal(db, c, session, creds[c], creds[c], key, "--require-attested")
 		n := 0
@@ -179,22 +180,34 @@ func TestReplicasFleet(t *testing.T) {
 				t.Fatalf("%s: step %d's attested actor is %+v, want %s of acme", session, s.Seq, a, names[c])
 			}
 		}
+		sealed[session] = len(steps)
 		if n < events+1 {
 			t.Fatalf("%s: %d steps name an actor, want the %d events and SessionEnd", session, n, events)
 		}
 	}
-	// The shared index (MySQL on --db): the owner finds its session on
-	// every replica, whichever recorded it.
+	// The shared index (MySQL on --db): each owner finds its session on
+	// every replica, whichever recorded it, sealed with all its steps
+	// (an entry never goes back to a replica's earlier state).
 	for i := range addrs {
-		for try := 0; ; try++ {
-			status, out := call("GET", r.url(i)+"/v1/sessions", creds[0], nil)
-			if status == 200 && strings.Contains(out, victim) {
-				break
+		for c, session := range sessions {
+			var got struct {
+				Sessions []struct {
+					ID, Developer, Verdict string
+					Steps                  int
+				}
 			}
-			if try == 100 {
-				t.Fatalf("replica %d: dev000's search does not find its session: %d %s", i, status, out)
+			for try := 0; ; try++ {
+				status, out := call("GET", r.url(i)+"/v1/sessions", creds[c], nil)
+				json.Unmarshal([]byte(out), &got)
+				if status == 200 && len(got.Sessions) == 1 && got.Sessions[0].ID == session && got.Sessions[0].Developer == names[c] &&
+					got.Sessions[0].Verdict == "sealed" && got.Sessions[0].Steps == sealed[session] {
+					break
+				}
+				if try == 100 {
+					t.Fatalf("replica %d: %s's search: %d %s, want %s sealed at %d steps", i, names[c], status, out, session, sealed[session])
+				}
+				time.Sleep(50 * time.Millisecond)
 			}
-			time.Sleep(50 * time.Millisecond)
 		}
 	}
 
