@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -84,17 +81,7 @@ func TestReplicasFleet(t *testing.T) {
 		return startServer(t, addrs[i], filepath.Join(dir, fmt.Sprint("data", i)), key, nil, "--db", dsn, "--fleet")
 	})
 	call := func(method, url, auth string, body []byte) (int, string) {
-		req, _ := http.NewRequest(method, url, bytes.NewReader(body))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return bearerCall(t, method, url, auth, body)
 	}
 	// Each code traded on replica d%3, 8 at a time; then once more on
 	// the next replica, refused.

@@ -222,16 +222,26 @@ func (r *replicas) seal(db *sql.DB, c int, session, auth, readAuth, key string, 
 // anything but 200.
 func readWith(t *testing.T, url, auth string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+auth)
+	status, b := bearerCall(t, "GET", url, auth, nil)
+	if status != 200 {
+		t.Fatalf("GET %s: %d %s", url, status, strings.TrimSpace(b))
+	}
+	return []byte(b)
+}
+
+// bearerCall sends a request with the bearer auth (none when "") and
+// returns the answer's status and body.
+func bearerCall(t *testing.T, method, url, auth string, body []byte) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, bytes.NewReader(body))
+	if auth != "" {
+		req.Header.Set("Authorization", "Bearer "+auth)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, strings.TrimSpace(string(b)))
-	}
-	return b
+	return resp.StatusCode, string(b)
 }
