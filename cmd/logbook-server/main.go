@@ -259,7 +259,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if c.openReads {
 		fmt.Fprintln(stderr, "logbook-server: warning: --open-reads: every session's record, checkpoints and the log's tiles are served without a token, to any local user (the agent included) and anyone who reaches the address; give --read-token-file FILE instead")
 	}
-	fl, err := c.fleet.Load(ctx, data, c.db.dsn, nil)
+	fl, err := c.fleet.Load(data, nil)
 	if err != nil {
 		return fail(2, err)
 	}

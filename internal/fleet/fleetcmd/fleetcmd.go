@@ -73,7 +73,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	if *dsn == "" {
 		*dsn = getenv("LOGBOOK_DB_DSN")
 	}
-	st, _, closeDB, err := open(context.Background(), dir, *dsn)
+	st, closeDB, err := open(context.Background(), dir, *dsn)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 1
@@ -153,39 +153,38 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.oidc, "oidc-config", "", "trust the OIDC issuers of this JSON `FILE` (CI jobs' and people's tokens; implies --fleet; docs/fleet.md)")
 }
 
-// open is where the fleet is kept: the replicas' database when dsn is
-// not empty (credentials, codes and sessions' owners shared by every
-// replica), else the files of the data directory dir (owners nil: the
-// server's DATA/ID.owner files).
-func open(ctx context.Context, dir, dsn string) (fleet.Keeper, fleet.Owners, func(), error) {
+// open is where the admin's subcommands find the fleet: the replicas'
+// database when dsn is not empty, else the files of the data directory
+// dir.
+func open(ctx context.Context, dir, dsn string) (fleet.Keeper, func(), error) {
 	if dsn == "" {
 		st, err := fleet.OpenStore(dir)
-		return st, nil, func() {}, err
+		return st, func() {}, err
 	}
 	db, err := dbstore.Open(ctx, dsn)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	fl, err := db.Fleet(ctx)
 	if err != nil {
 		db.Close()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return fl, fl, func() { db.Close() }, nil
+	return fl, func() { db.Close() }, nil
 }
 
-// Load is the server's fleet (nil without --fleet or --oidc-config): with
-// --db (dsn), kept in the replicas' database, else under data.
-func (f *Flags) Load(ctx context.Context, data, dsn string, client *http.Client) (*server.Fleet, error) {
+// Load is the server's fleet (nil without --fleet or --oidc-config),
+// its credentials under data: with --db, server.New makes them the
+// replicas' database's.
+func (f *Flags) Load(data string, client *http.Client) (*server.Fleet, error) {
 	if !f.on && f.oidc == "" {
 		return nil, nil
 	}
-	// The database's connections live as long as the server.
-	st, owners, _, err := open(ctx, data, dsn)
+	st, err := fleet.OpenStore(data)
 	if err != nil {
 		return nil, err
 	}
-	fl := &server.Fleet{Store: st, Owners: owners}
+	fl := &server.Fleet{Store: st}
 	if f.oidc == "" {
 		return fl, nil
 	}

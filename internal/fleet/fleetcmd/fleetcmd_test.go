@@ -24,7 +24,7 @@ func TestLoad(t *testing.T) {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "_")+".json")
 		os.WriteFile(p, []byte(c.cfg), 0o600)
 		f := Flags{oidc: p}
-		fl, err := f.Load(t.Context(), filepath.Join(dir, "data"), "", nil)
+		fl, err := f.Load(filepath.Join(dir, "data"), nil)
 		switch {
 		case c.err == "" && (err != nil || fl == nil || fl.OIDC == nil):
 			t.Errorf("%s: %v", name, err)
@@ -32,7 +32,7 @@ func TestLoad(t *testing.T) {
 			t.Errorf("%s: %v, want %q", name, err, c.err)
 		}
 	}
-	if fl, err := (&Flags{}).Load(t.Context(), dir, "", nil); fl != nil || err != nil {
+	if fl, err := (&Flags{}).Load(dir, nil); fl != nil || err != nil {
 		t.Errorf("no flags: %v %v", fl, err)
 	}
 }
