@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -87,7 +88,13 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 			return 2
 		}
 		fmt.Fprintln(stdout, code)
-		fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		if slices.Contains(roles, fleet.Developer) {
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		} else {
+			// An auditor or admin installs no hooks: it trades the code
+			// for the credential its searches send as a bearer token.
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: trade it for a credential with\n  curl -s -X POST -d '{\"code\":\"CODE\"}' URL/v1/enroll\nand send its \"credential\" as LOGBOOK_SERVER_READ_TOKEN (logbook-server sessions, coverage, retention, hold)\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		}
 		return 0
 	case "credentials list":
 		list, err := st.List()
