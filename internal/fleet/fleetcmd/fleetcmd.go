@@ -60,6 +60,19 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
+	// Flags may follow the ID too, as the synopsis and docs/fleet.md give
+	// them ("credentials revoke ID --data DIR"): Go's flag package stops
+	// at the first argument that is not a flag.
+	var pos []string
+	for fs.NArg() > 0 {
+		pos = append(pos, fs.Arg(0))
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if err := fs.Parse(pos); err != nil { // only positionals left: sets Args
+		return 2
+	}
 	dir := *data
 	if dir == "" {
 		dir = getenv("STATE_DIRECTORY")
@@ -74,7 +87,11 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	}
 	switch sub {
 	case "enroll":
-		if *tenant == "" || *dev == "" || fs.NArg() > 0 {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "logbook-server enroll: unexpected argument %q\nusage:\n%s\n", fs.Arg(0), synopsis)
+			return 2
+		}
+		if *tenant == "" || *dev == "" {
 			fmt.Fprintln(stderr, "logbook-server enroll: --tenant and --developer are required\nusage:\n"+synopsis)
 			return 2
 		}
