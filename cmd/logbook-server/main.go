@@ -78,7 +78,7 @@ func main() {
 const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
                [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
-               [--policy SIGNED.json --policy-key PUB] [--db DSN]
+               [--policy SIGNED.json --policy-key PUB] [--db DSN] [--fleet] [--oidc-config FILE]
                [--index sqlite|mysql|none [--index-dsn DSN]]
 logbook-server --reindex --data DIR [--index sqlite|mysql [--index-dsn DSN]]
 logbook-server sessions|coverage|retention|hold --server URL … (logbook-server sessions --help)

@@ -91,8 +91,12 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 		// The one mistake that records nothing for a whole session: the
 		// agent was started without the token in its environment.
 		return none, fmt.Errorf("server %s answered 401: it wants a token, and LOGBOOK_SERVER_TOKEN is not set in the agent's environment: export it in the shell that starts the agent, then start again", server)
+	case resp.Status == 401 && getenv("LOGBOOK_SERVER_TOKEN") == "":
+		// The token came from the enrolled credential's file: say so, and
+		// the server's own code (CREDENTIAL_REVOKED, CREDENTIAL_UNKNOWN).
+		return none, fmt.Errorf("server %s answered 401: it refuses the enrolled credential in %s (%s): ask your admin for a new enrollment code (record-step install --server URL --enroll CODE)", server, hookpost.CredentialPath(getenv), printable(resp.Body, 256))
 	case resp.Status == 401:
-		return none, fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds?)", server)
+		return none, fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds, or an enrolled credential?): %s", server, printable(resp.Body, 256))
 	case resp.Status != 200:
 		return none, fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
 	}

@@ -130,7 +130,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			if o.DryRun {
 				serverNotes = append(serverNotes, "--dry-run: the enrollment code is not traded")
 			} else {
-				notes, err := enroll(o.Server, o.Enroll, getenv)
+				notes, err := enroll(o.Server, o.Enroll, t.HTTPHooks(), getenv)
 				if err != nil {
 					fmt.Fprintf(stderr, "record-step %s: %v; nothing was changed\n", o.Verb, err)
 					return Refused

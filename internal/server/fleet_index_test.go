@@ -24,13 +24,16 @@ import (
 // nothing; retention and holds are the admin's; every refusal is
 // FORBIDDEN, and an OIDC token's roles count as an enrolled one's.
 func TestFleetIndex(t *testing.T) {
+	var ix *index.Index
+	var dir string
 	ff := newFleet(t, func(c *server.Config) {
-		ix, err := index.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "index.db"))
+		var err error
+		ix, err = index.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "index.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ix.Close() })
-		c.Index = ix
+		c.Index, dir = ix, c.Dir
 	})
 	cred := func(tenant, who string, roles ...fleet.Role) string {
 		code, err := ff.store.Enroll(tenant, who, roles, time.Hour, time.Now(), rand.Reader)
@@ -109,6 +112,14 @@ func TestFleetIndex(t *testing.T) {
 	_, b := do(t, "GET", ff.ts.URL+"/v1/coverage", aud, nil)
 	if strings.Contains(b, `"dev3"`) || strings.Contains(b, `"developer":"dev1"`) && strings.Contains(b, `"silent":[{"developer":"dev1"`) {
 		t.Errorf("coverage: %s", clip(b))
+	}
+	// logbook-server --reindex --data DIR, as docs/index.md gives it (no
+	// --fleet): the entries keep their tenant and developer.
+	if _, err := server.Reindex(context.Background(), server.Config{Dir: dir, Index: ix}, "server"); err != nil {
+		t.Fatal(err)
+	}
+	if _, b := do(t, "GET", ff.ts.URL+"/v1/sessions", aud, nil); !slices.Equal(ids(b), []string{"s-dev1=dev1", "s-dev2=dev2"}) {
+		t.Errorf("after --reindex the auditor lists %v, want s-dev1 and s-dev2", ids(b))
 	}
 }
 

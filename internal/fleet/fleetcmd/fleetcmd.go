@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -63,6 +64,19 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
+	// Flags may follow the ID too, as the synopsis and docs/fleet.md give
+	// them ("credentials revoke ID --data DIR"): Go's flag package stops
+	// at the first argument that is not a flag.
+	var pos []string
+	for fs.NArg() > 0 {
+		pos = append(pos, fs.Arg(0))
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if err := fs.Parse(pos); err != nil { // only positionals left: sets Args
+		return 2
+	}
 	dir := *data
 	if dir == "" {
 		dir = getenv("STATE_DIRECTORY")
@@ -81,7 +95,11 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	defer closeDB()
 	switch sub {
 	case "enroll":
-		if *tenant == "" || *dev == "" || fs.NArg() > 0 {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "logbook-server enroll: unexpected argument %q\nusage:\n%s\n", fs.Arg(0), synopsis)
+			return 2
+		}
+		if *tenant == "" || *dev == "" {
 			fmt.Fprintln(stderr, "logbook-server enroll: --tenant and --developer are required\nusage:\n"+synopsis)
 			return 2
 		}
@@ -95,7 +113,13 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 			return 2
 		}
 		fmt.Fprintln(stdout, code)
-		fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		if slices.Contains(roles, fleet.Developer) {
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		} else {
+			// An auditor or admin installs no hooks: it trades the code
+			// for the credential its searches send as a bearer token.
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: trade it for a credential with\n  curl -s -X POST -d '{\"code\":\"CODE\"}' URL/v1/enroll\nand send its \"credential\" as LOGBOOK_SERVER_READ_TOKEN (logbook-server sessions, coverage, retention, hold)\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		}
 		return 0
 	case "credentials list":
 		list, err := st.List()
