@@ -265,9 +265,14 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(1, err)
 	}
+	actor, err := c.policy.actor()
+	if err != nil {
+		return fail(1, err)
+	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed,
+		Actor: actor, ApprovalWait: c.policy.wait})
 	if err != nil {
 		return fail(1, err)
 	}

@@ -182,6 +182,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
+	s.holdCalls(w, r, &opts, &gv, cwd) // a held call waits for an approver (approvals.go)
 	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
 	// Group commit: the step is on disk before the answer (with
 	// FsyncBackground: written, and synced in the background within the

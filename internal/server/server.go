@@ -39,6 +39,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
@@ -107,6 +108,14 @@ type Config struct {
 	// (and PermissionRequest) is decided by: its gate step is recorded
 	// before the event and its decision is the hook's answer (gate.go).
 	Gate *gate.Gate
+	// ApprovalWait is the longest a call the policy holds waits for an
+	// approver (approvals.go); 0: DefaultApprovalWait. The hook's own
+	// wait (WaitHeader) bounds it further.
+	ApprovalWait time.Duration
+	// Actor, when not nil, says who a request proves to be and their
+	// roles: the approvals' routes need an approver, and a held call
+	// names its requester (approvals.go). nil: no approver can decide.
+	Actor Actor
 }
 
 // Fsync modes.
@@ -162,9 +171,11 @@ type Server struct {
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
 	// owed are the resumed sessions whose seal runs after their
 	// SessionEnd's answer (sealafter.go): id → the SessionEnd's time.
-	owed     map[string]string
-	sealing  sync.WaitGroup
-	sealSlot chan struct{} // one seal after an answer at a time
+	owed map[string]string
+	// approvals are the held calls waiting for an approver (approvals.go).
+	approvals *approval.Queue
+	sealing   sync.WaitGroup
+	sealSlot  chan struct{} // one seal after an answer at a time
 }
 
 // session is what the server keeps for a session it has seen.
@@ -222,6 +233,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FsyncWindow == 0 {
 		cfg.FsyncWindow = DefaultFsyncWindow
 	}
+	if cfg.ApprovalWait == 0 {
+		cfg.ApprovalWait = DefaultApprovalWait
+	}
 	signer, err := checkpoint.NewSigner(cfg.Origin, cfg.Key)
 	if err != nil {
 		return nil, err
@@ -242,7 +256,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
-		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1)}
+		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1), approvals: approval.New()}
 	if cfg.Fsync != FsyncOff {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
@@ -272,6 +286,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
+	s.approvalRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -353,7 +368,10 @@ func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
 		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest,
 		// gated: an organization policy decides calls here; install
 		// makes the gated command hooks fail closed (docs/policy.md).
-		"gated": s.cfg.Gate != nil}
+		"gated": s.cfg.Gate != nil,
+		// approvalWait: the longest a held call waits for an approver
+		// (approvals.go); install gives the gated hooks longer.
+		"approvalWait": int(s.cfg.ApprovalWait / time.Second)}
 	out["previousKeys"], out["rotations"] = s.previousKeys()
 	if s.cfg.TLog != nil {
 		out["logOrigin"], out["logVerifierKey"] = s.cfg.TLog.Origin(), s.cfg.TLog.VerifierKey()

@@ -60,6 +60,10 @@ type Outcome struct {
 	// call whose input is not the one its gate step decided on: said as
 	// a warning, as DeniedRan is.
 	InputMismatch string
+	// ApprovalMismatch describes, when no --policy-key was given, the
+	// first held call that went ahead without a matching approval: a
+	// warning, as DeniedRan is.
+	ApprovalMismatch string
 	// Fresh: the log was read past the record's leaf and holds no later
 	// checkpoint of the session (logproof.Fresh); false when not checked.
 	Fresh bool
