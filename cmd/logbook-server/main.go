@@ -10,6 +10,8 @@
 //	logbook-server --new-key FILE [--name ORIGIN]
 //	logbook-server --new-token FILE
 //	logbook-server --verifier-key --key FILE [--name ORIGIN]
+//	logbook-server enroll --tenant T --developer NAME [--ttl 24h]
+//	logbook-server credentials list|revoke ID
 //
 // It listens on 127.0.0.1:8421 by default. Any other address needs a
 // bearer token (--token-file, or $LOGBOOK_SERVER_TOKEN) or client
@@ -36,6 +38,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -43,6 +46,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/fleet/fleetcmd"
 	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -75,7 +79,8 @@ const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen
                [--policy SIGNED.json --policy-key PUB]
 logbook-server --new-key FILE [--name ORIGIN]
 logbook-server --new-token FILE
-logbook-server --verifier-key --key FILE [--name ORIGIN]`
+logbook-server --verifier-key --key FILE [--name ORIGIN]
+logbook-server enroll|credentials ...   (docs/fleet.md; --help of each)`
 
 type config struct {
 	listen, data, keyFile, name, tokenFile string
@@ -90,9 +95,13 @@ type config struct {
 	minFree                                int64
 	log                                    logFlags
 	policy                                 policyFlags
+	fleet                                  fleetcmd.Flags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && slices.Contains(fleetcmd.Subcommands, args[0]) {
+		return fleetcmd.Run(args, stdout, stderr, getenv, time.Now())
+	}
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -119,6 +128,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.rotateKey, "rotate-key", "", "hand the server over from --key to the new key `FILE` (PKCS#8 PEM, 0600): both sign a rotation note appended to DATA/key-rotations (docs/key-rotation.md), then exit; restart with --key FILE")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
+	c.fleet.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -235,8 +245,12 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if c.openReads {
 		fmt.Fprintln(stderr, "logbook-server: warning: --open-reads: every session's record, checkpoints and the log's tiles are served without a token, to any local user (the agent included) and anyone who reaches the address; give --read-token-file FILE instead")
 	}
-	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && (tlsConf == nil || tlsConf.ClientCAs == nil) {
-		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN) or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
+	fl, err := c.fleet.Load(data, nil)
+	if err != nil {
+		return fail(2, err)
+	}
+	if !loopback(c.listen) && !isUnix(c.listen) && token == "" && fl == nil && (tlsConf == nil || tlsConf.ClientCAs == nil) {
+		return fail(2, fmt.Errorf("--listen %s is not a loopback address: give a token (--token-file or $LOGBOOK_SERVER_TOKEN), --fleet, or client certificates (--client-ca), or listen on 127.0.0.1", c.listen))
 	}
 	raiseFileLimit()
 	// Listen first: an address in use is the commonest start-up error,
@@ -271,7 +285,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed,
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, Fleet: fl,
 		Actor: actor, ApprovalWait: c.policy.wait})
 	if err != nil {
 		return fail(1, err)

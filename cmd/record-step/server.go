@@ -14,7 +14,8 @@ const forwardTimeout = 5 * time.Second
 
 // forward sends the payload to a logbook server (--server URL) instead of
 // recording it here: the server appends it to a journal the agent cannot
-// reach. $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token. A
+// reach. $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token, else
+// the credential record-step install --enroll keeps (hookpost.Token). A
 // refusal's code comes back in the server's JSON error; an empty 200 is
 // recorded.
 //
@@ -78,7 +79,7 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if wait > 0 {
 		headers = append(headers, [2]string{hookpost.WaitHeader, fmt.Sprint(wait)})
 	}
-	tok := getenv("LOGBOOK_SERVER_TOKEN")
+		tok := hookpost.Token(getenv)
 	if tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}

@@ -22,6 +22,7 @@ import (
 // Request is one held call, as an approver sees it.
 type Request struct {
 	ID        string    `json:"id"`
+	Tenant    string    `json:"tenant,omitempty"` // the fleet's tenant of the session ("": no fleet)
 	Session   string    `json:"session"`
 	Harness   string    `json:"harness,omitempty"`
 	Tool      string    `json:"tool"`

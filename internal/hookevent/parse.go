@@ -42,7 +42,11 @@ type Event struct {
 	Cwd     string // cwd, "" when absent
 	Name    string // the event as Claude Code names it (kinds.go), "" when the payload names none
 	Harness string // who sent it, for session.agent: "claude-code", "cursor 2.0.77", …
-	Step    chain.Step
+	// User is who the payload says the user is (Cursor's user_email, a
+	// "user" field), "" when it says nothing: a claim nobody checked,
+	// which a server records as the actor's asserted identity.
+	User string
+	Step chain.Step
 }
 
 // ErrNotObject is returned for a payload that is JSON but not an object.
@@ -82,6 +86,7 @@ func ParseRedacted(payload []byte, hint Hint, red *redact.Redactor) (Event, erro
 	ev := Event{Name: event}
 	ev.Session = b.field(keys.Session)
 	ev.Cwd = b.cwd()
+	ev.User = b.str("user_email", "userEmail", "user")
 	ev.Harness = harnessLabel(&b, harnessOf(&b, raw, hint))
 	ev.Step = b.step(raw, event, implied, ev.Cwd)
 	return ev, nil

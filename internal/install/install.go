@@ -46,6 +46,9 @@ type Options struct {
 	// ServerKey is the server's public key (hex) to pin in the hooks;
 	// "" asks the server (GET /v1/key) when Server is http://.
 	ServerKey string
+	// Enroll, when not "", is an enrollment code (logbook-server enroll)
+	// traded at Server for this developer's credential (enroll.go).
+	Enroll string
 	// CommandHooks: record-step --server commands even where the harness
 	// has HTTP hooks (hookconf.Target.CommandHooks).
 	CommandHooks bool
@@ -120,6 +123,18 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			return usage("%v", err)
 		}
 		t.Server, t.CommandHooks = o.Server, o.CommandHooks
+		if o.Verb == "install" && o.Enroll != "" {
+			if o.DryRun {
+				serverNotes = append(serverNotes, "--dry-run: the enrollment code is not traded")
+			} else {
+				notes, err := enroll(o.Server, o.Enroll, getenv)
+				if err != nil {
+					fmt.Fprintf(stderr, "record-step %s: %v; nothing was changed\n", o.Verb, err)
+					return Refused
+				}
+				serverNotes = append(serverNotes, notes...)
+			}
+		}
 		if o.Verb == "install" {
 			info, askErr := askServer(o.Server, getenv)
 			key, note, err := pinKey(o, info, askErr, getenv)
@@ -147,6 +162,8 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 				serverNotes = append(serverNotes, "WARNING: "+spec.Harness+"'s HTTP hooks cannot check who answers at "+o.Server+": while the server is down, a process that takes its port answers 200 and the events are lost without a word. --command-hooks writes record-step --server hooks, which take only answers the server signed (docs/server.md, \"Who answers\"); or listen on a unix: socket")
 			}
 		}
+	} else if o.Enroll != "" {
+		return usage("--enroll goes with --server")
 	} else if o.ServerKey != "" || o.CommandHooks {
 		return usage("--server-key and --command-hooks go with --server")
 	}

@@ -23,7 +23,7 @@ const serverTimeout = 3 * time.Second
 // have records nothing, and says so only in its own log: install says it
 // first, as a warning on stderr. It returns the notes for stdout.
 func checkServer(base string, stderr io.Writer, getenv func(string) string) []string {
-	tok := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN"))
+	tok := strings.TrimSpace(hookpost.Token(getenv))
 	url := strings.TrimSuffix(base, "/") + "/v1/key"
 	c := http.Client{Timeout: serverTimeout}
 	if sock, ok := strings.CutPrefix(base, "unix:"); ok {
@@ -125,7 +125,7 @@ func askServer(base string, getenv func(string) string) (serverInfo, error) {
 	if err != nil {
 		return info, err
 	}
-	if tok := strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN")); tok != "" {
+	if tok := strings.TrimSpace(hookpost.Token(getenv)); tok != "" {
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := c.Do(req)

@@ -124,6 +124,10 @@ type Options struct {
 	// open between events (journal's keep.go). It must refuse an invalid
 	// session id with journalfile.ValidSessionID's error, as Open does.
 	Journal func(session string) (j *journalfile.Journal, done func(), err error)
+	// Actor, when not nil, is the member a server adds to the event's
+	// step data: who sent it (fleet.ActorKey, in the reserved namespace),
+	// replacing any member of that name. A hook never sets it.
+	Actor func(ev hookevent.Event) strictjson.Member
 }
 
 // Record is the one path by which every recorder, in a hook's process or
@@ -156,6 +160,9 @@ func Record(dir string, payload []byte, at, cwd string, o Options) (hookevent.Ev
 	}
 	if cfgErr != nil {
 		withhold(&ev.Step)
+	}
+	if o.Actor != nil {
+		stamp(&ev.Step.Data, o.Actor(ev))
 	}
 	// The gate decides before anything is written: a call is decided
 	// even when the journal cannot be opened.
@@ -224,6 +231,21 @@ func withhold(st *chain.Step) {
 	}
 	kept = append(kept, strictjson.Member{Key: "redaction", Value: strictjson.Str("withheld")})
 	st.Data = strictjson.Obj(kept...)
+}
+
+// stamp sets the member m of data (an object; anything else becomes
+// one), replacing any member of its name.
+func stamp(data *strictjson.Value, m strictjson.Member) {
+	if data.Kind != strictjson.Object {
+		*data = strictjson.Obj()
+	}
+	ms := make([]strictjson.Member, 0, len(data.Members)+1)
+	for _, x := range data.Members {
+		if x.Key != m.Key {
+			ms = append(ms, x)
+		}
+	}
+	data.Members = append(ms, m)
 }
 
 // clipName is the reserved name to quote: at most 64 bytes.

@@ -3,10 +3,12 @@ package review
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/gaps"
 )
 
@@ -386,6 +388,43 @@ type Summary struct {
 	Turns     int            `json:"turns"`     // prompts
 	SubAgents int            `json:"subagents"` //
 	Gaps      gaps.Counts    `json:"gaps"`
+	// Attested and Asserted are the distinct actors of the steps (a
+	// fleet's server writes them, docs/fleet.md), in order of first
+	// appearance: who the server checked, and who the client said it was.
+	Attested []string `json:"attested,omitempty"`
+	Asserted []string `json:"asserted,omitempty"`
+}
+
+// addActor notes a step's actor in the summary.
+func (s *Summary) addActor(a *fleet.Actor) {
+	if a == nil {
+		return
+	}
+	if id := a.Attested; id != nil {
+		if w := AttestedName(id); !slices.Contains(s.Attested, w) {
+			s.Attested = append(s.Attested, w)
+		}
+	}
+	if id := a.Asserted; id != nil && id.User != "" && !slices.Contains(s.Asserted, id.User) {
+		s.Asserted = append(s.Asserted, id.User)
+	}
+}
+
+// AttestedName is how a review names an attested identity: "dev1 in
+// acme (credential 3f2a…)", "ci in acme (oidc https://issuer)", "the
+// server's token".
+func AttestedName(id *fleet.Identity) string {
+	if id.By == fleet.ByToken {
+		return "the server's shared token"
+	}
+	how := id.By
+	switch {
+	case id.Credential != "":
+		how += " " + id.Credential
+	case id.Issuer != "":
+		how += " " + id.Issuer
+	}
+	return id.Subject + " in " + id.Tenant + " (" + how + ")"
 }
 
 // File is a path the calls touched, with how often per kind.
@@ -426,12 +465,14 @@ func Build(steps []Step) (turns []Turn, sum Summary) { return build(steps, nil) 
 // build is Build; counted, when not nil, is the gap count the verifier
 // already made of these steps (record.Result.Gaps), not counted again.
 func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
+	var actors Summary // its Attested and Asserted, kept past summarize
 	var tr gaps.Tracker
 	calls := make(map[string]*Call, len(steps)/2)
 	waiting := map[string][]*Call{} // id-less pre-events waiting for their post-event, by tool
 	var order []*Call
 	for i := range steps {
 		st := &steps[i]
+		actors.addActor(st.Actor)
 		if counted == nil {
 			tr.Observe(st.Event, st.ToolUseID)
 			if g := st.Gate; g != nil {
@@ -559,6 +600,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		}
 	}
 	sum = summarize(len(steps), start, end, order, g, func(c *Call) []string { return callPaths(c, steps) })
+	sum.Attested, sum.Asserted = actors.Attested, actors.Asserted
 	return doneTurns(turns, len(grp.agents), &sum), sum
 }
 

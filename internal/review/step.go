@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
@@ -41,6 +42,9 @@ type Step struct {
 	Inputs     []string `json:"inputsSha256"`
 	Outputs    []string `json:"outputsSha256"`
 	Gate       *Gate    `json:"gate,omitempty"` // an organization policy's gate step (docs/policy.md §6)
+	// Actor is who sent the event, as a fleet's server wrote it
+	// (fleet.ActorOf): attested and asserted.
+	Actor *fleet.Actor `json:"actor,omitempty"`
 }
 
 // Gate is what a gate step decided about its call.
@@ -245,6 +249,12 @@ func (r reader) step(v *strictjson.Value) Step {
 			return strings.Clone(val.Str)
 		}
 		switch m.Key {
+		case fleet.ActorKey:
+			// A malformed actor is the verifier's to name
+			// (ACTOR_INVALID); the review shows none.
+			if a, ok, err := fleet.ActorOf(d); ok && err == nil {
+				st.Actor = &a
+			}
 		case "event":
 			st.Event = text()
 		case "tool":

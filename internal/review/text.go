@@ -213,6 +213,12 @@ func WriteText(w io.Writer, r *Review, opt TextOptions) error {
 	if s.Start != "" {
 		p.line("time      %s → %s  (%s; tools %s)", s.Start, s.End, Millis(s.TotalMs), Millis(s.ToolMs))
 	}
+	for _, a := range s.Attested {
+		p.line("actor     %s  %s", Clean(a), p.c(dim, "attested"))
+	}
+	for _, a := range s.Asserted {
+		p.line("claimed   %s  %s", Clean(a), p.c(dim, "asserted: the client said so, nothing checked it"))
+	}
 	p.line("steps     %d   turns %d   sub-agents %d", s.Steps, s.Turns, s.SubAgents)
 	p.line("calls     %d%s", s.Calls, byKind(s.ByKind))
 	if len(s.Files) > 0 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/hookpost"
 	"github.com/logbook-project/logbook/internal/instant"
@@ -52,7 +53,6 @@ const (
 
 // Error codes of the approvals' routes.
 const (
-	errForbidden       = "FORBIDDEN"         // 403: the actor lacks the route's role
 	errApprovalUnknown = "APPROVAL_UNKNOWN"  // 404: no such held call waiting
 	errApprovalExpired = "APPROVAL_EXPIRED"  // 409: its wait ran out, it was denied
 	errApprovalSelf    = "APPROVAL_SELF"     // 403: the developer who asked
@@ -62,7 +62,7 @@ const (
 )
 
 var approvalStatus = map[string]int{
-	errForbidden: http.StatusForbidden, errApprovalUnknown: http.StatusNotFound, errApprovalExpired: http.StatusConflict,
+	errApprovalUnknown: http.StatusNotFound, errApprovalExpired: http.StatusConflict,
 	errApprovalSelf: http.StatusForbidden, errApprovalInput: http.StatusConflict, errNoIdentities: http.StatusUnauthorized,
 }
 
@@ -71,24 +71,56 @@ var approvalStatus = map[string]int{
 // routes, and names the developer a held call was asked by.
 type Actor func(r *http.Request) (name string, roles []string)
 
-// authorize returns the request's actor when they hold role, else
-// answers the refusal and returns "".
-func (s *Server) authorize(w http.ResponseWriter, r *http.Request, role string) string {
+// approver is who decides a held call: a name, in a tenant ("" outside
+// a fleet).
+type approver struct {
+	name, tenant string
+	p            *fleet.Principal // on a fleet server: the principal, for the resolution's actor
+}
+
+// authorize returns the request's approver: on a fleet server
+// (Config.Fleet) the principal its credential or OIDC token proves, with
+// the fleet's approver role; else the Actor seam's (--approvers). On a
+// refusal it has answered, and ok is false.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) (a approver, ok bool) {
+	if s.cfg.Fleet != nil {
+		p, ok := s.authenticate(w, r, true)
+		if !ok {
+			return a, false
+		}
+		if p.Subject == "" || !p.Has(fleet.Approver) {
+			s.fail(w, r, errForbidden, "deciding held calls needs a person with the approver role")
+			return a, false
+		}
+		return approver{p.Subject, p.Tenant, &p}, true
+	}
 	if s.cfg.Actor == nil {
-		s.fail(w, r, errNoIdentities, "approvals need approvers the server can authenticate: start logbook-server with --approvers FILE")
-		return ""
+		s.fail(w, r, errNoIdentities, "approvals need approvers the server can authenticate: start logbook-server with --approvers FILE (or a fleet: --fleet)")
+		return a, false
 	}
 	name, roles := s.cfg.Actor(r)
 	if name == "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="logbook"`)
 		s.fail(w, r, errUnauthorized, "send Authorization: Bearer TOKEN of an approver")
-		return ""
+		return a, false
 	}
-	if !slices.Contains(roles, role) {
-		s.fail(w, r, errForbidden, "this route needs the role "+role)
-		return ""
+	if !slices.Contains(roles, RoleApprover) {
+		s.fail(w, r, errForbidden, "this route needs the role "+RoleApprover)
+		return a, false
 	}
-	return name
+	return approver{name: name}, true
+}
+
+// requester is who sent the held call: the fleet's principal, else the
+// Actor seam's name ("": not known).
+func (s *Server) requester(r *http.Request) (name, tenant string) {
+	if p, ok := PrincipalOf(r); ok && p.Subject != "" {
+		return p.Subject, p.Tenant
+	}
+	if s.cfg.Actor != nil {
+		name, _ = s.cfg.Actor(r)
+	}
+	return name, ""
 }
 
 // ApproverTokens reads an approvers file (logbook-server --approvers):
@@ -156,11 +188,25 @@ func (s *Server) approvalRoutes(mux *http.ServeMux) {
 }
 
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
-	if s.authorize(w, r, RoleApprover) == "" {
+	a, ok := s.authorize(w, r)
+	if !ok {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": s.approvals.List()})
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": s.Approvals(a.tenant)})
+}
+
+// Approvals are the held calls waiting in tenant ("": outside a fleet),
+// oldest first: the approvers' queue (the console's page too).
+func (s *Server) Approvals(tenant string) []approval.Request {
+	all := s.approvals.List()
+	out := all[:0]
+	for _, q := range all {
+		if q.Tenant == tenant {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // decisionBody is what an approver posts: the decision, and the input
@@ -174,19 +220,20 @@ type decisionBody struct {
 func (s *Server) approvalOne(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case "GET", "HEAD":
-		if s.authorize(w, r, RoleApprover) == "" {
+		a, ok := s.authorize(w, r)
+		if !ok {
 			return
 		}
 		req, ok := s.approvals.Get(r.PathValue("id"))
-		if !ok {
+		if !ok || req.Tenant != a.tenant {
 			s.fail(w, r, errApprovalUnknown, approval.ErrUnknown.Error())
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		writeJSON(w, http.StatusOK, req)
 	case "POST":
-		who := s.authorize(w, r, RoleApprover)
-		if who == "" {
+		a, ok := s.authorize(w, r)
+		if !ok {
 			return
 		}
 		var d decisionBody
@@ -199,19 +246,34 @@ func (s *Server) approvalOne(w http.ResponseWriter, r *http.Request) {
 		if d.Inputs == nil {
 			d.Inputs = []string{}
 		}
-		req, err := s.approvals.Decide(r.PathValue("id"), who, d.Decision == "approve", d.Inputs, redact.Clip(redact.String(d.Reason), 512), s.cfg.Now())
+		req, err := s.Decide(r.PathValue("id"), a, d.Decision == "approve", d.Inputs, d.Reason)
 		if err != nil {
 			code := map[error]string{approval.ErrUnknown: errApprovalUnknown, approval.ErrExpired: errApprovalExpired,
 				approval.ErrSelf: errApprovalSelf, approval.ErrInput: errApprovalInput, approval.ErrNoName: errForbidden}[err]
 			s.fail(w, r, code, err.Error())
 			return
 		}
-		s.cfg.Log.Info("approval", "id", req.ID, "session", req.Session, "decision", d.Decision, "approver", who)
-		writeJSON(w, http.StatusOK, map[string]string{"id": req.ID, "decision": d.Decision, "approver": who})
+		writeJSON(w, http.StatusOK, map[string]string{"id": req.ID, "decision": d.Decision, "approver": a.name})
 	default:
 		w.Header().Set("Allow", "GET, POST")
 		s.fail(w, r, errMethod, fmt.Sprintf("%s %s: only GET or POST", r.Method, r.URL.Path))
 	}
+}
+
+// Decide is an approver's decision on held call id (the route's, and the
+// console's): only in the approver's own tenant (another's is unknown).
+func (s *Server) Decide(id string, a approver, approve bool, inputs []string, reason string) (approval.Request, error) {
+	if req, ok := s.approvals.Get(id); !ok || req.Tenant != a.tenant {
+		return approval.Request{}, approval.ErrUnknown
+	}
+	req, err := s.approvals.Decide(id, a.name, approve, inputs, redact.Clip(redact.String(reason), 512), s.cfg.Now())
+	if err == nil && a.p != nil {
+		s.deciders.Store(id, *a.p)
+	}
+	if err == nil {
+		s.cfg.Log.Info("approval", "id", req.ID, "session", req.Session, "approve", approve, "approver", a.name, "tenant", a.tenant)
+	}
+	return req, err
 }
 
 // holdCalls wraps the gate put in o by gate.Wire: a call it decides hold
@@ -257,11 +319,8 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, ev hookevent.Event
 	now := s.cfg.Now()
 	tool, _ := ev.Step.Data.GetString("tool")
 	id, _ := ev.Step.Data.GetString("toolUseId")
-	requester := ""
-	if s.cfg.Actor != nil {
-		requester, _ = s.cfg.Actor(r)
-	}
-	req := approval.Request{ID: approval.NewID(), Session: strings.Clone(ev.Session), Harness: ev.Harness, Tool: strings.Clone(tool),
+	requester, tenant := s.requester(r)
+	req := approval.Request{ID: approval.NewID(), Tenant: tenant, Session: strings.Clone(ev.Session), Harness: ev.Harness, Tool: strings.Clone(tool),
 		ToolUseID: strings.Clone(id), Inputs: slices.Clone(ev.Step.Inputs), Summary: strings.Clone(ev.Step.Summary),
 		Rule: v.Rule, Reason: v.Reason, Requester: requester, Created: now, Expires: now.Add(wait)}
 	if req.Inputs == nil {
@@ -289,17 +348,27 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, ev hookevent.Event
 		s.slots <- struct{}{}
 	}
 	d := s.approvals.Close(req.ID, s.cfg.Now())
+	who, _ := s.deciders.LoadAndDelete(req.ID)
 	switch d.Outcome {
 	case orgpolicy.Approved:
-		return resolve(v, req.ID, orgpolicy.Allow, d.Approver, "approved by "+d.Approver+reasonSuffix(d.Reason))
+		return s.attest(resolve(v, req.ID, orgpolicy.Allow, d.Approver, "approved by "+d.Approver+reasonSuffix(d.Reason)), who)
 	case orgpolicy.Refused:
-		return resolve(v, req.ID, orgpolicy.Deny, d.Approver, "denied by approver "+d.Approver+reasonSuffix(d.Reason))
+		return s.attest(resolve(v, req.ID, orgpolicy.Deny, d.Approver, "denied by approver "+d.Approver+reasonSuffix(d.Reason)), who)
 	}
 	why := fmt.Sprintf("no approver decided within %v", wait.Round(time.Second))
 	if wait == 0 {
 		why = "this hook cannot wait for an approver (it sent no " + WaitHeader + "; record-step --server-wait)"
 	}
 	return resolve(v, req.ID, orgpolicy.Deny, "", why)
+}
+
+// attest names the approver as the resolution's attested actor (the
+// fleet's logbook.actor member) when a fleet principal decided.
+func (s *Server) attest(st *chain.Step, who any) *chain.Step {
+	if p, ok := who.(fleet.Principal); ok {
+		st.Data.Members = append(st.Data.Members, fleet.Member(p, ""))
+	}
+	return st
 }
 
 func reasonSuffix(r string) string {

@@ -45,6 +45,9 @@ func status(code string) int {
 	if st, ok := approvalStatus[code]; ok {
 		return st
 	}
+	if st, ok := fleetStatus[code]; ok {
+		return st
+	}
 	switch code {
 	case errBodyTooLarge:
 		return http.StatusRequestEntityTooLarge

@@ -182,6 +182,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
+	s.fleetWire(r, &opts)
 	s.holdCalls(w, r, &opts, &gv, cwd) // a held call waits for an approver (approvals.go)
 	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
 	// Group commit: the step is on disk before the answer (with
@@ -191,6 +192,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	waitFrom := time.Now()
 	syncErr := s.synced(synced, nonce != "")
 	syncWait := time.Since(waitFrom)
+	if err != nil && s.fleetRefused(w, r, err) {
+		return
+	}
 	if err != nil && s.denied(w, hint, ev, gv, relay, err) {
 		return
 	}

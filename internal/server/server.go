@@ -116,6 +116,9 @@ type Config struct {
 	// roles: the approvals' routes need an approver, and a held call
 	// names its requester (approvals.go). nil: no approver can decide.
 	Actor Actor
+	// Fleet, when not nil, tells the fleet's principals apart and checks
+	// what each may do (fleet.go, docs/fleet.md).
+	Fleet *Fleet
 }
 
 // Fsync modes.
@@ -171,11 +174,13 @@ type Server struct {
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
 	// owed are the resumed sessions whose seal runs after their
 	// SessionEnd's answer (sealafter.go): id → the SessionEnd's time.
-	owed map[string]string
+	owed     map[string]string
+	sealing  sync.WaitGroup
+	sealSlot chan struct{} // one seal after an answer at a time
+	fl       fleetState
 	// approvals are the held calls waiting for an approver (approvals.go).
 	approvals *approval.Queue
-	sealing   sync.WaitGroup
-	sealSlot  chan struct{} // one seal after an answer at a time
+	deciders  sync.Map // approval id → the fleet.Principal who decided it
 }
 
 // session is what the server keeps for a session it has seen.
@@ -287,6 +292,7 @@ func (s *Server) Handler() http.Handler {
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
 	s.approvalRoutes(mux)
+	s.fleetRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -305,13 +311,20 @@ func (s *Server) method(m string, h http.HandlerFunc) http.HandlerFunc {
 
 // auth requires the bearer token when one is configured; the comparison
 // takes the same time whatever the guess.
-func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc { return s.authWith(s.cfg.Token, h) }
+func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.Fleet != nil {
+		return s.fleetAuth(h)
+	}
+	return s.authWith(s.cfg.Token, h)
+}
 
 // readAuth guards the read routes: ReadToken when there is one, else
 // Token; with neither, they are refused unless the server was told to
 // serve them openly (OpenReads).
 func (s *Server) readAuth(h http.HandlerFunc) http.HandlerFunc {
 	switch {
+	case s.cfg.Fleet != nil:
+		return s.fleetRead(h)
 	case s.cfg.ReadToken != "":
 		return s.authWith(s.cfg.ReadToken, h)
 	case s.cfg.Token != "":
