@@ -96,6 +96,7 @@ type config struct {
 	log                                    logFlags
 	policy                                 policyFlags
 	fleet                                  fleetcmd.Flags
+	console                                server.ConsoleFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -129,6 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
 	c.fleet.Register(fs)
+	c.console.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -283,10 +285,14 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(1, err)
 	}
+	cons, err := c.console.Config()
+	if err != nil {
+		return fail(2, err)
+	}
 	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
 		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, Fleet: fl,
-		Actor: actor, ApprovalWait: c.policy.wait})
+		Actor: actor, ApprovalWait: c.policy.wait, Console: cons})
 	if err != nil {
 		return fail(1, err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
+	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // Approvals (docs/approvals.md): a call the policy decides hold is
@@ -327,7 +328,7 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request, ev hookevent.Event
 		req.Inputs = []string{}
 	}
 	asked := gate.Asked(v, req.ID, instant.Format(req.Expires), requester)
-	if err := s.appendOne(ev, cwd, asked.Step); err != nil {
+	if err := s.appendOne(r, ev, cwd, asked.Step); err != nil {
 		// Not recorded: the call cannot be approved against a request
 		// the record lacks. Denied, and the deny is what is recorded.
 		s.cfg.Log.Error("hold not recorded", "session", ev.Session, "err", err)
@@ -387,10 +388,22 @@ func resolve(v *gate.Verdict, id string, dec orgpolicy.Decision, approver, why s
 // appendOne appends one step (a held call's request) to ev's session as
 // the server appends an event: under the session's lock, a checkpoint of
 // the new tip, and on disk before it returns.
-func (s *Server) appendOne(ev hookevent.Event, cwd string, st chain.Step) error {
+//
+// On a fleet server the sender must be allowed to write the session (as
+// every event's append checks: fleet.go's mayWrite, which makes a new
+// session theirs), and the step names them as its attested actor.
+func (s *Server) appendOne(r *http.Request, ev hookevent.Event, cwd string, st chain.Step) error {
 	j, sess, done, err := s.journal(ev.Session)
 	if err != nil {
 		return err
+	}
+	if s.cfg.Fleet != nil {
+		p, _ := PrincipalOf(r)
+		if err := s.mayWrite(p, j.Session, j); err != nil {
+			done()
+			return err
+		}
+		st.Data = strictjson.Obj(append(slices.Clone(st.Data.Members), fleet.Member(p, ""))...)
 	}
 	if ev.Cwd != "" {
 		cwd = ev.Cwd

@@ -41,6 +41,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/console"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/journalfile"
@@ -116,6 +117,9 @@ type Config struct {
 	// roles: the approvals' routes need an approver, and a held call
 	// names its requester (approvals.go). nil: no approver can decide.
 	Actor Actor
+	// Console, when not nil, is the web console under /ui/ (console.go,
+	// docs/console.md); it needs Fleet with an OIDC issuer.
+	Console *console.Config
 	// Fleet, when not nil, tells the fleet's principals apart and checks
 	// what each may do (fleet.go, docs/fleet.md).
 	Fleet *Fleet
@@ -181,6 +185,7 @@ type Server struct {
 	// approvals are the held calls waiting for an approver (approvals.go).
 	approvals *approval.Queue
 	deciders  sync.Map // approval id → the fleet.Principal who decided it
+	console   *console.Console
 }
 
 // session is what the server keeps for a session it has seen.
@@ -265,6 +270,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Fsync != FsyncOff {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
+	if s.console, err = newConsole(cfg); err != nil {
+		return nil, err
+	}
 	s.tlogInit()
 	return s, nil
 }
@@ -292,6 +300,7 @@ func (s *Server) Handler() http.Handler {
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
 	s.approvalRoutes(mux)
+	s.consoleRoutes(mux)
 	s.fleetRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)

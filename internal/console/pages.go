@@ -1,0 +1,57 @@
+package console
+
+import "html/template"
+
+// layout is every page's frame: the style sheet, the navigation a role
+// allows, and sign-out (a form: a POST with the CSRF token). No script.
+const layout = `{{define "page"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="/ui/console.css">
+<title>{{block "title" .}}logbook console{{end}}</title></head>
+<body>
+<header><a class="brand" href="/ui/">logbook</a>
+{{if .Who}}{{if .CSRF}}<nav aria-label="main">
+{{if .Approver}}<a href="/ui/approvals">Approvals</a>{{end}}
+</nav>
+<form class="who" method="post" action="/ui/logout"><span>{{.Who}} · {{.Tenant}} · {{.Roles}}</span>
+<input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit">Sign out</button></form>{{end}}{{end}}
+</header>
+<main>{{template "main" .}}</main>
+</body></html>{{end}}`
+
+func page(main string) *template.Template {
+	return template.Must(template.Must(template.New("layout").Parse(layout)).Parse(main))
+}
+
+var (
+	homePage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1>
+<p>Tenant <strong>{{.Tenant}}</strong>, roles <strong>{{.Roles}}</strong>.</p>
+{{if .Approver}}<p><a href="/ui/approvals">The approvals queue</a>: the calls the organization policy holds for a person.</p>{{end}}
+{{end}}`)
+
+	approvalsPage = page(`{{define "title"}}Approvals · logbook{{end}}{{define "main"}}<h1>Held calls</h1>
+{{if .Done}}<p class="done" role="status">{{.Done}}</p>{{end}}
+{{if not .Rows}}<p id="empty">No call is waiting for an approver.</p>{{end}}
+<ul class="held">{{range .Rows}}
+<li class="call" id="call-{{.ID}}">
+<p class="what"><strong>{{.Tool}}</strong> <code>{{.Summary}}</code></p>
+<dl><dt>asked by</dt><dd class="requester">{{if .Requester}}{{.Requester}}{{else}}unknown{{end}}</dd>
+<dt>session</dt><dd><code>{{.Session}}</code></dd>
+<dt>rule</dt><dd>{{.Rule}}{{if .Reason}}: {{.Reason}}{{end}}</dd>
+<dt>input</dt><dd><code class="digest">{{.Inputs}}</code></dd>
+<dt>expires in</dt><dd>{{.Left}}</dd></dl>
+<form method="post" action="/ui/approvals/{{.ID}}">
+<input type="hidden" name="csrf" value="{{$.CSRF}}"><input type="hidden" name="inputs" value="{{.Inputs}}">
+<label>Reason <input name="reason" maxlength="500"></label>
+<button class="approve" name="decision" value="approve">Approve</button>
+<button class="deny" name="decision" value="deny">Deny</button>
+</form></li>{{end}}</ul>
+{{end}}`)
+
+	signedInPage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1><p><a id="go" href="/ui/">Continue to the console</a></p>{{end}}`)
+
+	signedOutPage = page(`{{define "main"}}<h1>Signed out</h1><p><a href="/ui/login">Sign in again</a></p>{{end}}`)
+
+	refusedPage = page(`{{define "main"}}<h1>Refused ({{.Status}})</h1><p class="refused">{{.Msg}}</p><p><a href="/ui/">Back to the console</a></p>{{end}}`)
+)

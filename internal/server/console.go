@@ -1,0 +1,89 @@
+package server
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/approval"
+	"github.com/logbook-project/logbook/internal/console"
+	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/readlimit"
+)
+
+// newConsole makes the web console of Config.Console (docs/console.md):
+// people sign in with the fleet's OIDC issuer, and their roles are the
+// fleet's mapping of its tokens, the same as the API's.
+func newConsole(cfg Config) (*console.Console, error) {
+	if cfg.Console == nil {
+		return nil, nil
+	}
+	if cfg.Fleet == nil || cfg.Fleet.OIDC == nil {
+		return nil, errors.New("the console signs people in with the fleet's OpenID provider: start with --fleet and --oidc-config")
+	}
+	cc := *cfg.Console
+	cc.Principal = cfg.Fleet.OIDC.Verify
+	if cc.Assets == nil {
+		cc.Assets = cfg.Web
+	}
+	if cc.Now == nil {
+		cc.Now = cfg.Now
+	}
+	return console.New(cc)
+}
+
+func (s *Server) consoleRoutes(mux *http.ServeMux) {
+	if s.console != nil {
+		mux.Handle("/ui/", s.console.Handler(s))
+	}
+}
+
+// DecideAs is the decision of the fleet principal p on held call id: the
+// console's approve and deny buttons.
+func (s *Server) DecideAs(p fleet.Principal, id string, approve bool, inputs []string, reason string) (approval.Request, error) {
+	if p.Subject == "" || !p.Has(fleet.Approver) {
+		return approval.Request{}, approval.ErrNoName
+	}
+	return s.Decide(id, approver{p.Subject, p.Tenant, &p}, approve, inputs, reason)
+}
+
+// ConsoleFlags are logbook-server's console flags (docs/console.md).
+type ConsoleFlags struct {
+	url, issuer, client, secretFile string
+	ttl                             time.Duration
+}
+
+// Register adds the flags to fs.
+func (f *ConsoleFlags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.url, "console-url", "", "serve the web console at `URL`/ui/ (https://HOST[:PORT], as browsers reach this server; http only on loopback): people sign in with --console-issuer, and see what their fleet role allows (needs --fleet and --oidc-config naming the issuer with the console's client id among its audiences)")
+	fs.StringVar(&f.issuer, "console-issuer", "", "the OpenID provider's issuer `URL` the console signs people in with")
+	fs.StringVar(&f.client, "console-client", "", "the console's OAuth client `ID` at the provider (authorization code with PKCE)")
+	fs.StringVar(&f.secretFile, "console-secret-file", "", "`FILE` holding the console client's secret (none: a public client, PKCE only)")
+	fs.DurationVar(&f.ttl, "console-session", 8*time.Hour, "how long a console sign-in lasts")
+}
+
+// Config is the console's configuration from the flags; nil without
+// --console-url.
+func (f *ConsoleFlags) Config() (*console.Config, error) {
+	if f.url == "" {
+		if f.issuer != "" || f.client != "" || f.secretFile != "" {
+			return nil, errors.New("--console-issuer, --console-client and --console-secret-file need --console-url")
+		}
+		return nil, nil
+	}
+	if f.issuer == "" || f.client == "" {
+		return nil, errors.New("--console-url needs --console-issuer and --console-client")
+	}
+	c := &console.Config{URL: f.url, Issuer: f.issuer, ClientID: f.client, TTL: f.ttl}
+	if f.secretFile != "" {
+		b, err := readlimit.Small(f.secretFile, 4096)
+		if err != nil {
+			return nil, fmt.Errorf("--console-secret-file: %w", err)
+		}
+		c.ClientSecret = strings.TrimSpace(string(b))
+	}
+	return c, nil
+}
