@@ -26,6 +26,7 @@ import (
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/testkit/oidcop"
+	"github.com/logbook-project/logbook/internal/testkit/tamper"
 	"github.com/logbook-project/logbook/internal/testkit/testreport"
 	"github.com/logbook-project/logbook/web"
 )
@@ -36,6 +37,7 @@ import (
 type consoleFixture struct {
 	op  *oidcop.Provider
 	url string
+	dir string // the server's data directory
 }
 
 func newConsoleFixture(t *testing.T) *consoleFixture {
@@ -74,7 +76,7 @@ func newConsoleFixture(t *testing.T) *consoleFixture {
 	ts := &httptest.Server{Listener: l, Config: &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}}
 	ts.Start()
 	t.Cleanup(func() { ts.Close(); srv.Close() })
-	return &consoleFixture{op: op, url: base}
+	return &consoleFixture{op: op, url: base, dir: dir}
 }
 
 // hold sends the held call `echo 7` of session as user (their OIDC
@@ -308,7 +310,7 @@ func TestConsoleApprovals(t *testing.T) {
 		t.Errorf("denied in the browser: the hook was answered %q %s", a[0], a[1])
 	}
 	// Sign out; the old cookie is refused.
-	appr.run(t, chromedp.Click(chromedp.CSS(`form.who button`)), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+	appr.run(t, chromedp.Click(chromedp.CSS(`form.who button`)), chromedp.WaitVisible(chromedp.CSS(`#signed-out`)))
 	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/approvals", ck.Value, nil, ""); code != 303 {
 		t.Errorf("cookie replayed after sign-out: %d, want 303 to sign in", code)
 	}
@@ -316,4 +318,91 @@ func TestConsoleApprovals(t *testing.T) {
 		t.Errorf("the other tenant's call (no approver of its own): %q %s", a[0], a[1])
 	}
 	testreport.Line(t, "console in Chromium through the real OpenID provider: developer refused the queue, approver approved (keyboard) and denied held calls (hook answered allow, deny), other tenant's call not shown, CSRF/origin/forged/replayed cookies refused, no horizontal scroll at 360-2560 px")
+}
+
+// send posts one hook event of session as user and fails the test unless
+// it is recorded.
+func (f *consoleFixture) send(t *testing.T, user, session, event string, extra string) {
+	t.Helper()
+	body := fmt.Sprintf(`{"session_id":%q,"hook_event_name":%q,"cwd":"/work"%s}`, session, event, extra)
+	req, _ := http.NewRequest("POST", f.url+"/v1/hooks/claude-code", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+f.op.Token(t, user))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("%s: %d %s", event, resp.StatusCode, b)
+	}
+}
+
+// verdictOf opens the run page of session and waits for the browser's
+// verdict: ok and the refusal's code, or the fetch's failure.
+func (b *consoleBrowser) verdictOf(t *testing.T, f *consoleFixture, session string) (ok, code string) {
+	t.Helper()
+	b.run(t, chromedp.Navigate(f.url+"/ui/run/"+session), chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"], body[data-state="fetch-failed"]`)))
+	if st := get(t, b, chromedp.Evaluate[string](`document.body.dataset.state`)); st == "fetch-failed" {
+		return "fetch-failed", b.text(t, `#fetch`)
+	}
+	return get(t, b, chromedp.Evaluate[string](`document.getElementById('verdict').dataset.ok`)),
+		get(t, b, chromedp.Evaluate[string](`document.getElementById('verdict').dataset.code`))
+}
+
+// TestConsoleRun: a session dev1 recorded through the fleet server is
+// opened on the console's run page and checked in Chromium by web/'s
+// checker against the server's key: accepted for dev1 and for aud1 (an
+// auditor of the tenant), not even fetched for dev3 (another tenant:
+// 403). The record is then changed on the server's disk: a step edited
+// and the chain relinked is shown refused SIGNATURE_INVALID, the same
+// re-signed by another key SIGNER_NOT_TRUSTED: the browser does not take
+// the server's word.
+func TestConsoleRun(t *testing.T) {
+	t.Parallel()
+	f := newConsoleFixture(t)
+	const sid = "console-run-1"
+	f.send(t, "dev1", sid, "SessionStart", `,"source":"startup"`)
+	f.send(t, "dev1", sid, "PreToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"}`)
+	f.send(t, "dev1", sid, "PostToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"},"tool_response":{"stdout":"1"}`)
+	f.send(t, "dev1", sid, "SessionEnd", `,"reason":"other"`)
+	file := filepath.Join(f.dir, sid+".record.json")
+	rec, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := newConsoleBrowser(t)
+	dev.signIn(t, f, "dev1")
+	if ok, code := dev.verdictOf(t, f, sid); ok != "true" {
+		t.Fatalf("dev1's own run: ok %s code %s", ok, code)
+	}
+	aud := newConsoleBrowser(t)
+	aud.signIn(t, f, "aud1")
+	if ok, code := aud.verdictOf(t, f, sid); ok != "true" {
+		t.Errorf("the auditor's view: ok %s code %s", ok, code)
+	}
+	other := newConsoleBrowser(t)
+	other.signIn(t, f, "dev3")
+	if ok, why := other.verdictOf(t, f, sid); ok != "fetch-failed" || !strings.Contains(why, "403") {
+		t.Errorf("another tenant's developer: %s %s", ok, why)
+	}
+	for _, c := range []struct {
+		code  string
+		edits []tamper.Edit
+	}{
+		{"SIGNATURE_INVALID", []tamper.Edit{tamper.EditSummary(1, "doctored on the server"), tamper.Relink, tamper.FixCountAndTip}},
+		{"SIGNER_NOT_TRUSTED", []tamper.Edit{tamper.EditSummary(1, "doctored on the server"), tamper.Relink, tamper.FixCountAndTip, tamper.Resign(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{66}, 32)))}},
+	} {
+		bad, err := tamper.Apply(rec, c.edits...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if ok, code := dev.verdictOf(t, f, sid); ok != "false" || code != c.code {
+			t.Errorf("record doctored on the disk (%s): ok %s code %s", c.code, ok, code)
+		}
+	}
+	testreport.Line(t, "console run page in Chromium: dev1's and the auditor's run accepted by the browser's own check against the server key, another tenant's refused 403; the record doctored on the server's disk shown refused SIGNATURE_INVALID (re-chained) and SIGNER_NOT_TRUSTED (re-signed)")
 }

@@ -37,6 +37,10 @@ import (
 type Backend interface {
 	Approvals(tenant string) []approval.Request
 	DecideAs(p fleet.Principal, id string, approve bool, inputs []string, reason string) (approval.Request, error)
+	// ConsoleRecord is a session's sealed record as the server holds it,
+	// when p may read it; ConsoleKeys the keys the browser pins.
+	ConsoleRecord(p fleet.Principal, id string) ([]byte, error)
+	ConsoleKeys() []string
 }
 
 // Config is the console's: its OpenID client and how a signed-in
@@ -122,7 +126,13 @@ func (c *Console) Handler(b Backend) http.Handler {
 	mux.HandleFunc("POST /ui/logout", c.signedIn(c.logout))
 	mux.HandleFunc("GET /ui/approvals", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.approvals(w, r, s, b) }))
 	mux.HandleFunc("POST /ui/approvals/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.decide(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/run", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) {
+		http.Redirect(w, r, "/ui/run/"+url.PathEscape(r.URL.Query().Get("session")), http.StatusSeeOther)
+	}))
+	mux.HandleFunc("GET /ui/run/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.run(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/record/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.record(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/console.css", c.asset)
+	mux.HandleFunc("GET /ui/run.js", c.asset)
 	return headers(mux)
 }
 
@@ -145,12 +155,17 @@ func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	b, err := fs.ReadFile(c.cfg.Assets, "console/console.css")
+	name := strings.TrimPrefix(r.URL.Path, "/ui/")
+	b, err := fs.ReadFile(c.cfg.Assets, "console/"+name)
 	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
-	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	if strings.HasSuffix(name, ".js") {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	} else {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	}
 	w.Write(b)
 }
 
@@ -407,6 +422,37 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request, s *session, b B
 		verb = "approved"
 	}
 	http.Redirect(w, r, "/ui/approvals?done="+url.QueryEscape(verb+" "+id[:min(8, len(id))]), http.StatusSeeOther)
+}
+
+// run is a session's record checked in the browser by the checker of
+// web/ (the same rules as logbook-verify), against the keys the server
+// pins, never trusting the server's word: a record changed on the
+// server's disk is shown refused, with its code. The one page with
+// script: the checker's own files, and run.js, which fetches the record
+// from this origin.
+func (c *Console) run(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	render(w, http.StatusOK, runPage, c.page(s, map[string]any{"ID": r.PathValue("id"), "Keys": strings.Join(b.ConsoleKeys(), ""), "Scripts": checkerScripts}))
+}
+
+// checkerScripts are web/index.html's scripts, in its order (served by
+// logbook-server at /), then the console's run.js.
+var checkerScripts = []string{"/js/sha256.js", "/js/strictjson.js", "/js/jcs.js", "/js/shape.js", "/js/ed25519.js", "/js/codes.js",
+	"/js/verify.js", "/js/checkpoint.js", "/js/cassette.js", "/js/review.js", "/js/bundle.js", "/js/app.js", "/ui/run.js"}
+
+func (c *Console) record(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
+	rec, err := b.ConsoleRecord(s.p, r.PathValue("id"))
+	var denied *fleet.Denied
+	switch {
+	case errors.As(err, &denied):
+		http.Error(w, "you may not read this session: "+denied.Err.Error(), http.StatusForbidden)
+		return
+	case err != nil:
+		http.Error(w, "no record: "+err.Error(), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(rec)
 }
 
 func render(w http.ResponseWriter, status int, t *template.Template, data any) {

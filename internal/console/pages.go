@@ -28,6 +28,8 @@ var (
 	homePage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1>
 <p>Tenant <strong>{{.Tenant}}</strong>, roles <strong>{{.Roles}}</strong>.</p>
 {{if .Approver}}<p><a href="/ui/approvals">The approvals queue</a>: the calls the organization policy holds for a person.</p>{{end}}
+<form method="get" action="/ui/run"><label>Open a session's run <input name="session" required maxlength="128" autocomplete="off"></label>
+<button type="submit">Check it here</button></form>
 {{end}}`)
 
 	approvalsPage = page(`{{define "title"}}Approvals · logbook{{end}}{{define "main"}}<h1>Held calls</h1>
@@ -37,7 +39,7 @@ var (
 <li class="call" id="call-{{.ID}}">
 <p class="what"><strong>{{.Tool}}</strong> <code>{{.Summary}}</code></p>
 <dl><dt>asked by</dt><dd class="requester">{{if .Requester}}{{.Requester}}{{else}}unknown{{end}}</dd>
-<dt>session</dt><dd><code>{{.Session}}</code></dd>
+<dt>session</dt><dd><a href="/ui/run/{{.Session}}"><code>{{.Session}}</code></a></dd>
 <dt>rule</dt><dd>{{.Rule}}{{if .Reason}}: {{.Reason}}{{end}}</dd>
 <dt>input</dt><dd><code class="digest">{{.Inputs}}</code></dd>
 <dt>expires in</dt><dd>{{.Left}}</dd></dl>
@@ -49,9 +51,24 @@ var (
 </form></li>{{end}}</ul>
 {{end}}`)
 
+	// runPage holds the checker's sections (web/index.html's ids, which
+	// web/js/app.js fills in) with the pinned keys already given.
+	runPage = page(`{{define "title"}}Run {{.ID}} · logbook{{end}}{{define "main"}}<h1>Run <code>{{.ID}}</code></h1>
+<p id="run" data-session="{{.ID}}">Checked here, in this browser, against the server's key: the server's word is not taken.</p>
+<p id="fetch" role="status"></p>
+<div hidden><div id="drop"></div><input type="file" id="file"><textarea id="pubkeys">{{.Keys}}</textarea>
+<textarea id="checkpoint"></textarea><textarea id="checkpointkeys"></textarea><input id="hmackey"><p id="support"></p></div>
+<section id="verdict" hidden></section>
+<section id="session" hidden></section>
+<section id="review" hidden></section>
+<section id="timeline" hidden></section>
+<link rel="stylesheet" href="/style.css">
+{{range .Scripts}}<script src="{{.}}"></script>
+{{end}}{{end}}`)
+
 	signedInPage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1><p><a id="go" href="/ui/">Continue to the console</a></p>{{end}}`)
 
-	signedOutPage = page(`{{define "main"}}<h1>Signed out</h1><p><a href="/ui/login">Sign in again</a></p>{{end}}`)
+	signedOutPage = page(`{{define "main"}}<h1 id="signed-out">Signed out</h1><p><a href="/ui/login">Sign in again</a></p>{{end}}`)
 
 	refusedPage = page(`{{define "main"}}<h1>Refused ({{.Status}})</h1><p class="refused">{{.Msg}}</p><p><a href="/ui/">Back to the console</a></p>{{end}}`)
 )

@@ -1,16 +1,22 @@
 package server
 
 import (
+	"crypto/ed25519"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/console"
+	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
 )
 
@@ -86,4 +92,40 @@ func (f *ConsoleFlags) Config() (*console.Config, error) {
 		c.ClientSecret = strings.TrimSpace(string(b))
 	}
 	return c, nil
+}
+
+// ErrNotSealed is ConsoleRecord's error for a session with no record yet.
+var ErrNotSealed = errors.New("the session has no sealed record yet")
+
+// ConsoleRecord is session id's sealed record as it lies on disk, for p
+// to check in the browser: the server's bytes, whatever they are (a
+// record changed on the disk is shown refused, by the browser's own
+// check). p must be allowed to read the session (fleet.Authorize).
+func (s *Server) ConsoleRecord(p fleet.Principal, id string) ([]byte, error) {
+	o, err := s.SessionOwner(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := fleet.Authorize(p, fleet.Read, o); err != nil {
+		return nil, err
+	}
+	b, err := readlimit.Small(filepath.Join(s.cfg.Dir, id+".record.json"), readlimit.Record)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotSealed
+	}
+	return b, err
+}
+
+// ConsoleKeys are what the browser pins: the server's public key (SPKI
+// PEM) and the previous ones it handed over from.
+func (s *Server) ConsoleKeys() []string {
+	_, pub, err := keys.MarshalPair(s.cfg.Key, s.cfg.Key.Public().(ed25519.PublicKey))
+	if err != nil {
+		return nil
+	}
+	out := []string{string(pub)}
+	for _, r := range s.rotations {
+		out = append(out, string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: edkey.SPKI(r.Old)})))
+	}
+	return out
 }
