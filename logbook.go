@@ -47,6 +47,9 @@ const (
 	AttestKeyIDMismatch    = format.AttestKeyIDMismatch    // an attestation cites another signing key
 	RecorderDigestMismatch = format.RecorderDigestMismatch // an attestation describes another recorder
 	AttestInvalid          = format.AttestInvalid          // an attestation's signature or statement fails
+	// Not a record: the signed tombstone a server's retention policy
+	// left in place of one (docs/index.md).
+	Tombstoned = format.Tombstoned
 )
 
 // RefusalError is the error of a refused record. Its fields are

@@ -39,6 +39,12 @@ type VerifyOptions struct {
 	// RECORDER_DIGEST_MISMATCH.
 	Attestations [][]byte
 	AttestorKeys []ed25519.PublicKey
+	// AttestationBundles are session attestation bundles (Sigstore
+	// bundles of an in-toto statement, docs/attestation.md; file
+	// contents), each of which must verify under one of AttestorKeys and
+	// say what this verification finds of the record, checked last:
+	// ATTEST_INVALID, ATTEST_KEYID_MISMATCH.
+	AttestationBundles [][]byte
 }
 
 // Verified describes an accepted record.
@@ -72,7 +78,7 @@ type Timestamp struct {
 
 // Attestation is an attestation that verified.
 type Attestation struct {
-	Type          string // "witness" or "recorder"
+	Type          string // "witness", "recorder" or "session" (a bundle)
 	AttestorKeyID string // SHA-256 of the attestor's public key (SPKI DER), hex
 }
 
@@ -80,7 +86,7 @@ type Attestation struct {
 // a *RefusalError naming the first failure in the format's order. It never
 // panics, whatever the input.
 func Verify(data []byte, opt VerifyOptions) (*Verified, error) {
-	pol := policy.Options{TSARoots: opt.TimestampRoots, Attestations: opt.Attestations, AttestorKeys: opt.AttestorKeys}
+	pol := policy.Options{TSARoots: opt.TimestampRoots, Attestations: opt.Attestations, AttestorKeys: opt.AttestorKeys, Bundles: opt.AttestationBundles}
 	if opt.IdentityRoots != nil || opt.TrustedIdentities != nil {
 		pol.Identity = &identity.Policy{Roots: opt.IdentityRoots, Trusted: opt.TrustedIdentities}
 	}

@@ -37,7 +37,7 @@ func TestVerifyFixtures(t *testing.T) {
 				for _, c := range []logbook.Code{logbook.NotJSON, logbook.Shape, logbook.StepOutOfOrder, logbook.ChainBroken,
 					logbook.StepCountMismatch, logbook.TipMismatch, logbook.SignatureInvalid, logbook.KeyRevoked, logbook.SignerNotTrusted,
 					logbook.IdentityKeyMismatch, logbook.IdentityUntrusted, logbook.IdentityNotAllowed, logbook.TimestampMissing,
-					logbook.TimestampInvalid, logbook.AttestKeyIDMismatch, logbook.RecorderDigestMismatch, logbook.AttestInvalid} {
+					logbook.TimestampInvalid, logbook.AttestKeyIDMismatch, logbook.RecorderDigestMismatch, logbook.AttestInvalid, logbook.Tombstoned} {
 					if strings.HasPrefix(rest, string(c)+"_") {
 						want = string(c)
 					}
@@ -132,4 +132,27 @@ func options(t *testing.T, dir, name string) logbook.VerifyOptions {
 		opt.Pinned = append(opt.Pinned, pub(p))
 	}
 	return opt
+}
+
+// TestVerifyAttestationBundle: VerifyOptions.AttestationBundles checks
+// testdata/attestation's bundles against the record they are about: a
+// record whose level is local here, so the good bundle (level logged) is
+// refused too, and says why.
+func TestVerifyAttestationBundle(t *testing.T) {
+	rec := read(t, "testdata/bundles/logged/s1.record.json")
+	pub, err := keys.ParsePublicKeyPEM(read(t, "testdata/attestation/attestor.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"good_s1":                          "level logged, this check reached local",
+		"fail_ATTEST_INVALID_other_record": "recordId",
+	} {
+		_, err := logbook.Verify(rec, logbook.VerifyOptions{AttestorKeys: []ed25519.PublicKey{pub},
+			AttestationBundles: [][]byte{read(t, "testdata/attestation/"+name+".bundle.json")}})
+		var r *logbook.RefusalError
+		if !errors.As(err, &r) || r.Code != logbook.AttestInvalid || !strings.Contains(r.Detail, want) {
+			t.Errorf("%s: %v, want ATTEST_INVALID saying %q", name, err, want)
+		}
+	}
 }

@@ -33,7 +33,7 @@ func TestCommitsBound(t *testing.T) {
 	}
 	run("", "git", "init", "-q", "-b", "main")
 	run("", "git", "commit", "-q", "--allow-empty", "-m", "base")
-	run("", filepath.Join(bin, "record-step"), "install", "--harness", "claude-code", "--project", repo, "--bin", bin, "--no-key", "--no-guard")
+	run("", filepath.Join(bin, "record-step"), "install", "--harness", "claude-code", "--project", repo, "--bin", bin, "--no-key", "--no-guard", "--trailer")
 	run("", "git", "add", "-A")
 	run("", "git", "commit", "-q", "-m", "logbook hooks")
 	run(`{"session_id":"s1","cwd":"`+repo+`","hook_event_name":"SessionStart","source":"startup"}`, filepath.Join(repo, ".logbook", "bin", "record-step"))
@@ -54,6 +54,11 @@ func TestCommitsBound(t *testing.T) {
 	if out := run("", "git", "commit", "-q", "-m", "after the session"); strings.Contains(out, "named in session") {
 		t.Fatalf("a commit after the seal was named: %q", out)
 	}
+	// --trailer: the two commits of the session carry its id, the one
+	// after it none.
+	if log := run("", "git", "log", "--format=%(trailers:key=Logbook-Record,valueonly)%x00", "HEAD~3..HEAD"); log != "\x00\ns1\n\x00\ns1\n\x00\n" {
+		t.Fatalf("trailers: %q", log)
+	}
 	out := run("", filepath.Join(bin, "logbook-verify"), "--commits", "HEAD~3..HEAD", "--records", filepath.Join(repo, ".logbook"), "--pubkey", key+".pub")
 	want := regexp.MustCompile(`^[0-9a-f]{40} UNBOUND .*\n[0-9a-f]{40} RECORDED made in session s1 \(record [0-9a-f]{64}, step 3, level local, policy none\)\n[0-9a-f]{40} RECORDED made in session s1 \(record [0-9a-f]{64}, step 2, level local, policy none\)\n$`)
 	if !want.MatchString(out) {
@@ -63,7 +68,9 @@ func TestCommitsBound(t *testing.T) {
 		t.Fatalf("the hook does not call the project's record-step: %s", hook)
 	}
 	run("", filepath.Join(bin, "record-step"), "uninstall", "--harness", "claude-code", "--project", repo)
-	if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", "post-commit")); err == nil {
-		t.Fatal("uninstall left the post-commit hook")
+	for _, h := range []string{"post-commit", "commit-msg"} {
+		if _, err := os.Stat(filepath.Join(repo, ".git", "hooks", h)); err == nil {
+			t.Fatalf("uninstall left the %s hook", h)
+		}
 	}
 }

@@ -6,13 +6,19 @@
 //	logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...
 //	logbook-attest --type recorder --key FILE --record RECORD --out FILE
 //	               --recorder-name NAME --recorder-version VERSION (--recorder-sha256 HEX | --recorder-binary FILE)
+//	logbook-attest --type session  --key FILE --record RECORD --out FILE [--pubkey FILE]...
+//	               [--checkpoint-key PUB]... [--log-policy FILE [--log-proof FILE]] [--policy-key FILE]...
 //
 // A witness attests that it saw this record (its recordId), signed under
 // its keyId, at observedAt (the clock, or LOGBOOK_NOW). A recorder
 // attestation names the program that captured the steps, as whoever built
 // or vetted that program knows it; logbook-verify compares it with the
 // record's session.recorder. The record must verify (and, with --pubkey,
-// be signed by a pinned key) before anything is attested.
+// be signed by a pinned key) before anything is attested. A session
+// attestation is the standard shape (docs/attestation.md): an in-toto
+// Statement about the session's commits and the record file, with what
+// verifying the record found, as a Sigstore bundle that cosign
+// verify-blob-attestation and sigstore-go check (internal/sessionattest).
 //
 // Exit status: 0 written, 1 the record was refused, 2 usage or I/O error.
 package main
@@ -33,6 +39,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/sessionattest"
 )
 
 func main() {
@@ -43,25 +50,29 @@ type config struct {
 	typ, keyFile, recordFile, out, nonce string
 	recName, recVersion, recSHA, recBin  string
 	pubkeys                              cli.List
+	session                              sessionattest.Flags
 }
 
 const synopsis = `logbook-attest --type witness  --key FILE --record RECORD --out FILE [--nonce TEXT] [--pubkey FILE]...
 logbook-attest --type recorder --key FILE --record RECORD --out FILE
-               --recorder-name NAME --recorder-version VERSION (--recorder-sha256 HEX | --recorder-binary FILE)`
+               --recorder-name NAME --recorder-version VERSION (--recorder-sha256 HEX | --recorder-binary FILE)
+logbook-attest --type session  --key FILE --record RECORD --out FILE [--pubkey FILE]...
+               [--checkpoint-key PUB]... [--log-policy FILE [--log-proof FILE]] [--policy-key FILE]...`
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	var c config
 	fs := flag.NewFlagSet("logbook-attest", flag.ContinueOnError)
-	fs.StringVar(&c.typ, "type", "", "`TYPE` of attestation: witness (the record existed, unchanged, when you saw it) or recorder (the binary that recorded it is the one you vouch for)")
+	fs.StringVar(&c.typ, "type", "", "`TYPE` of attestation: witness (the record existed, unchanged, when you saw it), recorder (the binary that recorded it is the one you vouch for) or session (an in-toto statement of the session's commits and record, as a Sigstore bundle: docs/attestation.md)")
 	fs.StringVar(&c.keyFile, "key", "", "the attestor's PKCS#8 PEM Ed25519 private key `FILE` (logbook-seal --new-key makes one)")
 	fs.StringVar(&c.recordFile, "record", "", "the sealed `RECORD` to attest")
-	fs.StringVar(&c.out, "out", "", "attestation `FILE` to write (DSSE JSON)")
+	fs.StringVar(&c.out, "out", "", "attestation `FILE` to write (DSSE JSON; with --type session, a Sigstore bundle)")
 	fs.StringVar(&c.nonce, "nonce", "", "a `TEXT` the attestor was asked to include (optional)")
 	fs.StringVar(&c.recName, "recorder-name", "", "recorder: the program's `NAME` (as in session.recorder.name)")
 	fs.StringVar(&c.recVersion, "recorder-version", "", "recorder: the program's `VERSION`")
 	fs.StringVar(&c.recSHA, "recorder-sha256", "", "recorder: SHA-256 of the program's executable, 64 lowercase `HEX` digits")
 	fs.StringVar(&c.recBin, "recorder-binary", "", "recorder: the program's executable `FILE`, hashed here (instead of --recorder-sha256)")
 	fs.Var(&c.pubkeys, "pubkey", "attest only a record signed by this SPKI PEM public key `FILE` (repeatable)")
+	c.session.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -80,8 +91,16 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 	if c.keyFile == "" || c.recordFile == "" || c.out == "" {
 		return 2, errors.New("--key, --record and --out are required")
 	}
+	if f := c.session.Given(); f != "" && c.typ != sessionattest.Type {
+		return 2, fmt.Errorf("%s belongs to --type session", f)
+	}
 	st := attest.Statement{Type: c.typ, Nonce: c.nonce}
 	switch c.typ {
+	case sessionattest.Type:
+		if c.recName != "" || c.recVersion != "" || c.recSHA != "" || c.recBin != "" || c.nonce != "" {
+			return 2, errors.New("--recorder-* and --nonce do not go with --type session")
+		}
+		return c.session.Run(c.keyFile, c.recordFile, c.out, c.pubkeys, stdout)
 	case attest.Witness:
 		if c.recName != "" || c.recVersion != "" || c.recSHA != "" || c.recBin != "" {
 			return 2, errors.New("--recorder-* flags belong to --type recorder")
@@ -93,7 +112,7 @@ func attestRecord(c config, stdout io.Writer, getenv func(string) string) (int, 
 		}
 		st.Recorder = r
 	default:
-		return 2, fmt.Errorf("--type %q: want %s or %s", c.typ, attest.Witness, attest.Recorder)
+		return 2, fmt.Errorf("--type %q: want %s, %s or %s", c.typ, attest.Witness, attest.Recorder, sessionattest.Type)
 	}
 	priv, err := keys.ReadPrivate("--key", c.keyFile)
 	if err != nil {

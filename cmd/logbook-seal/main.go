@@ -3,6 +3,7 @@
 // makes a key pair instead.
 //
 //	logbook-seal --new-key FILE
+//	logbook-seal --from-server URL --session ID [--dir DIR]
 //	logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--force] [--goal TEXT] [--ended-at TIME]
 //	             [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
 //	logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
@@ -19,6 +20,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"github.com/logbook-project/logbook/internal/gitbind"
@@ -54,7 +56,7 @@ func main() {
 
 type config struct {
 	newKey, keyFile, dir, session, out, goal, endedAt string
-	certChain, tsaURL, tsaCmd                         string
+	certChain, tsaURL, tsaCmd, fromServer             string
 	hook, force                                       bool
 	hint                                              hookevent.Hint
 	payloadArg                                        string
@@ -63,6 +65,7 @@ type config struct {
 const synopsis = `logbook-seal [--dir DIR] --session ID [--key FILE] [--out RECORD] [--force] [--goal TEXT] [--ended-at TIME]
              [--cert-chain PEM] [--tsa URL | --tsa-cmd CMD]
 logbook-seal --hook [--dir DIR] [--key FILE] [--out RECORD] [--harness NAME] [--event NAME] [PAYLOAD]
+logbook-seal --from-server URL --session ID [--dir DIR]   (a server's seal: its record fetched, the commits' notes written here)
 logbook-seal --new-key FILE`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -82,6 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	fs.StringVar(&c.tsaURL, "tsa", "", "RFC 3161 time-stamping authority `URL`: a token over the signature is stored in signature.rfc3161")
 	fs.StringVar(&c.tsaCmd, "tsa-cmd", "", "`COMMAND` (run by sh) that reads a DER TimeStampReq on stdin and writes the DER TimeStampResp on stdout, instead of --tsa")
 	fs.BoolVar(&c.force, "force", false, "replace an existing record; the previous one is kept beside it as RECORD.prev-N")
+	fs.StringVar(&c.fromServer, "from-server", "", "the session was sealed by the logbook-server at `URL`: fetch its record, checkpoint and proof of logging into DIR, and write the git notes of the commits it names in the repository here ($LOGBOOK_SERVER_READ_TOKEN, else $LOGBOOK_SERVER_TOKEN; docs/commits.md)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		if code == 2 && hookArgs(args) {
 			return 0 // inside a hook the harness contract wins: never block it
@@ -96,6 +100,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	}
 	if c.newKey != "" {
 		return newKey(c.newKey, stdout, stderr)
+	}
+	if c.fromServer != "" { // a server's seal: the notes are written here
+		dir, err := cli.Dir(c.dir, getenv)
+		f, ferr := gitbind.FromServer(c.fromServer, cli.ReadToken(getenv), c.session, dir, ".")
+		if err = cmp.Or(err, ferr); err != nil {
+			fmt.Fprintln(stderr, "logbook-seal:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, f)
+		return 0
 	}
 	code, err := sealSession(c, stdin, stdout, getenv)
 	if err != nil {

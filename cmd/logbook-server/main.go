@@ -21,6 +21,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -47,6 +48,7 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/fleet/fleetcmd"
+	"github.com/logbook-project/logbook/internal/indexcli"
 	"github.com/logbook-project/logbook/internal/keyperm"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -77,6 +79,9 @@ const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen
                [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
                [--policy SIGNED.json --policy-key PUB]
+               [--index sqlite|mysql|none [--index-dsn DSN]]
+logbook-server --reindex --data DIR [--index sqlite|mysql [--index-dsn DSN]]
+logbook-server sessions|coverage|retention|hold --server URL … (logbook-server sessions --help)
 logbook-server --new-key FILE [--name ORIGIN]
 logbook-server --new-token FILE
 logbook-server --verifier-key --key FILE [--name ORIGIN]
@@ -97,11 +102,15 @@ type config struct {
 	policy                                 policyFlags
 	fleet                                  fleetcmd.Flags
 	console                                server.ConsoleFlags
+	index                                  indexcli.Flags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) > 0 && slices.Contains(fleetcmd.Subcommands, args[0]) {
 		return fleetcmd.Run(args, stdout, stderr, getenv, time.Now())
+	}
+	if len(args) > 0 && indexcli.IsCommand(args[0]) {
+		return indexcli.Run(args, stdout, stderr, getenv) // sessions, coverage, retention, hold: docs/index.md
 	}
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
@@ -131,6 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	c.log.register(fs)
 	c.fleet.Register(fs)
 	c.console.Register(fs)
+	c.index.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -152,6 +162,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	if c.newKey != "" {
 		return newKey(c.newKey, c.name, stdout, stderr)
+	}
+	if c.index.Reindex {
+		return c.index.RunReindex(ctx, dataDir(c, getenv), c.log.driver != "none", getenv, stdout, stderr)
 	}
 	if c.keyFile == "" {
 		c.keyFile = getenv("LOGBOOK_SERVER_KEY_FILE")
@@ -203,13 +216,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		return fail(2, fmt.Errorf("--fsync-window %v: want more than 0 and at most 1m", c.fsyncWindow))
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if c.data == "" {
-		c.data = getenv("STATE_DIRECTORY")
-	}
-	if c.data == "" {
-		c.data = "logbook-server-data"
-	}
-	data, err := filepath.Abs(c.data)
+	data, err := filepath.Abs(dataDir(c, getenv))
 	if err != nil {
 		return fail(2, err)
 	}
@@ -289,7 +296,14 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(2, err)
 	}
-	srv, err := server.New(server.Config{Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
+	ix, err := c.index.Open(ctx, data, getenv)
+	if err != nil {
+		return fail(1, err)
+	}
+	if ix != nil {
+		defer ix.Close()
+	}
+	srv, err := server.New(server.Config{Index: ix, Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
 		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, Fleet: fl,
 		Actor: actor, ApprovalWait: c.policy.wait, Console: cons})
@@ -350,6 +364,12 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	log.Info("stopped")
 	return 0
+}
+
+// dataDir is --data, else $STATE_DIRECTORY (systemd's), else
+// ./logbook-server-data.
+func dataDir(c config, getenv func(string) string) string {
+	return cmp.Or(c.data, getenv("STATE_DIRECTORY"), "logbook-server-data")
 }
 
 func tlsConfig(c config) (*tls.Config, error) {

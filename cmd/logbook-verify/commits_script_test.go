@@ -66,7 +66,7 @@ var commitCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 		if exe == "" {
 			ts.Fatalf("record-step not on PATH")
 		}
-		_, err := githook.Install(ts.MkAbs(args[0]), exe, "")
+		_, err := githook.Install(ts.MkAbs(args[0]), exe, "", "")
 		ts.Check(err)
 	},
 	"sealgit": func(ts *testscript.TestScript, neg bool, args []string) {

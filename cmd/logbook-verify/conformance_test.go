@@ -208,6 +208,20 @@ func buildManifest(t *testing.T) manifest {
 		}
 		add("bundle", f, append(args, "--bundle", f), e)
 	}
+	// Session attestation bundles about the logged s1 record
+	// (attestation/README.md), checked with it and its sidecars.
+	for _, pattern := range []string{"good_*.bundle.json", "fail_*.bundle.json"} {
+		for _, f := range glob(t, "attestation", pattern) {
+			args := []string{"--pubkey", "bundles/logged/server.pub", "--checkpoint-key", "bundles/logged/server.pub",
+				"--log-policy", "bundles/logged/w1.policy", "--attestation-bundle", f, "--attestor-key", "attestation/attestor.pub",
+				"bundles/logged/s1.record.json"}
+			e := fixtureVerdict(t, filepath.Base(f))
+			if e.OK {
+				e.Level = "logged"
+			}
+			add("record", f, args, e, "bundles/logged/s1.record.checkpoint", "bundles/logged/s1.record.tlog-proof")
+		}
+	}
 	// Transcripts as evidence: the record and its transcript.
 	for _, pattern := range []string{"good_*.json", "fail_*.json"} {
 		for _, f := range glob(t, "evidence", pattern) {

@@ -20,9 +20,15 @@ func TestMain(m *testing.M) {
 //
 // $LOGGED is testdata/bundles/logged: a server-sealed record, its
 // checkpoint and tlog-proof, damaged copies and policies (bundlelog_test.go).
+// $ATTESTATION is testdata/attestation: session attestation bundles about
+// that record (internal/sessionattest's TestFixtures).
 func TestScript(t *testing.T) {
 	p := clitest.Params()
 	logged, err := filepath.Abs(loggedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attestation, err := filepath.Abs("../../testdata/attestation")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +38,7 @@ func TestScript(t *testing.T) {
 	setup := p.Setup
 	p.Setup = func(e *testscript.Env) error {
 		e.Setenv("LOGGED", logged)
+		e.Setenv("ATTESTATION", attestation)
 		return setup(e)
 	}
 	testscript.Run(t, p)

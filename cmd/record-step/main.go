@@ -16,7 +16,8 @@
 //	record-step [--dir DIR] [--fail-closed] [--harness NAME] [--event NAME] [--server URL] [PAYLOAD] < payload
 //	record-step install --harness NAME [--project DIR | --user] [--dry-run] ...
 //	record-step uninstall --harness NAME [--project DIR | --user] [--dry-run] ...
-//	record-step commit   (the post-commit hook: names HEAD in the sessions recording)
+//	record-step commit [--server URL]   (the post-commit hook: names HEAD in the sessions recording)
+//	record-step trailer [--server URL] FILE   (the commit-msg hook of install --trailer)
 package main
 
 import (
@@ -45,6 +46,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == "commit" {
 		os.Exit(gitstep.CommitHook(os.Args[2:], os.Stdout, os.Stderr, os.Getenv)) // the post-commit hook (docs/commits.md)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "trailer" {
+		os.Exit(gitstep.TrailerHook(os.Args[2:], os.Stdout, os.Stderr, os.Getenv)) // the commit-msg hook (install --trailer)
 	}
 	if len(os.Args) > 1 && os.Args[1] == "guard" {
 		os.Exit(guard(os.Stdin, os.Stderr, os.Getenv))
@@ -78,7 +82,8 @@ const synopsis = `record-step [--dir DIR | --server URL [--server-key HEX]] [--f
 record-step --policy SIGNED.json --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow] [flags] < PAYLOAD.json   (gated: docs/policy.md)
 record-step [flags] PAYLOAD-JSON-TEXT   (Codex's notify program passes the JSON itself)
 record-step install|uninstall --harness NAME [--project DIR | --user] [--server URL] [--dry-run]   (install --help: all its flags)
-record-step commit   (the post-commit hook install adds: names HEAD in the sessions recording; docs/commits.md)`
+record-step commit [--server URL]   (the post-commit hook install adds: names HEAD in the sessions recording; docs/commits.md)
+record-step trailer [--server URL] MESSAGE-FILE   (the commit-msg hook install --trailer adds: a Logbook-Record: SESSION trailer)`
 
 // run records one event. stdout is only for --help, --version and the
 // session-start notice (startNotice): a hook's stdout can reach the model.
@@ -109,7 +114,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if fs.NArg() > 0 {
 		// record-step instal: a mistyped command, never a payload (a
 		// hook does not type). Said, and nothing is written.
-		if sub := cli.SuggestWord(fs.Arg(0), "install", "uninstall", "guard", "commit"); sub != "" && fs.Arg(0) != sub {
+		if sub := cli.SuggestWord(fs.Arg(0), "install", "uninstall", "guard", "commit", "trailer"); sub != "" && fs.Arg(0) != sub {
 			fmt.Fprintf(stderr, "record-step: %q is not a command: did you mean record-step %s? (run 'record-step --help' for usage)\n", fs.Arg(0), sub)
 			return 2
 		}

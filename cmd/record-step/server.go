@@ -79,7 +79,7 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if wait > 0 {
 		headers = append(headers, [2]string{hookpost.WaitHeader, fmt.Sprint(wait)})
 	}
-		tok := hookpost.Token(getenv)
+	tok := hookpost.Token(getenv)
 	if tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}

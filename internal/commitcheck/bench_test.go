@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitbind"
@@ -97,40 +98,62 @@ func benchRepo(b *testing.B, commits, records int) (repo, dir string, pub ed2551
 func BenchmarkRange(b *testing.B) {
 	repo, dir, pub := benchRepo(b, 1000, 100)
 	load := func(string) (verdict.Inputs, error) { return verdict.Inputs{Pinned: []ed25519.PublicKey{pub}}, nil }
+	check := func(b *testing.B) {
+		n := 0
+		ok, err := Check(Options{Repo: repo, Range: "base..main", Records: dir, Load: load}, func(l Line) {
+			if l.Status == Recorded {
+				n++
+			}
+		})
+		if err != nil || !ok || n != 1000 {
+			b.Fatalf("%v %v %d", ok, err, n)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	baseline := func(b *testing.B) {
+		cmd := exec.Command("git", "-C", repo, "log", "--format=%H%n%N", "--notes="+gitbind.NoteRef, "base..main")
+		out, _ := cmd.StdoutPipe()
+		cmd.Start()
+		io.Copy(io.Discard, out)
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range files {
+			data, err := readlimit.Large(f, readlimit.Record)
+			if err != nil {
+				b.Fatal(err)
+			}
+			in, _ := load(f)
+			in.Record = data
+			if o := verdict.Run(in); !o.Result.OK {
+				b.Fatal(o.Result.Detail)
+			}
+		}
+	}
 	b.Run("check", func(b *testing.B) {
 		for b.Loop() {
-			n := 0
-			ok, err := Check(Options{Repo: repo, Range: "base..main", Records: dir, Load: load}, func(l Line) {
-				if l.Status == Recorded {
-					n++
-				}
-			})
-			if err != nil || !ok || n != 1000 {
-				b.Fatalf("%v %v %d", ok, err, n)
-			}
+			check(b)
 		}
 	})
 	b.Run("baseline", func(b *testing.B) {
-		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		for b.Loop() {
-			cmd := exec.Command("git", "-C", repo, "log", "--format=%H%n%N", "--notes="+gitbind.NoteRef, "base..main")
-			out, _ := cmd.StdoutPipe()
-			cmd.Start()
-			io.Copy(io.Discard, out)
-			if err := cmd.Wait(); err != nil {
-				b.Fatal(err)
-			}
-			for _, f := range files {
-				data, err := readlimit.Large(f, readlimit.Record)
-				if err != nil {
-					b.Fatal(err)
-				}
-				in, _ := load(f)
-				in.Record = data
-				if o := verdict.Run(in); !o.Result.OK {
-					b.Fatal(o.Result.Detail)
-				}
-			}
+			baseline(b)
 		}
+	})
+	// Both, one after the other in each iteration: on a shared machine
+	// whose load drifts over seconds, the ratio of the two is steadier
+	// than two runs' times.
+	b.Run("ratio", func(b *testing.B) {
+		var tc, tb time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			check(b)
+			t1 := time.Now()
+			baseline(b)
+			tc, tb = tc+t1.Sub(t0), tb+time.Since(t1)
+		}
+		b.ReportMetric(float64(tc.Microseconds())/1000/float64(b.N), "check-ms/op")
+		b.ReportMetric(float64(tb.Microseconds())/1000/float64(b.N), "baseline-ms/op")
+		b.ReportMetric(float64(tc)/float64(tb), "ratio")
 	})
 }

@@ -83,11 +83,22 @@ func Check(o Options, each func(Line)) (bool, error) {
 	if max <= 0 {
 		max = 100000
 	}
+	// The records are verified (Go, on this process's CPU) while git
+	// lists the range and reads its notes (git's processes): neither
+	// waits for the other.
+	var ix *index
+	var ixErr error
+	verified := make(chan struct{})
+	go func() {
+		defer close(verified)
+		ix, ixErr = readRecords(o.Records, o.Load)
+	}()
+	defer func() { <-verified }()
 	shallow, err := shallowSet(o.Repo)
 	if err != nil {
 		return false, err
 	}
-	commits, err := revList(o.Repo, o.Range, max, len(shallow) > 0)
+	commits, trailers, err := revList(o.Repo, o.Range, max, len(shallow) > 0)
 	if err != nil {
 		return false, err
 	}
@@ -95,14 +106,17 @@ func Check(o Options, each func(Line)) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	ix, err := readRecords(o.Records, o.Load)
-	if err != nil {
-		return false, err
+	<-verified
+	if ixErr != nil {
+		return false, ixErr
 	}
 	pass := true
 	pids := &patches{repo: o.Repo, rng: o.Range}
 	for _, c := range commits {
 		l := judge(pids, c, notes[c], shallow[c], ix)
+		if t, ok := trailers[c]; ok {
+			l = t.judge(l, notes[c], ix)
+		}
 		if l.Status == Recorded && levels[l.Level] < levels[o.RequireLevel] {
 			l = refuse(l, format.LevelTooLow, fmt.Sprintf("made in session %s (record %s), at level %s: %s is required", l.Session, l.RecordID, l.Level, o.RequireLevel))
 		}
@@ -139,26 +153,42 @@ func shallowSet(repo string) (map[string]bool, error) {
 	return set, nil
 }
 
-// revList lists the range's commits, at most max.
-func revList(repo, rng string, max int, shallow bool) ([]string, error) {
+// revList lists the range's commits, at most max, and the sessions
+// their Logbook-Record trailers name (git reads the messages; a trailer
+// line over maxTrailer bytes comes back cut and is refused, never read
+// whole into memory).
+func revList(repo, rng string, max int, shallow bool) ([]string, map[string]trailer, error) {
 	if rng == "" || strings.HasPrefix(rng, "-") {
-		return nil, fmt.Errorf("--commits %q: want a range such as main..HEAD", rng)
+		return nil, nil, fmt.Errorf("--commits %q: want a range such as main..HEAD", rng)
 	}
 	var ids []string
-	err := gitfacts.Lines(repo, 80, func(line string) error {
+	trailers := map[string]trailer{}
+	err := gitfacts.CutLines(repo, maxTrailer, func(line string, cut bool) error {
 		if len(ids) == max {
 			return ErrTooManyCommits
 		}
-		if !gitfacts.IsID(line) {
-			return fmt.Errorf("git rev-list printed %q", line)
+		id, values, _ := strings.Cut(line, "\t")
+		if !gitfacts.IsID(id) {
+			return fmt.Errorf("git rev-list printed %q", clip(line))
 		}
-		ids = append(ids, line)
+		ids = append(ids, id)
+		if cut || values != "" {
+			trailers[id] = parseTrailer(values, cut)
+		}
 		return nil
-	}, "rev-list", fmt.Sprintf("--max-count=%d", max+1), rng, "--")
+	}, "rev-list", "--no-commit-header", "--format=%H%x09%(trailers:key="+gitbind.TrailerKey+",valueonly,separator=%x2C,unfold)",
+		fmt.Sprintf("--max-count=%d", max+1), rng, "--")
 	if err != nil && shallow && !errors.Is(err, ErrTooManyCommits) {
-		return nil, fmt.Errorf("%w (%v)", ErrShallow, err)
+		return nil, nil, fmt.Errorf("%w (%v)", ErrShallow, err)
 	}
-	return ids, err
+	return ids, trailers, err
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
 }
 
 // note is a commit's note: its bindings, or why it has none that reads.
@@ -255,6 +285,10 @@ func judge(repo *patches, commit string, n *note, boundary bool, ix *index) Line
 func bound(repo *patches, l Line, b gitbind.Binding, ix *index) Line {
 	r := ix.byID[b.RecordID]
 	l.RecordID, l.Session = b.RecordID, b.Session
+	if rr := ix.refused[b.Session]; r == nil && rr != nil {
+		return refuse(l, rr.out.Result.Code, fmt.Sprintf("the note names record %s of session %s, which the records folder does not hold; its record of that session, %s (record %s), is refused: %s",
+			b.RecordID, b.Session, rr.file, rr.out.Result.RecordID, rr.out.Result.Detail))
+	}
 	if r == nil {
 		d := fmt.Sprintf("the note names record %s of session %s, which the records folder does not hold", b.RecordID, b.Session)
 		if n := len(ix.unnamed); n > 0 {
@@ -268,6 +302,11 @@ func bound(repo *patches, l Line, b gitbind.Binding, ix *index) Line {
 	}
 	if r.session != b.Session {
 		return refuse(l, format.BindingForged, fmt.Sprintf("the note says session %s, and record %s is session %s's", b.Session, b.RecordID, r.session))
+	}
+	if b.LogProof != "" {
+		if why := gitbind.ProofFor(b.LogProof, r.session, r.out.Result.StepCount, r.tip); why != "" {
+			return refuse(l, format.LogProofInvalid, fmt.Sprintf("record %s: %s", b.RecordID, why))
+		}
 	}
 	named, ok := r.steps[b.Step]
 	if !ok {

@@ -2,6 +2,8 @@ package commitcheck
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -12,12 +14,14 @@ import (
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gitbind"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/keys"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/seal"
@@ -52,14 +56,19 @@ func git(t *testing.T, dir string, stdin []byte, args ...string) string {
 }
 
 // repo makes a repository: a base commit and, on main, one commit
-// writing file with text.
-func repo(t *testing.T, file, text string) (dir, commit string) {
+// writing file with text, its message "change FILE" and then trailers,
+// when given.
+func repo(t *testing.T, file, text string, trailers ...string) (dir, commit string) {
 	dir = t.TempDir()
 	git(t, dir, nil, "init", "-q", "-b", "main")
 	git(t, dir, nil, "commit", "-q", "--allow-empty", "-m", "base")
 	os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644)
 	git(t, dir, nil, "add", file)
-	git(t, dir, nil, "commit", "-q", "-m", "change "+file)
+	msg := "change " + file
+	if len(trailers) > 0 {
+		msg += "\n\n" + strings.Join(trailers, "\n")
+	}
+	git(t, dir, nil, "commit", "-q", "-m", msg)
 	return dir, git(t, dir, nil, "rev-parse", "HEAD")
 }
 
@@ -114,6 +123,41 @@ func bindingLine(recordID, session string, step int) string {
 	return `{"v":"` + gitbind.Version + `","recordId":"` + recordID + `","session":"` + session + `","step":` + string(rune('0'+step)) + `,"level":"local"}`
 }
 
+// proofOf is a tlog-proof whose leaf is a checkpoint of the record rec
+// (its session, step count and tip), signed with the fixture key, in a
+// log of that one leaf.
+func proofOf(t *testing.T, rec []byte) string {
+	t.Helper()
+	var c gitbind.Collect
+	res := record.Verify(rec, record.Options{Top: c.Top, EachStep: c.Each})
+	c.Done()
+	b, _ := os.ReadFile("../../testdata/keys/fixture.key")
+	priv, err := keys.ParsePrivateKeyPEM(b)
+	if err != nil || !res.OK {
+		t.Fatal(err, res.Detail)
+	}
+	s, err := checkpoint.NewSigner("fixture.example", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := s.Sign(checkpoint.Checkpoint{Session: c.Session, Size: res.StepCount, Tip: c.Tip, Time: "2026-03-01T10:00:00Z", Redact: strings.Repeat("0", 64)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := logproof.LeafHash(leaf)
+	logCP, err := s.SignText("fixture.example/log\n1\n" + base64.StdEncoding.EncodeToString(root[:]) + "\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string((&logproof.Proof{Extra: leaf, Index: 0, Checkpoint: logCP}).Format())
+}
+
+// withProof is a binding line carrying proof.
+func withProof(line, proof string) string {
+	b, _ := json.Marshal(proof)
+	return strings.TrimSuffix(line, "}") + `,"logProof":` + string(b) + "}"
+}
+
 // generate writes testdata/commits.
 func generate(t *testing.T) {
 	// The session that made commit "a"; another that made none; one
@@ -123,20 +167,30 @@ func generate(t *testing.T) {
 	other := sealSession(t, "fixture-other", dirA)
 	lost := sealSession(t, "fixture-lost", dirA, a)
 	idMade, idOther, idLost := recordID(t, made), recordID(t, other), recordID(t, lost)
+	proofMade, proofOther := proofOf(t, made), proofOf(t, other)
 	cases := []struct {
 		name, file, text, note string
+		trailers               []string
 	}{
-		{"fail_BINDING_MALFORMED_trailer_text.fi", "a.txt", "a\n", "Logbook-Record: " + idMade},
-		{"fail_BINDING_MALFORMED_extra_member.fi", "a.txt", "a\n", strings.Replace(bindingLine(idMade, "fixture-commit", 1), "}", `,"url":"https://example.com/s"}`, 1)},
-		{"fail_RECORD_MISSING_not_kept.fi", "a.txt", "a\n", bindingLine(idLost, "fixture-lost", 1)},
-		{"fail_RECORD_MISSING_unknown_id.fi", "a.txt", "a\n", bindingLine(strings.Repeat("0", 64), "fixture-commit", 1)},
-		{"fail_BINDING_FORGED_other_session.fi", "a.txt", "a\n", bindingLine(idOther, "fixture-commit", 1)},
-		{"fail_BINDING_FORGED_no_commit_step.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 0)},
-		{"fail_COMMIT_NOT_IN_RECORD_other_change.fi", "b.txt", "b\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"fail_COMMIT_NOT_IN_RECORD_amended.fi", "a.txt", "a, amended\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"good_recorded.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"fail_LEVEL_TOO_LOW_server.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
-		{"fail_LEVEL_TOO_LOW_logged.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1)},
+		{"fail_BINDING_MALFORMED_trailer_text.fi", "a.txt", "a\n", "Logbook-Record: " + idMade, nil},
+		{"fail_BINDING_MALFORMED_extra_member.fi", "a.txt", "a\n", strings.Replace(bindingLine(idMade, "fixture-commit", 1), "}", `,"url":"https://example.com/s"}`, 1), nil},
+		{"fail_RECORD_MISSING_not_kept.fi", "a.txt", "a\n", bindingLine(idLost, "fixture-lost", 1), nil},
+		{"fail_RECORD_MISSING_unknown_id.fi", "a.txt", "a\n", bindingLine(strings.Repeat("0", 64), "fixture-commit", 1), nil},
+		{"fail_BINDING_FORGED_other_session.fi", "a.txt", "a\n", bindingLine(idOther, "fixture-commit", 1), nil},
+		{"fail_BINDING_FORGED_no_commit_step.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 0), nil},
+		{"fail_COMMIT_NOT_IN_RECORD_other_change.fi", "b.txt", "b\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"fail_COMMIT_NOT_IN_RECORD_amended.fi", "a.txt", "a, amended\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"good_recorded.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"good_recorded_log_proof.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofMade), nil},
+		{"fail_LOG_PROOF_INVALID_note_proof_of_other_record.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), proofOther), nil},
+		{"fail_LOG_PROOF_INVALID_note_proof_malformed.fi", "a.txt", "a\n", withProof(bindingLine(idMade, "fixture-commit", 1), "not a proof"), nil},
+		{"fail_LEVEL_TOO_LOW_server.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		{"fail_LEVEL_TOO_LOW_logged.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), nil},
+		// Logbook-Record trailers: a claim a binding must bear out.
+		{"fail_BINDING_FORGED_trailer_other_session.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), []string{"Logbook-Record: fixture-nowhere"}},
+		{"fail_BINDING_MALFORMED_trailer_url.fi", "a.txt", "a\n", bindingLine(idMade, "fixture-commit", 1), []string{"Logbook-Record: https://logs.example.com/s/1"}},
+		{"fail_RECORD_MISSING_trailer_unknown_session.fi", "b.txt", "b\n", "", []string{"Logbook-Record: fixture-nowhere"}},
+		{"fail_COMMIT_NOT_IN_RECORD_trailer_copied.fi", "b.txt", "b\n", "", []string{"Logbook-Record: fixture-other"}},
 	}
 	// A fixture's FILE.args: the flags it is checked with, one a line.
 	args := map[string]string{"fail_LEVEL_TOO_LOW_server.fi": "--require-level\nserver\n", "fail_LEVEL_TOO_LOW_logged.fi": "--require-level\nlogged\n"}
@@ -145,8 +199,10 @@ func generate(t *testing.T) {
 	os.WriteFile(filepath.Join(fixtures, "records", "made.json"), made, 0o644)
 	os.WriteFile(filepath.Join(fixtures, "records", "other.json"), other, 0o644)
 	for _, c := range cases {
-		dir, commit := repo(t, c.file, c.text)
-		git(t, dir, []byte(c.note+"\n"), "notes", "--ref", gitbind.NoteRef, "add", "-F", "-", commit)
+		dir, commit := repo(t, c.file, c.text, c.trailers...)
+		if c.note != "" {
+			git(t, dir, []byte(c.note+"\n"), "notes", "--ref", gitbind.NoteRef, "add", "-F", "-", commit)
+		}
 		stream := git(t, dir, nil, "fast-export", "--all")
 		if err := os.WriteFile(filepath.Join(fixtures, c.name), []byte(stream+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -204,7 +260,7 @@ func TestFixtures(t *testing.T) {
 			continue
 		}
 		want := format.Code(strings.SplitN(strings.TrimPrefix(base, "fail_"), "_", 3)[0])
-		for _, c := range format.CommitCodes {
+		for _, c := range append(format.CommitCodes, format.LogProofInvalid) {
 			if strings.HasPrefix(strings.TrimPrefix(base, "fail_"), string(c)+"_") {
 				want = c
 			}

@@ -19,6 +19,7 @@ type rec struct {
 	file     string
 	out      verdict.Outcome
 	session  string
+	tip      string           // the last step's hash
 	byCommit map[string]int64 // commit id → the step naming it
 	byPatch  map[string]int64 // patch id → the step naming a commit with it
 	steps    map[int64]string // step → the commit it names
@@ -34,13 +35,21 @@ type index struct {
 	byID     map[string]*rec
 	byCommit map[string]*rec
 	byPatch  map[string]*rec
+	// bySession: the accepted records by session id, for a commit
+	// whose trailer names one.
+	bySession map[string]*rec
+	// refused: the refused records whose id and session are known, by
+	// session: a note naming a record the folder lacks, beside one of its
+	// session's that is refused (re-signed by another key, …), gets that
+	// record's own code.
+	refused map[string]*rec
 }
 
 // readRecords verifies every *.json file of dir that is a record, one at
 // a time (each read under readlimit.Record), through load's inputs and
 // internal/verdict: the same verdict logbook-verify RECORD gives.
 func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*index, error) {
-	ix := &index{byID: map[string]*rec{}, byCommit: map[string]*rec{}, byPatch: map[string]*rec{}}
+	ix := &index{byID: map[string]*rec{}, byCommit: map[string]*rec{}, byPatch: map[string]*rec{}, bySession: map[string]*rec{}, refused: map[string]*rec{}}
 	if dir == "" {
 		return ix, nil
 	}
@@ -69,7 +78,8 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 		var c gitbind.Collect
 		in.Record, in.Top, in.EachStep = data, c.Top, c.Each
 		out := verdict.Run(in)
-		r := &rec{file: f, out: out, session: c.Session, byCommit: map[string]int64{}, byPatch: map[string]int64{}, steps: map[int64]string{}}
+		c.Done()
+		r := &rec{file: f, out: out, session: c.Session, tip: c.Tip, byCommit: map[string]int64{}, byPatch: map[string]int64{}, steps: map[int64]string{}}
 		for _, n := range c.Named {
 			r.byCommit[n.Commit] = n.Step
 			r.steps[n.Step] = n.Commit
@@ -88,8 +98,10 @@ func readRecords(dir string, load func(path string) (verdict.Inputs, error)) (*i
 		}
 		ix.byID[id] = r
 		if !out.Result.OK {
+			ix.refused[r.session] = r
 			continue
 		}
+		ix.bySession[r.session] = r
 		for c := range r.byCommit {
 			ix.byCommit[c] = r
 		}

@@ -140,3 +140,8 @@ const (
 
 // CommitCodes lists the commit codes in the order they are judged.
 var CommitCodes = []Code{BindingMalformed, RecordMissing, BindingForged, CommitNotInRecord, LevelTooLow}
+
+// Tombstoned (docs/index.md): the file is the signed tombstone a server
+// left in place of a record it deleted under a retention policy
+// (internal/tombstone), not a record.
+const Tombstoned Code = "TOMBSTONED"

@@ -80,6 +80,7 @@ func TestTable(t *testing.T) {
 	var want []Code
 	want = append(append(append(append(want, Codes...), GateCodes...), EvidenceCodes...), BundleInvalid, BundleKeyMismatch)
 	want = append(want, CommitCodes...)
+	want = append(want, Tombstoned)
 	if len(Table) != len(want) {
 		t.Fatalf("Table has %d codes, Codes, GateCodes and the bundle's %d", len(Table), len(want))
 	}

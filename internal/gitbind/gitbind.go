@@ -13,8 +13,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
+	"github.com/logbook-project/logbook/internal/journalfile"
+	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 )
@@ -33,13 +36,17 @@ const MaxNote = 16 << 10
 // Binding is one line of a note: the commit was made in Session, whose
 // sealed record is RecordID, and its step Step names it. Level is what
 // the sealer knew (local, server); the range check judges the level
-// itself and never reads this one as proof.
+// itself and never reads this one as proof. LogProof, when the record was
+// logged, is its proof of logging (the C2SP tlog-proof logbook-server
+// wrote, verbatim): the range check refuses a proof that is not this
+// record's (LOG_PROOF_INVALID).
 type Binding struct {
 	V        string `json:"v"`
 	RecordID string `json:"recordId"`
 	Session  string `json:"session"`
 	Step     int64  `json:"step"`
 	Level    string `json:"level"`
+	LogProof string `json:"logProof,omitempty"`
 }
 
 // ErrMalformed is wrapped by ParseNote's errors.
@@ -68,11 +75,18 @@ func parseLine(line []byte) (Binding, error) {
 	if err != nil {
 		return b, err
 	}
-	if v.Kind != strictjson.Object || len(v.Members) != 5 {
-		return b, errors.New("not an object of v, recordId, session, step and level")
+	if v.Kind != strictjson.Object || len(v.Members) < 5 || len(v.Members) > 6 {
+		return b, errors.New("not an object of v, recordId, session, step, level and, when logged, logProof")
 	}
 	str := func(k string) string { s, _ := v.GetString(k); return s }
 	b.V, b.RecordID, b.Session, b.Level = str("v"), str("recordId"), str("session"), str("level")
+	if len(v.Members) == 6 {
+		p, ok := v.GetString("logProof")
+		if !ok || p == "" {
+			return b, errors.New("a sixth member that is not logProof, a tlog-proof's text")
+		}
+		b.LogProof = p
+	}
 	step := v.Get("step")
 	if step == nil || step.Kind != strictjson.Number {
 		return b, errors.New("step is not a number")
@@ -113,12 +127,17 @@ type Named struct {
 }
 
 // Collect gathers, while a record is verified (as record.Options' or
-// verdict.Inputs' Top and EachStep), its session id and its
-// logbook.commit steps.
+// verdict.Inputs' Top and EachStep), its session id, its logbook.commit
+// steps and its chain's tip (the last step's hash: call Done after the
+// verification, which copies it out of the record's bytes).
 type Collect struct {
 	Session string
 	Named   []Named
+	Tip     string
 }
+
+// Done copies what points into the record's bytes.
+func (c *Collect) Done() { c.Tip = strings.Clone(c.Tip) }
 
 // Top reads the session id.
 func (c *Collect) Top(rec *strictjson.Value) {
@@ -130,6 +149,7 @@ func (c *Collect) Top(rec *strictjson.Value) {
 
 // Each keeps step i when it is a logbook.commit note.
 func (c *Collect) Each(i int, st *strictjson.Value) {
+	c.Tip, _ = st.GetString("hash")
 	if n, ok := commitStep(i, st); ok {
 		c.Named = append(c.Named, n)
 	}
@@ -141,6 +161,7 @@ func Steps(data []byte, opt record.Options) (res record.Result, session string, 
 	var c Collect
 	opt.Top, opt.EachStep = c.Top, c.Each
 	res = record.Verify(data, opt)
+	c.Done()
 	return res, c.Session, c.Named
 }
 
@@ -166,10 +187,11 @@ func commitStep(i int, st *strictjson.Value) (Named, bool) {
 
 // Write adds, for each commit the record at data names, a binding line
 // to the commit's note in repo (a line of the same record or session is
-// replaced, other sessions' lines are kept). level is what the sealer knows. It
-// returns the commits noted; a commit not in repo (made in another
-// clone) is skipped.
-func Write(repo string, data []byte, level string) ([]string, error) {
+// replaced, other sessions' lines are kept). level is what the sealer
+// knows; proof, when not empty, is the record's proof of logging, carried
+// in each line. It returns the commits noted; a commit not in repo (made
+// in another clone) is skipped.
+func Write(repo string, data []byte, level string, proof []byte) ([]string, error) {
 	res, session, named := Steps(data, record.Options{})
 	if !res.OK {
 		return nil, fmt.Errorf("the record does not verify: %s", res.Err())
@@ -180,7 +202,7 @@ func Write(repo string, data []byte, level string) ([]string, error) {
 		if _, err := gitfacts.Output(repo, 128, "cat-file", "-e", n.Commit+"^{commit}"); err != nil {
 			continue
 		}
-		b := Binding{V: Version, RecordID: res.RecordID, Session: session, Step: n.Step, Level: level}
+		b := Binding{V: Version, RecordID: res.RecordID, Session: session, Step: n.Step, Level: level, LogProof: string(proof)}
 		if err := addLine(repo, n.Commit, b); err != nil {
 			errs = append(errs, fmt.Errorf("commit %s: %w", n.Commit, err))
 			continue
@@ -210,4 +232,56 @@ func addLine(repo, commit string, b Binding) error {
 	note := append(bytes.Join(lines, []byte("\n")), '\n')
 	_, err := gitfacts.Input(repo, bytes.NewReader(note), 4096, "notes", "--ref", NoteRef, "add", "-f", "-F", "-", commit)
 	return err
+}
+
+// ProofFor says why proof is not a proof of logging of the record of
+// session whose chain holds steps steps ending at tip, "" when it is one:
+// its leaf (the signed session checkpoint in its extra line) must name
+// that session, count every step and end at that tip. Whether the log's
+// tree holds the leaf is logbook-verify --log-policy's to check, with the
+// proof beside the record; this check needs no key, and refuses a note
+// whose proof was taken from another record.
+func ProofFor(proof, session string, steps int64, tip string) string {
+	p, err := logproof.Parse([]byte(proof))
+	if err != nil {
+		return err.Error()
+	}
+	text, _, ok := bytes.Cut(p.Extra, []byte("\n\n"))
+	if !ok {
+		return "the proof carries no session checkpoint as its leaf"
+	}
+	c, err := checkpoint.Parse(append(text, '\n'))
+	if err != nil {
+		return "its leaf: " + err.Error()
+	}
+	if c.Session != session || c.Size != steps || c.Tip != tip {
+		return fmt.Sprintf("the note's proof is for another record: its leaf is a checkpoint of session %s counting %d steps to tip %s; the record is session %s's, %d steps to tip %s",
+			clip(c.Session), c.Size, clip(c.Tip), session, steps, clip(tip))
+	}
+	return ""
+}
+
+// TrailerKey is the trailer the commit-msg hook of record-step install
+// --trailer adds: the id of each session recording when the commit was
+// made (its record does not exist yet), never a URL or content.
+const TrailerKey = gitstep.TrailerKey
+
+// MaxTrailerSessions bounds the sessions one commit's trailers name.
+const MaxTrailerSessions = 16
+
+// ParseTrailer reads a commit's Logbook-Record trailer values as git
+// prints them, comma-separated: each must be a session id.
+func ParseTrailer(values string) ([]string, error) {
+	var out []string
+	for _, v := range strings.Split(values, ",") {
+		v = strings.TrimSpace(v)
+		if err := journalfile.ValidSessionID(v); err != nil {
+			return nil, fmt.Errorf("%w: its %s trailer %q is not a session id", ErrMalformed, TrailerKey, clip(v))
+		}
+		out = append(out, v)
+	}
+	if len(out) > MaxTrailerSessions {
+		return nil, fmt.Errorf("%w: its %s trailers name %d sessions, over %d", ErrMalformed, TrailerKey, len(out), MaxTrailerSessions)
+	}
+	return out, nil
 }

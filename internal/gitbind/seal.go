@@ -45,7 +45,7 @@ func AfterSeal(repo, path, level string) ([]string, error) {
 	if !bytes.Contains(data, []byte(`"event":"`+gitstep.CommitEvent+`"`)) {
 		return nil, nil
 	}
-	return Write(repo, data, level)
+	return Write(repo, data, level, nil)
 }
 
 // endsWithSealNote reports whether the journal's last line is a

@@ -362,3 +362,45 @@ func Objects(dir string, ids []string, max int64, each func(id, typ string, size
 		return nil
 	}, "cat-file", "--batch")
 }
+
+// CutLines is Lines for output whose lines may be long by anyone's
+// choice (a commit's trailer): a line over maxLine bytes is given cut to
+// maxLine, with cut true, the rest of it skipped unread into memory.
+func CutLines(dir string, maxLine int, each func(line string, cut bool) error, args ...string) error {
+	return stream(dir, nil, func(r io.Reader) error {
+		br := bufio.NewReaderSize(r, max(maxLine+1, 4096))
+		for {
+			line, err := br.ReadSlice('\n')
+			cut := false
+			if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxLine+1 {
+				cut = true
+				line = line[:min(len(line), maxLine)]
+				kept := string(line)
+				for errors.Is(err, bufio.ErrBufferFull) {
+					_, err = br.ReadSlice('\n')
+				}
+				if err != nil && err != io.EOF {
+					return err
+				}
+				if e := each(kept, true); e != nil {
+					return e
+				}
+				if err == io.EOF {
+					return nil
+				}
+				continue
+			}
+			if len(line) > 0 {
+				if e := each(strings.TrimSuffix(string(line), "\n"), cut); e != nil {
+					return e
+				}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}, args...)
+}

@@ -1,12 +1,15 @@
 // Package githook adds and removes the post-commit hook through which a
 // recording session learns of every commit made in its repository, the
-// agent's and the person's alike (record-step commit, docs/commits.md).
-// A hook already there is never overwritten: it is kept beside ours as
-// post-commit.logbook-chained, run first with its arguments and its exit
-// status, and put back by Uninstall. core.hooksPath is honoured.
+// agent's and the person's alike (record-step commit, docs/commits.md),
+// and the commit-msg hook that adds the Logbook-Record trailer when asked
+// for (record-step trailer). A hook already there is never overwritten:
+// it is kept beside ours as HOOK.logbook-chained, run first with its
+// arguments and its exit status, and put back by Uninstall.
+// core.hooksPath is honoured.
 package githook
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -16,12 +19,32 @@ import (
 	"github.com/logbook-project/logbook/internal/gitfacts"
 )
 
-// Marker is in the second line of the hook this package writes: a hook
-// without it is the user's.
-const Marker = "# logbook post-commit hook"
+// Marker is in the second line of the post-commit hook this package
+// writes (MsgMarker in the commit-msg hook's): a hook without it is the
+// user's.
+const (
+	Marker    = "# logbook post-commit hook"
+	MsgMarker = "# logbook commit-msg hook"
+)
 
-// Chained is the name the user's own hook is kept under.
+// Chained is the name the user's own post-commit hook is kept under
+// (HOOK.logbook-chained for another).
 const Chained = "post-commit.logbook-chained"
+
+// The hooks this package writes.
+const (
+	PostCommit = "post-commit" // record-step commit: names the commit
+	CommitMsg  = "commit-msg"  // record-step trailer: the Logbook-Record trailer
+)
+
+func chained(name string) string { return name + ".logbook-chained" }
+
+func marker(name string) string {
+	if name == CommitMsg {
+		return MsgMarker
+	}
+	return Marker
+}
 
 // ErrShared: core.hooksPath is set outside the repository's own
 // configuration (the user's or the system's), or names a directory
@@ -74,29 +97,49 @@ func Dir(repo string) (string, error) {
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func script(recordStep, sessions string) string {
+func script(name, recordStep, sessions, server string) string {
 	q := quote(recordStep)
+	cmd, args := " commit", ""
+	if name == CommitMsg {
+		cmd, args = " trailer", ` "$1"` // the message file, which it adds the trailer to
+	}
+	if server != "" {
+		// A server's sessions: the commit's facts go to it (record-step
+		// commit --server, with $LOGBOOK_SERVER_TOKEN as the hooks send it).
+		cmd += " --server " + quote(server)
+	}
 	dir := ""
 	if sessions != "" {
 		// The project's session directory, which may be below the work
 		// tree's top, where the hook runs; $LOGBOOK_DIR still wins.
 		dir = "LOGBOOK_DIR=${LOGBOOK_DIR:-" + quote(sessions) + "} "
 	}
-	return "#!/bin/sh\n" + Marker + ": record-step install wrote it, record-step uninstall removes it\n" +
-		"# (and puts back " + Chained + ", the hook that was here before, which runs first).\n" +
+	return "#!/bin/sh\n" + marker(name) + ": record-step install wrote it, record-step uninstall removes it\n" +
+		"# (and puts back " + chained(name) + ", the hook that was here before, which runs first).\n" +
 		"status=0\n" +
-		"chained=\"$(dirname \"$0\")/" + Chained + "\"\n" +
+		"chained=\"$(dirname \"$0\")/" + chained(name) + "\"\n" +
 		"if [ -x \"$chained\" ]; then \"$chained\" \"$@\"; status=$?; fi\n" +
-		"if [ -x " + q + " ]; then " + dir + q + " commit || true; fi\n" +
+		"if [ -x " + q + " ]; then " + dir + q + cmd + args + " || true; fi\n" +
 		"exit $status\n"
 }
 
 // Install writes the hook into repo's hooks directory, calling
 // recordStep (an absolute path) with sessions (the project's session
 // directory, absolute; "" for record-step's default) as $LOGBOOK_DIR
-// unless one is set; it returns the hook's path, or "" when repo is not
-// in a git work tree (nothing to do).
-func Install(repo, recordStep, sessions string) (string, error) {
+// unless one is set, and with --server server when the project's
+// sessions are a logbook-server's; it returns the hook's path, or ""
+// when repo is not in a git work tree (nothing to do).
+func Install(repo, recordStep, sessions, server string) (string, error) {
+	return install(PostCommit, repo, recordStep, sessions, server)
+}
+
+// InstallTrailer writes the commit-msg hook (record-step install
+// --trailer), as Install writes the post-commit hook.
+func InstallTrailer(repo, recordStep, sessions, server string) (string, error) {
+	return install(CommitMsg, repo, recordStep, sessions, server)
+}
+
+func install(name, repo, recordStep, sessions, server string) (string, error) {
 	dir, err := Dir(repo)
 	if errors.Is(err, gitfacts.ErrNotRepo) {
 		return "", nil
@@ -107,17 +150,17 @@ func Install(repo, recordStep, sessions string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	hook := filepath.Join(dir, "post-commit")
+	hook := filepath.Join(dir, name)
 	old, err := os.ReadFile(hook)
-	want := script(recordStep, sessions)
+	want := script(name, recordStep, sessions, server)
 	switch {
-	case err == nil && ours(old) && sessionsOf(string(old)) != "" && sessionsOf(string(old)) != sessionsOf(want):
+	case err == nil && ours(old, name) && sessionsOf(string(old)) != "" && sessionsOf(string(old)) != sessionsOf(want):
 		return "", fmt.Errorf("%w (%s): %s", ErrOtherProject, sessionsOf(string(old)), hook)
-	case err == nil && !ours(old):
-		if _, cerr := os.Lstat(filepath.Join(dir, Chained)); cerr == nil {
-			return "", fmt.Errorf("%s is not logbook's and %s exists already: move one of them away", hook, Chained)
+	case err == nil && !ours(old, name):
+		if _, cerr := os.Lstat(filepath.Join(dir, chained(name))); cerr == nil {
+			return "", fmt.Errorf("%s is not logbook's and %s exists already: move one of them away", hook, chained(name))
 		}
-		if err := os.Rename(hook, filepath.Join(dir, Chained)); err != nil {
+		if err := os.Rename(hook, filepath.Join(dir, chained(name))); err != nil {
 			return "", err
 		}
 	case err != nil && !errors.Is(err, os.ErrNotExist):
@@ -130,11 +173,18 @@ func Install(repo, recordStep, sessions string) (string, error) {
 	return hook, os.Rename(tmp, hook)
 }
 
-// Uninstall removes logbook's hook and puts the chained one back; a
-// hook that is not logbook's, or is for sessions other than sessions
-// (another project's), is left alone, as is a shared core.hooksPath. It
-// returns the hook's path when it removed one.
+// Uninstall removes logbook's post-commit hook and its commit-msg hook
+// and puts the chained ones back; a hook that is not logbook's, or is
+// for sessions other than sessions (another project's), is left alone,
+// as is a shared core.hooksPath. It returns the post-commit hook's path
+// when it removed it (the commit-msg hook's when only that one).
 func Uninstall(repo, sessions string) (string, error) {
+	path, err := uninstall(PostCommit, repo, sessions)
+	p2, err2 := uninstall(CommitMsg, repo, sessions)
+	return cmp.Or(path, p2), errors.Join(err, err2)
+}
+
+func uninstall(name, repo, sessions string) (string, error) {
 	dir, err := Dir(repo)
 	if errors.Is(err, gitfacts.ErrNotRepo) || errors.Is(err, ErrShared) {
 		return "", nil
@@ -142,12 +192,12 @@ func Uninstall(repo, sessions string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	hook := filepath.Join(dir, "post-commit")
+	hook := filepath.Join(dir, name)
 	b, err := os.ReadFile(hook)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && !ours(b)) {
+	if errors.Is(err, os.ErrNotExist) || (err == nil && !ours(b, name)) {
 		return "", nil
 	}
-	if mine := sessionsOf(script("", sessions)); err == nil && sessionsOf(string(b)) != "" && sessionsOf(string(b)) != mine {
+	if mine := sessionsOf(script(name, "", sessions, "")); err == nil && sessionsOf(string(b)) != "" && sessionsOf(string(b)) != mine {
 		return "", nil
 	}
 	if err != nil {
@@ -156,15 +206,15 @@ func Uninstall(repo, sessions string) (string, error) {
 	if err := os.Remove(hook); err != nil {
 		return "", err
 	}
-	if _, err := os.Lstat(filepath.Join(dir, Chained)); err == nil {
-		return hook, os.Rename(filepath.Join(dir, Chained), hook)
+	if _, err := os.Lstat(filepath.Join(dir, chained(name))); err == nil {
+		return hook, os.Rename(filepath.Join(dir, chained(name)), hook)
 	}
 	return hook, nil
 }
 
-func ours(b []byte) bool {
+func ours(b []byte, name string) bool {
 	first, rest, _ := strings.Cut(string(b), "\n")
-	return strings.HasPrefix(first, "#!") && strings.HasPrefix(rest, Marker)
+	return strings.HasPrefix(first, "#!") && strings.HasPrefix(rest, marker(name))
 }
 
 // sessionsOf is the session directory a hook of ours names ("" for

@@ -30,7 +30,7 @@ func TestInstallChainsAndRestores(t *testing.T) {
 	mine := []byte("#!/bin/sh\necho mine >> \"$(git rev-parse --git-dir)/ran\"\n")
 	os.WriteFile(filepath.Join(hooks, "post-commit"), mine, 0o755)
 	for range 2 {
-		hook, err := Install(repo, "/nowhere/record-step", "")
+		hook, err := Install(repo, "/nowhere/record-step", "", "")
 		if err != nil || hook != filepath.Join(hooks, "post-commit") {
 			t.Fatalf("Install: %q %v", hook, err)
 		}
@@ -64,7 +64,7 @@ func TestInstallChainsAndRestores(t *testing.T) {
 
 // Outside a repository there is nothing to do, and no error.
 func TestNotARepo(t *testing.T) {
-	if hook, err := Install(t.TempDir(), "/x/record-step", ""); err != nil || hook != "" {
+	if hook, err := Install(t.TempDir(), "/x/record-step", "", ""); err != nil || hook != "" {
 		t.Fatalf("%q %v", hook, err)
 	}
 }
@@ -79,7 +79,7 @@ func TestHookPassesTheSessionDirectory(t *testing.T) {
 	fake := filepath.Join(bin, "record-step")
 	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$1 $LOGBOOK_DIR\" >> '"+out+"'\n"), 0o755)
 	sessions := filepath.Join(repo, "sub dir's", ".logbook")
-	hook, err := Install(repo, fake, sessions)
+	hook, err := Install(repo, fake, sessions, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestSharedHooksPathLeftAlone(t *testing.T) {
 	mine := []byte("#!/bin/sh\necho mine\n")
 	os.WriteFile(filepath.Join(shared, "post-commit"), mine, 0o755)
 	repo := gitInit(t)
-	if hook, err := Install(repo, "/x/record-step", filepath.Join(repo, ".logbook")); !errors.Is(err, ErrShared) || hook != "" {
+	if hook, err := Install(repo, "/x/record-step", filepath.Join(repo, ".logbook"), ""); !errors.Is(err, ErrShared) || hook != "" {
 		t.Fatalf("Install: %q %v", hook, err)
 	}
 	if hook, err := Uninstall(repo, filepath.Join(repo, ".logbook")); err != nil || hook != "" {
@@ -137,7 +137,7 @@ func TestOutsideHooksPathLeftAlone(t *testing.T) {
 	if out, err := exec.Command("git", "-C", repo, "config", "core.hooksPath", shared).CombinedOutput(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if hook, err := Install(repo, "/x/record-step", ""); !errors.Is(err, ErrShared) || hook != "" {
+	if hook, err := Install(repo, "/x/record-step", "", ""); !errors.Is(err, ErrShared) || hook != "" {
 		t.Fatalf("Install: %q %v", hook, err)
 	}
 	if ents, _ := os.ReadDir(shared); len(ents) != 0 {
@@ -151,12 +151,12 @@ func TestOutsideHooksPathLeftAlone(t *testing.T) {
 func TestOtherProjectsHookKept(t *testing.T) {
 	repo := gitInit(t)
 	a, b := filepath.Join(repo, "a", ".logbook"), filepath.Join(repo, "b", ".logbook")
-	hook, err := Install(repo, "/x/record-step", a)
+	hook, err := Install(repo, "/x/record-step", a, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	first, _ := os.ReadFile(hook)
-	if _, err := Install(repo, "/y/record-step", b); !errors.Is(err, ErrOtherProject) {
+	if _, err := Install(repo, "/y/record-step", b, ""); !errors.Is(err, ErrOtherProject) {
 		t.Fatalf("second project's Install: %v", err)
 	}
 	if h, err := Uninstall(repo, b); err != nil || h != "" {
@@ -165,7 +165,7 @@ func TestOtherProjectsHookKept(t *testing.T) {
 	if got, _ := os.ReadFile(hook); string(got) != string(first) {
 		t.Fatalf("the first project's hook was changed: %q", got)
 	}
-	if _, err := Install(repo, "/z/record-step", a); err != nil {
+	if _, err := Install(repo, "/z/record-step", a, ""); err != nil {
 		t.Fatalf("the same project's second Install: %v", err)
 	}
 	if got, _ := os.ReadFile(hook); !strings.Contains(string(got), "/z/record-step") {

@@ -106,7 +106,9 @@ func Recording(dir string) ([]string, error) {
 		if journalfile.ValidSessionID(id) != nil {
 			continue
 		}
-		if ended(f) || sealedSince(f, filepath.Join(dir, id+".record.json"), sealmark.Path(dir, id), unsealed.Path(dir, id)) {
+		// The stats first: a server's directory holds many sealed
+		// sessions, and each commit asks (POST /v1/commits).
+		if sealedSince(f, filepath.Join(dir, id+".record.json"), sealmark.Path(dir, id), unsealed.Path(dir, id)) || ended(f) {
 			continue
 		}
 		ids = append(ids, id)
@@ -189,3 +191,7 @@ func ended(path string) bool {
 	canon, _ := kinds.Canonical(ev)
 	return canon == "SessionEnd" || (ev == HeadEvent && phase == "seal")
 }
+
+// TrailerKey is the commit trailer naming the sessions recording when a
+// commit was made (record-step trailer, the commit-msg hook).
+const TrailerKey = "Logbook-Record"

@@ -23,16 +23,37 @@ import (
 // and in errors.log what went wrong. stderr reaches the model when the
 // agent commits: it holds ids only.
 //
-// It takes no argument but --help (the synopsis on stdout, exit 0);
-// another is a usage error, exit 2, and names nothing.
+// With --server URL (the hook record-step install --server adds), the
+// commit's facts go to that logbook-server instead, with the hooks'
+// token ($LOGBOOK_SERVER_TOKEN): the server names the commit in each of
+// its sessions recording in this work tree (docs/commits.md).
+//
+// It takes no other argument but --help (the synopsis on stdout, exit
+// 0); another is a usage error, exit 2, and names nothing.
 func CommitHook(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	server := ""
+	if len(args) == 2 && args[0] == "--server" && args[1] != "" {
+		server, args = args[1], nil
+	} else if len(args) == 1 && strings.HasPrefix(args[0], "--server=") && len(args[0]) > len("--server=") {
+		server, args = strings.TrimPrefix(args[0], "--server="), nil
+	}
 	if len(args) > 0 {
 		w, code := stderr, 2
 		if args[0] == "--help" || args[0] == "-h" || args[0] == "-help" {
 			w, code = stdout, 0
 		}
-		fmt.Fprintln(w, "usage: record-step commit   (run by the post-commit hook record-step install adds: names HEAD in every session of the session directory still recording; docs/commits.md)")
+		fmt.Fprintln(w, "usage: record-step commit [--server URL]   (run by the post-commit hook record-step install adds: names HEAD in every session of the session directory, or of the logbook-server at URL, still recording; docs/commits.md)")
 		return code
+	}
+	if server != "" {
+		named, err := postCommit(server, ".", getenv)
+		if len(named) > 0 {
+			fmt.Fprintf(stderr, "logbook: commit named in session %s\n", strings.Join(named, ", "))
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "record-step commit: the commit is not named in the session:", err)
+		}
+		return 0
 	}
 	now := Now(getenv)
 	dir, err := cli.Dir("", getenv)

@@ -52,6 +52,9 @@ type Options struct {
 	// CommandHooks: record-step --server commands even where the harness
 	// has HTTP hooks (hookconf.Target.CommandHooks).
 	CommandHooks bool
+	// Trailer: also the commit-msg hook that adds a Logbook-Record
+	// trailer naming the sessions recording (opt-in: docs/commits.md).
+	Trailer bool
 	// Managed: the harness's system-wide managed configuration (root's;
 	// managed.go), or --config FILE as one, with the switch that makes
 	// the harness run managed hooks only.
@@ -315,17 +318,23 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 				fmt.Fprintf(stdout, "%s: added %s (binaries, sessions and records stay out of commits)\n", filepath.Join(o.Project, ".gitignore"), added)
 			}
 			// Commits, the agent's and the person's, are named in
-			// the sessions recording (docs/commits.md); a server's
-			// sessions do not hear of them yet, so no hook is added
-			// that would do nothing.
-			if o.Server != "" {
-				notes = append(notes, "commits are not named in sessions a server records (yet): no post-commit hook added (docs/commits.md)")
-			} else if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook"))); errors.Is(err, githook.ErrShared) || errors.Is(err, githook.ErrOtherProject) {
+			// the sessions recording (docs/commits.md): the project's,
+			// or with --server the server's, to which the hook sends
+			// each commit's facts.
+			if hook, err := githook.Install(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook")), o.Server); errors.Is(err, githook.ErrShared) || errors.Is(err, githook.ErrOtherProject) {
 				notes = append(notes, "no git post-commit hook added: "+err.Error())
 			} else if err != nil {
 				return fail(fmt.Errorf("git post-commit hook: %w", err))
 			} else if hook != "" {
 				fmt.Fprintf(stdout, "%s: names each commit in the sessions recording\n", hook)
+			}
+			if !o.Trailer { // opt-in: it changes every commit's message
+			} else if hook, err := githook.InstallTrailer(o.Project, absOr(filepath.Join(binDir, "record-step")), absOr(filepath.Join(o.Project, ".logbook")), o.Server); errors.Is(err, githook.ErrShared) || errors.Is(err, githook.ErrOtherProject) {
+				notes = append(notes, "no git commit-msg hook added: "+err.Error())
+			} else if err != nil {
+				return fail(fmt.Errorf("git commit-msg hook: %w", err))
+			} else if hook != "" {
+				fmt.Fprintf(stdout, "%s: adds a Logbook-Record: SESSION trailer to each commit made while a session records\n", hook)
 			}
 		}
 	}

@@ -20,6 +20,7 @@ type Files struct {
 	Trusted       string   // --trusted-identities
 	Attestations  []string // --attestation
 	AttestorKeys  []string // --attestor-key
+	Bundles       []string // --attestation-bundle
 }
 
 // Load reads the files, each under its size limit, into Options. Every
@@ -55,6 +56,9 @@ func Load(f Files) (Options, error) {
 	if len(f.Attestations) > 0 && len(f.AttestorKeys) == 0 {
 		return o, errors.New("--attestation needs at least one --attestor-key to verify it under")
 	}
+	if len(f.Bundles) > 0 && len(f.AttestorKeys) == 0 {
+		return o, errors.New("--attestation-bundle needs at least one --attestor-key to verify it under")
+	}
 	for _, file := range f.AttestorKeys {
 		pub, _, err := keys.ReadPublic("--attestor-key", file)
 		if err != nil {
@@ -71,6 +75,13 @@ func Load(f Files) (Options, error) {
 			return o, fmt.Errorf("--attestation: %w", err)
 		}
 		o.Attestations = append(o.Attestations, text)
+	}
+	for _, file := range f.Bundles {
+		text, err := readlimit.Small(file, readlimit.AttestationBundle)
+		if err != nil {
+			return o, fmt.Errorf("--attestation-bundle: %w", err)
+		}
+		o.Bundles = append(o.Bundles, text)
 	}
 	return o, nil
 }

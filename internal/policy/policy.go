@@ -36,6 +36,11 @@ type Options struct {
 	// verify under one of AttestorKeys and agree with the record.
 	Attestations [][]byte
 	AttestorKeys []ed25519.PublicKey
+	// Bundles are Sigstore bundles of the session attestation
+	// (internal/sigbundle, file contents), each of which must verify
+	// under one of AttestorKeys and say what the whole verdict found:
+	// internal/verdict checks them last, since they state its level.
+	Bundles [][]byte
 }
 
 // Timestamp reports signature.rfc3161.

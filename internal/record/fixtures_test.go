@@ -26,6 +26,7 @@ import (
 	"github.com/logbook-project/logbook/internal/record"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/tamper"
+	"github.com/logbook-project/logbook/internal/tombstone"
 	"github.com/logbook-project/logbook/internal/verdict"
 )
 
@@ -307,8 +308,18 @@ func fixtures() map[string][]byte {
 		"fail_SIGNER_NOT_TRUSTED_resigned.json":          must(tamper.Apply(good, tamper.SetSession("goal", "rewritten"), tamper.Resign(other))),
 		"fail_SIGNER_NOT_TRUSTED_other_signer.json":      assemble(baseSteps(), other),
 		"fail_SIGNER_NOT_TRUSTED_resigned_relinked.json": must(tamper.Apply(good, tamper.Drop(1), tamper.Renumber, tamper.Relink, tamper.FixCountAndTip, tamper.Resign(other))),
+
+		// What a server leaves of a record its retention policy deleted.
+		"fail_TOMBSTONED_retention.json": tombstoneOf(good, pk),
 	}
 	return f
+}
+
+// tombstoneOf is the signed tombstone that stands for rec once deleted.
+func tombstoneOf(rec []byte, key ed25519.PrivateKey) []byte {
+	return must(tombstone.Sign(tombstone.Tombstone{Session: "fixture-session", Tenant: "acme", Developer: "dev@example.com",
+		RecordSHA256: sum(string(rec)), ChainTip: tipOf(rec), StepCount: 5, StartedAt: "2026-03-01T10:00:00Z", EndedAt: "2026-03-01T10:00:09Z",
+		DeletedAt: "2027-04-05T00:00:00Z", DeletedBy: "retention policy (admin@example.com)", Reason: "kept 400 days"}, key))
 }
 
 func withRFC3161(hexDER string) tamper.Edit {
@@ -601,7 +612,7 @@ func wantCode(name string) string {
 		return ""
 	}
 	rest := strings.TrimPrefix(name, "fail_")
-	for _, c := range format.Codes {
+	for _, c := range append(format.Codes[:len(format.Codes):len(format.Codes)], format.Tombstoned) {
 		if strings.HasPrefix(rest, string(c)+"_") {
 			return string(c)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/gaps"
 	"github.com/logbook-project/logbook/internal/record/signed"
+	"github.com/logbook-project/logbook/internal/tombstone"
 	"slices"
 	"strconv"
 
@@ -133,6 +134,10 @@ func verify(data []byte, opt Options, hold bool) Result {
 	chainResult, lastHash := w.hasher.wait(w.pending())
 	if err != nil {
 		return refuse(format.NotJSON, err.Error())
+	}
+	if tombstone.Is(rec) {
+		// Not a damaged record: what a retention policy left of one.
+		return refuse(format.Tombstoned, tombstone.Describe(rec, opt.Pinned))
 	}
 	if d := shape.Values(rec); d != "" {
 		return refuse(format.Shape, d)

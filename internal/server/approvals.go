@@ -291,7 +291,7 @@ func (s *Server) holdCalls(w http.ResponseWriter, r *http.Request, o *recorder.O
 		if st == nil || v == nil || v.Decision != orgpolicy.Hold || !v.Enforced {
 			return st
 		}
-		return s.hold(w, r, ev, v, cwd)
+		return s.holdCall(w, r, ev, v, cwd)
 	}
 }
 
@@ -309,13 +309,13 @@ func (s *Server) holdWait(r *http.Request) time.Duration {
 	return max(wait, 0)
 }
 
-// hold records the request for approval (v's gate step, decision hold,
+// holdCall records the request for approval (v's gate step, decision hold,
 // naming the approval), parks the call in the queue, waits for an
 // approver or the end of its wait, and returns the resolution's gate
 // step; v becomes the resolution's verdict (allow or deny), which the
 // hook's answer says. The hook request's append slot is given back while
 // it waits: a held call must not hold up other sessions' events.
-func (s *Server) hold(w http.ResponseWriter, r *http.Request, ev hookevent.Event, v *gate.Verdict, cwd string) *chain.Step {
+func (s *Server) holdCall(w http.ResponseWriter, r *http.Request, ev hookevent.Event, v *gate.Verdict, cwd string) *chain.Step {
 	wait := s.holdWait(r)
 	now := s.cfg.Now()
 	tool, _ := ev.Step.Data.GetString("tool")

@@ -78,7 +78,7 @@ type pending struct {
 func waitPending(t *testing.T, base string, seen map[string]bool) pending {
 	t.Helper()
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		code, b := call(t, "GET", base+"/v1/approvals", bobToken, nil)
+		code, b := apiCall(t, "GET", base+"/v1/approvals", bobToken, nil)
 		if code != 200 {
 			t.Fatalf("list approvals: %d %s", code, b)
 		}
@@ -97,7 +97,7 @@ func waitPending(t *testing.T, base string, seen map[string]bool) pending {
 	return pending{}
 }
 
-func call(t *testing.T, method, url, token string, body any) (int, []byte) {
+func apiCall(t *testing.T, method, url, token string, body any) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -136,10 +136,10 @@ func TestApprovals(t *testing.T) {
 	base, hook := f.ts.URL, f.ts.URL+"/v1/hooks/claude-code"
 	seen := map[string]bool{}
 
-	if code, b := call(t, "GET", base+"/v1/approvals", "", nil); code != 401 {
+	if code, b := apiCall(t, "GET", base+"/v1/approvals", "", nil); code != 401 {
 		t.Errorf("queue read with no token: %d %s", code, b)
 	}
-	if code, b := call(t, "GET", base+"/v1/approvals", "not-an-approver-token", nil); code != 401 {
+	if code, b := apiCall(t, "GET", base+"/v1/approvals", "not-an-approver-token", nil); code != 401 {
 		t.Errorf("queue read with a stranger's token: %d %s", code, b)
 	}
 
@@ -150,7 +150,7 @@ func TestApprovals(t *testing.T) {
 		t.Fatalf("held call as listed: %+v", p)
 	}
 	decide := func(token, dec string, inputs []string) (int, string) {
-		code, b := call(t, "POST", base+"/v1/approvals/"+p.ID, token, map[string]any{"decision": dec, "inputsSha256": inputs})
+		code, b := apiCall(t, "POST", base+"/v1/approvals/"+p.ID, token, map[string]any{"decision": dec, "inputsSha256": inputs})
 		return code, string(b)
 	}
 	if code, b := decide(aliceToken, "approve", p.Inputs); code != 403 || !strings.Contains(b, "APPROVAL_SELF") {
@@ -173,7 +173,7 @@ func TestApprovals(t *testing.T) {
 	// The same call again waits again; bob denies it.
 	ans = sendHeld(t, hook, "appr-1", 60)
 	p = waitPending(t, base, seen)
-	if code, b := call(t, "POST", base+"/v1/approvals/"+p.ID, bobToken, map[string]any{"decision": "deny", "inputsSha256": p.Inputs, "reason": "not today"}); code != 200 {
+	if code, b := apiCall(t, "POST", base+"/v1/approvals/"+p.ID, bobToken, map[string]any{"decision": "deny", "inputsSha256": p.Inputs, "reason": "not today"}); code != 200 {
 		t.Fatalf("bob's denial: %d %s", code, b)
 	}
 	if a := <-ans; a.code != 200 || a.decision != "deny" || !strings.Contains(a.body, "denied by approver bob: not today") || !strings.Contains(a.body, `"permissionDecision":"deny"`) {

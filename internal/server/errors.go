@@ -53,8 +53,14 @@ func status(code string) int {
 		return http.StatusRequestEntityTooLarge
 	case errBodyTimeout:
 		return http.StatusRequestTimeout
-	case errNoCheckpoint, errNotSealed, errNotFound, errNotLogged:
+	case errNoCheckpoint, errNotSealed, errNotFound, errNotLogged, errNoIndex, errNotIndexed:
 		return http.StatusNotFound
+	case errForbidden:
+		return http.StatusForbidden
+	case errHeld, errNoPolicy:
+		return http.StatusConflict
+	case errIndex:
+		return http.StatusInternalServerError
 	case errMethod:
 		return http.StatusMethodNotAllowed
 	case errUnauthorized:

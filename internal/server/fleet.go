@@ -356,7 +356,7 @@ func (s *Server) fleetRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/admin/credentials/{cred}/revoke", s.fleetAuth(s.method("POST", s.adminRevoke)))
 }
 
-func readSmallJSON(r *http.Request, v any) error {
+func readFleetJSON(r *http.Request, v any) error {
 	b, err := io.ReadAll(io.LimitReader(r.Body, 4096))
 	if err != nil {
 		return err
@@ -368,7 +368,7 @@ func (s *Server) enroll(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Code string `json:"code"`
 	}
-	if err := readSmallJSON(r, &in); err != nil {
+	if err := readFleetJSON(r, &in); err != nil {
 		s.fail(w, r, errBadEnroll, "send {\"code\": CODE}")
 		return
 	}
@@ -402,7 +402,7 @@ func (s *Server) adminEnroll(w http.ResponseWriter, r *http.Request) {
 		Roles     []fleet.Role `json:"roles"`
 		TTL       string       `json:"ttl"`
 	}
-	if err := readSmallJSON(r, &in); err != nil {
+	if err := readFleetJSON(r, &in); err != nil {
 		s.fail(w, r, errBadEnroll, "send {\"tenant\": T, \"developer\": NAME, \"ttl\": \"24h\"}")
 		return
 	}

@@ -174,6 +174,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			}
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, st, ev, ev.Step.At)
+			if err == nil && !st.sealed {
+				s.recording.add(s.cfg.Dir, j.Session) // a commit may name it (commit.go)
+			}
 			if seq, h, terr := j.Tip(); err == nil && terr == nil && seq+1 == size {
 				head = h // the tip the size counts to, for a signed answer
 			}
@@ -185,6 +188,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	s.fleetWire(r, &opts)
 	s.holdCalls(w, r, &opts, &gv, cwd) // a held call waits for an approver (approvals.go)
 	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
+	if err == nil {
+		s.indexLater(ev.Session)
+	}
 	// Group commit: the step is on disk before the answer (with
 	// FsyncBackground: written, and synced in the background within the
 	// window). The session's locks are released: other events of the
@@ -621,7 +627,7 @@ func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done f
 	}
 	if st.j == nil {
 		if isNew(journalfile.Path(s.cfg.Dir, id)) {
-			if err := s.roomForNew(); err != nil {
+			if err := cmp.Or(s.notTombstoned(id), s.roomForNew()); err != nil {
 				st.mu.Unlock()
 				s.cfg.Log.Error("new session refused", "session", id, "error", err.Error())
 				return nil, nil, nil, err
@@ -796,6 +802,7 @@ func (s *Server) seal(j *journalfile.Journal, st *session, at string) (int64, er
 		return size, err
 	}
 	s.sealLeafLater(j.Session, st.log.Latest())
+	s.recording.remove(j.Session)
 	s.cfg.Log.Info("sealed", "session", j.Session, "steps", res.Steps, "unfinished", len(res.Unfinished))
 	return size, nil
 }

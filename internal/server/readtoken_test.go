@@ -44,7 +44,7 @@ func TestReadToken(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	for _, p := range []string{"/v1/sessions/rt-1/record", "/v1/sessions/rt-1/checkpoint", "/v1/sessions/rt-1/tlog-proof"} {
+	for _, p := range []string{"/v1/sessions/rt-1/record", "/v1/sessions/rt-1/checkpoint", "/v1/sessions/rt-1/tlog-proof", "/v1/sessions/rt-1/attestation"} {
 		for tok, want := range map[string]int{"": 401, "hook-token": 401} {
 			if code := read(p, tok); code != want {
 				t.Errorf("GET %s with %q: %d, want %d", p, tok, code, want)

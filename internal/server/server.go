@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -44,6 +45,7 @@ import (
 	"github.com/logbook-project/logbook/internal/console"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
+	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -123,6 +125,14 @@ type Config struct {
 	// Fleet, when not nil, tells the fleet's principals apart and checks
 	// what each may do (fleet.go, docs/fleet.md).
 	Fleet *Fleet
+	// Index, when not nil, is the session index the server feeds and
+	// searches (index.go, docs/index.md); IndexWho, Enrolled and
+	// Authorize are the fleet identity's seams into it (nil: the stubs
+	// index.go names).
+	Index     *index.Index
+	IndexWho  Who
+	Enrolled  func(tenant string) ([]string, error)
+	Authorize Authorize
 }
 
 // Fsync modes.
@@ -186,6 +196,9 @@ type Server struct {
 	approvals *approval.Queue
 	deciders  sync.Map // approval id → the fleet.Principal who decided it
 	console   *console.Console
+	ix        indexFeed // the session index's feed (index.go)
+	// recording: the sessions a commit may be named in (commit.go).
+	recording recordingSet
 }
 
 // session is what the server keeps for a session it has seen.
@@ -274,6 +287,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.tlogInit()
+	s.indexInit()
 	return s, nil
 }
 
@@ -290,6 +304,8 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/hooks", s.auth(s.method("POST", s.hook)))
 	mux.HandleFunc("/v1/hooks/{harness}", s.auth(s.method("POST", s.hook)))
+	mux.HandleFunc(gitstep.CommitRoute, s.auth(s.method("POST", s.postCommit)))
+	mux.HandleFunc(gitstep.RecordingRoute, s.auth(s.method("POST", s.postRecording)))
 	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.readAuth(s.method("GET", s.getCheckpoint)))
 	mux.HandleFunc("/v1/sessions/{id}/record", s.readAuth(s.method("GET", s.getRecord)))
 	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.readAuth(s.method("GET", s.getRecordCheckpoint)))
@@ -302,6 +318,7 @@ func (s *Server) Handler() http.Handler {
 	s.approvalRoutes(mux)
 	s.consoleRoutes(mux)
 	s.fleetRoutes(mux)
+	s.indexRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -432,6 +449,7 @@ func (s *Server) Close() error {
 	var errs []error
 	// The seals owed are written before anything closes.
 	s.sealing.Wait()
+	s.indexClose()
 	if s.commit != nil {
 		// With FsyncBackground, what was answered and not yet synced
 		// is synced before the server exits.

@@ -165,6 +165,9 @@ func (s *Server) sealLeaf(session string, note []byte) error {
 	if err == nil {
 		err = ignoreMissing(os.Remove(base + proofSuffix))
 	}
+	if err == nil {
+		err = ignoreMissing(os.Remove(base + attestSuffix))
+	}
 	s.tl.proofMu.Unlock()
 	if err != nil {
 		return err
@@ -187,7 +190,6 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 	s.tl.provers.Add(1)
 	go func() {
 		defer s.tl.provers.Done()
-		base := filepath.Join(s.cfg.Dir, session)
 		proof, err := s.cfg.TLog.Prove(s.tl.ctx, idx, leaf)
 		if err != nil {
 			if s.tl.ctx.Err() == nil {
@@ -195,19 +197,30 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 			}
 			return
 		}
-		s.tl.proofMu.Lock()
-		defer s.tl.proofMu.Unlock()
-		b, err := os.ReadFile(base + pendingSuffix)
-		if err != nil || strings.TrimSpace(string(b)) != strconv.FormatUint(idx, 10) {
-			return // resealed since: the newer leaf's prover writes the proof
-		}
-		if err := durable.WriteFileMode(base+proofSuffix, proof, 0o600); err != nil {
-			s.cfg.Log.Error("log proof", "session", session, "error", err.Error())
+		if !s.writeProof(session, idx, proof) {
 			return
 		}
-		os.Remove(base + pendingSuffix)
 		s.cfg.Log.Debug("logged", "session", session, "index", idx)
+		s.attestLogged(session, proof)
 	}()
+}
+
+// writeProof writes the session's proof unless it was resealed since the
+// leaf at idx (the newer leaf's prover writes it then).
+func (s *Server) writeProof(session string, idx uint64, proof []byte) bool {
+	base := filepath.Join(s.cfg.Dir, session)
+	s.tl.proofMu.Lock()
+	defer s.tl.proofMu.Unlock()
+	b, err := os.ReadFile(base + pendingSuffix)
+	if err != nil || strings.TrimSpace(string(b)) != strconv.FormatUint(idx, 10) {
+		return false
+	}
+	if err := durable.WriteFileMode(base+proofSuffix, proof, 0o600); err != nil {
+		s.cfg.Log.Error("log proof", "session", session, "error", err.Error())
+		return false
+	}
+	os.Remove(base + pendingSuffix)
+	return true
 }
 
 // resumeLog runs at start: it queues each session's latest checkpoint
@@ -223,6 +236,12 @@ func (s *Server) resumeLog(session string, latest []byte) {
 		// checkpoints: the latest is queued.
 		if cur, _ := os.ReadFile(base + ".record.checkpoint"); latest != nil && !bytes.Equal(cur, latest) {
 			s.logLeaf(latest)
+		}
+		if _, err := os.Stat(base + attestSuffix); errors.Is(err, os.ErrNotExist) {
+			// Killed between the proof and its attestation.
+			if proof, err := os.ReadFile(base + proofSuffix); err == nil {
+				s.attestLogged(session, proof)
+			}
 		}
 		return
 	}
@@ -269,17 +288,27 @@ func (s *Server) WaitProofs(ctx context.Context) error {
 }
 
 func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
+	s.getLogged(w, r, proofSuffix, "text/plain; charset=utf-8")
+}
+
+// getAttestation serves the session's attestation bundle
+// (ID.record.intoto.json), written with its proof of logging.
+func (s *Server) getAttestation(w http.ResponseWriter, r *http.Request) {
+	s.getLogged(w, r, attestSuffix, "application/json")
+}
+
+func (s *Server) getLogged(w http.ResponseWriter, r *http.Request, suffix, ctype string) {
 	id := r.PathValue("id")
 	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+proofSuffix))
+	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+suffix))
 	if err != nil {
 		s.fail(w, r, errNotLogged, "session "+id+" has no log proof yet (not sealed, or the log has not published a cosigned checkpoint covering it)")
 		return
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Write(b)
 }
@@ -287,6 +316,7 @@ func (s *Server) getProof(w http.ResponseWriter, r *http.Request) {
 // logRoutes mounts the log's tiles read-only at /v1/log/.
 func (s *Server) logRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/sessions/{id}/tlog-proof", s.readAuth(s.method("GET", s.getProof)))
+	mux.HandleFunc("/v1/sessions/{id}/attestation", s.readAuth(s.method("GET", s.getAttestation)))
 	if s.cfg.TLog != nil {
 		// Behind the token like every route but /healthz and the page:
 		// the tiles name every session, its size and its tip.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/testkit/testmysql"
 	"github.com/logbook-project/logbook/internal/testkit/testreport"
@@ -114,16 +115,17 @@ func testServerLogged(t *testing.T, driver, dsn string) {
 	testreport.Line(t, fmt.Sprintf("server+log (%s): %d session checkpoints in %v, %.0f/s, log size %d", driver, checkpoints,
 		took.Round(time.Millisecond), float64(checkpoints)/took.Seconds(), size))
 
-	type sealed struct{ rec, proof []byte }
+	type sealed struct{ rec, proof, bundle []byte }
 	var recs []sealed
 	for s := 0; s < sessions; s++ {
 		base := filepath.Join(f.opts.Dir, fmt.Sprintf("log-%02d", s))
 		rec, err1 := os.ReadFile(base + ".record.json")
 		proof, err2 := os.ReadFile(base + ".record.tlog-proof")
-		if err1 != nil || err2 != nil {
-			t.Fatalf("session %d: %v %v", s, err1, err2)
+		bundle, err3 := os.ReadFile(base + ".record.intoto.json")
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("session %d: %v %v %v", s, err1, err2, err3)
 		}
-		recs = append(recs, sealed{rec, proof})
+		recs = append(recs, sealed{rec, proof, bundle})
 	}
 	// The tiles over HTTP (C2SP tlog-tiles, read-only): a consistency
 	// proof built from them holds between an early and the latest
@@ -148,6 +150,9 @@ func testServerLogged(t *testing.T, driver, dsn string) {
 	if code, _ := get(t, f.ts.URL+"/v1/log/tile/0/x999/999"); code != http.StatusNotFound {
 		t.Errorf("a tile beyond the log: %d", code)
 	}
+	if code, body := get(t, f.ts.URL+"/v1/sessions/log-00/attestation"); code != http.StatusOK || string(body) != string(recs[0].bundle) {
+		t.Errorf("GET …/attestation: %d, not the bundle beside the record", code)
+	}
 	stop() // offline from here: nothing listens
 	pol, err := logproof.ParsePolicy([]byte(policyText))
 	if err != nil {
@@ -159,6 +164,20 @@ func testServerLogged(t *testing.T, driver, dsn string) {
 	for i, r := range recs {
 		if o := run(r.rec, r.proof, pol); !o.Result.OK || o.Level != logproof.LevelLogged {
 			t.Fatalf("session %d: %s %s level %q", i, o.Result.Code, o.Result.Detail, o.Level)
+		}
+		// The session's attestation bundle, signed by the server, cites
+		// the one entry of the session whose proof is beside it, and
+		// holds under the reader's policy (a witness quorum).
+		in := verdict.Inputs{Record: r.rec, Pinned: []ed25519PublicKey{f.pub}, Log: verdict.LogInputs{Proof: r.proof, Policy: pol},
+			Policy: policy.Options{Bundles: [][]byte{r.bundle}, AttestorKeys: []ed25519PublicKey{f.pub}}}
+		if o := verdict.Run(in); !o.Result.OK || len(o.Report.Attestations) != 1 {
+			t.Fatalf("session %d's attestation bundle: %s %s", i, o.Result.Code, o.Result.Detail)
+		}
+		if i > 0 {
+			in.Policy.Bundles = [][]byte{recs[0].bundle}
+			if o := verdict.Run(in); o.Result.Code != "ATTEST_INVALID" {
+				t.Errorf("session 0's bundle checked with session %d's record: %s", i, o.Result.Code)
+			}
 		}
 	}
 	// Refusals, each named.

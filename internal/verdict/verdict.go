@@ -100,6 +100,11 @@ func Run(in Inputs) Outcome {
 	if lc != nil && lc.leafOK && !given(in.Checkpoints, lc.res.Leaf) {
 		cps = append(cps, lc.leaf) // judged in step 9 like the others
 	}
+	var col *Collect
+	if len(in.Policy.Bundles) > 0 {
+		col = &Collect{}
+		in.Top, in.EachStep = col.Chain(in.Top, in.EachStep)
+	}
 	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps), EachStep: in.EachStep, Top: in.Top}
 	res := record.Verify(in.Record, opt)
 	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0}
@@ -138,6 +143,7 @@ func Run(in Inputs) Outcome {
 		}
 	}
 	judgeGate(in, &out)
+	judgeBundles(in, &out, col)
 	return out
 }
 

@@ -34,6 +34,7 @@ type Flags struct {
 	Pubkeys, Revoked                 cli.List // --pubkey, --revoked
 	TSARoots, IdentityRoots, Trusted string   // --tsa-roots, --identity-roots, --trusted-identities
 	Attestations, AttestorKeys       cli.List // --attestation, --attestor-key
+	Bundles                          cli.List // --attestation-bundle
 	Checkpoints, CheckpointKeys      cli.List // --checkpoint, --checkpoint-key
 	Rotations                        string   // --key-rotations
 	LogPolicy, LogProof, LogTiles    string   // --log-policy, --log-proof, --log-tiles
@@ -52,6 +53,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.IdentityRoots, "identity-roots", "", "PEM `FILE` of roots for signer identities (with --trusted-identities): signerIdentity must chain to them (IDENTITY_*)")
 	fs.StringVar(&f.Trusted, "trusted-identities", "", "JSON `FILE`: an array of e-mail addresses, URIs and DNS names; the signer's certificate must name one (IDENTITY_NOT_ALLOWED)")
 	fs.Var(&f.Attestations, "attestation", "DSSE attestation `FILE` about the record (repeatable; needs --attestor-key): ATTEST_*, RECORDER_DIGEST_MISMATCH")
+	fs.Var(&f.Bundles, "attestation-bundle", "Sigstore bundle `FILE` of the session's in-toto attestation (logbook-attest --type session; docs/attestation.md; repeatable; needs --attestor-key): it must say what this check finds of the record, its commits and its level, else ATTEST_INVALID or ATTEST_KEYID_MISMATCH")
 	fs.Var(&f.AttestorKeys, "attestor-key", "pinned attestor: SPKI PEM public key `FILE` (repeatable)")
 	fs.Var(&f.Checkpoints, "checkpoint", "signed checkpoint `FILE` from a logbook server (repeatable; needs --checkpoint-key; default with --checkpoint-key: the sidecar ID.record.checkpoint beside the record when present): CHECKPOINT_INVALID, CHECKPOINT_MISMATCH, TRUNCATED; level server when one counts every step")
 	fs.StringVar(&f.Rotations, "key-rotations", "", "a server's key-rotation notes `FILE` (DATA/key-rotations, or its /v1/key rotations): the keys a --checkpoint-key or --pubkey handed over to are trusted too (docs/key-rotation.md)")
@@ -123,7 +125,7 @@ func (f *Flags) Pinned() ([]ed25519.PublicKey, error) {
 // Policy reads the files of the policy checks (policy.Load).
 func (f *Flags) Policy() (policy.Options, error) {
 	return policy.Load(policy.Files{TSARoots: f.TSARoots, IdentityRoots: f.IdentityRoots, Trusted: f.Trusted,
-		Attestations: f.Attestations, AttestorKeys: f.AttestorKeys})
+		Attestations: f.Attestations, AttestorKeys: f.AttestorKeys, Bundles: f.Bundles})
 }
 
 // ReadCheckpoints reads --checkpoint-key and --checkpoint. A checkpoint

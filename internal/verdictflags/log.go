@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/bundle"
+	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/consistency"
 	"github.com/logbook-project/logbook/internal/logproof"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -115,12 +116,5 @@ func (f *Flags) getenv() func(string) string {
 	return f.Getenv
 }
 
-// ReadToken is the bearer token for a server's log tiles: its read token
-// ($LOGBOOK_SERVER_READ_TOKEN, logbook-server --read-token-file's), else
-// $LOGBOOK_SERVER_TOKEN (a server with one token for everything).
-func ReadToken(getenv func(string) string) string {
-	if t := strings.TrimSpace(getenv("LOGBOOK_SERVER_READ_TOKEN")); t != "" {
-		return t
-	}
-	return strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN"))
-}
+// ReadToken is the bearer token for a server's log tiles: cli.ReadToken.
+func ReadToken(getenv func(string) string) string { return cli.ReadToken(getenv) }

@@ -42,10 +42,11 @@
     EVIDENCE_UNHELD: "The record holds no digest of the tool results the model read, so an edit of them in the transcript cannot be seen.",
     BUNDLE_INVALID: "The file is a bundle that is not one: not strict JSON, another format, an unknown or missing member.",
     BUNDLE_KEY_MISMATCH: "The bundle's signerKey is not the key that signed its record: the bundle is damaged or its parts swapped.",
-    BINDING_MALFORMED: "A commit's git note under refs/notes/logbook is not a logbook binding: not its strict JSON lines, or too large.",
-    RECORD_MISSING: "A commit's binding names a record that the records folder does not hold.",
-    BINDING_FORGED: "A commit's binding names a record of another session, or a step of it that names another commit.",
-    COMMIT_NOT_IN_RECORD: "A commit's binding names a record that verifies, but the record names neither the commit nor its patch id.",
+    BINDING_MALFORMED: "A commit's git note under refs/notes/logbook is not a logbook binding (not its strict JSON lines, or too large), or its Logbook-Record trailer is not session ids, or too large.",
+    RECORD_MISSING: "A commit's binding names a record that the records folder does not hold, or its Logbook-Record trailer a session whose record it does not hold.",
+    BINDING_FORGED: "A commit's binding names a record of another session, or a step of it that names another commit; or its Logbook-Record trailer names a session other than the one that made it.",
+    COMMIT_NOT_IN_RECORD: "A commit's binding, or its Logbook-Record trailer, names a record that verifies, but the record names neither the commit nor its patch id.",
     LEVEL_TOO_LOW: "A commit's record holds, but at a lower level (local, server, logged) than the level required.",
+    TOMBSTONED: "The record was deleted under a retention policy: the file is the server's signed tombstone naming the session, the record's digest, tip and step count, and who deleted it, when and why.",
   });
 })(globalThis.logbook = globalThis.logbook || {});

@@ -143,6 +143,12 @@
       if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
       throw e;
     }
+    // Not a damaged record: the signed tombstone a server's retention
+    // policy left in place of one (logbook-verify checks its signature).
+    if (get(rec, 'v') === 'logbook/tombstone@0') {
+      const str = (k) => (typeof get(rec, k) === 'string' ? get(rec, k) : '?');
+      return refuse('TOMBSTONED', 'session ' + str('session') + "'s record was deleted at " + str('deletedAt') + ' by ' + str('deletedBy') + ': ' + str('reason') + '; this tombstone stands for it');
+    }
     const d = lb.shape.checkRecord(rec);
     if (d) return refuse('SHAPE', d);
     if (walk.shape) return walk.shape;

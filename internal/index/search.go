@@ -1,0 +1,216 @@
+package index
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Query is a search: every filter that is set must hold. Sessions come
+// newest first (start, then id, descending: a stable order), Limit at a
+// time; Cursor, when set, continues after the page that returned it.
+type Query struct {
+	Tenant    string
+	Developer string
+	Repo      string
+	Commit    string
+	Tool      string
+	Decision  string
+	Level     string
+	SinceMS   int64 // sessions started at or after (0: no bound)
+	UntilMS   int64 // sessions started before (0: no bound)
+	Limit     int   // 0: DefaultLimit; at most MaxLimit
+	Cursor    string
+}
+
+// Page is one page of a search; Next is "" after the last.
+type Page struct {
+	Sessions []*Session
+	Next     string
+}
+
+// The page sizes.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// ErrBadCursor is returned for a cursor no search returned.
+var ErrBadCursor = errors.New("not a cursor this index returned")
+
+// ErrBadQuery is returned for a limit out of range or a bad term.
+var ErrBadQuery = errors.New("bad request")
+
+// plan is how a query runs: the index it walks in order, and the SQL.
+type plan struct {
+	index string
+	sql   string
+	args  []any
+}
+
+// planFor picks the index that serves q's most selective filter, in the
+// order commit, developer, repo, decision, tool, level, none (the time
+// order: a commit names one session or two, a developer's or a
+// repository's sessions are a small share of a tenant's, most sessions
+// use Bash); the other filters are checked on the rows that index walks.
+func (x *Index) planFor(q Query) (plan, error) {
+	if q.Limit == 0 {
+		q.Limit = DefaultLimit
+	}
+	if q.Limit < 1 || q.Limit > MaxLimit {
+		return plan{}, fmt.Errorf("%w: limit %d: want 1 to %d", ErrBadQuery, q.Limit, MaxLimit)
+	}
+	curMS, curID := int64(math.MaxInt64), ""
+	if q.Cursor != "" {
+		var err error
+		if curMS, curID, err = parseCursor(q.Cursor); err != nil {
+			return plan{}, err
+		}
+	}
+	var p plan
+	var where []string
+	var args []any
+	from := "sessions s"
+	// t: the table whose index orders the walk (its start_ms and id).
+	t := "s"
+	term := func(field, value string) {
+		p.index = "PRIMARY"
+		from = "session_terms t " + x.hint("session_terms", p.index) + " JOIN sessions s ON s.tenant = t.tenant AND s.id = t.id"
+		t = "t"
+		where = append(where, "t.tenant = ?", "t.field = ?", "t.term = ?")
+		args = append(args, q.Tenant, field, value)
+	}
+	column := func(index, col, value string) {
+		p.index = index
+		where, args = append(where, "s.tenant = ?", "s."+col+" = ?"), append(args, q.Tenant, value)
+	}
+	switch {
+	case q.Commit != "":
+		term(FieldCommit, q.Commit)
+	case q.Developer != "":
+		column("sessions_by_developer", "developer", q.Developer)
+	case q.Repo != "":
+		column("sessions_by_repo", "repo", q.Repo)
+	case q.Decision != "":
+		term(FieldDecision, q.Decision)
+	case q.Tool != "":
+		term(FieldTool, q.Tool)
+	case q.Level != "":
+		column("sessions_by_level", "level", q.Level)
+	default:
+		p.index = "sessions_by_start"
+		where, args = append(where, "s.tenant = ?"), append(args, q.Tenant)
+	}
+	if t == "s" {
+		from = "sessions s " + x.hint("sessions", p.index)
+	}
+	// Residual filters: checked on the rows the index walks.
+	if q.Developer != "" && p.index != "sessions_by_developer" {
+		where, args = append(where, "s.developer = ?"), append(args, q.Developer)
+	}
+	if q.Repo != "" && p.index != "sessions_by_repo" {
+		where, args = append(where, "s.repo = ?"), append(args, q.Repo)
+	}
+	if q.Level != "" && p.index != "sessions_by_level" {
+		where, args = append(where, "s.level = ?"), append(args, q.Level)
+	}
+	for _, f := range []struct{ field, term string }{{FieldCommit, q.Commit}, {FieldTool, q.Tool}, {FieldDecision, q.Decision}} {
+		if f.term == "" || t == "t" && args[1] == f.field {
+			continue
+		}
+		where = append(where, "EXISTS (SELECT 1 FROM session_terms u WHERE u.tenant = s.tenant AND u.id = s.id AND u.field = ? AND u.term = ?)")
+		args = append(args, f.field, f.term)
+	}
+	if q.SinceMS != 0 {
+		where, args = append(where, t+".start_ms >= ?"), append(args, q.SinceMS)
+	}
+	if q.UntilMS != 0 {
+		where, args = append(where, t+".start_ms < ?"), append(args, q.UntilMS)
+	}
+	if q.Cursor != "" {
+		// The keyset: a range on start_ms the index seeks to, and the
+		// ties at the cursor's time cut by id.
+		where = append(where, t+".start_ms <= ?", "("+t+".start_ms < ? OR "+t+".id < ?)")
+		args = append(args, curMS, curMS, curID)
+	}
+	p.sql = "SELECT " + prefixed("s.", sessionColumns) + " FROM " + from + " WHERE " + strings.Join(where, " AND ") +
+		" ORDER BY " + t + ".start_ms DESC, " + t + ".id DESC LIMIT " + strconv.Itoa(q.Limit+1)
+	p.args = args
+	return p, nil
+}
+
+// hint names the index for the engine's planner: the plan is the
+// query's, not the planner's guess from statistics (an index that just
+// got big, a MariaDB that never ran ANALYZE).
+func (x *Index) hint(table, index string) string {
+	if x.e == MySQL {
+		return "FORCE INDEX (" + index + ")"
+	}
+	if index == "PRIMARY" {
+		return "" // SQLite's WITHOUT ROWID primary key is the table itself
+	}
+	return "INDEXED BY " + index
+}
+
+func prefixed(p, cols string) string {
+	fs := strings.Split(cols, ", ")
+	for i := range fs {
+		fs[i] = p + fs[i]
+	}
+	return strings.Join(fs, ", ")
+}
+
+// Search runs q and returns one page.
+func (x *Index) Search(ctx context.Context, q Query) (Page, error) {
+	p, err := x.planFor(q)
+	if err != nil {
+		return Page{}, err
+	}
+	rows, err := x.db.QueryContext(ctx, p.sql, p.args...)
+	if err != nil {
+		return Page{}, err
+	}
+	ss, err := scan(rows)
+	if err != nil {
+		return Page{}, err
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	var pg Page
+	if len(ss) > limit {
+		ss = ss[:limit]
+		last := ss[limit-1]
+		pg.Next = cursor(last.StartMS, last.ID)
+	}
+	pg.Sessions = ss
+	return pg, nil
+}
+
+// A cursor is the last session's start and id, base64url: opaque to the
+// client, checked when it comes back.
+func cursor(ms int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(ms, 10) + "." + id))
+}
+
+func parseCursor(c string) (int64, string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", ErrBadCursor
+	}
+	ms, id, ok := strings.Cut(string(b), ".")
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if !ok || err != nil || id == "" || len(id) > 128 {
+		return 0, "", ErrBadCursor
+	}
+	return n, id, nil
+}
+
+// CursorAt is the cursor of a page that ended at a session started at ms
+// with id (for tests and benchmarks that start mid-way).
+func CursorAt(ms int64, id string) string { return cursor(ms, id) }

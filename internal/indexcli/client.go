@@ -1,0 +1,281 @@
+package indexcli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/index"
+	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/server"
+)
+
+// Commands are the names Run takes as logbook-server's first argument.
+var Commands = []string{"sessions", "coverage", "retention", "hold"}
+
+// IsCommand reports whether name is one of Commands.
+func IsCommand(name string) bool {
+	for _, c := range Commands {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+const synopsis = `logbook-server sessions --server URL [--developer D] [--repo R] [--commit C] [--tool T] [--decision allow|deny|ask]
+                        [--level server|logged] [--since T] [--until T] [--limit N] [--cursor C] [--all] [--json]
+logbook-server coverage --server URL [--days N] [--quiet DURATION] [--developer D]... [--json]
+logbook-server retention --server URL [--keep-days N] [--run [--reason TEXT]] [--json]
+logbook-server hold --server URL --session ID [--reason TEXT | --release]`
+
+type client struct {
+	base   string
+	token  string
+	http   *http.Client
+	stdout io.Writer
+}
+
+type strs []string
+
+func (s *strs) String() string     { return strings.Join(*s, ",") }
+func (s *strs) Set(v string) error { *s = append(*s, v); return nil }
+
+// Run runs one of Commands: args[0] names it. The read token comes from
+// --read-token-file or $LOGBOOK_SERVER_READ_TOKEN. Exit status: 0 done,
+// 1 the server refused or failed, 2 usage.
+func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	cmd := args[0]
+	fs := flag.NewFlagSet("logbook-server "+cmd, flag.ContinueOnError)
+	base := fs.String("server", "", "the server's `URL` (default $LOGBOOK_SERVER_URL)")
+	tokenFile := fs.String("read-token-file", "", "`FILE` holding the read token (default $LOGBOOK_SERVER_READ_TOKEN)")
+	asJSON := fs.Bool("json", false, "print the server's JSON (sessions: one session a line)")
+	var q struct{ developer, repo, commit, tool, decision, level, since, until, cursor string }
+	var limit int
+	var all, run, release bool
+	var days, keep int64
+	var quiet time.Duration
+	var devs strs
+	var reason, session string
+	switch cmd {
+	case "sessions":
+		fs.StringVar(&q.developer, "developer", "", "sessions of this `DEVELOPER`")
+		fs.StringVar(&q.repo, "repo", "", "sessions in this `REPO` (its folder's name)")
+		fs.StringVar(&q.commit, "commit", "", "sessions that made this `COMMIT` (its full id)")
+		fs.StringVar(&q.tool, "tool", "", "sessions that used this `TOOL` (Bash, Edit, …)")
+		fs.StringVar(&q.decision, "decision", "", "sessions with a gate `DECISION` (allow, deny, ask)")
+		fs.StringVar(&q.level, "level", "", "sessions recorded at this `LEVEL` (server, logged)")
+		fs.StringVar(&q.since, "since", "", "sessions started at or after `TIME` (RFC 3339 or YYYY-MM-DD)")
+		fs.StringVar(&q.until, "until", "", "sessions started before `TIME`")
+		fs.IntVar(&limit, "limit", 0, "sessions per page (default 50, at most 500)")
+		fs.StringVar(&q.cursor, "cursor", "", "continue after the page that printed this `CURSOR`")
+		fs.BoolVar(&all, "all", false, "follow the pages to the last")
+	case "coverage":
+		fs.Int64Var(&days, "days", 7, "a developer who sent nothing for `N` days is silent")
+		fs.DurationVar(&quiet, "quiet", time.Hour, "an open session with no event for `DURATION` stopped without a SessionEnd")
+		fs.Var(&devs, "developer", "an enrolled `DEVELOPER` to check (repeat; the server's enrollment list is added)")
+	case "retention":
+		fs.Int64Var(&keep, "keep-days", 0, "set the tenant's policy: keep sealed sessions `N` days")
+		fs.BoolVar(&run, "run", false, "run the policy now: replace each record it no longer keeps by a signed tombstone (refused, deleting nothing, when one is under a legal hold)")
+		fs.StringVar(&reason, "reason", "", "with --run, the tombstones' `TEXT` (default: the policy)")
+	case "hold":
+		fs.StringVar(&session, "session", "", "the session `ID`")
+		fs.StringVar(&reason, "reason", "", "why it is held (`TEXT`)")
+		fs.BoolVar(&release, "release", false, "lift the session's hold")
+	}
+	if code, done := cli.Parse(fs, args[1:], synopsis, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "logbook-server %s: unexpected argument %q\n", cmd, fs.Arg(0))
+		return 2
+	}
+	c := client{base: strings.TrimRight(*base, "/"), token: strings.TrimSpace(getenv("LOGBOOK_SERVER_READ_TOKEN")), http: &http.Client{Timeout: time.Minute}, stdout: stdout}
+	if c.base == "" {
+		c.base = strings.TrimRight(getenv("LOGBOOK_SERVER_URL"), "/")
+	}
+	if c.base == "" {
+		fmt.Fprintf(stderr, "logbook-server %s: --server URL is required\n", cmd)
+		return 2
+	}
+	if *tokenFile != "" {
+		b, err := readlimit.Small(*tokenFile, readlimit.Key)
+		if err != nil {
+			fmt.Fprintf(stderr, "logbook-server %s: %v\n", cmd, err)
+			return 2
+		}
+		c.token = strings.TrimSpace(string(b))
+	}
+	var err error
+	switch cmd {
+	case "sessions":
+		v := url.Values{}
+		for k, s := range map[string]string{"developer": q.developer, "repo": q.repo, "commit": q.commit, "tool": q.tool, "decision": q.decision,
+			"level": q.level, "since": q.since, "until": q.until, "cursor": q.cursor} {
+			if s != "" {
+				v.Set(k, s)
+			}
+		}
+		if limit != 0 {
+			v.Set("limit", strconv.Itoa(limit))
+		}
+		err = c.sessions(v, all, *asJSON, stderr)
+	case "coverage":
+		v := url.Values{"days": {strconv.FormatInt(days, 10)}, "quiet": {quiet.String()}, "developer": devs}
+		var a server.CoverageAnswer
+		if err = c.do("GET", "/v1/coverage?"+v.Encode(), nil, &a); err == nil {
+			printCoverage(stdout, a, *asJSON)
+		}
+	case "retention":
+		var a any
+		if keep != 0 {
+			err = c.do("PUT", "/v1/retention", map[string]any{"keepDays": keep}, &a)
+		}
+		if err == nil && run {
+			err = c.do("POST", "/v1/retention/run", map[string]any{"reason": reason}, &a)
+		}
+		if err == nil && keep == 0 && !run {
+			err = c.do("GET", "/v1/retention", nil, &a)
+		}
+		if err == nil {
+			printJSON(stdout, a)
+		}
+	case "hold":
+		if session == "" {
+			fmt.Fprintln(stderr, "logbook-server hold: --session ID is required")
+			return 2
+		}
+		var a any
+		if release {
+			err = c.do("DELETE", "/v1/sessions/"+url.PathEscape(session)+"/hold", nil, &a)
+		} else {
+			err = c.do("PUT", "/v1/sessions/"+url.PathEscape(session)+"/hold", map[string]any{"reason": reason}, &a)
+		}
+		if err == nil {
+			printJSON(stdout, a)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "logbook-server %s: %v\n", cmd, err)
+		return 1
+	}
+	return 0
+}
+
+func (c *client) sessions(v url.Values, all, asJSON bool, stderr io.Writer) error {
+	tw := tabwriter.NewWriter(c.stdout, 2, 8, 2, ' ', 0)
+	if !asJSON {
+		fmt.Fprintln(tw, "START\tSESSION\tDEVELOPER\tREPO\tSTEPS\tVERDICT\tTOOLS\tDECISIONS\tCOMMITS")
+	}
+	for {
+		var a server.SearchAnswer
+		if err := c.do("GET", "/v1/sessions?"+v.Encode(), nil, &a); err != nil {
+			return err
+		}
+		for _, s := range a.Sessions {
+			if asJSON {
+				b, _ := json.Marshal(s)
+				fmt.Fprintf(c.stdout, "%s\n", b)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.Start, s.ID, dash(s.Developer), dash(s.Repo), s.Steps, verdictOf(s),
+				dash(strings.Join(s.Tools, ",")), dash(strings.Join(s.Decisions, ",")), dash(strings.Join(s.Commits, ",")))
+		}
+		if a.Next == "" {
+			return tw.Flush()
+		}
+		if !all {
+			tw.Flush()
+			fmt.Fprintf(stderr, "more: --cursor %s (or --all)\n", a.Next)
+			return nil
+		}
+		v.Set("cursor", a.Next)
+	}
+}
+
+func verdictOf(s index.View) string {
+	if s.Verdict == index.VerdictOpen && !s.Ended {
+		return "open"
+	}
+	return s.Verdict
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func printCoverage(w io.Writer, a server.CoverageAnswer, asJSON bool) {
+	if asJSON {
+		printJSON(w, a)
+		return
+	}
+	fmt.Fprintf(w, "silent since %s: %d developer(s)\n", a.Since, len(a.Silent))
+	for _, d := range a.Silent {
+		fmt.Fprintf(w, "  %s (last session ended %s)\n", d.Developer, cmpOr(d.Last, "never"))
+	}
+	fmt.Fprintf(w, "stopped without a SessionEnd: %d session(s)\n", len(a.Unended))
+	for _, s := range a.Unended {
+		fmt.Fprintf(w, "  %s %s (last event %s)\n", s.ID, dash(s.Developer), s.End)
+	}
+	fmt.Fprintf(w, "outages (events lost, unsent or refused): %d session(s)\n", len(a.Outages))
+	for _, s := range a.Outages {
+		fmt.Fprintf(w, "  %s %s lost %d, unsent %d, refused %d\n", s.ID, dash(s.Developer), s.Lost, s.Unsent, s.Refused)
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a
+}
+
+func printJSON(w io.Writer, v any) {
+	b, _ := json.MarshalIndent(v, "", "  ")
+	fmt.Fprintf(w, "%s\n", b)
+}
+
+// do sends one request and decodes its JSON answer into out; a refusal
+// is the server's {"error", "detail"} as an error.
+func (c *client) do(method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	}
+	req, err := http.NewRequest(method, c.base+path, rd)
+	if err != nil {
+		return err
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct{ Error, Detail string }
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			return fmt.Errorf("%s %s: %s: %s", method, path, e.Error, e.Detail)
+		}
+		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
+	}
+	return json.Unmarshal(b, out)
+}

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"os"
+	"path/filepath"
+
+	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/logproof"
+	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/sigbundle"
+	"github.com/logbook-project/logbook/internal/verdict"
+)
+
+// A sealed session's one entry in the transparency log is its final
+// checkpoint's leaf: the one whose proof is ID.record.tlog-proof (its
+// earlier checkpoints' leaves are implied by it, docs/log.md). Once that
+// proof is written, the server writes the session's attestation bundle
+// (docs/attestation.md) beside it, ID.record.intoto.json: the in-toto
+// statement of the session's commits and record, at level logged, with
+// that proof as its logProof, signed with the server's key. The key
+// signs checkpoints and records too; a DSSE signature covers bytes that
+// start "DSSEv1 ", which neither a checkpoint note nor a record does.
+const attestSuffix = ".record.intoto.json"
+
+// attestLogged writes the bundle of the session whose proof is proof. The
+// record is verified and the bundle signed without proofMu (a large
+// record takes a while, and every session's proof waits on that lock);
+// the bundle is written under it only if the proof is still the
+// session's: a reseal since removed it, and the newer proof brings its
+// own bundle.
+func (s *Server) attestLogged(session string, proof []byte) {
+	b, err := s.attestation(session, proof)
+	if err != nil {
+		s.cfg.Log.Error("attestation", "session", session, "error", err.Error())
+		return
+	}
+	base := filepath.Join(s.cfg.Dir, session)
+	s.tl.proofMu.Lock()
+	defer s.tl.proofMu.Unlock()
+	if cur, err := os.ReadFile(base + proofSuffix); err != nil || !bytes.Equal(cur, proof) {
+		return
+	}
+	if err := durable.WriteFileMode(base+attestSuffix, b, 0o600); err != nil {
+		s.cfg.Log.Error("attestation", "session", session, "error", err.Error())
+	}
+}
+
+// attestation verifies the session's record as a reader with the
+// server's keys would (its checkpoint, the proof under the log's key
+// alone: quorum none) and returns its bundle.
+func (s *Server) attestation(session string, proof []byte) ([]byte, error) {
+	base := filepath.Join(s.cfg.Dir, session)
+	rec, err := readlimit.Large(base+".record.json", readlimit.Record)
+	if err != nil {
+		return nil, err
+	}
+	cp, err := os.ReadFile(base + ".record.checkpoint")
+	if err != nil {
+		return nil, err
+	}
+	pub := s.cfg.Key.Public().(ed25519.PublicKey)
+	vkey, err := checkpoint.VerifierKey(s.cfg.Origin, pub)
+	if err != nil {
+		return nil, err
+	}
+	key, err := checkpoint.ParseVerifierKey([]byte(vkey))
+	if err != nil {
+		return nil, err
+	}
+	pol, err := logproof.ParsePolicy([]byte("log " + s.cfg.TLog.VerifierKey() + "\nquorum none\n"))
+	if err != nil {
+		return nil, err
+	}
+	var col verdict.Collect
+	in := verdict.Inputs{Record: rec, Pinned: []ed25519.PublicKey{pub}, Checkpoints: [][]byte{cp}, CheckpointKeys: []checkpoint.Key{key},
+		Log: verdict.LogInputs{Proof: proof, Policy: pol}}
+	in.Top, in.EachStep = col.Chain(nil, nil)
+	out := verdict.Run(in)
+	if err := out.Err(); err != nil {
+		return nil, err
+	}
+	return sigbundle.Sign(verdict.Facts(in, out, &col), s.cfg.Key)
+}
