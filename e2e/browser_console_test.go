@@ -22,6 +22,7 @@ import (
 	"github.com/logbook-project/logbook/internal/console"
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/fleet/oidcauth"
+	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/server"
@@ -66,7 +67,12 @@ func newConsoleFixture(t *testing.T) *consoleFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.Config{Dir: dir, Origin: "console.test", Key: ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)),
+	ix, err := index.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	srv, err := server.New(server.Config{Index: ix, Dir: dir, Origin: "console.test", Key: ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)),
 		Web: web.Files, Fleet: &server.Fleet{Store: st, OIDC: v}, Token: "hook-token-0123456789", ReadToken: "read-token-0123456789",
 		Gate:    &gate.Gate{Program: prog, Signed: &orgpolicy.Signed{Policy: p}},
 		Console: &console.Config{Issuer: op.Issuer, ClientID: oidcop.ConsoleClient, ClientSecret: oidcop.ConsoleSecret, URL: base}})
@@ -351,13 +357,16 @@ func (b *consoleBrowser) verdictOf(t *testing.T, f *consoleFixture, session stri
 }
 
 // TestConsoleRun: a session dev1 recorded through the fleet server is
+// listed on the console's sessions page (from the index: dev1's own, the
+// auditor's tenant's, not another tenant's; the URL's filters filter), and
 // opened on the console's run page and checked in Chromium by web/'s
 // checker against the server's key: accepted for dev1 and for aud1 (an
 // auditor of the tenant), not even fetched for dev3 (another tenant:
 // 403). The record is then changed on the server's disk: a step edited
 // and the chain relinked is shown refused SIGNATURE_INVALID, the same
-// re-signed by another key SIGNER_NOT_TRUSTED: the browser does not take
-// the server's word.
+// re-signed by another key SIGNER_NOT_TRUSTED, though the index still
+// lists it as sealed, and the page marks that disagreement: the browser
+// does not take the server's word.
 func TestConsoleRun(t *testing.T) {
 	t.Parallel()
 	f := newConsoleFixture(t)
@@ -373,16 +382,56 @@ func TestConsoleRun(t *testing.T) {
 	}
 	dev := newConsoleBrowser(t)
 	dev.signIn(t, f, "dev1")
+	// The index is fed after the append: its row comes soon after.
+	listed := func(b *consoleBrowser, q string) int {
+		b.run(t, chromedp.Navigate(f.url+"/ui/sessions"+q), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+		return get(t, b, chromedp.Evaluate[int](`document.querySelectorAll('#sessions a[href="/ui/run/`+sid+`"]').length`))
+	}
+	for end := time.Now().Add(time.Minute); listed(dev, "") == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("dev1's sessions page never listed the session")
+		}
+	}
+	if listed(dev, "?tool=Bash&developer=dev1") != 1 || listed(dev, "?tool=NoSuchTool") != 0 {
+		t.Error("the sessions page's filters (shareable in the URL) do not filter")
+	}
 	if ok, code := dev.verdictOf(t, f, sid); ok != "true" {
 		t.Fatalf("dev1's own run: ok %s code %s", ok, code)
 	}
+	for _, w := range []int{360, 2560} {
+		for _, pg := range []string{"/ui/sessions", "/ui/run/" + sid} {
+			dev.run(t, chromedp.EmulateViewport(int64(w), 900), chromedp.Navigate(f.url+pg), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+			if pg != "/ui/sessions" {
+				dev.run(t, chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
+			}
+			sw := get(t, dev, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+			cw := get(t, dev, chromedp.Evaluate[int](`document.documentElement.clientWidth`))
+			if sw > cw {
+				t.Errorf("%s at %d px: scrollWidth %d > clientWidth %d", pg, w, sw, cw)
+			}
+			if d := os.Getenv("LOGBOOK_CONSOLE_SHOTS"); d != "" && w == 360 {
+				os.WriteFile(filepath.Join(d, "console-"+strings.Split(pg, "/")[2]+"-360.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
+			}
+		}
+	}
+	dev.run(t, chromedp.EmulateViewport(1280, 900))
+	if d := os.Getenv("LOGBOOK_CONSOLE_SHOTS"); d != "" {
+		dev.run(t, chromedp.Navigate(f.url+"/ui/sessions"), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+		os.WriteFile(filepath.Join(d, "console-sessions-1280.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
+	}
 	aud := newConsoleBrowser(t)
 	aud.signIn(t, f, "aud1")
+	if listed(aud, "") != 1 {
+		t.Error("the auditor's sessions page does not list the tenant's session")
+	}
 	if ok, code := aud.verdictOf(t, f, sid); ok != "true" {
 		t.Errorf("the auditor's view: ok %s code %s", ok, code)
 	}
 	other := newConsoleBrowser(t)
 	other.signIn(t, f, "dev3")
+	if listed(other, "") != 0 {
+		t.Error("another tenant's developer is listed the session")
+	}
 	if ok, why := other.verdictOf(t, f, sid); ok != "fetch-failed" || !strings.Contains(why, "403") {
 		t.Errorf("another tenant's developer: %s %s", ok, why)
 	}
@@ -402,6 +451,15 @@ func TestConsoleRun(t *testing.T) {
 		}
 		if ok, code := dev.verdictOf(t, f, sid); ok != "false" || code != c.code {
 			t.Errorf("record doctored on the disk (%s): ok %s code %s", c.code, ok, code)
+		}
+		if get(t, dev, chromedp.Evaluate[string](`document.body.dataset.disagree || ''`)) != "true" {
+			t.Errorf("record doctored on the disk (%s): the page does not mark the index's disagreement", c.code)
+		}
+		if d := os.Getenv("LOGBOOK_CONSOLE_SHOTS"); d != "" && c.code == "SIGNER_NOT_TRUSTED" {
+			os.WriteFile(filepath.Join(d, "console-run-doctored-1280.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
+		}
+		if listed(dev, "") != 1 {
+			t.Errorf("record doctored on the disk (%s): the index no longer lists it", c.code)
 		}
 	}
 	testreport.Line(t, "console run page in Chromium: dev1's and the auditor's run accepted by the browser's own check against the server key, another tenant's refused 403; the record doctored on the server's disk shown refused SIGNATURE_INVALID (re-chained) and SIGNER_NOT_TRUSTED (re-signed)")

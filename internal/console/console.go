@@ -30,6 +30,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/index"
 )
 
 // Backend is what the console asks the server: the held calls of a
@@ -41,6 +42,11 @@ type Backend interface {
 	// when p may read it; ConsoleKeys the keys the browser pins.
 	ConsoleRecord(p fleet.Principal, id string) ([]byte, error)
 	ConsoleKeys() []string
+	// ConsoleSessions is a page of the index's sessions p may see,
+	// filtered by v (GET /v1/sessions's parameters); ConsoleEntry what
+	// the index says of one (nil: nothing).
+	ConsoleSessions(ctx context.Context, p fleet.Principal, v url.Values) (index.Page, error)
+	ConsoleEntry(ctx context.Context, p fleet.Principal, id string) (*index.Session, error)
 }
 
 // Config is the console's: its OpenID client and how a signed-in
@@ -126,6 +132,7 @@ func (c *Console) Handler(b Backend) http.Handler {
 	mux.HandleFunc("POST /ui/logout", c.signedIn(c.logout))
 	mux.HandleFunc("GET /ui/approvals", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.approvals(w, r, s, b) }))
 	mux.HandleFunc("POST /ui/approvals/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.decide(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/sessions", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.sessionsPage(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/run", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) {
 		http.Redirect(w, r, "/ui/run/"+url.PathEscape(r.URL.Query().Get("session")), http.StatusSeeOther)
 	}))
@@ -367,7 +374,7 @@ func (c *Console) page(s *session, more map[string]any) map[string]any {
 		roles[i] = string(r)
 	}
 	m := map[string]any{"Who": s.p.Subject, "Tenant": s.p.Tenant, "Roles": strings.Join(roles, ", "),
-		"CSRF": s.csrf, "Approver": s.p.Has(fleet.Approver)}
+		"CSRF": s.csrf, "Approver": s.p.Has(fleet.Approver), "Reader": s.p.Has(fleet.Auditor) || s.p.Has(fleet.Developer)}
 	for k, v := range more {
 		m[k] = v
 	}
@@ -432,7 +439,46 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request, s *session, b B
 // from this origin.
 func (c *Console) run(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	render(w, http.StatusOK, runPage, c.page(s, map[string]any{"ID": r.PathValue("id"), "Keys": strings.Join(b.ConsoleKeys(), ""), "Scripts": checkerScripts}))
+	more := map[string]any{"ID": r.PathValue("id"), "Keys": strings.Join(b.ConsoleKeys(), ""), "Scripts": checkerScripts}
+	if e, err := b.ConsoleEntry(r.Context(), s.p, r.PathValue("id")); err == nil && e != nil {
+		more["Entry"] = e
+	}
+	render(w, http.StatusOK, runPage, c.page(s, more))
+}
+
+// sessionsPage is a page of the index's sessions the person may see:
+// the filters are the URL's query (GET /v1/sessions's), so a page's
+// address can be shared inside the team; newest first, a page at a time.
+func (c *Console) sessionsPage(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
+	v := r.URL.Query()
+	pg, err := b.ConsoleSessions(r.Context(), s.p, v)
+	var denied *fleet.Denied
+	switch {
+	case errors.As(err, &denied):
+		c.refuse(w, http.StatusForbidden, "The sessions list is for developers (their own) and auditors (the tenant's).")
+		return
+	case err != nil:
+		c.refuse(w, http.StatusBadRequest, "The search cannot be run: "+err.Error())
+		return
+	}
+	next := ""
+	if pg.Next != "" {
+		nv := url.Values{}
+		for k, vs := range v {
+			nv[k] = vs
+		}
+		nv.Set("cursor", pg.Next)
+		next = "/ui/sessions?" + nv.Encode()
+	}
+	type row struct {
+		*index.Session
+		Start string
+	}
+	rows := make([]row, len(pg.Sessions))
+	for i, e := range pg.Sessions {
+		rows[i] = row{e, time.UnixMilli(e.StartMS).UTC().Format("2006-01-02 15:04:05Z")}
+	}
+	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": rows, "Next": next, "Q": v}))
 }
 
 // checkerScripts are web/index.html's scripts, in its order (served by

@@ -12,6 +12,7 @@ const layout = `{{define "page"}}<!doctype html>
 <body>
 <header><a class="brand" href="/ui/">logbook</a>
 {{if .Who}}{{if .CSRF}}<nav aria-label="main">
+{{if .Reader}}<a href="/ui/sessions">Sessions</a>{{end}}
 {{if .Approver}}<a href="/ui/approvals">Approvals</a>{{end}}
 </nav>
 <form class="who" method="post" action="/ui/logout"><span>{{.Who}} · {{.Tenant}} · {{.Roles}}</span>
@@ -54,7 +55,9 @@ var (
 	// runPage holds the checker's sections (web/index.html's ids, which
 	// web/js/app.js fills in) with the pinned keys already given.
 	runPage = page(`{{define "title"}}Run {{.ID}} · logbook{{end}}{{define "main"}}<h1>Run <code>{{.ID}}</code></h1>
-<p id="run" data-session="{{.ID}}">Checked here, in this browser, against the server's key: the server's word is not taken.</p>
+<p id="run" data-session="{{.ID}}"{{with .Entry}} data-index-verdict="{{.Verdict}}" data-index-steps="{{.Steps}}"{{end}}>Checked here, in this browser, against the server's key: the server's word is not taken.</p>
+{{with .Entry}}<p id="index">The index lists it: {{.Verdict}}, {{.Steps}} steps, level {{.Level}}, developer {{.Developer}}.</p>{{end}}
+<p id="disagree" class="refused" role="alert" hidden></p>
 <p id="fetch" role="status"></p>
 <div hidden><div id="drop"></div><input type="file" id="file"><textarea id="pubkeys">{{.Keys}}</textarea>
 <textarea id="checkpoint"></textarea><textarea id="checkpointkeys"></textarea><input id="hmackey"><p id="support"></p></div>
@@ -65,6 +68,24 @@ var (
 <link rel="stylesheet" href="/style.css">
 {{range .Scripts}}<script src="{{.}}"></script>
 {{end}}{{end}}`)
+
+	sessionsPageT = page(`{{define "title"}}Sessions · logbook{{end}}{{define "main"}}<h1>Sessions</h1>
+<form method="get" action="/ui/sessions" class="filters">
+<label>developer <input name="developer" value="{{.Q.Get "developer"}}"></label>
+<label>repository <input name="repo" value="{{.Q.Get "repo"}}"></label>
+<label>commit <input name="commit" value="{{.Q.Get "commit"}}"></label>
+<label>tool <input name="tool" value="{{.Q.Get "tool"}}"></label>
+<label>decision <input name="decision" value="{{.Q.Get "decision"}}"></label>
+<label>level <input name="level" value="{{.Q.Get "level"}}"></label>
+<label>since <input name="since" value="{{.Q.Get "since"}}" placeholder="2026-12-01T00:00:00Z"></label>
+<label>until <input name="until" value="{{.Q.Get "until"}}"></label>
+<button type="submit">Search</button></form>
+{{if not .Rows}}<p id="none">No session matches.</p>{{end}}
+<div class="table"><table id="sessions"><thead><tr><th scope="col">started</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">repository</th><th scope="col">steps</th><th scope="col">level</th><th scope="col">state</th><th scope="col">tools</th><th scope="col">decisions</th></tr></thead>
+<tbody>{{range .Rows}}<tr><td>{{.Start}}</td><td><a href="/ui/run/{{.ID}}"><code>{{.ID}}</code></a></td><td>{{.Developer}}</td><td>{{.Repo}}</td><td>{{.Steps}}</td><td>{{.Level}}</td><td>{{.Verdict}}{{if .Outage}} (outage){{end}}</td><td>{{range .Tools}}{{.}} {{end}}</td><td>{{range .Decisions}}{{.}} {{end}}</td></tr>
+{{end}}</tbody></table></div>
+{{if .Next}}<p><a id="next" href="{{.Next}}">Next page</a></p>{{end}}
+{{end}}`)
 
 	signedInPage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1><p><a id="go" href="/ui/">Continue to the console</a></p>{{end}}`)
 

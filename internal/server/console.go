@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/pem"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,8 +18,10 @@ import (
 	"github.com/logbook-project/logbook/internal/console"
 	"github.com/logbook-project/logbook/internal/edkey"
 	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // newConsole makes the web console of Config.Console (docs/console.md):
@@ -128,4 +132,56 @@ func (s *Server) ConsoleKeys() []string {
 		out = append(out, string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: edkey.SPKI(r.Old)})))
 	}
 	return out
+}
+
+// fleetWho is the index's Who on a fleet server with none given: a
+// session's tenant and developer are the attested actor the server wrote
+// on its steps (fleet.ActorOf).
+func fleetWho(step *strictjson.Value) (tenant, developer, machine string, ok bool) {
+	a, ok, err := fleet.ActorOf(step.Get("data"))
+	if !ok || err != nil || a.Attested == nil || a.Attested.Subject == "" {
+		return "", "", "", false
+	}
+	return a.Attested.Tenant, a.Attested.Subject, "", true
+}
+
+// ErrNoIndex is the console's error on a server with no session index.
+var ErrNoIndex = errors.New("this server keeps no session index (logbook-server --index)")
+
+// ConsoleSessions is a page of the sessions p may see, filtered by v (the
+// query parameters of GET /v1/sessions): an auditor's tenant's, a
+// developer's own.
+func (s *Server) ConsoleSessions(ctx context.Context, p fleet.Principal, v url.Values) (index.Page, error) {
+	if s.cfg.Index == nil {
+		return index.Page{}, ErrNoIndex
+	}
+	q, err := QueryOf(v)
+	if err != nil {
+		return index.Page{}, err
+	}
+	q.Tenant = p.Tenant
+	switch {
+	case p.Has(fleet.Auditor):
+	case p.Has(fleet.Developer):
+		q.Developer = p.Subject
+	default:
+		return index.Page{}, &fleet.Denied{Principal: p, Action: fleet.Read, Err: fleet.ErrRole}
+	}
+	return s.cfg.Index.Search(ctx, q)
+}
+
+// ConsoleEntry is what the index says of session id, for p who may read
+// it (nil, nil: the index has no entry, or the server no index).
+func (s *Server) ConsoleEntry(ctx context.Context, p fleet.Principal, id string) (*index.Session, error) {
+	if s.cfg.Index == nil {
+		return nil, nil
+	}
+	o, err := s.SessionOwner(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := fleet.Authorize(p, fleet.Read, o); err != nil {
+		return nil, err
+	}
+	return s.cfg.Index.Get(ctx, p.Tenant, id)
 }

@@ -201,6 +201,9 @@ func (s *Server) who() Who {
 	if s.cfg.IndexWho != nil {
 		return s.cfg.IndexWho
 	}
+	if s.cfg.Fleet != nil {
+		return fleetWho // console.go
+	}
 	return noWho
 }
 

@@ -21,4 +21,14 @@ document.addEventListener('DOMContentLoaded', async () => {
   }
   const bytes = new Uint8Array(await r.arrayBuffer());
   await globalThis.logbook.show(id + '.record.json', bytes);
+  // Where the index (the server's word) and this browser's check
+  // disagree, say so plainly.
+  const run = document.getElementById('run').dataset;
+  const box = document.getElementById('verdict').dataset;
+  const say = document.getElementById('disagree');
+  if (run.indexVerdict === 'sealed' && box.ok !== 'true') {
+    say.textContent = 'The server\'s index lists this session as sealed, but this browser refuses its record: ' + (box.code || 'not checked') + '. Do not trust the server\'s copy.';
+    say.hidden = false;
+    document.body.dataset.disagree = 'true';
+  }
 });
