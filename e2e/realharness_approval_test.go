@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/logbook-project/logbook/internal/testkit/fakemodel"
+	"github.com/logbook-project/logbook/internal/testkit/oidcop"
 	"github.com/logbook-project/logbook/internal/testkit/testreport"
 )
 
@@ -230,4 +233,129 @@ func approverCall(method, url, token string, body any) (int, []byte) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
+}
+
+// TestRealClaudeCodeApprovalBrowser: the same held call through the real
+// Claude Code CLI, the binary logbook-server a fleet (--oidc-config with
+// the real OpenID provider, oidcop) with its console: dev1's hooks send
+// dev1's OIDC token; appr1 signs in to the console in headless Chromium,
+// approves the first held call with the button (it runs once: ran.txt
+// holds one line) and denies the same call sent again (it does not run);
+// the server's record verifies with --policy-key and names appr1 as the
+// approver, attested.
+func TestRealClaudeCodeApprovalBrowser(t *testing.T) {
+	t.Parallel()
+	claude := npmTool(t, claudeCodePkg, "claude")
+	op := oidcop.Start(t)
+	dir := t.TempDir()
+	signed, pub, _ := signedPolicy(t, t.TempDir(), approvalPolicy)
+	oidcCfg := filepath.Join(dir, "oidc.json")
+	os.WriteFile(oidcCfg, []byte(`{"issuers":[{"issuer":"`+op.Issuer+`","audiences":["`+oidcop.Audience+`","`+oidcop.ConsoleClient+`"],"tenantClaim":"tenant","rolesClaim":"roles"}]}`), 0o600)
+	secret := filepath.Join(dir, "console-secret")
+	os.WriteFile(secret, []byte(oidcop.ConsoleSecret), 0o600)
+	port := freePort(t)
+	s := startServer(t, port, filepath.Join(dir, "data"), newServerKey(t, dir), nil,
+		"--policy", signed, "--policy-key", pub, "--approval-wait", "40s", "--oidc-config", oidcCfg,
+		"--console-url", "http://"+port, "--console-issuer", op.Issuer, "--console-client", oidcop.ConsoleClient, "--console-secret-file", secret)
+	devToken := op.Token(t, "dev1")
+	proj := filepath.Join(dir, "proj")
+	os.MkdirAll(filepath.Join(proj, ".logbook", "bin"), 0o755)
+	if out, err := exec.Command("git", "-C", proj, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	for _, c := range []string{"record-step", "logbook-install"} {
+		b, _ := os.ReadFile(filepath.Join(bin, c))
+		writeExe(filepath.Join(proj, ".logbook", "bin", c), b)
+	}
+	inst := exec.Command(filepath.Join(proj, ".logbook", "bin", "record-step"), "install", "--harness", "claude-code", "--project", proj, "--server", s.url, "--command-hooks")
+	inst.Env = append(os.Environ(), "LOGBOOK_SERVER_TOKEN="+devToken)
+	if out, err := inst.CombinedOutput(); err != nil {
+		t.Fatalf("install --server: %v\n%s", err, out)
+	}
+	if cfg, _ := os.ReadFile(filepath.Join(proj, ".claude", "settings.json")); !strings.Contains(string(cfg), "--server-wait 50") {
+		t.Fatalf("the gated hook does not wait for approvers:\n%s", cfg)
+	}
+	ledger := `{"command":"echo run >> ran.txt","description":"write the ledger"}`
+	model, err := fakemodel.Anthropic(&fakemodel.Script{Turns: []fakemodel.Turn{
+		{Text: "First.", Calls: []fakemodel.ToolCall{{ID: "toolu_bw1", Name: "Bash", Input: raw(ledger)}}},
+		{Text: "Again.", Calls: []fakemodel.ToolCall{{ID: "toolu_bw2", Name: "Bash", Input: raw(ledger)}}},
+		{Text: "Done."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, claude, "-p", "write the ledger", "--permission-mode", "bypassPermissions", "--output-format", "json")
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "IS_SANDBOX=1", "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
+			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "LOGBOOK_DIR=", "LOGBOOK_SIGNING_KEY=", "LOGBOOK_SERVER_TOKEN="+devToken)
+		out, err := cmd.CombinedOutput()
+		done <- result{out, err}
+	}()
+	f := &consoleFixture{op: op, url: s.url}
+	appr := newConsoleBrowser(t)
+	appr.signIn(t, f, "appr1")
+	appr.waitCall(t, f, 1)
+	if who := appr.text(t, `li.call .requester`); who != "dev1" {
+		t.Errorf("requester shown: %q", who)
+	}
+	appr.run(t, chromedp.Click(chromedp.CSS(`li.call button.approve`)), chromedp.WaitVisible(chromedp.CSS(`p.done`)))
+	appr.waitCall(t, f, 1)
+	appr.run(t, chromedp.SendKeys(chromedp.CSS(`li.call input[name=reason]`), "once is enough"),
+		chromedp.Click(chromedp.CSS(`li.call button.deny`)), chromedp.WaitVisible(chromedp.CSS(`p.done`)))
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("claude: %v\n%s\n%s", res.err, res.out, s.stderr)
+	}
+	var sess struct {
+		SessionID string `json:"session_id"`
+	}
+	if json.Unmarshal(res.out, &sess); sess.SessionID == "" {
+		t.Fatalf("no session id: %s", res.out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(proj, "ran.txt")); string(got) != "run\n" {
+		t.Errorf("ran.txt %q: the call approved in the browser must run once, the denied one not", got)
+	}
+	var rec []byte
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && rec == nil; time.Sleep(100 * time.Millisecond) {
+		req, _ := http.NewRequest("GET", s.url+"/v1/sessions/"+sess.SessionID+"/record", nil)
+		req.Header.Set("Authorization", "Bearer "+devToken)
+		if r, err := http.DefaultClient.Do(req); err == nil {
+			if r.StatusCode == 200 {
+				rec, _ = io.ReadAll(r.Body)
+			}
+			r.Body.Close()
+		}
+	}
+	file := filepath.Join(dir, "r.json")
+	os.WriteFile(file, rec, 0o644)
+	if vout, code := verifyArgs(t, "--pubkey", s.pub, "--policy-key", pub, file); code != 0 {
+		t.Fatalf("verify: %s\n%s", vout, s.stderr)
+	}
+	var gates []string
+	for _, st := range readRecord(t, file).Steps {
+		if st.Data["event"] == "PolicyGate" {
+			g := fmt.Sprint(st.Data["toolUseId"], ":", st.Data["decision"])
+			if o, ok := st.Data["approvalDecision"]; ok {
+				g += fmt.Sprint("/", o, "/", st.Data["approver"])
+			}
+			gates = append(gates, g)
+		}
+	}
+	want := "toolu_bw1:hold toolu_bw1:allow/approved/appr1 toolu_bw2:hold toolu_bw2:deny/denied/appr1"
+	if strings.Join(gates, " ") != want {
+		t.Errorf("gate steps %q, want %q", strings.Join(gates, " "), want)
+	}
+	if !bytes.Contains(rec, []byte(`"subject":"appr1"`)) {
+		t.Error("the record does not name appr1 as an attested actor")
+	}
+	testreport.Line(t, "real Claude Code through a fleet logbook-server (OIDC, oidcop): appr1 approved the held call in the console in Chromium (it ran once) and denied it sent again (not run); record verified with --policy-key, appr1 the attested approver")
 }
