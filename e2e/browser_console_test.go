@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"crypto/ed25519"
@@ -426,6 +427,31 @@ func TestConsoleRun(t *testing.T) {
 	}
 	if ok, code := aud.verdictOf(t, f, sid); ok != "true" {
 		t.Errorf("the auditor's view: ok %s code %s", ok, code)
+	}
+	// The auditor's export: logbook-verify --bundle accepts it offline,
+	// and its transcript says the same; a developer gets none.
+	code, z, _ := consoleGet(t, "GET", f.url+"/ui/export/"+sid, aud.cookie(t).Value, nil, "")
+	if code != 200 {
+		t.Fatalf("export: %d %s", code, z)
+	}
+	zr, err := zip.NewReader(strings.NewReader(z), int64(len(z)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := t.TempDir()
+	for _, zf := range zr.File {
+		rc, _ := zf.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		os.WriteFile(filepath.Join(exp, zf.Name), b, 0o644)
+	}
+	vout, vcode := verifyArgs(t, "--bundle", filepath.Join(exp, sid+".bundle.json"), "--trust", filepath.Join(exp, "server.pub"), "--checkpoint-key", filepath.Join(exp, "server.vkey"))
+	transcript, _ := os.ReadFile(filepath.Join(exp, "verification.txt"))
+	if vcode != 0 || !strings.Contains(vout, "level=server") || !strings.Contains(string(transcript), "level=server") {
+		t.Errorf("the export's bundle offline: %d %s\ntranscript: %s", vcode, vout, transcript)
+	}
+	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/export/"+sid, dev.cookie(t).Value, nil, ""); code != 403 {
+		t.Errorf("a developer's export: %d, want 403", code)
 	}
 	other := newConsoleBrowser(t)
 	other.signIn(t, f, "dev3")

@@ -306,7 +306,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	srv, err := server.New(server.Config{Index: ix, Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
 		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, Fleet: fl,
-		Actor: actor, ApprovalWait: c.policy.wait, Console: cons})
+		Actor: actor, ApprovalWait: c.policy.wait, Console: cons, PolicyFile: c.policy.text})
 	if err != nil {
 		return fail(1, err)
 	}

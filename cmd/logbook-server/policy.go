@@ -16,6 +16,7 @@ import (
 // policyFlags gate every PreToolUse the server records (docs/policy.md).
 type policyFlags struct {
 	file, approvers string
+	text            []byte // the policy file as read
 	keys            []string
 	wait            time.Duration
 }
@@ -67,6 +68,7 @@ func (p *policyFlags) load() (*gate.Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--policy: %w", err)
 	}
+	p.text = text
 	g := gate.Load(text, trusted, orgpolicy.Deny, "")
 	if g.LoadErr != nil {
 		return nil, fmt.Errorf("--policy %s: %v", p.file, g.LoadErr)

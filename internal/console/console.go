@@ -21,6 +21,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,10 @@ type Backend interface {
 	// the index says of one (nil: nothing).
 	ConsoleSessions(ctx context.Context, p fleet.Principal, v url.Values) (index.Page, error)
 	ConsoleEntry(ctx context.Context, p fleet.Principal, id string) (*index.Session, error)
+	// ConsoleExport is the auditor's download of a session: a zip of
+	// its bundle, the key to trust, the verification transcript and the
+	// policy in force.
+	ConsoleExport(ctx context.Context, p fleet.Principal, id string) ([]byte, error)
 }
 
 // Config is the console's: its OpenID client and how a signed-in
@@ -138,6 +143,7 @@ func (c *Console) Handler(b Backend) http.Handler {
 	}))
 	mux.HandleFunc("GET /ui/run/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.run(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/record/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.record(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/export/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.export(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/console.css", c.asset)
 	mux.HandleFunc("GET /ui/run.js", c.asset)
 	return headers(mux)
@@ -374,7 +380,7 @@ func (c *Console) page(s *session, more map[string]any) map[string]any {
 		roles[i] = string(r)
 	}
 	m := map[string]any{"Who": s.p.Subject, "Tenant": s.p.Tenant, "Roles": strings.Join(roles, ", "),
-		"CSRF": s.csrf, "Approver": s.p.Has(fleet.Approver), "Reader": s.p.Has(fleet.Auditor) || s.p.Has(fleet.Developer)}
+		"CSRF": s.csrf, "Approver": s.p.Has(fleet.Approver), "Auditor": s.p.Has(fleet.Auditor), "Reader": s.p.Has(fleet.Auditor) || s.p.Has(fleet.Developer)}
 	for k, v := range more {
 		m[k] = v
 	}
@@ -479,6 +485,29 @@ func (c *Console) sessionsPage(w http.ResponseWriter, r *http.Request, s *sessio
 		rows[i] = row{e, time.UnixMilli(e.StartMS).UTC().Format("2006-01-02 15:04:05Z")}
 	}
 	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": rows, "Next": next, "Q": v}))
+}
+
+// export is the auditor's download of one session (Backend.ConsoleExport),
+// for auditors: `logbook-verify --bundle` accepts its bundle offline.
+func (c *Console) export(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
+	if !s.p.Has(fleet.Auditor) {
+		c.refuse(w, http.StatusForbidden, "The export is an auditor's.")
+		return
+	}
+	id := r.PathValue("id")
+	z, err := b.ConsoleExport(r.Context(), s.p, id)
+	var denied *fleet.Denied
+	switch {
+	case errors.As(err, &denied):
+		c.refuse(w, http.StatusForbidden, "You may not read this session.")
+		return
+	case err != nil:
+		c.refuse(w, http.StatusNotFound, "No export: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(id+".logbook-export.zip"))
+	w.Write(z)
 }
 
 // checkerScripts are web/index.html's scripts, in its order (served by

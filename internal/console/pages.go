@@ -56,6 +56,7 @@ var (
 	// web/js/app.js fills in) with the pinned keys already given.
 	runPage = page(`{{define "title"}}Run {{.ID}} · logbook{{end}}{{define "main"}}<h1>Run <code>{{.ID}}</code></h1>
 <p id="run" data-session="{{.ID}}"{{with .Entry}} data-index-verdict="{{.Verdict}}" data-index-steps="{{.Steps}}"{{end}}>Checked here, in this browser, against the server's key: the server's word is not taken.</p>
+{{if .Auditor}}<p><a id="export" href="/ui/export/{{.ID}}">Download the auditor's export</a> (bundle, key, verification transcript, policy: <code>logbook-verify --bundle</code> checks it offline)</p>{{end}}
 {{with .Entry}}<p id="index">The index lists it: {{.Verdict}}, {{.Steps}} steps, level {{.Level}}, developer {{.Developer}}.</p>{{end}}
 <p id="disagree" class="refused" role="alert" hidden></p>
 <p id="fetch" role="status"></p>

@@ -119,6 +119,9 @@ type Config struct {
 	// roles: the approvals' routes need an approver, and a held call
 	// names its requester (approvals.go). nil: no approver can decide.
 	Actor Actor
+	// PolicyFile is the signed policy file Gate was loaded from, for the
+	// console's export (export.go); nil: none given.
+	PolicyFile []byte
 	// Console, when not nil, is the web console under /ui/ (console.go,
 	// docs/console.md); it needs Fleet with an OIDC issuer.
 	Console *console.Config
