@@ -450,6 +450,17 @@ func TestConsoleRun(t *testing.T) {
 	if vcode != 0 || !strings.Contains(vout, "level=server") || !strings.Contains(string(transcript), "level=server") {
 		t.Errorf("the export's bundle offline: %d %s\ntranscript: %s", vcode, vout, transcript)
 	}
+	aud.run(t, chromedp.Navigate(f.url+"/ui/coverage?days=30"), chromedp.WaitVisible(chromedp.CSS(`#policies`)))
+	if h := aud.text(t, `main h1`); h != "Coverage of acme" || !strings.Contains(aud.text(t, `#policies`), "work") {
+		t.Errorf("the auditor's coverage page: %q, policies %q", h, aud.text(t, `#policies`))
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work"), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+	if !strings.Contains(dev.text(t, `main`), "No session of work names a commit") {
+		t.Errorf("the commits page: %q", dev.text(t, `main`))
+	}
+	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/coverage", dev.cookie(t).Value, nil, ""); code != 403 {
+		t.Errorf("a developer's coverage: %d, want 403", code)
+	}
 	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/export/"+sid, dev.cookie(t).Value, nil, ""); code != 403 {
 		t.Errorf("a developer's export: %d, want 403", code)
 	}

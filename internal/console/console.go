@@ -52,6 +52,9 @@ type Backend interface {
 	// its bundle, the key to trust, the verification transcript and the
 	// policy in force.
 	ConsoleExport(ctx context.Context, p fleet.Principal, id string) ([]byte, error)
+	// ConsoleCoverage is an auditor's view of the tenant's recording,
+	// and the policy digests in force per repository.
+	ConsoleCoverage(ctx context.Context, p fleet.Principal, days int) (index.Coverage, map[string][]string, error)
 }
 
 // Config is the console's: its OpenID client and how a signed-in
@@ -138,6 +141,8 @@ func (c *Console) Handler(b Backend) http.Handler {
 	mux.HandleFunc("GET /ui/approvals", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.approvals(w, r, s, b) }))
 	mux.HandleFunc("POST /ui/approvals/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.decide(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/sessions", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.sessionsPage(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/coverage", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.coverage(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/commits", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.commits(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/run", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) {
 		http.Redirect(w, r, "/ui/run/"+url.PathEscape(r.URL.Query().Get("session")), http.StatusSeeOther)
 	}))
@@ -508,6 +513,56 @@ func (c *Console) export(w http.ResponseWriter, r *http.Request, s *session, b B
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", "attachment; filename="+strconv.Quote(id+".logbook-export.zip"))
 	w.Write(z)
+}
+
+// coverage is an auditor's page: who stopped recording (silent for
+// ?days=, default 7), sessions that stopped without a SessionEnd,
+// outages, the policy digests in force per repository, and a link to
+// the sessions where a call was denied.
+func (c *Console) coverage(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
+	days, err := strconv.Atoi(r.URL.Query().Get("days"))
+	if err != nil || days <= 0 || days > 3650 {
+		days = 7
+	}
+	cov, policies, err := b.ConsoleCoverage(r.Context(), s.p, days)
+	var denied *fleet.Denied
+	switch {
+	case errors.As(err, &denied):
+		c.refuse(w, http.StatusForbidden, "Coverage is for auditors.")
+		return
+	case err != nil:
+		c.refuse(w, http.StatusBadRequest, "Coverage cannot be read: "+err.Error())
+		return
+	}
+	render(w, http.StatusOK, coveragePage, c.page(s, map[string]any{"Days": days, "Cov": cov, "Policies": policies}))
+}
+
+// commits lists, for a repository (?repo=), the commits the index's
+// sessions name, each with its session, developer and level: which
+// commits came from which sessions (the commit binding itself is checked
+// by logbook-verify --commits, docs/commits.md).
+func (c *Console) commits(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
+	repo := r.URL.Query().Get("repo")
+	type row struct{ Commit, Session, Developer, Level string }
+	var rows []row
+	if repo != "" {
+		pg, err := b.ConsoleSessions(r.Context(), s.p, url.Values{"repo": {repo}, "limit": {strconv.Itoa(index.MaxLimit)}})
+		var denied *fleet.Denied
+		switch {
+		case errors.As(err, &denied):
+			c.refuse(w, http.StatusForbidden, "The commits page is for developers (their own sessions) and auditors.")
+			return
+		case err != nil:
+			c.refuse(w, http.StatusBadRequest, "The search cannot be run: "+err.Error())
+			return
+		}
+		for _, e := range pg.Sessions {
+			for _, cm := range e.Commits {
+				rows = append(rows, row{cm, e.ID, e.Developer, e.Level})
+			}
+		}
+	}
+	render(w, http.StatusOK, commitsPage, c.page(s, map[string]any{"Repo": repo, "Rows": rows}))
 }
 
 // checkerScripts are web/index.html's scripts, in its order (served by

@@ -12,7 +12,8 @@ const layout = `{{define "page"}}<!doctype html>
 <body>
 <header><a class="brand" href="/ui/">logbook</a>
 {{if .Who}}{{if .CSRF}}<nav aria-label="main">
-{{if .Reader}}<a href="/ui/sessions">Sessions</a>{{end}}
+{{if .Reader}}<a href="/ui/sessions">Sessions</a> <a href="/ui/commits">Commits</a>{{end}}
+{{if .Auditor}}<a href="/ui/coverage">Coverage</a>{{end}}
 {{if .Approver}}<a href="/ui/approvals">Approvals</a>{{end}}
 </nav>
 <form class="who" method="post" action="/ui/logout"><span>{{.Who}} · {{.Tenant}} · {{.Roles}}</span>
@@ -86,6 +87,26 @@ var (
 <tbody>{{range .Rows}}<tr><td>{{.Start}}</td><td><a href="/ui/run/{{.ID}}"><code>{{.ID}}</code></a></td><td>{{.Developer}}</td><td>{{.Repo}}</td><td>{{.Steps}}</td><td>{{.Level}}</td><td>{{.Verdict}}{{if .Outage}} (outage){{end}}</td><td>{{range .Tools}}{{.}} {{end}}</td><td>{{range .Decisions}}{{.}} {{end}}</td></tr>
 {{end}}</tbody></table></div>
 {{if .Next}}<p><a id="next" href="{{.Next}}">Next page</a></p>{{end}}
+{{end}}`)
+
+	coveragePage = page(`{{define "title"}}Coverage · logbook{{end}}{{define "main"}}<h1>Coverage of {{.Tenant}}</h1>
+<form method="get" action="/ui/coverage"><label>silent for days <input name="days" value="{{.Days}}" size="4"></label><button type="submit">Show</button></form>
+<h2>Developers who sent nothing for {{.Days}} days</h2>
+{{if not .Cov.Silent}}<p id="no-silent">None.</p>{{end}}<ul id="silent">{{range .Cov.Silent}}<li>{{.Developer}}</li>{{end}}</ul>
+<h2>Sessions that stopped without a SessionEnd</h2>
+{{if not .Cov.Unended}}<p>None.</p>{{end}}<ul id="unended">{{range .Cov.Unended}}<li><a href="/ui/run/{{.ID}}"><code>{{.ID}}</code></a> {{.Developer}} {{.Repo}}</li>{{end}}</ul>
+<h2>Outages (events lost, unsent or refused)</h2>
+{{if not .Cov.Outages}}<p>None.</p>{{end}}<ul id="outages">{{range .Cov.Outages}}<li><a href="/ui/run/{{.ID}}"><code>{{.ID}}</code></a> {{.Developer}}: lost {{.Lost}}, unsent {{.Unsent}}, refused {{.Refused}}</li>{{end}}</ul>
+<h2>Policy in force, by repository</h2>
+<dl id="policies">{{range $repo, $ds := .Policies}}<dt>{{if $repo}}{{$repo}}{{else}}(no repository){{end}}</dt><dd>{{range $ds}}<code>{{.}}</code> {{end}}</dd>{{end}}</dl>
+<p><a href="/ui/sessions?decision=deny">Sessions where a call was denied</a></p>
+{{end}}`)
+
+	commitsPage = page(`{{define "title"}}Commits · logbook{{end}}{{define "main"}}<h1>Commits</h1>
+<form method="get" action="/ui/commits"><label>repository <input name="repo" value="{{.Repo}}" required></label><button type="submit">Show</button></form>
+{{if .Repo}}{{if not .Rows}}<p id="none">No session of {{.Repo}} names a commit.</p>{{end}}
+<div class="table"><table id="commits"><thead><tr><th scope="col">commit</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">level</th></tr></thead>
+<tbody>{{range .Rows}}<tr><td><code>{{.Commit}}</code></td><td><a href="/ui/run/{{.Session}}"><code>{{.Session}}</code></a></td><td>{{.Developer}}</td><td>{{.Level}}</td></tr>{{end}}</tbody></table></div>{{end}}
 {{end}}`)
 
 	signedInPage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1><p><a id="go" href="/ui/">Continue to the console</a></p>{{end}}`)

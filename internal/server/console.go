@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,4 +185,45 @@ func (s *Server) ConsoleEntry(ctx context.Context, p fleet.Principal, id string)
 		return nil, err
 	}
 	return s.cfg.Index.Get(ctx, p.Tenant, id)
+}
+
+// ConsoleCoverage is the tenant's coverage for an auditor (the index's:
+// developers silent for days, sessions stopped without a SessionEnd,
+// outages), with the policy digests the recent sessions were gated by,
+// per repository.
+func (s *Server) ConsoleCoverage(ctx context.Context, p fleet.Principal, days int) (index.Coverage, map[string][]string, error) {
+	if s.cfg.Index == nil {
+		return index.Coverage{}, nil, ErrNoIndex
+	}
+	if !p.Has(fleet.Auditor) {
+		return index.Coverage{}, nil, &fleet.Denied{Principal: p, Action: fleet.Read, Err: fleet.ErrRole}
+	}
+	now := s.cfg.Now()
+	q := index.CoverageQuery{Tenant: p.Tenant, SinceMS: now.AddDate(0, 0, -days).UnixMilli(), QuietMS: now.Add(-time.Hour).UnixMilli(), Limit: 100}
+	if s.cfg.Enrolled != nil {
+		dev, err := s.cfg.Enrolled(p.Tenant)
+		if err != nil {
+			return index.Coverage{}, nil, err
+		}
+		q.Developers = dev
+	}
+	cov, err := s.cfg.Index.Coverage(ctx, q)
+	if err != nil {
+		return cov, nil, err
+	}
+	pg, err := s.cfg.Index.Search(ctx, index.Query{Tenant: p.Tenant, SinceMS: q.SinceMS, Limit: index.MaxLimit})
+	if err != nil {
+		return cov, nil, err
+	}
+	policies := map[string][]string{}
+	for _, e := range pg.Sessions {
+		d := e.Policy
+		if d == "" {
+			d = "none"
+		}
+		if !slices.Contains(policies[e.Repo], d) {
+			policies[e.Repo] = append(policies[e.Repo], d)
+		}
+	}
+	return cov, policies, nil
 }
