@@ -40,9 +40,10 @@ type consoleFixture struct {
 	op  *oidcop.Provider
 	url string
 	dir string // the server's data directory
+	ix  *index.Index
 }
 
-func newConsoleFixture(t *testing.T) *consoleFixture {
+func newConsoleFixture(t testing.TB) *consoleFixture {
 	t.Helper()
 	op := oidcop.Start(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -83,7 +84,7 @@ func newConsoleFixture(t *testing.T) *consoleFixture {
 	ts := &httptest.Server{Listener: l, Config: &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 5 * time.Second}}
 	ts.Start()
 	t.Cleanup(func() { ts.Close(); srv.Close() })
-	return &consoleFixture{op: op, url: base, dir: dir}
+	return &consoleFixture{op: op, url: base, dir: dir, ix: ix}
 }
 
 // hold sends the held call `echo 7` of session as user (their OIDC

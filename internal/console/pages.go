@@ -84,8 +84,7 @@ var (
 <button type="submit">Search</button></form>
 {{if not .Rows}}<p id="none">No session matches.</p>{{end}}
 <div class="table"><table id="sessions"><thead><tr><th scope="col">started</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">repository</th><th scope="col">steps</th><th scope="col">level</th><th scope="col">state</th><th scope="col">tools</th><th scope="col">decisions</th></tr></thead>
-<tbody>{{range .Rows}}<tr><td>{{.Start}}</td><td><a href="/ui/run/{{.ID}}"><code>{{.ID}}</code></a></td><td>{{.Developer}}</td><td>{{.Repo}}</td><td>{{.Steps}}</td><td>{{.Level}}</td><td>{{.Verdict}}{{if .Outage}} (outage){{end}}</td><td>{{range .Tools}}{{.}} {{end}}</td><td>{{range .Decisions}}{{.}} {{end}}</td></tr>
-{{end}}</tbody></table></div>
+<tbody>{{.Rows}}</tbody></table></div>
 {{if .Next}}<p><a id="next" href="{{.Next}}">Next page</a></p>{{end}}
 {{end}}`)
 
