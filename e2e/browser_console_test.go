@@ -33,6 +33,9 @@ import (
 	"github.com/logbook-project/logbook/web"
 )
 
+// consoleServerKey is the console fixture's server key.
+var consoleServerKey = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32))
+
 // consoleFixture is a fleet logbook-server (in this process) whose
 // policy holds `echo 7`, with its console at /ui/, signing people in
 // with a real OpenID provider (oidcop, its own process).
@@ -74,7 +77,7 @@ func newConsoleFixture(t testing.TB) *consoleFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	srv, err := server.New(server.Config{Index: ix, Dir: dir, Origin: "console.test", Key: ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, 32)),
+	srv, err := server.New(server.Config{Index: ix, Dir: dir, Origin: "console.test", Key: consoleServerKey,
 		Web: web.Files, Fleet: &server.Fleet{Store: st, OIDC: v}, Token: "hook-token-0123456789", ReadToken: "read-token-0123456789",
 		Gate:    &gate.Gate{Program: prog, Signed: &orgpolicy.Signed{Policy: p}},
 		Console: &console.Config{Issuer: op.Issuer, ClientID: oidcop.ConsoleClient, ClientSecret: oidcop.ConsoleSecret, URL: base}})
@@ -115,7 +118,7 @@ type consoleBrowser struct {
 	ctx context.Context
 }
 
-func newConsoleBrowser(t *testing.T) *consoleBrowser {
+func newConsoleBrowser(t testing.TB) *consoleBrowser {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser: not under -short")
@@ -133,7 +136,7 @@ func newConsoleBrowser(t *testing.T) *consoleBrowser {
 	return &consoleBrowser{ctx: ctx}
 }
 
-func (b *consoleBrowser) run(t *testing.T, actions ...chromedp.Action[chromedp.Void]) {
+func (b *consoleBrowser) run(t testing.TB, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
@@ -146,7 +149,7 @@ func (b *consoleBrowser) run(t *testing.T, actions ...chromedp.Action[chromedp.V
 }
 
 // get runs one action that gives a value.
-func get[T any](t *testing.T, b *consoleBrowser, a chromedp.Action[T]) T {
+func get[T any](t testing.TB, b *consoleBrowser, a chromedp.Action[T]) T {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
 	defer cancel()
@@ -159,7 +162,7 @@ func get[T any](t *testing.T, b *consoleBrowser, a chromedp.Action[T]) T {
 
 // signIn goes to a console page, is sent to the provider's login form,
 // types user's name and password, and comes back signed in.
-func (b *consoleBrowser) signIn(t *testing.T, f *consoleFixture, user string) {
+func (b *consoleBrowser) signIn(t testing.TB, f *consoleFixture, user string) {
 	t.Helper()
 	b.run(t, chromedp.Navigate(f.url+"/ui/"),
 		chromedp.WaitVisible(chromedp.CSS(`#username`)),

@@ -2,16 +2,23 @@ package e2e
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/logbook-project/logbook/internal/index"
+	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/testkit/oidcop"
 )
 
@@ -107,4 +114,59 @@ func BenchmarkConsoleSessions(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkConsoleRun: a sealed record of 100,000 steps (signed by the
+// server's key) opened on the console's run page in headless Chromium,
+// from navigation to the browser's verdict (the record fetched from the
+// server and checked by web/'s checker against the pinned key), against
+// logbook-verify --pubkey on the same record, side by side in one run.
+// Issue 34 asks the page for ≤ 3× logbook-verify.
+//
+//	go test ./e2e -run '^$' -bench BenchmarkConsoleRun -benchtime 3x
+func BenchmarkConsoleRun(b *testing.B) {
+	const n = 100000
+	f := newConsoleFixture(b)
+	const sid = "console-bench-run"
+	// dev1's first event makes the session dev1's (its owner file).
+	body := `{"session_id":"` + sid + `","hook_event_name":"SessionStart","cwd":"/work","source":"startup"}`
+	req, _ := http.NewRequest("POST", f.url+"/v1/hooks/claude-code", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+f.op.Token(b, "dev1"))
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		b.Fatalf("SessionStart: %v %v", resp, err)
+	}
+	dir := b.TempDir()
+	prefill(b, dir, n)
+	key := filepath.Join(dir, "server.key")
+	priv, _, err := keys.MarshalPair(consoleServerKey, consoleServerKey.Public().(ed25519.PublicKey))
+	if err != nil {
+		b.Fatal(err)
+	}
+	os.WriteFile(key, priv, 0o600)
+	pubFile := filepath.Join(dir, "server.pub")
+	_, pub, _ := keys.MarshalPair(consoleServerKey, consoleServerKey.Public().(ed25519.PublicKey))
+	os.WriteFile(pubFile, pub, 0o644)
+	rec := filepath.Join(f.dir, sid+".record.json")
+	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", dir, "--session", "bench", "--key", key, "--out", rec).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	br := newConsoleBrowser(b)
+	br.signIn(b, f, "dev1")
+	var page, cli time.Duration
+	for b.Loop() {
+		start := time.Now()
+		br.run(b, chromedp.Navigate(f.url+"/ui/run/"+sid), chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
+		page += time.Since(start)
+		if ok := get(b, br, chromedp.Evaluate[string](`document.getElementById('verdict').dataset.ok`)); ok != "true" {
+			b.Fatalf("the browser's verdict on the 100,000-step record: ok %s", ok)
+		}
+		start = time.Now()
+		if out, err := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", pubFile, rec).CombinedOutput(); err != nil {
+			b.Fatalf("logbook-verify: %v %s", err, out)
+		}
+		cli += time.Since(start)
+	}
+	b.ReportMetric(float64(page.Milliseconds())/float64(b.N), "page-ms/op")
+	b.ReportMetric(float64(cli.Milliseconds())/float64(b.N), "verify-ms/op")
+	b.ReportMetric(float64(page)/float64(cli), "page/verify")
 }
