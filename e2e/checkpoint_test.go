@@ -44,6 +44,7 @@ type cpCase struct {
 	notes, keys   []string // --checkpoint, --checkpoint-key files
 	want, level   string   // "-" when not known in advance
 	managed       bool     // --require-managed
+	attested      bool     // --require-attested
 }
 
 func (c cpCase) args() []string {
@@ -56,6 +57,9 @@ func (c cpCase) args() []string {
 	}
 	for _, k := range c.keys {
 		args = append(args, "--checkpoint-key", k)
+	}
+	if c.attested {
+		args = append(args, "--require-attested")
 	}
 	if c.managed {
 		args = append(args, "--require-managed")
@@ -94,12 +98,13 @@ func checkpointFixtures(t *testing.T) []cpCase {
 		var o struct {
 			Checkpoint, CheckpointKey []string
 			RequireManaged            bool
+			RequireAttested           bool
 		}
 		b, err := os.ReadFile(filepath.Join("../testdata/records/checkpoint/options", name))
 		if err != nil || json.Unmarshal(b, &o) != nil {
 			t.Fatalf("%s: options: %v", name, err)
 		}
-		c := cpCase{group: "fixtures", record: f, pubkeys: []string{"../testdata/keys/fixture.key.pub"}, managed: o.RequireManaged}
+		c := cpCase{group: "fixtures", record: f, pubkeys: []string{"../testdata/keys/fixture.key.pub"}, managed: o.RequireManaged, attested: o.RequireAttested}
 		for _, p := range o.Checkpoint {
 			c.notes = append(c.notes, filepath.Join("../testdata", p))
 		}
@@ -110,7 +115,7 @@ func checkpointFixtures(t *testing.T) []cpCase {
 		if strings.HasPrefix(rest, "good_") {
 			c.level = strings.Split(strings.TrimPrefix(rest, "good_"), "_")[0]
 		} else {
-			for _, code := range []string{checkpoint.Invalid, checkpoint.Mismatch, checkpoint.Truncated, "HOOKS_NOT_MANAGED"} {
+			for _, code := range []string{checkpoint.Invalid, checkpoint.Mismatch, checkpoint.Truncated, "HOOKS_NOT_MANAGED", "ACTOR_UNATTESTED", "ACTOR_MISMATCH"} {
 				if strings.HasPrefix(rest, "fail_"+code+"_") {
 					c.want = code
 				}
@@ -200,10 +205,10 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 		early := file(id+".early.checkpoint", []byte(notes[r.IntN(len(notes))]))
 		k := func() string { return []string{pubFile, vkeyFile}[r.IntN(2)] }
 		out = append(out,
-			cpCase{"honest", rec, nil, []string{note}, []string{k()}, "", "server", false},
-			cpCase{"honest, earlier checkpoint", rec, nil, []string{early}, []string{k()}, "-", "-", false},
-			cpCase{"honest, both", rec, nil, []string{early, note}, []string{k(), wrongFile}, "", "server", false},
-			cpCase{"honest, other key", rec, nil, []string{note}, []string{wrongFile}, checkpoint.Invalid, "", false},
+			cpCase{"honest", rec, nil, []string{note}, []string{k()}, "", "server", false, false},
+			cpCase{"honest, earlier checkpoint", rec, nil, []string{early}, []string{k()}, "-", "-", false, false},
+			cpCase{"honest, both", rec, nil, []string{early, note}, []string{k(), wrongFile}, "", "server", false, false},
+			cpCase{"honest, other key", rec, nil, []string{note}, []string{wrongFile}, checkpoint.Invalid, "", false, false},
 		)
 		// The agent cuts its copy of the journal and seals it.
 		lines, _ := os.ReadFile(journalfile.Path(filepath.Join(dir, "data"), id))
@@ -216,20 +221,20 @@ func randomServerCases(t *testing.T, r *rand.Rand, n int) []cpCase {
 			res, err := seal.Seal(j, agent, seal.Options{Now: "2026-12-01T00:00:00Z"})
 			j.Close()
 			if err == nil {
-				out = append(out, cpCase{"cut and re-sealed", file(id+".cut.json", res.Record), nil, []string{note}, []string{k()}, "-", "-", false})
+				out = append(out, cpCase{"cut and re-sealed", file(id+".cut.json", res.Record), nil, []string{note}, []string{k()}, "-", "-", false, false})
 			}
 		}
 		// It re-chains after editing a step.
 		recBytes, _ := os.ReadFile(rec)
 		if re, err := tamper.Apply(recBytes, tamper.EditSummary(r.IntN(steps), "edited"), tamper.Relink, tamper.FixCountAndTip, tamper.Resign(agent)); err == nil {
-			out = append(out, cpCase{"re-chained", file(id+".rechained.json", re), nil, []string{note}, []string{k()}, checkpoint.Mismatch, "", false})
+			out = append(out, cpCase{"re-chained", file(id+".rechained.json", re), nil, []string{note}, []string{k()}, checkpoint.Mismatch, "", false, false})
 		}
 		// A damaged note: one byte changed.
 		nb, _ := os.ReadFile(note)
 		nb[r.IntN(len(nb))] ^= byte(1 + r.IntN(255))
-		out = append(out, cpCase{"damaged note", rec, nil, []string{file(id+".damaged.checkpoint", nb)}, []string{k()}, "-", "-", false})
+		out = append(out, cpCase{"damaged note", rec, nil, []string{file(id+".damaged.checkpoint", nb)}, []string{k()}, "-", "-", false, false})
 		if prevNote != "" {
-			out = append(out, cpCase{"other session's note", rec, nil, []string{prevNote}, []string{k()}, checkpoint.Mismatch, "", false})
+			out = append(out, cpCase{"other session's note", rec, nil, []string{prevNote}, []string{k()}, checkpoint.Mismatch, "", false, false})
 		}
 		prevNote = note
 	}
@@ -271,7 +276,7 @@ func TestBrowserCheckpointDifferential(t *testing.T) {
 		for _, p := range c.keys {
 			ks = append(ks, read(p))
 		}
-		opts, _ := json.Marshal(map[string]any{"pubkeys": pubs, "checkpoints": notes, "checkpointKeys": ks, "requireManaged": c.managed})
+		opts, _ := json.Marshal(map[string]any{"pubkeys": pubs, "checkpoints": notes, "checkpointKeys": ks, "requireManaged": c.managed, "requireAttested": c.attested})
 		page, err := evalJS[cpVerdict](b, `logbookVerify(`+bytesExpr([]byte(read(c.record)))+`, `+string(opts)+`)`)
 		if err != nil {
 			t.Fatalf("%s: %v", c.record, err)
@@ -330,6 +335,15 @@ func TestBrowserCheckpointUI(t *testing.T) {
 	evalJS[bool](b, `(() => { document.body.dataset.state = 'checking'; logbook.show("r.json", `+bytesExpr([]byte(read("records/checkpoint/good_server_full.json")))+`); return true; })()`)
 	if s := b.waitShown(t); s.Code != "" || !strings.Contains(s.Verdict, "level") || !strings.Contains(s.Verdict, "server:") {
 		t.Errorf("PEM key: %+v", s)
+	}
+	// A fleet's record: the session shows who sent its events, attested
+	// and asserted (docs/fleet.md).
+	set("checkpoint", read("records/checkpoint/notes/attested.checkpoint"))
+	evalJS[bool](b, `(() => { document.body.dataset.state = 'checking'; logbook.show("a.json", `+bytesExpr([]byte(read("records/checkpoint/good_server_attested.json")))+`); return true; })()`)
+	b.waitShown(t)
+	session, err := evalJS[string](b, `document.getElementById('session').textContent`)
+	if err != nil || !strings.Contains(session, "dev1 in acme (credential)") || !strings.Contains(session, "alice") {
+		t.Errorf("the session box does not show the actors: %q %v", session, err)
 	}
 	b.checkQuiet(t)
 }

@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// TestSystemdUnitVerifies: deploy/logbook-server.service passes
+// TestSystemdUnitVerifies: deploy/logbook-server.service (and the
+// replicas' logbook-server-replica.service) passes
 // systemd-analyze verify (pointed at the built binary), where systemd is
 // installed. The container recipe is not built here: there is no Docker
 // engine on CI.
@@ -19,16 +20,22 @@ func TestSystemdUnitVerifies(t *testing.T) {
 	if err != nil {
 		t.Skip("systemd-analyze not found: the unit file is not checked")
 	}
-	unit, err := os.ReadFile("../deploy/logbook-server.service")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	text := strings.ReplaceAll(string(unit), "/usr/local/bin/logbook-server", filepath.Join(bin, "logbook-server"))
-	path := filepath.Join(dir, "logbook-server.service")
-	os.WriteFile(path, []byte(text), 0o644)
-	if out, err := exec.Command(sa, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
-		t.Fatalf("systemd-analyze verify: %v\n%s", err, out)
+	for _, name := range []string{"logbook-server.service", "logbook-server-replica.service"} {
+		unit, err := os.ReadFile("../deploy/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		text := strings.ReplaceAll(string(unit), "/usr/local/bin/logbook-server", filepath.Join(bin, "logbook-server"))
+		// The environment file is made at setup (the unit's header).
+		env := filepath.Join(dir, "db.env")
+		os.WriteFile(env, []byte("LOGBOOK_DB_DSN=x:y@tcp(127.0.0.1:3306)/logbook\n"), 0o600)
+		text = strings.ReplaceAll(text, "/etc/logbook-server/db.env", env)
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(text), 0o644)
+		if out, err := exec.Command(sa, "verify", path).CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("%s: systemd-analyze verify: %v\n%s", name, err, out)
+		}
 	}
 }
 

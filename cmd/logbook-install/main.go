@@ -73,8 +73,8 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 	if name == "install" {
 		fs.StringVar(&o.ServerKey, "server-key", "", "with --server: the server's Ed25519 public key `HEX` (GET /v1/key's publicKey), written into each record-step --server hook, which then takes only answers the server signed (default: asked of the server now, over http://)")
 		fs.BoolVar(&o.CommandHooks, "command-hooks", false, "with --server: Claude Code gets record-step --server command hooks for every event instead of its HTTP hooks, which cannot check who answers (a process squatting the server's port)")
-		fs.StringVar(&o.Enroll, "enroll", "", "with --server: trade this enrollment `CODE` (logbook-server enroll) for your own credential, kept 0600 in logbook's configuration directory, which the hooks send (docs/fleet.md)")
 		fs.BoolVar(&o.Trailer, "trailer", false, "in a git work tree, also add a commit-msg hook that puts a Logbook-Record: SESSION trailer in each commit made while a session records (opt-in: it changes every commit message, the person's too; the git note is the binding either way: docs/commits.md)")
+		fs.StringVar(&o.Enroll, "enroll", "", "with --server: trade this enrollment `CODE` (logbook-server enroll) for your own credential, kept 0600 in logbook's configuration directory, which the hooks send (docs/fleet.md)")
 		fs.BoolVar(&o.NoGuard, "no-guard", false, "Claude Code: do not add the user-level hook that refuses sessions started below the project (where its hooks do not run)")
 		fs.StringVar(&o.Policy, "policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: the hooks of those events run record-step --policy FILE --policy-key PUB (docs/policy.md §7); install checks the signature first and copies neither file")
 		fs.Var((*cli.List)(&o.PolicyKeys), "policy-key", "with --policy: the policy signer's SPKI PEM public key `PUB` (repeatable; at least one)")

@@ -78,7 +78,7 @@ func main() {
 const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
                [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
-               [--policy SIGNED.json --policy-key PUB]
+               [--policy SIGNED.json --policy-key PUB] [--db DSN]
                [--index sqlite|mysql|none [--index-dsn DSN]]
 logbook-server --reindex --data DIR [--index sqlite|mysql [--index-dsn DSN]]
 logbook-server sessions|coverage|retention|hold --server URL … (logbook-server sessions --help)
@@ -99,18 +99,19 @@ type config struct {
 	maxHook, maxVerify                     int64
 	minFree                                int64
 	log                                    logFlags
+	db                                     dbFlag
 	policy                                 policyFlags
+	index                                  indexcli.Flags
 	fleet                                  fleetcmd.Flags
 	console                                server.ConsoleFlags
-	index                                  indexcli.Flags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) > 0 && slices.Contains(fleetcmd.Subcommands, args[0]) {
-		return fleetcmd.Run(args, stdout, stderr, getenv, time.Now())
-	}
 	if len(args) > 0 && indexcli.IsCommand(args[0]) {
 		return indexcli.Run(args, stdout, stderr, getenv) // sessions, coverage, retention, hold: docs/index.md
+	}
+	if len(args) > 0 && slices.Contains(fleetcmd.Subcommands, args[0]) {
+		return fleetcmd.Run(args, stdout, stderr, getenv, time.Now())
 	}
 	var c config
 	fs := flag.NewFlagSet("logbook-server", flag.ContinueOnError)
@@ -138,12 +139,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fs.StringVar(&c.rotateKey, "rotate-key", "", "hand the server over from --key to the new key `FILE` (PKCS#8 PEM, 0600): both sign a rotation note appended to DATA/key-rotations (docs/key-rotation.md), then exit; restart with --key FILE")
 	fs.BoolVar(&c.verifierKey, "verifier-key", false, "print the note verifier key of --key under --name (what logbook-verify --checkpoint-key takes), then exit")
 	c.log.register(fs)
+	c.index.Register(fs)
+	c.db.register(fs)
 	c.fleet.Register(fs)
 	c.console.Register(fs)
-	c.index.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
+	if err := c.db.settle(fs, &c.log, getenv); err != nil {
+		fmt.Fprintln(stderr, "logbook-server:", err)
+		return 2
+	}
+	c.index.Shared(fs, c.db.dsn)
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "logbook-server: unexpected argument %q (run 'logbook-server --help' for usage)\n", fs.Arg(0))
 		return 2
@@ -284,6 +291,10 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 		defer closeLog(tl, log)
 		log.Info("transparency log", "driver", c.log.driver, "origin", tl.Origin(), "verifierKey", tl.VerifierKey())
 	}
+	db, err := server.OpenDB(ctx, c.db.dsn)
+	if err != nil {
+		return fail(1, err)
+	}
 	gt, err := c.policy.load()
 	if err != nil {
 		return fail(1, err)
@@ -305,7 +316,7 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Index: ix, Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, Fleet: fl,
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, DB: db, Fleet: fl,
 		Actor: actor, ApprovalWait: c.policy.wait, Console: cons, PolicyFile: c.policy.text})
 	if err != nil {
 		return fail(1, err)

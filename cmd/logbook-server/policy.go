@@ -36,15 +36,7 @@ func (p *policyFlags) actor() (server.Actor, error) {
 	if p.approvers == "" {
 		return nil, nil
 	}
-	b, err := readlimit.Small(p.approvers, 1<<20)
-	if err != nil {
-		return nil, fmt.Errorf("--approvers: %w", err)
-	}
-	a, err := server.ApproverTokens(b)
-	if err != nil {
-		return nil, fmt.Errorf("--approvers %s: %w", p.approvers, err)
-	}
-	return a, nil
+	return server.ReadApprovers(p.approvers)
 }
 
 // load reads, verifies and compiles the policy once, at start: a server

@@ -30,6 +30,7 @@ var fixtureFlags = map[string]struct {
 	"attestation": {"--attestation", true}, "attestorKey": {"--attestor-key", true},
 	"checkpoint": {"--checkpoint", true}, "checkpointKey": {"--checkpoint-key", true},
 	"logPolicy": {"--log-policy", true}, "logProof": {"--log-proof", true}, "requireManaged": {"--require-managed", false},
+	"requireAttested": {"--require-attested", false},
 }
 
 // codeFixture finds a fixture refused with code and the flags that give

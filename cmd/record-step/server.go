@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -78,6 +79,11 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	}
 	if wait > 0 {
 		headers = append(headers, [2]string{hookpost.WaitHeader, fmt.Sprint(wait)})
+	}
+	// Who the machine says its user is: a fleet's server records it as
+	// the actor's asserted identity, beside the one it checked.
+	if u := cmp.Or(getenv("USER"), getenv("USERNAME")); u != "" && !strings.ContainsAny(u, "\r\n") && len(u) <= 256 {
+		headers = append(headers, [2]string{"X-Logbook-User", u})
 	}
 	tok := hookpost.Token(getenv)
 	if tok != "" {

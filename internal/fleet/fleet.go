@@ -113,7 +113,8 @@ func (e *Denied) Unwrap() error { return e.Err }
 // by o (for Manage, o names the tenant)? It returns nil or a *Denied.
 //
 //   - the shared token (ByToken) may do what a server without a fleet lets
-//     it do: the server's own --token/--read-token checks still apply;
+//     it do (the server's own --token/--read-token checks still apply),
+//     but write into a session someone in the fleet owns;
 //   - nothing crosses tenants;
 //   - a developer writes a session it starts (zero owner) or owns, and
 //     reads the sessions it owns;
@@ -122,18 +123,24 @@ func (e *Denied) Unwrap() error { return e.Err }
 //   - an admin manages its tenant.
 func Authorize(p Principal, a Action, o Owner) error {
 	if p.By == ByToken {
+		// The shared token writes only what no one in the fleet owns:
+		// whoever holds it must not slip events into a developer's session.
+		if a == Write && o != (Owner{}) {
+			return &Denied{Principal: p, Action: a, Err: ErrNotOwner}
+		}
 		return nil
 	}
 	deny := func(err error) error { return &Denied{Principal: p, Action: a, Err: err} }
 	zero := o == Owner{}
+	// A role that writes nothing is refused as such, wherever it writes.
+	if a == Write && !p.Has(Developer) {
+		return deny(ErrRole)
+	}
 	if !zero && o.Tenant != p.Tenant {
 		return deny(ErrOtherTenant)
 	}
 	switch a {
 	case Write:
-		if !p.Has(Developer) {
-			return deny(ErrRole)
-		}
 		if !zero && o.Subject != p.Subject {
 			return deny(ErrNotOwner)
 		}

@@ -60,6 +60,27 @@ type enrollment struct {
 	Expires string `json:"expires"`
 }
 
+// Keeper keeps credentials and enrollment codes: Store, files in the
+// server's data directory, or a fleet's database (server replicas). Its
+// refusals are this package's Err* values.
+type Keeper interface {
+	Enroll(tenant, subject string, roles []Role, ttl time.Duration, now time.Time, random io.Reader) (string, error)
+	Redeem(code string, now time.Time, random io.Reader) (string, Credential, error)
+	Lookup(token string) (Principal, error)
+	List() ([]Credential, error)
+	Revoke(id string) (Credential, error)
+}
+
+// Owners keeps who started each session (Owner): the server's files
+// (DATA/ID.owner) or a fleet's database. Set is called under the
+// session's lock, once, for a session that has none.
+type Owners interface {
+	Owner(session string) (Owner, error) // the zero Owner when none
+	Set(session string, o Owner) error
+}
+
+var _ Keeper = (*Store)(nil)
+
 // Store keeps credentials and enrollment codes under DATA/fleet, each in
 // a file of its own named by the SHA-256 of its secret, written with
 // internal/durable (0600): a crash leaves the file whole or absent. A
@@ -189,7 +210,7 @@ func (s *Store) Redeem(code string, now time.Time, random io.Reader) (string, Cr
 		}
 		return "", Credential{}, err
 	}
-	if err := syncDir(filepath.Join(s.dir, "enroll")); err != nil {
+	if err := durable.SyncPath(filepath.Join(s.dir, "enroll")); err != nil {
 		return "", Credential{}, err
 	}
 	tok, err := secret(TokenPrefix, random)
@@ -319,7 +340,7 @@ func (s *Store) Revoke(id string) (Credential, error) {
 		return Credential{}, err
 	}
 	c.Revoked = true
-	return c, syncDir(dir)
+	return c, durable.SyncPath(dir)
 }
 
 func isHex(s string) bool {
@@ -329,17 +350,4 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }

@@ -119,6 +119,7 @@ func TestAuthorize(t *testing.T) {
 		{aud, fleet.Read, foreign, fleet.ErrOtherTenant},
 		{aud, fleet.Write, none, fleet.ErrRole},
 		{aud, fleet.Write, own, fleet.ErrRole},
+		{aud, fleet.Write, foreign, fleet.ErrRole},
 		{adm, fleet.Manage, fleet.Owner{Tenant: "acme"}, nil},
 		{adm, fleet.Manage, fleet.Owner{Tenant: "other"}, fleet.ErrOtherTenant},
 		{adm, fleet.Read, own, fleet.ErrRole},
@@ -128,7 +129,8 @@ func TestAuthorize(t *testing.T) {
 		{appr, fleet.Read, own, fleet.ErrRole},
 		{dev, fleet.Approve, own, fleet.ErrRole},
 		{tok, fleet.Read, other, nil},
-		{tok, fleet.Write, own, nil},
+		{tok, fleet.Write, own, fleet.ErrNotOwner},
+		{tok, fleet.Write, none, nil},
 	} {
 		err := fleet.Authorize(c.p, c.a, c.o)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {

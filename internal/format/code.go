@@ -40,6 +40,11 @@ const (
 	// Where the hooks came from (step 11, docs/server.md), only with
 	// --require-managed; internal/verdict decides it.
 	HooksNotManaged Code = "HOOKS_NOT_MANAGED" // no server note says the session's hooks were managed
+	// Who sent each event (step 11, docs/fleet.md), only with
+	// --require-attested; internal/verdict decides them. ActorMismatch is
+	// also a fleet server's refusal of another developer's event.
+	ActorUnattested Code = "ACTOR_UNATTESTED" // an event step without an identity a fleet's server checked
+	ActorMismatch   Code = "ACTOR_MISMATCH"   // events of one session attested to two developers
 	// The organization policy's gate (step 12, docs/policy.md §8), only
 	// with --policy-key; internal/orgpolicy decides them.
 	PolicyMissing   Code = "POLICY_MISSING"   // a gate ran without a policy, or tool calls and no gate at all
@@ -58,7 +63,7 @@ const (
 var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatch, TipMismatch, SignatureInvalid,
 	KeyRevoked, SignerNotTrusted, IdentityKeyMismatch, IdentityUntrusted, IdentityNotAllowed, TimestampMissing, TimestampInvalid,
 	AttestKeyIDMismatch, RecorderDigestMismatch, AttestInvalid, CheckpointInvalid, CheckpointMismatch, Truncated,
-	LogProofInvalid, LogUntrusted, WitnessQuorum, HooksNotManaged}
+	LogProofInvalid, LogUntrusted, WitnessQuorum, HooksNotManaged, ActorUnattested, ActorMismatch}
 
 // GateCodes are the codes of step 12, in order: the organization policy's
 // gate, judged only with --policy-key after every other step. They are

@@ -28,8 +28,8 @@ func TestCodes(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if len(Codes) != 24 || Codes[0] != NotJSON || Codes[6] != SignatureInvalid || Codes[7] != KeyRevoked || Codes[16] != AttestInvalid ||
-		Codes[19] != Truncated || Codes[22] != WitnessQuorum || Codes[23] != HooksNotManaged {
+	if len(Codes) != 26 || Codes[0] != NotJSON || Codes[6] != SignatureInvalid || Codes[7] != KeyRevoked || Codes[16] != AttestInvalid ||
+		Codes[19] != Truncated || Codes[22] != WitnessQuorum || Codes[23] != HooksNotManaged || Codes[25] != ActorMismatch {
 		t.Errorf("Codes is not spec §7's list in order: %v", Codes)
 	}
 }

@@ -44,6 +44,8 @@ var Table = []CodeInfo{
 	{LogUntrusted, 10, "No log key of the log policy signed the log's checkpoint."},
 	{WitnessQuorum, 10, "The witnesses' cosignatures that verify do not meet the log policy's quorum."},
 	{HooksNotManaged, 11, "Asked to require managed hooks: no server note says the session's hooks came from a file the agent cannot write."},
+	{ActorUnattested, 11, "Asked to require attested actors: an event step carries no identity a fleet's server checked (an enrolled credential or an OIDC token), or the record is not at level server."},
+	{ActorMismatch, 11, "Events of one session are attested to two developers: one wrote into another's session (a fleet's server refuses it with this code too)."},
 	{PolicyMissing, 12, "A gate step could not load the organization policy, or the record has tool calls and no gate step at all."},
 	{PolicyUntrusted, 12, "A gate step's policy is not signed by a trusted policy key, or is not the required policy."},
 	{GateMissing, 12, "A tool call has no gate step before it: the hooks ran without the organization policy."},

@@ -30,6 +30,17 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.Reindex, "reindex", false, "rebuild the session index from DATA's journals, records and tombstones (retention policies and holds kept), then exit")
 }
 
+// Shared makes the replicas' database (logbook-server --db) the index's
+// when --index was not given: every replica then feeds and searches one
+// index (docs/replicas.md).
+func (f *Flags) Shared(fs *flag.FlagSet, db string) {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == "index" })
+	if db != "" && !set {
+		f.Driver, f.DSN = "mysql", db
+	}
+}
+
 // Open opens the index the flags name; nil for none.
 func (f *Flags) Open(ctx context.Context, data string, getenv func(string) string) (*index.Index, error) {
 	dsn := f.DSN

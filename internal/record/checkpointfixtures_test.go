@@ -6,6 +6,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/tamper"
@@ -83,6 +84,27 @@ func checkpointFixtures() map[string][]byte {
 	notes["managed.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n + 1), Tip: stepHash(managed, n)})
 	notes["managed-early.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: 3, Tip: stepHash(managed, 2)})
 	notes["unmanaged.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n + 1), Tip: stepHash(unmanaged, n)})
+	// A fleet's server's record (docs/fleet.md): each event step names
+	// the developer whose credential sent it; a note of the server's own
+	// namespace names nobody.
+	withActors := func(second, tenant string) []byte {
+		steps := baseSteps()
+		for i := range steps {
+			who := fleet.Principal{By: fleet.ByCredential, Tenant: "acme", Subject: "dev1", Roles: []fleet.Role{fleet.Developer}, Credential: "3f2a9c0d11e4b5a6"}
+			user := "alice"
+			if i == 3 && second != "" {
+				who.Subject, who.Tenant, who.Credential, user = second, tenant, "77e0c1d2a3b4c5d6", ""
+			}
+			m := fleet.Member(who, user)
+			steps[i].Data.Members = append(steps[i].Data.Members, m)
+		}
+		return assemble(steps, pk)
+	}
+	attested, mismatch, otherTenant := withActors("", ""), withActors("dev2", "acme"), withActors("dev1", "other")
+	notes["attested.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(attested, n-1)})
+	notes["attested-early.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: 3, Tip: stepHash(attested, 2)})
+	notes["mismatch.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(mismatch, n-1)})
+	notes["other-tenant.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(otherTenant, n-1)})
 	full := string(notes["full.checkpoint"])
 	// Edited after signing: the signature no longer covers the text.
 	notes["edited.checkpoint"] = []byte(strings.Replace(full, "size 5\n", "size 4\n", 1))
@@ -126,6 +148,13 @@ func checkpointFixtures() map[string][]byte {
 		"fail_HOOKS_NOT_MANAGED_local.json":     {managed, requireManaged(opt(serverPub, "managed-early.checkpoint"))},
 		"fail_HOOKS_NOT_MANAGED_no_note.json":   {good, requireManaged(opt(serverPub, "full.checkpoint"))},
 		"fail_HOOKS_NOT_MANAGED_unmanaged.json": {unmanaged, requireManaged(opt(serverPub, "unmanaged.checkpoint"))},
+
+		"good_server_attested.json":               {attested, requireAttested(opt(serverPub, "attested.checkpoint"))},
+		"good_server_actors_not_required.json":    {mismatch, opt(serverPub, "mismatch.checkpoint")},
+		"fail_ACTOR_UNATTESTED_no_actor.json":     {good, requireAttested(opt(serverPub, "full.checkpoint"))},
+		"fail_ACTOR_UNATTESTED_local.json":        {attested, requireAttested(opt(serverPub, "attested-early.checkpoint"))},
+		"fail_ACTOR_MISMATCH_two_developers.json": {mismatch, requireAttested(opt(serverPub, "mismatch.checkpoint"))},
+		"fail_ACTOR_MISMATCH_other_tenant.json":   {otherTenant, requireAttested(opt(serverPub, "other-tenant.checkpoint"))},
 	}
 	for name, f := range fx {
 		files[checkpointDir+"/"+name] = f.rec
@@ -135,6 +164,8 @@ func checkpointFixtures() map[string][]byte {
 }
 
 func requireManaged(o options) options { o.requireManaged = true; return o }
+
+func requireAttested(o options) options { o.requireAttested = true; return o }
 
 func must2(a, b []byte, err error) ([]byte, []byte) {
 	if err != nil {

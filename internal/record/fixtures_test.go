@@ -589,6 +589,8 @@ func fixtureOptions(t *testing.T, dir, name string) verdict.Inputs {
 			in.Log.Proof = read(m.Value.Str)
 		case "requireManaged":
 			in.RequireManaged = m.Value.Kind == strictjson.True
+		case "requireAttested":
+			in.RequireAttested = m.Value.Kind == strictjson.True
 		case "trustedIdentities":
 			if trusted, err = identity.ParseTrusted(read(m.Value.Str)); err != nil {
 				t.Fatalf("%s options: %v", name, err)

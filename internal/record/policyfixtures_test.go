@@ -159,7 +159,7 @@ type options struct {
 	attestation, attestorKey                   []string
 	checkpoint, checkpointKey                  []string // checkpointfixtures_test.go
 	logPolicy, logProof                        string   // logfixtures_test.go
-	requireManaged                             bool     // checkpointfixtures_test.go
+	requireManaged, requireAttested            bool     // checkpointfixtures_test.go
 }
 
 func (o options) json() []byte {
@@ -184,6 +184,9 @@ func (o options) json() []byte {
 	}
 	if o.logPolicy != "" {
 		add("logPolicy", strictjson.Str(o.logPolicy))
+	}
+	if o.requireAttested {
+		add("requireAttested", strictjson.Bool(true))
 	}
 	if o.requireManaged {
 		add("requireManaged", strictjson.Bool(true))

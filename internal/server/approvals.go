@@ -23,6 +23,7 @@ import (
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
+	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/recorder"
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -122,6 +123,20 @@ func (s *Server) requester(r *http.Request) (name, tenant string) {
 		name, _ = s.cfg.Actor(r)
 	}
 	return name, ""
+}
+
+// ReadApprovers is ApproverTokens of the file at path (logbook-server
+// --approvers), read under a 1 MiB limit.
+func ReadApprovers(path string) (Actor, error) {
+	b, err := readlimit.Small(path, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("--approvers: %w", err)
+	}
+	a, err := ApproverTokens(b)
+	if err != nil {
+		return nil, fmt.Errorf("--approvers %s: %w", path, err)
+	}
+	return a, nil
 }
 
 // ApproverTokens reads an approvers file (logbook-server --approvers):

@@ -22,7 +22,6 @@ import (
 	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/readlimit"
-	"github.com/logbook-project/logbook/internal/strictjson"
 )
 
 // newConsole makes the web console of Config.Console (docs/console.md):
@@ -135,17 +134,6 @@ func (s *Server) ConsoleKeys() []string {
 	return out
 }
 
-// fleetWho is the index's Who on a fleet server with none given: a
-// session's tenant and developer are the attested actor the server wrote
-// on its steps (fleet.ActorOf).
-func fleetWho(step *strictjson.Value) (tenant, developer, machine string, ok bool) {
-	a, ok, err := fleet.ActorOf(step.Get("data"))
-	if !ok || err != nil || a.Attested == nil || a.Attested.Subject == "" {
-		return "", "", "", false
-	}
-	return a.Attested.Tenant, a.Attested.Subject, "", true
-}
-
 // ErrNoIndex is the console's error on a server with no session index.
 var ErrNoIndex = errors.New("this server keeps no session index (logbook-server --index)")
 
@@ -200,8 +188,12 @@ func (s *Server) ConsoleCoverage(ctx context.Context, p fleet.Principal, days in
 	}
 	now := s.cfg.Now()
 	q := index.CoverageQuery{Tenant: p.Tenant, SinceMS: now.AddDate(0, 0, -days).UnixMilli(), QuietMS: now.Add(-time.Hour).UnixMilli(), Limit: 100}
-	if s.cfg.Enrolled != nil {
-		dev, err := s.cfg.Enrolled(p.Tenant)
+	enrolledOf := s.cfg.Enrolled
+	if enrolledOf == nil && s.cfg.Fleet != nil {
+		enrolledOf = s.fleetEnrolled
+	}
+	if enrolledOf != nil {
+		dev, err := enrolledOf(p.Tenant)
 		if err != nil {
 			return index.Coverage{}, nil, err
 		}

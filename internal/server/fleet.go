@@ -2,24 +2,22 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/fleet/oidcauth"
+	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/recorder"
@@ -32,27 +30,29 @@ import (
 // every read route asks fleet.Authorize. Config.Fleet nil: the server's
 // one shared token as before, and no actor in the steps.
 type Fleet struct {
-	Store *fleet.Store       // credentials and enrollment codes (DATA/fleet)
+	Store fleet.Keeper       // credentials and enrollment codes (fleet.Store: DATA/fleet)
 	OIDC  *oidcauth.Verifier // nil: no OIDC issuer trusted
+	// Owners keeps who started each session; nil: DATA/ID.owner files.
+	Owners fleet.Owners
 }
 
 // The fleet's refusal codes, each with its status (fleetStatus).
 const (
-	errForbidden     = "FORBIDDEN"           // 403: the principal's role or tenant does not allow the route
-	errNotYours      = "SESSION_NOT_YOURS"   // 403: an event into a session another developer started
-	errCredUnknown   = "CREDENTIAL_UNKNOWN"  // 401
-	errCredRevoked   = "CREDENTIAL_REVOKED"  // 401
-	errCodeUnknown   = "ENROLL_CODE_UNKNOWN" // 403: never issued (forged, mistyped)
-	errCodeUsed      = "ENROLL_CODE_USED"    // 403
-	errCodeExpired   = "ENROLL_CODE_EXPIRED" // 403
-	errOIDCIssuer    = "OIDC_ISSUER"         // 401: an issuer this server does not trust
-	errOIDCAudience  = "OIDC_AUDIENCE"       // 401
-	errOIDCExpired   = "OIDC_EXPIRED"        // 401
-	errOIDCAlgorithm = "OIDC_ALGORITHM"      // 401: alg none, or a symmetric one
-	errOIDCSignature = "OIDC_SIGNATURE"      // 401: not signed by the issuer's published keys
-	errOIDCClaims    = "OIDC_CLAIMS"         // 401: a claim the configuration maps is missing
-	errOIDCInvalid   = "OIDC_INVALID"        // 401: malformed, or refused otherwise by go-oidc
-	errOIDCProvider  = "OIDC_PROVIDER_DOWN"  // 503: the issuer's discovery or keys unreachable
+	errForbidden     = "FORBIDDEN"                  // 403: the principal's role or tenant does not allow the route
+	errNotYours      = string(format.ActorMismatch) // 403: an event into a session another developer started (the verifier's code for a record that holds one)
+	errCredUnknown   = "CREDENTIAL_UNKNOWN"         // 401
+	errCredRevoked   = "CREDENTIAL_REVOKED"         // 401
+	errCodeUnknown   = "ENROLL_CODE_UNKNOWN"        // 403: never issued (forged, mistyped)
+	errCodeUsed      = "ENROLL_CODE_USED"           // 403
+	errCodeExpired   = "ENROLL_CODE_EXPIRED"        // 403
+	errOIDCIssuer    = "OIDC_ISSUER"                // 401: an issuer this server does not trust
+	errOIDCAudience  = "OIDC_AUDIENCE"              // 401
+	errOIDCExpired   = "OIDC_EXPIRED"               // 401
+	errOIDCAlgorithm = "OIDC_ALGORITHM"             // 401: alg none, or a symmetric one
+	errOIDCSignature = "OIDC_SIGNATURE"             // 401: not signed by the issuer's published keys
+	errOIDCClaims    = "OIDC_CLAIMS"                // 401: a claim the configuration maps is missing
+	errOIDCInvalid   = "OIDC_INVALID"               // 401: malformed, or refused otherwise by go-oidc
+	errOIDCProvider  = "OIDC_PROVIDER_DOWN"         // 503: the issuer's discovery or keys unreachable
 	errBadEnroll     = "ENROLL_INPUT_INVALID"
 )
 
@@ -62,6 +62,15 @@ var fleetStatus = map[string]int{
 	errOIDCIssuer: 401, errOIDCAudience: 401, errOIDCExpired: 401, errOIDCAlgorithm: 401,
 	errOIDCSignature: 401, errOIDCClaims: 401, errOIDCInvalid: 401, errOIDCProvider: 503,
 	errBadEnroll: 400,
+}
+
+// The fleet's refusals whose detail is the server's own text (or names
+// what the server checked): logged verbatim, so that the log says who
+// was refused and why.
+func init() {
+	for _, c := range []string{errForbidden, errNotYours, errCredUnknown, errCredRevoked, errCodeUnknown, errCodeUsed, errCodeExpired, errOIDCExpired} {
+		plainDetail[c] = true
+	}
 }
 
 // fleetCodes maps the typed errors of fleet and oidcauth 1:1 to codes.
@@ -74,7 +83,6 @@ var fleetCodes = []struct {
 	{oidcauth.ErrIssuer, errOIDCIssuer}, {oidcauth.ErrAudience, errOIDCAudience}, {oidcauth.ErrExpired, errOIDCExpired},
 	{oidcauth.ErrAlgorithm, errOIDCAlgorithm}, {oidcauth.ErrSignature, errOIDCSignature}, {oidcauth.ErrClaims, errOIDCClaims},
 	{oidcauth.ErrMalformed, errOIDCInvalid}, {oidcauth.ErrInvalid, errOIDCInvalid}, {oidcauth.ErrProvider, errOIDCProvider},
-	{fleet.ErrNotOwner, errNotYours},
 }
 
 func fleetCode(err error) string {
@@ -92,6 +100,14 @@ type fleetState struct {
 }
 
 type principalKey struct{}
+
+// Authenticated guards a route another package adds to the server's mux
+// (the index's search, the console): with a fleet, the request's
+// principal is checked and put where PrincipalOf finds it; without one,
+// the server's --token is required as on its own routes. The route then
+// asks Allow (or fleet.Authorize) per session; a route that lists
+// sessions (a search) keeps the rows fleet.Authorize lets p read.
+func (s *Server) Authenticated(h http.HandlerFunc) http.HandlerFunc { return s.auth(h) }
 
 // PrincipalOf is the principal a fleet server authenticated for r (for
 // the routes other packages add to the mux: the index, the console); ok
@@ -179,7 +195,7 @@ func (s *Server) fleetRead(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // Allow asks fleet.Authorize whether p may do a to session id, and
-// answers FORBIDDEN (SESSION_NOT_YOURS for another developer's session
+// answers FORBIDDEN (ACTOR_MISMATCH for another developer's session
 // on a write) when not: the routes other packages add (the index, the
 // console) call it too. It logs every refusal with who asked.
 func (s *Server) Allow(w http.ResponseWriter, r *http.Request, p fleet.Principal, a fleet.Action, id string) bool {
@@ -200,8 +216,10 @@ func (s *Server) Allow(w http.ResponseWriter, r *http.Request, p fleet.Principal
 }
 
 func (s *Server) denied403(w http.ResponseWriter, r *http.Request, p fleet.Principal, a fleet.Action, id string, o fleet.Owner, err error) {
+	// A developer's event into a session another developer (of this
+	// tenant or another) started: the verifier's ACTOR_MISMATCH.
 	code := errForbidden
-	if a == fleet.Write && errors.Is(err, fleet.ErrNotOwner) {
+	if a == fleet.Write && (errors.Is(err, fleet.ErrNotOwner) || errors.Is(err, fleet.ErrOtherTenant)) {
 		code = errNotYours
 	}
 	s.cfg.Log.Warn("fleet refusal", "action", string(a), "session", id, "by", p.By, "tenant", p.Tenant,
@@ -221,7 +239,37 @@ func (s *Server) SessionOwner(id string) (fleet.Owner, error) {
 	if o, ok := s.fl.owners.Load(id); ok {
 		return o.(fleet.Owner), nil
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+ownerSuffix))
+	o, err := s.owners().Owner(id)
+	if err != nil {
+		return fleet.Owner{}, err
+	}
+	if o != (fleet.Owner{}) {
+		s.fl.owners.Store(strings.Clone(id), o)
+	}
+	return o, nil
+}
+
+func (s *Server) setOwner(id string, o fleet.Owner) error {
+	if err := s.owners().Set(id, o); err != nil {
+		return err
+	}
+	s.fl.owners.Store(strings.Clone(id), o)
+	return nil
+}
+
+func (s *Server) owners() fleet.Owners {
+	if s.cfg.Fleet != nil && s.cfg.Fleet.Owners != nil {
+		return s.cfg.Fleet.Owners
+	}
+	return ownerFiles(s.cfg.Dir)
+}
+
+// ownerFiles keeps each session's owner in DATA/ID.owner, written with
+// internal/durable.
+type ownerFiles string
+
+func (d ownerFiles) Owner(id string) (fleet.Owner, error) {
+	b, err := os.ReadFile(filepath.Join(string(d), id+ownerSuffix))
 	if errors.Is(err, fs.ErrNotExist) {
 		return fleet.Owner{}, nil
 	}
@@ -232,17 +280,12 @@ func (s *Server) SessionOwner(id string) (fleet.Owner, error) {
 	if err := json.Unmarshal(b, &o); err != nil {
 		return fleet.Owner{}, fmt.Errorf("%s%s: %w", id, ownerSuffix, err)
 	}
-	s.fl.owners.Store(id, o)
 	return o, nil
 }
 
-func (s *Server) setOwner(id string, o fleet.Owner) error {
+func (d ownerFiles) Set(id string, o fleet.Owner) error {
 	b, _ := json.Marshal(o)
-	if err := durable.WriteFileMode(filepath.Join(s.cfg.Dir, id+ownerSuffix), b, 0o600); err != nil {
-		return err
-	}
-	s.fl.owners.Store(strings.Clone(id), o)
-	return nil
+	return durable.WriteFileMode(filepath.Join(string(d), id+ownerSuffix), b, 0o600)
 }
 
 // ownership is fleetWire's refusal of an event, with what hook needs to
@@ -338,138 +381,4 @@ func clipUser(u string) string {
 		}
 		return r
 	}, u)
-}
-
-// fleetRoutes adds the enrollment route and the admin's routes.
-//
-//	POST /v1/enroll                         {"code": CODE} → the credential (no bearer: the code is the proof)
-//	POST /v1/admin/enroll                   {"tenant","developer","roles","ttl"} → {"code"} (admin of the tenant)
-//	GET  /v1/admin/credentials?tenant=T     the tenant's credentials (admin)
-//	POST /v1/admin/credentials/{cred}/revoke   (admin of its tenant)
-func (s *Server) fleetRoutes(mux *http.ServeMux) {
-	if s.cfg.Fleet == nil {
-		return
-	}
-	mux.HandleFunc("/v1/enroll", s.method("POST", s.enroll))
-	mux.HandleFunc("/v1/admin/enroll", s.fleetAuth(s.method("POST", s.adminEnroll)))
-	mux.HandleFunc("/v1/admin/credentials", s.fleetAuth(s.method("GET", s.adminCredentials)))
-	mux.HandleFunc("/v1/admin/credentials/{cred}/revoke", s.fleetAuth(s.method("POST", s.adminRevoke)))
-}
-
-func readFleetJSON(r *http.Request, v any) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, 4096))
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
-
-func (s *Server) enroll(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Code string `json:"code"`
-	}
-	if err := readFleetJSON(r, &in); err != nil {
-		s.fail(w, r, errBadEnroll, "send {\"code\": CODE}")
-		return
-	}
-	tok, c, err := s.cfg.Fleet.Store.Redeem(in.Code, s.cfg.Now(), rand.Reader)
-	if err != nil {
-		code := fleetCode(err)
-		if code == "" {
-			code = errInternal
-		}
-		s.cfg.Log.Warn("enrollment refused", "error", err.Error(), "remote", r.RemoteAddr)
-		s.fail(w, r, code, err.Error())
-		return
-	}
-	s.cfg.Log.Info("enrolled", "tenant", c.Tenant, "subject", c.Subject, "credential", c.ID, "enrollment", c.Enrollment)
-	writeJSON(w, http.StatusOK, map[string]any{"credential": tok, "id": c.ID, "tenant": c.Tenant, "subject": c.Subject, "roles": c.Roles})
-}
-
-func (s *Server) manage(w http.ResponseWriter, r *http.Request, tenant string) (fleet.Principal, bool) {
-	p, _ := PrincipalOf(r)
-	if err := fleet.Authorize(p, fleet.Manage, fleet.Owner{Tenant: tenant}); err != nil {
-		s.denied403(w, r, p, fleet.Manage, "-", fleet.Owner{Tenant: tenant}, err)
-		return p, false
-	}
-	return p, true
-}
-
-func (s *Server) adminEnroll(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Tenant    string       `json:"tenant"`
-		Developer string       `json:"developer"`
-		Roles     []fleet.Role `json:"roles"`
-		TTL       string       `json:"ttl"`
-	}
-	if err := readFleetJSON(r, &in); err != nil {
-		s.fail(w, r, errBadEnroll, "send {\"tenant\": T, \"developer\": NAME, \"ttl\": \"24h\"}")
-		return
-	}
-	if _, ok := s.manage(w, r, in.Tenant); !ok {
-		return
-	}
-	ttl := 24 * time.Hour
-	if in.TTL != "" {
-		d, err := time.ParseDuration(in.TTL)
-		if err != nil {
-			s.fail(w, r, errBadEnroll, "ttl: "+err.Error())
-			return
-		}
-		ttl = d
-	}
-	code, err := s.cfg.Fleet.Store.Enroll(in.Tenant, in.Developer, in.Roles, ttl, s.cfg.Now(), rand.Reader)
-	if err != nil {
-		s.fail(w, r, errBadEnroll, err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"code": code, "expires": s.cfg.Now().Add(ttl).UTC().Format(time.RFC3339)})
-}
-
-func (s *Server) adminCredentials(w http.ResponseWriter, r *http.Request) {
-	tenant := r.URL.Query().Get("tenant")
-	if _, ok := s.manage(w, r, tenant); !ok {
-		return
-	}
-	all, err := s.cfg.Fleet.Store.List()
-	if err != nil {
-		s.fail(w, r, errInternal, err.Error())
-		return
-	}
-	out := []fleet.Credential{}
-	for _, c := range all {
-		if c.Tenant == tenant {
-			out = append(out, c)
-		}
-	}
-	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *Server) adminRevoke(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("cred")
-	all, err := s.cfg.Fleet.Store.List()
-	if err != nil {
-		s.fail(w, r, errInternal, err.Error())
-		return
-	}
-	tenant := ""
-	for _, c := range all {
-		if len(id) >= 8 && strings.HasPrefix(c.ID, id) {
-			tenant = c.Tenant
-		}
-	}
-	if _, ok := s.manage(w, r, tenant); !ok {
-		return
-	}
-	c, err := s.cfg.Fleet.Store.Revoke(id)
-	if err != nil {
-		code := fleetCode(err)
-		if code == "" {
-			code = errBadEnroll
-		}
-		s.fail(w, r, code, err.Error())
-		return
-	}
-	s.cfg.Log.Info("credential revoked", "credential", c.ID, "tenant", c.Tenant, "subject", c.Subject)
-	writeJSON(w, http.StatusOK, c)
 }

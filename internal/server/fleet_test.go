@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/oidcop"
+	"github.com/logbook-project/logbook/internal/translog"
 )
 
 type fleetFixture struct {
@@ -29,7 +31,7 @@ type fleetFixture struct {
 	skew      *atomic.Int64 // added to the server's clock
 }
 
-func newFleet(t *testing.T) *fleetFixture {
+func newFleet(t *testing.T, more ...func(*server.Config)) *fleetFixture {
 	t.Helper()
 	ff := &fleetFixture{op: oidcop.Start(t), other: oidcop.Start(t), skew: new(atomic.Int64)}
 	now := func() time.Time { return time.Now().Add(time.Duration(ff.skew.Load())) }
@@ -45,8 +47,22 @@ func newFleet(t *testing.T) *fleetFixture {
 		}
 		ff.store = st
 		c.Fleet = &server.Fleet{Store: st, OIDC: v}
+		// A transparency log, for its tiles' route (POSIX, no witness).
+		tl, err := translog.Open(context.Background(), translog.Config{Dir: filepath.Join(t.TempDir(), "log"), Origin: "logbook.test/log", Key: c.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			tl.Close(ctx)
+		})
+		c.TLog = tl
 		c.Now = now
 		c.Token, c.ReadToken, c.OpenReads = "hook-token", "read-token", false
+		for _, m := range more {
+			m(c)
+		}
 	})
 	return ff
 }
@@ -170,11 +186,15 @@ func TestFleetRoutes(t *testing.T) {
 	}
 
 	// Writes into s-dev1 by anyone else: refused, nothing appended.
-	for who, want := range map[string]string{"dev2": "SESSION_NOT_YOURS", "dev3": "FORBIDDEN", "aud1": "FORBIDDEN", "admin1": "FORBIDDEN", "appr1": "FORBIDDEN", "aud3": "FORBIDDEN"} {
+	for who, want := range map[string]string{"dev2": "ACTOR_MISMATCH", "dev3": "ACTOR_MISMATCH", "aud1": "FORBIDDEN", "admin1": "FORBIDDEN", "appr1": "FORBIDDEN", "aud3": "FORBIDDEN"} {
 		st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", tok[who], event("s-dev1", "PreToolUse", 9))
 		if st != 403 || errCode(body) != want {
 			t.Errorf("%s writing s-dev1: %d %s, want 403 %s", who, st, body, want)
 		}
+	}
+	// Nor does the shared token write into it.
+	if st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", "hook-token", event("s-dev1", "PreToolUse", 9)); st != 403 || errCode(body) != "ACTOR_MISMATCH" {
+		t.Errorf("the shared token writing s-dev1: %d %s", st, body)
 	}
 	// An auditor, admin or approver starts no session either.
 	for _, who := range []string{"aud1", "admin1", "appr1"} {
@@ -202,6 +222,13 @@ func TestFleetRoutes(t *testing.T) {
 			if want[0] == "yes" != allowed || !allowed && errCode(body) != want[0] {
 				t.Errorf("%s GET %s: %d %s, want %s", who, route, st, clip(body), want[0])
 			}
+		}
+	}
+	// The log's tiles name every session of every tenant: the shared
+	// token and auditors read them.
+	for who, want := range map[string]int{"token": 200, "aud1": 200, "aud3": 200, "dev1": 403, "admin1": 403, "appr1": 403, "none": 401} {
+		if st, body := do(t, "GET", ff.ts.URL+"/v1/log/checkpoint", tok[who], nil); st != want {
+			t.Errorf("%s GET /v1/log/checkpoint: %d %s, want %d", who, st, clip(body), want)
 		}
 	}
 	// The hook token reads nothing where there is a read token.
@@ -291,5 +318,26 @@ func TestFleetBadInput(t *testing.T) {
 	try("expired", good, "OIDC_EXPIRED")
 	if _, err := os.Stat(filepath.Join(ff.opts.Dir, "s-bad.steps.jsonl")); err == nil {
 		t.Error("a refused event was recorded")
+	}
+}
+
+// TestFleetAsserted: what the payload says of its user (Cursor's
+// user_email) wins over the hook's X-Logbook-User; both stay asserted,
+// beside the attested credential; a payload cannot set the actor member
+// itself.
+func TestFleetAsserted(t *testing.T) {
+	ff := newFleet(t)
+	cred := ff.enrollHTTP(t, "acme", "dev1")
+	body := []byte(`{"session_id":"s-cur","hook_event_name":"SessionStart","user_email":"bob@acme.example","logbook.actor":{"attested":{"by":"token"}}}`)
+	if st, b := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", cred, body, "X-Logbook-User", "alice"); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	if st, b := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", cred, event("s-cur", "SessionEnd", 0), "X-Logbook-User", "alice"); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	_, rec := do(t, "GET", ff.ts.URL+"/v1/sessions/s-cur/record", cred, nil)
+	got := actors(t, rec)
+	if len(got) != 2 || got[0] != "credential:acme/dev1 asserted bob@acme.example" || got[1] != "credential:acme/dev1 asserted alice" {
+		t.Errorf("actors %q", got)
 	}
 }

@@ -174,6 +174,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 			}
 			var err error
 			size, synced, sealErr, err = s.afterAppend(j, st, ev, ev.Step.At)
+			if err == nil && s.cfg.DB != nil {
+				err = s.replicaCommit(j, st) // answered only once committed
+			}
 			if err == nil && !st.sealed {
 				s.recording.add(s.cfg.Dir, j.Session) // a commit may name it (commit.go)
 			}
@@ -449,7 +452,7 @@ func (s *Server) afterAppend(j *journalfile.Journal, st *session, ev hookevent.E
 			return size, synced, err, nil
 		}
 	}
-	if ev.Name == "SessionEnd" && !st.sealed && s.sealedBefore(j.Session) {
+	if ev.Name == "SessionEnd" && !st.sealed && s.sealedBefore(j.Session) && s.cfg.DB == nil {
 		// A resumed session: sealed after the answer (sealafter.go).
 		if err := s.owesSeal(j.Session, st, at); err != nil {
 			return size, synced, err, nil
@@ -644,14 +647,8 @@ func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done f
 		return nil, nil, nil, err
 	}
 	j = st.j
-	// A seal owed since the session's SessionEnd comes before anything
-	// else is appended or read (sealafter.go).
-	if at, ok := s.takeOwed(id); ok {
-		if _, err := s.seal(j, st, at); err != nil {
-			s.cfg.Log.Error("seal", "session", id, "error", err.Error())
-		}
-	}
-	return j, st, func() {
+	done = func() {
+		s.replicaEnd(st)
 		// Evicted meanwhile (sealed), or the lock cannot be released:
 		// closed, which releases it.
 		if st.j != j || j.Unlock() != nil {
@@ -661,7 +658,23 @@ func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done f
 			}
 		}
 		st.mu.Unlock()
-	}, nil
+	}
+	// A replica's turn: the session locked in the database and the
+	// working copy brought up to it (replica.go).
+	if s.cfg.DB != nil {
+		if err := s.replicaBegin(id, st); err != nil {
+			done()
+			return nil, nil, nil, err
+		}
+	}
+	// A seal owed since the session's SessionEnd comes before anything
+	// else is appended or read (sealafter.go).
+	if at, ok := s.takeOwed(id); ok {
+		if _, err := s.seal(j, st, at); err != nil {
+			s.cfg.Log.Error("seal", "session", id, "error", err.Error())
+		}
+	}
+	return j, st, done, nil
 }
 
 // session returns the session's state, opening its checkpoint log the
@@ -756,7 +769,10 @@ func (s *Server) checkpoint(j *journalfile.Journal, st *session) (int64, error) 
 		return 0, fmt.Errorf("checkpoint log: %w", err)
 	}
 	st.signed = seq + 1
-	if s.commit != nil && s.cfg.TLog != nil {
+	if s.cfg.DB != nil {
+		// Committed with the turn, and logged only then (replica.go).
+		st.rep.notes, st.rep.sizes = append(st.rep.notes, note), append(st.rep.sizes, seq+1)
+	} else if s.commit != nil && s.cfg.TLog != nil {
 		st.unlogged = append(st.unlogged, note) // queued once synced (syncLater)
 	} else {
 		s.logLeaf(note)
@@ -801,7 +817,11 @@ func (s *Server) seal(j *journalfile.Journal, st *session, at string) (int64, er
 	if err := durable.WriteFileMode(base+".record.checkpoint", st.log.Latest(), 0o600); err != nil {
 		return size, err
 	}
-	s.sealLeafLater(j.Session, st.log.Latest())
+	if s.cfg.DB != nil {
+		st.rep.resealed = true // committed, then logged (replica.go)
+	} else {
+		s.sealLeafLater(j.Session, st.log.Latest())
+	}
 	s.recording.remove(j.Session)
 	s.cfg.Log.Info("sealed", "session", j.Session, "steps", res.Steps, "unfinished", len(res.Unfinished))
 	return size, nil
@@ -811,6 +831,10 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
+		return
+	}
+	if s.cfg.DB != nil {
+		s.replicaRead(w, r, id, "checkpoint")
 		return
 	}
 	if _, err := os.Stat(checkpoint.LogPath(s.cfg.Dir, id)); err != nil {
@@ -852,6 +876,10 @@ func (s *Server) getRecordCheckpoint(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
+	if s.cfg.DB != nil {
+		s.replicaRead(w, r, id, "record-checkpoint")
+		return
+	}
 	s.payOwed(id)
 	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+".record.checkpoint"))
 	if err != nil {
@@ -867,6 +895,10 @@ func (s *Server) getRecord(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if err := journalfile.ValidSessionID(id); err != nil {
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
+		return
+	}
+	if s.cfg.DB != nil {
+		s.replicaRead(w, r, id, "record")
 		return
 	}
 	s.payOwed(id)

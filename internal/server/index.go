@@ -198,11 +198,11 @@ func (s *Server) level() string {
 }
 
 func (s *Server) who() Who {
-	if s.cfg.IndexWho != nil {
+	switch {
+	case s.cfg.IndexWho != nil:
 		return s.cfg.IndexWho
-	}
-	if s.cfg.Fleet != nil {
-		return fleetWho // console.go
+	case s.cfg.Fleet != nil:
+		return fleetWho
 	}
 	return noWho
 }

@@ -82,11 +82,11 @@ func (s *Server) authorizeStub(r *http.Request, action string) (Caller, error) {
 }
 
 func (s *Server) indexRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("/v1/sessions", s.readAuth(s.method("GET", s.searchSessions)))
-	mux.HandleFunc("/v1/coverage", s.readAuth(s.method("GET", s.coverage)))
-	mux.HandleFunc("/v1/retention", s.readAuth(s.retention))
-	mux.HandleFunc("/v1/retention/run", s.readAuth(s.method("POST", s.retentionRun)))
-	mux.HandleFunc("/v1/sessions/{id}/hold", s.readAuth(s.hold))
+	mux.HandleFunc("/v1/sessions", s.indexAuth(s.method("GET", s.searchSessions)))
+	mux.HandleFunc("/v1/coverage", s.indexAuth(s.method("GET", s.coverage)))
+	mux.HandleFunc("/v1/retention", s.indexAuth(s.retention))
+	mux.HandleFunc("/v1/retention/run", s.indexAuth(s.method("POST", s.retentionRun)))
+	mux.HandleFunc("/v1/sessions/{id}/hold", s.indexAuth(s.hold))
 }
 
 // allowed authorizes r for action, answering the refusal itself.
@@ -96,7 +96,11 @@ func (s *Server) allowed(w http.ResponseWriter, r *http.Request, action string) 
 		return Caller{}, false
 	}
 	az := s.cfg.Authorize
-	if az == nil {
+	switch {
+	case az != nil:
+	case s.cfg.Fleet != nil:
+		az = s.fleetAuthorize
+	default:
 		az = s.authorizeStub
 	}
 	c, err := az(r, action)
@@ -224,8 +228,12 @@ func (s *Server) coverage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	devs := v["developer"]
-	if s.cfg.Enrolled != nil {
-		enrolled, err := s.cfg.Enrolled(c.Tenant)
+	enrolledOf := s.cfg.Enrolled
+	if enrolledOf == nil && s.cfg.Fleet != nil {
+		enrolledOf = s.fleetEnrolled
+	}
+	if enrolledOf != nil {
+		enrolled, err := enrolledOf(c.Tenant)
 		if err != nil {
 			s.fail(w, r, errIndex, err.Error())
 			return
@@ -256,7 +264,7 @@ func views(ss []*index.Session) []index.View {
 }
 
 // readSmallJSON reads a small JSON request body into v.
-func readSmallJSON(w http.ResponseWriter, r *http.Request, v any) error {
+func readIndexJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -295,7 +303,7 @@ func (s *Server) retention(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			KeepDays int64 `json:"keepDays"`
 		}
-		if err := readSmallJSON(w, r, &body); err != nil {
+		if err := readIndexJSON(w, r, &body); err != nil {
 			s.indexFailed(w, r, err)
 			return
 		}
@@ -359,7 +367,7 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		Reason string `json:"reason"`
 	}
-	if err := readSmallJSON(w, r, &body); err != nil {
+	if err := readIndexJSON(w, r, &body); err != nil {
 		s.indexFailed(w, r, err)
 		return
 	}
@@ -393,7 +401,7 @@ func (s *Server) retentionRun(w http.ResponseWriter, r *http.Request) {
 		Reason string `json:"reason"`
 	}
 	if r.ContentLength != 0 {
-		if err := readSmallJSON(w, r, &body); err != nil {
+		if err := readIndexJSON(w, r, &body); err != nil {
 			s.indexFailed(w, r, err)
 			return
 		}

@@ -18,6 +18,9 @@ import (
 // signs one that does. Every session then goes on where it stopped. It
 // returns how many sessions it checkpointed anew.
 func (s *Server) Resume() (int, error) {
+	if s.cfg.DB != nil {
+		return 0, nil // a replica's turns are committed whole or not at all (replica.go)
+	}
 	files, err := filepath.Glob(filepath.Join(s.cfg.Dir, "*.steps.jsonl"))
 	if err != nil {
 		return 0, err

@@ -97,6 +97,11 @@ func (q *seqState) load(dir, id string, hadSteps bool) {
 		return
 	}
 	os.Remove(seqPath(dir, id))
+	q.parse(b)
+}
+
+// parse reads what encode wrote.
+func (q *seqState) parse(b []byte) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	num := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
 	for _, l := range lines {
@@ -126,6 +131,16 @@ func (q *seqState) load(dir, id string, hadSteps bool) {
 
 // save writes DIR/ID.hookseq when there is anything to keep.
 func (q *seqState) save(dir, id string) error {
+	b := q.encode()
+	if b == nil {
+		return nil
+	}
+	return os.WriteFile(seqPath(dir, id), b, 0o600)
+}
+
+// encode is the state as DIR/ID.hookseq (and a replica's database row)
+// keeps it; nil when there is nothing to keep.
+func (q *seqState) encode() []byte {
 	if !q.loaded || q.max == 0 && q.refused == 0 && q.reset[1] == 0 {
 		return nil
 	}
@@ -140,7 +155,7 @@ func (q *seqState) save(dir, id string) error {
 	for _, k := range slices.Sorted(mapKeys(q.noted)) {
 		fmt.Fprintf(&b, "noted %d\n", k)
 	}
-	return os.WriteFile(seqPath(dir, id), []byte(b.String()), 0o600)
+	return []byte(b.String())
 }
 
 func mapKeys(m map[int64]struct{}) func(func(int64) bool) {

@@ -43,6 +43,7 @@ import (
 	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/console"
+	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
 	"github.com/logbook-project/logbook/internal/index"
@@ -125,9 +126,6 @@ type Config struct {
 	// Console, when not nil, is the web console under /ui/ (console.go,
 	// docs/console.md); it needs Fleet with an OIDC issuer.
 	Console *console.Config
-	// Fleet, when not nil, tells the fleet's principals apart and checks
-	// what each may do (fleet.go, docs/fleet.md).
-	Fleet *Fleet
 	// Index, when not nil, is the session index the server feeds and
 	// searches (index.go, docs/index.md); IndexWho, Enrolled and
 	// Authorize are the fleet identity's seams into it (nil: the stubs
@@ -136,6 +134,16 @@ type Config struct {
 	IndexWho  Who
 	Enrolled  func(tenant string) ([]string, error)
 	Authorize Authorize
+	// DB, when not nil, is the database this server shares with its
+	// replicas: every session's journal, checkpoints and record are
+	// committed there before an event is answered, and read from there
+	// (replica.go, docs/replicas.md). Dir is then this replica's working
+	// copy, and Fsync does not apply (the database's COMMIT is the
+	// durable write).
+	DB *dbstore.Store
+	// Fleet, when not nil, tells the fleet's principals apart and checks
+	// what each may do (fleet.go, docs/fleet.md).
+	Fleet *Fleet
 }
 
 // Fsync modes.
@@ -224,6 +232,7 @@ type session struct {
 	// seq is what the server saw of the hook's numbers for the session,
 	// and the events it refused (seq.go).
 	seq seqState
+	rep replicaState // with Config.DB (replica.go)
 }
 
 // New checks cfg, creates the data directory, and loads the redaction
@@ -283,7 +292,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1), approvals: approval.New()}
-	if cfg.Fsync != FsyncOff {
+	if cfg.Fsync != FsyncOff && cfg.DB == nil {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
 	}
 	if s.console, err = newConsole(cfg); err != nil {
@@ -320,8 +329,8 @@ func (s *Server) Handler() http.Handler {
 	s.logRoutes(mux)
 	s.approvalRoutes(mux)
 	s.consoleRoutes(mux)
-	s.fleetRoutes(mux)
 	s.indexRoutes(mux)
+	s.fleetRoutes(mux)
 	mux.HandleFunc("/", s.page)
 	return s.recover(mux)
 }
@@ -474,6 +483,9 @@ func (s *Server) Close() error {
 		}
 		st.mu.Unlock()
 		delete(s.sessions, id)
+	}
+	if s.cfg.DB != nil {
+		errs = append(errs, s.cfg.DB.Close())
 	}
 	return errors.Join(errs...)
 }

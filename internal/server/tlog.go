@@ -200,6 +200,12 @@ func (s *Server) startProver(session string, idx uint64, leaf []byte) {
 		if !s.writeProof(session, idx, proof) {
 			return
 		}
+		if s.cfg.DB != nil {
+			// Every replica serves it (replica.go).
+			if err := s.cfg.DB.SetProof(s.tl.ctx, session, leaf, proof); err != nil {
+				s.cfg.Log.Error("log proof", "session", session, "error", "database: "+err.Error())
+			}
+		}
 		s.cfg.Log.Debug("logged", "session", session, "index", idx)
 		s.attestLogged(session, proof)
 	}()
@@ -303,7 +309,15 @@ func (s *Server) getLogged(w http.ResponseWriter, r *http.Request, suffix, ctype
 		s.fail(w, r, recorder.SessionInvalid, err.Error())
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(s.cfg.Dir, id+suffix))
+	var b []byte
+	var err error
+	if s.cfg.DB != nil && suffix == proofSuffix {
+		if b, err = s.cfg.DB.Proof(r.Context(), id); err == nil && b == nil {
+			err = os.ErrNotExist
+		}
+	} else {
+		b, err = os.ReadFile(filepath.Join(s.cfg.Dir, id+suffix))
+	}
 	if err != nil {
 		s.fail(w, r, errNotLogged, "session "+id+" has no log proof yet (not sealed, or the log has not published a cosigned checkpoint covering it)")
 		return

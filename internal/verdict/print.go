@@ -36,6 +36,9 @@ type jsonResult struct {
 	// Gate is step 12's summary when --policy-key accepted the record
 	// (docs/policy.md §8); absent otherwise.
 	Gate *orgpolicy.Summary `json:"gate,omitempty"`
+	// Actors are who sent the events, attested and asserted, when a
+	// fleet's server wrote them (docs/fleet.md); absent otherwise.
+	Actors *Actors `json:"actors,omitempty"`
 	// Warnings say what an accepted verdict does not show (Warnings):
 	// [] when there is nothing to say, null when refused.
 	Warnings []string `json:"warnings"`
@@ -89,7 +92,7 @@ func WriteJSON(w io.Writer, o Outcome) {
 		}
 		out.Warnings = append([]string{}, Warnings(o)...)
 	}
-	out.Gate = o.Gate
+	out.Gate, out.Actors = o.Gate, o.Actors
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(out)

@@ -28,7 +28,9 @@ type Inputs struct {
 	CheckpointKeys []checkpoint.Key    // --checkpoint-key
 	Log            LogInputs           // --log-proof, --log-policy
 	Gate           *GateInputs         // --policy-key, --require-policy (gate.go)
-	RequireManaged bool                // --require-managed: step 12
+	RequireManaged bool                // --require-managed: step 11
+	// RequireAttested: --require-attested, step 11 (attested.go).
+	RequireAttested bool
 	// EachStep and Top are record.Options': a review reads the steps
 	// as they are verified.
 	EachStep func(i int, st *strictjson.Value)
@@ -64,6 +66,9 @@ type Outcome struct {
 	// first held call that went ahead without a matching approval: a
 	// warning, as DeniedRan is.
 	ApprovalMismatch string
+	// Actors are who sent the record's events, when a fleet's server
+	// wrote them (attested.go).
+	Actors *Actors
 	// Fresh: the log was read past the record's leaf and holds no later
 	// checkpoint of the session (logproof.Fresh); false when not checked.
 	Fresh bool
@@ -142,8 +147,17 @@ func Run(in Inputs) Outcome {
 			return out
 		}
 	}
+	if in.RequireAttested {
+		if c, d := requireAttested(in.Record, out.Level); c != "" {
+			out.Refuse(format.Refuse(c, d))
+			return out
+		}
+	}
 	judgeGate(in, &out)
 	judgeBundles(in, &out, col)
+	if out.Result.OK {
+		out.Actors = actorsOf(in.Record)
+	}
 	return out
 }
 

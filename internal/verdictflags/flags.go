@@ -39,6 +39,7 @@ type Flags struct {
 	Rotations                        string   // --key-rotations
 	LogPolicy, LogProof, LogTiles    string   // --log-policy, --log-proof, --log-tiles
 	RequireManaged                   bool     // --require-managed
+	RequireAttested                  bool     // --require-attested
 	Gate                             verdict.GateFlags
 	// Getenv reads the bearer token for --log-tiles (ReadToken); nil is
 	// os.Getenv.
@@ -62,6 +63,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.LogProof, "log-proof", "", "the record's C2SP tlog-proof `FILE` (default: RECORD with .json replaced by .tlog-proof)")
 	fs.StringVar(&f.LogTiles, "log-tiles", "", "the log's tiles, a tlog-tiles `DIR` (a copy of the log) or URL (http://HOST/v1/log/; $LOGBOOK_SERVER_READ_TOKEN, else $LOGBOOK_SERVER_TOKEN, when set, goes as the bearer token: a server's reads need its read token): for --log-consistency, and with --log-policy the freshness check: every leaf after the record's own, up to the log's latest checkpoint, is read, and a later checkpoint of the record's session refuses it (TRUNCATED)")
 	f.Gate.Register(fs)
+	fs.BoolVar(&f.RequireAttested, "require-attested", false, "refuse a record whose event steps do not each name a developer a fleet's server checked (ACTOR_UNATTESTED), or name two (ACTOR_MISMATCH) (logbook-server --fleet; docs/fleet.md); needs level server or logged")
 	fs.BoolVar(&f.RequireManaged, "require-managed", false, "refuse (HOOKS_NOT_MANAGED) a record without a server's note that the session's hooks came from the harness's managed settings (logbook-server --managed-settings; docs/harnesses.md); needs level server or logged")
 }
 
@@ -69,7 +71,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 // the checkpoints and their keys (extended by the key rotations) and the
 // gate's keys. Record adds what each record has beside it.
 func (f *Flags) Load() (verdict.Inputs, error) {
-	in := verdict.Inputs{RequireManaged: f.RequireManaged}
+	in := verdict.Inputs{RequireManaged: f.RequireManaged, RequireAttested: f.RequireAttested}
 	var err error
 	if in.Pinned, err = f.Pinned(); err != nil {
 		return in, err

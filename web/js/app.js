@@ -227,6 +227,16 @@
     const id = get(rec, 'signerIdentity');
     if (id) row(dl, 'signer identity', get(id, 'certificates').items.length + ' certificate(s), not checked here');
     if (get(get(rec, 'signature'), 'rfc3161')) row(dl, 'timestamp token', 'present (RFC 3161), not checked here');
+    // Who sent the events, as a fleet's server wrote it (docs/fleet.md).
+    const attested = new Set(), claimed = new Set();
+    for (const st of get(rec, 'steps').items) {
+      const a = lb.actorOf(get(st, 'data'));
+      if (!a || typeof a === 'string') continue;
+      attested.add(a.by === 'token' ? "the server's shared token" : a.subject + ' in ' + a.tenant + ' (' + a.by + ')');
+      if (a.claimed) claimed.add(a.claimed);
+    }
+    if (attested.size) row(dl, 'actor (attested)', [...attested].join(', '));
+    if (claimed.size) row(dl, 'claimed (asserted)', [...claimed].join(', ') + ': the client said so, nothing checked it');
     box.append(dl);
   }
 

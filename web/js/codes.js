@@ -29,6 +29,8 @@
     LOG_UNTRUSTED: "No log key of the log policy signed the log's checkpoint.",
     WITNESS_QUORUM: "The witnesses' cosignatures that verify do not meet the log policy's quorum.",
     HOOKS_NOT_MANAGED: "Asked to require managed hooks: no server note says the session's hooks came from a file the agent cannot write.",
+    ACTOR_UNATTESTED: "Asked to require attested actors: an event step carries no identity a fleet's server checked (an enrolled credential or an OIDC token), or the record is not at level server.",
+    ACTOR_MISMATCH: "Events of one session are attested to two developers: one wrote into another's session (a fleet's server refuses it with this code too).",
     POLICY_MISSING: "A gate step could not load the organization policy, or the record has tool calls and no gate step at all.",
     POLICY_UNTRUSTED: "A gate step's policy is not signed by a trusted policy key, or is not the required policy.",
     GATE_MISSING: "A tool call has no gate step before it: the hooks ran without the organization policy.",

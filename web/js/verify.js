@@ -279,15 +279,20 @@
       }
     }
     const managed = !!(options && options.requireManaged);
+    const attested = !!(options && options.requireAttested);
     let v;
     try {
-      v = await verifyRecord(bytes, opt, keep || managed);
+      v = await verifyRecord(bytes, opt, keep || managed || attested);
     } catch (e) {
       // A defect, not a verdict: refuse rather than pass, and say so.
       return usage('internal error: ' + (e && e.message));
     }
     if (v.ok && managed) {
       const r = requireManaged(v);
+      if (r) { v.ok = false; v.code = r.code; v.detail = r.detail; v.level = null; }
+    }
+    if (v.ok && attested) {
+      const r = requireAttested(v);
       if (r) { v.ok = false; v.code = r.code; v.detail = r.detail; v.level = null; }
     }
     if (v.ok) v.detail += opt.pinned.length ? '; signer pinned' : '; signer not pinned: integrity only, not authorship';
@@ -315,6 +320,69 @@
     return no('no logbook.hooks note: the server was not run with --managed-settings, or the session began before it was');
   }
 
+  // requireAttested is logbook-verify --require-attested (internal/verdict,
+  // attested.go), after --require-managed: at level server or logged,
+  // every event step (not a gate step, not a logbook. note) carries a
+  // logbook.actor attested by a credential or an OIDC token
+  // (internal/fleet's ActorOf), all naming one developer.
+  function requireAttested(v) {
+    const no = (detail) => ({ code: 'ACTOR_UNATTESTED', detail });
+    if (v.level === 'local') return no("level local: only a server's checkpoint can show that a server wrote the actors");
+    const steps = get(v.record, 'steps');
+    const items = (steps && steps.items) || [];
+    let owner = null, first = 0;
+    for (let i = 0; i < items.length; i++) {
+      const d = get(items[i], 'data');
+      if (get(items[i], 'kind') === 'gate') continue;
+      const ev = get(d, 'event');
+      if (typeof ev === 'string' && ev.startsWith('logbook.')) continue;
+      const a = actorOf(d);
+      if (a === undefined) return no('step ' + i + ' names no actor: the server that recorded it had no fleet');
+      if (typeof a === 'string') return no('step ' + i + ': ' + a);
+      if (a.by === 'token') return no('step ' + i + " was sent with the server's shared token, which names nobody");
+      const o = { tenant: a.tenant || '', subject: a.subject || '' };
+      if (owner === null) { owner = o; first = i; }
+      else if (o.tenant !== owner.tenant || o.subject !== owner.subject) {
+        return { code: 'ACTOR_MISMATCH', detail: 'step ' + i + ' was sent by ' + o.subject + ' in ' + o.tenant + ', step ' + first + ' by ' + owner.subject + ' in ' + owner.tenant };
+      }
+    }
+    if (owner === null) return no('no event step');
+    return null;
+  }
+
+  // actorOf is internal/fleet's ActorOf: the attested identity of a
+  // step's data (with the asserted user as .claimed), undefined when it
+  // has no logbook.actor, a string saying why when the member is
+  // malformed.
+  function actorOf(d) {
+    const v = get(d, 'logbook.actor');
+    if (v === undefined) return undefined;
+    const bad = 'logbook.actor is not an actor';
+    if (!v || typeof v === 'string' || v.t !== lb.json.K.OBJ) return bad;
+    let attested = null, claimed;
+    for (let k = 0; k < v.keys.length; k++) {
+      const id = v.vals[k];
+      if (!id || typeof id === 'string' || id.t !== lb.json.K.OBJ) return bad;
+      const o = {};
+      for (let j = 0; j < id.keys.length; j++) {
+        const key = id.keys[j], val = id.vals[j];
+        if (typeof val !== 'string' || !['by', 'tenant', 'subject', 'credential', 'issuer', 'user'].includes(key)) return bad;
+        o[key] = val;
+      }
+      if (o.by !== undefined && !['credential', 'oidc', 'token'].includes(o.by)) return bad;
+      if (v.keys[k] === 'attested') {
+        if (!o.by || o.user !== undefined) return bad;
+        attested = o;
+      } else if (v.keys[k] === 'asserted') {
+        if (o.by !== undefined) return bad;
+        claimed = o.user;
+      } else return bad;
+    }
+    if (!attested) return bad;
+    if (claimed !== undefined) attested = Object.assign({}, attested, { claimed });
+    return attested;
+  }
+
   function usage(detail) {
     return { ok: false, code: null, detail, recordId: null, keyId: null, stepCount: null, level: null, checkpoints: [] };
   }
@@ -323,5 +391,6 @@
   lb.POLICY = POLICY;
   lb.check = check;
   lb.readPublicKeyPEM = readPublicKeyPEM;
+  lb.actorOf = actorOf;
   globalThis.logbookVerify = logbookVerify;
 })(globalThis.logbook = globalThis.logbook || {});

@@ -4,7 +4,9 @@
 // every POST with {} and records nothing; with --floor append-fsync it
 // appends each body as a line to one file per session (kept open) and
 // fsyncs that file in the background after answering, as logbook-server's
-// --fsync background does, with no parsing, chaining, gate or signature.
+// --fsync background does, with no parsing, chaining, gate or signature;
+// with --floor append-fsync-wait it fsyncs before answering, as the
+// default group commit does (one fsync per event, none shared).
 // --work DURATION adds that much CPU per event (a busy loop before the
 // answer): what logbook-server's own work would cost a server that did
 // nothing else. Other flags are accepted and ignored.
@@ -50,7 +52,7 @@ func main() {
 			http.Error(w, err.Error(), 400)
 			return
 		}
-		if mode != "append-fsync" {
+		if mode != "append-fsync" && mode != "append-fsync-wait" {
 			w.Write([]byte("{}"))
 			return
 		}
@@ -77,6 +79,16 @@ func main() {
 			return
 		}
 		busy(work)
+		if mode == "append-fsync-wait" {
+			// The answer waits for the fsync, as logbook-server's
+			// group commit does.
+			if err := f.Sync(); err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			w.Write([]byte("{}"))
+			return
+		}
 		w.Write([]byte("{}"))
 		go f.Sync()
 	})

@@ -89,17 +89,26 @@ type issuer struct {
 	cfg Issuer
 	mu  sync.Mutex
 	v   *oidc.IDTokenVerifier // made on first use: discovery needs the issuer up
+	// failed is when discovery last failed: for retryAfter, tokens of
+	// the issuer are refused at once rather than each waiting on it.
+	failed  time.Time
+	lastErr error
 }
 
+// retryAfter is how long after a failed discovery the next is tried.
+const retryAfter = 30 * time.Second
+
 // New checks cfg; discovery waits for each issuer's first token, so a
-// provider down at the server's start does not stop it. client nil:
-// http.DefaultClient; now nil: time.Now.
+// provider down at the server's start does not stop it. client nil: a
+// client with a 10 s timeout; now nil: time.Now.
 func New(cfg Config, client *http.Client, now func() time.Time) (*Verifier, error) {
 	if now == nil {
 		now = time.Now
 	}
 	if client == nil {
-		client = http.DefaultClient
+		// Bounded: an issuer that hangs must not hold the requests that
+		// wait for its keys (a refusal, OIDC_PROVIDER_DOWN, instead).
+		client = &http.Client{Timeout: 10 * time.Second}
 	}
 	v := &Verifier{issuers: map[string]*issuer{}, now: now, client: client, seen: map[[32]byte]seen{}}
 	for _, is := range cfg.Issuers {
@@ -196,11 +205,15 @@ func (is *issuer) verifier(ctx context.Context, client *http.Client, now func() 
 	if is.v != nil {
 		return is.v, nil
 	}
+	if !is.failed.IsZero() && now().Sub(is.failed) < retryAfter {
+		return nil, is.lastErr
+	}
 	// The key set outlives the request: its context is not the request's.
 	pctx := oidc.ClientContext(context.WithoutCancel(ctx), client)
 	prov, err := oidc.NewProvider(pctx, is.cfg.Issuer)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProvider, err)
+		is.failed, is.lastErr = now(), fmt.Errorf("%w: %v", ErrProvider, err)
+		return nil, is.lastErr
 	}
 	is.v = prov.Verifier(&oidc.Config{SkipClientIDCheck: true, SupportedSigningAlgs: Algs, Now: now})
 	return is.v, nil

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -74,5 +76,30 @@ func TestVerify(t *testing.T) {
 	skew.Store(int64(2 * time.Hour))
 	if _, err := v.Verify(ctx, tok); !errors.Is(err, oidcauth.ErrExpired) {
 		t.Errorf("expired: %v, want ErrExpired", err)
+	}
+}
+
+// TestProviderDown: an issuer that does not answer is OIDC_PROVIDER_DOWN,
+// and for a while after, its tokens are refused at once without asking.
+func TestProviderDown(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.Error(w, "down", 503)
+	}))
+	defer srv.Close()
+	v, err := oidcauth.New(oidcauth.Config{Issuers: []oidcauth.Issuer{{Issuer: srv.URL, Audiences: []string{"a"}, Tenant: "acme", Roles: []fleet.Role{fleet.Developer}}}}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := base64.RawURLEncoding.EncodeToString([]byte(`{"iss":"` + srv.URL + `"}`))
+	tok := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256"}`)) + "." + payload + ".c2ln"
+	for i := 0; i < 3; i++ {
+		if _, err := v.Verify(context.Background(), tok); !errors.Is(err, oidcauth.ErrProvider) {
+			t.Errorf("try %d: %v, want ErrProvider", i, err)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the issuer was asked %d times, want 1", n)
 	}
 }

@@ -1,0 +1,89 @@
+package dbstore_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/logbook-project/logbook/internal/dbstore"
+	"github.com/logbook-project/logbook/internal/testkit/testmysql"
+)
+
+func open(t *testing.T) *dbstore.Store {
+	s, err := dbstore.Open(context.Background(), testmysql.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestStaleTurnRefused: a turn built on a row another turn has moved on
+// from (what two replicas without the lock would do) is refused whole by
+// the tables' keys, and leaves the session as the first turn made it.
+func TestStaleTurnRefused(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	tx, row, err := s.Lock(ctx, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := row
+	if err := tx.Commit(ctx, row, dbstore.Update{Lines: [][]byte{[]byte("header"), []byte("step 0")}, Bytes: 14,
+		Notes: [][]byte{[]byte("cp 1")}, Sizes: []int64{1}, Signed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	tx, _, err = s.Lock(ctx, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tx.Commit(ctx, stale, dbstore.Update{Lines: [][]byte{[]byte("header"), []byte("other step 0")}, Bytes: 20,
+		Notes: [][]byte{[]byte("other cp 1")}, Sizes: []int64{1}, Signed: 1})
+	if err == nil || !strings.Contains(err.Error(), "Duplicate") {
+		t.Fatalf("a turn on a stale row: %v", err)
+	}
+	tx, row, err = s.Lock(ctx, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := tx.Lines(ctx, 0)
+	tx.Rollback()
+	if err != nil || row.Lines != 2 || row.Bytes != 14 || string(row.Checkpoint) != "cp 1" || len(lines) != 2 || string(lines[1]) != "step 0" {
+		t.Fatalf("row %+v lines %q %v", row, lines, err)
+	}
+	if cp, _ := s.Checkpoint(ctx, "S"); string(cp) != "cp 1" {
+		t.Fatalf("checkpoint %q", cp)
+	}
+}
+
+// TestSessionIDsByteForByte: "A" and "a" are two sessions (MariaDB's
+// default collation would take them for one).
+func TestSessionIDsByteForByte(t *testing.T) {
+	s := open(t)
+	ctx := context.Background()
+	for _, id := range []string{"A", "a"} {
+		tx, row, err := s.Lock(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Lines != 0 {
+			t.Fatalf("%s: a new session has %d lines", id, row.Lines)
+		}
+		if err := tx.Commit(ctx, row, dbstore.Update{Lines: [][]byte{[]byte("header " + id)}, Bytes: 9}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOpenNamesNoPassword: a DSN that cannot be used is refused without
+// its password in the message.
+func TestOpenNamesNoPassword(t *testing.T) {
+	_, err := dbstore.Open(context.Background(), "logbook:s3cret-pw@tcp(127.0.0.1:1)/")
+	if err == nil || strings.Contains(err.Error(), "s3cret-pw") || !strings.Contains(err.Error(), "names no database") {
+		t.Fatalf("%v", err)
+	}
+	_, err = dbstore.Open(context.Background(), "logbook:s3cret-pw@tcp(127.0.0.1:1)/logbook?timeout=1s")
+	if err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Fatalf("%v", err)
+	}
+}
