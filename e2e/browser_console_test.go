@@ -465,6 +465,21 @@ func TestConsoleRun(t *testing.T) {
 	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/coverage", dev.cookie(t).Value, nil, ""); code != 403 {
 		t.Errorf("a developer's coverage: %d, want 403", code)
 	}
+	// The export of a search's page holds the same bundle.
+	code, z, _ = consoleGet(t, "GET", f.url+"/ui/export?developer=dev1&tool=Bash", aud.cookie(t).Value, nil, "")
+	if code != 200 {
+		t.Fatalf("export of a search: %d %s", code, z)
+	}
+	if zr, err = zip.NewReader(strings.NewReader(z), int64(len(z))); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, zf := range zr.File {
+		names = append(names, zf.Name)
+	}
+	if strings.Join(names, " ") != sid+".bundle.json verification.txt server.pub server.vkey" {
+		t.Errorf("export of a search holds %v", names)
+	}
 	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/export/"+sid, dev.cookie(t).Value, nil, ""); code != 403 {
 		t.Errorf("a developer's export: %d, want 403", code)
 	}

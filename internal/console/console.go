@@ -53,6 +53,9 @@ type Backend interface {
 	// its bundle, the key to trust, the verification transcript and the
 	// policy in force.
 	ConsoleExport(ctx context.Context, p fleet.Principal, id string) ([]byte, error)
+	// ConsoleExportSearch is the same for each session of a search's
+	// page (v: the sessions page's filters).
+	ConsoleExportSearch(ctx context.Context, p fleet.Principal, v url.Values) ([]byte, error)
 	// ConsoleCoverage is an auditor's view of the tenant's recording,
 	// and the policy digests in force per repository.
 	ConsoleCoverage(ctx context.Context, p fleet.Principal, days int) (index.Coverage, map[string][]string, error)
@@ -149,6 +152,7 @@ func (c *Console) Handler(b Backend) http.Handler {
 	}))
 	mux.HandleFunc("GET /ui/run/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.run(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/record/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.record(w, r, s, b) }))
+	mux.HandleFunc("GET /ui/export", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.export(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/export/{id}", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.export(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/console.css", c.asset)
 	mux.HandleFunc("GET /ui/run.js", c.asset)
@@ -497,7 +501,8 @@ func (c *Console) sessionsPage(w http.ResponseWriter, r *http.Request, s *sessio
 			html.EscapeString(e.Developer), html.EscapeString(e.Repo), e.Steps, html.EscapeString(e.Level), html.EscapeString(state),
 			html.EscapeString(strings.Join(e.Tools, " ")), html.EscapeString(strings.Join(e.Decisions, " ")))
 	}
-	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": template.HTML(rows.String()), "Next": next, "Q": v}))
+	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": template.HTML(rows.String()), "Next": next, "Q": v,
+		"Export": "/ui/export?" + v.Encode()}))
 }
 
 // export is the auditor's download of one session (Backend.ConsoleExport),
@@ -508,7 +513,15 @@ func (c *Console) export(w http.ResponseWriter, r *http.Request, s *session, b B
 		return
 	}
 	id := r.PathValue("id")
-	z, err := b.ConsoleExport(r.Context(), s.p, id)
+	var z []byte
+	var err error
+	if id != "" {
+		z, err = b.ConsoleExport(r.Context(), s.p, id)
+	} else {
+		// A search's page: the sessions page's filters, in the URL.
+		id = "search"
+		z, err = b.ConsoleExportSearch(r.Context(), s.p, r.URL.Query())
+	}
 	var denied *fleet.Denied
 	switch {
 	case errors.As(err, &denied):

@@ -86,6 +86,7 @@ var (
 <div class="table"><table id="sessions"><thead><tr><th scope="col">started</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">repository</th><th scope="col">steps</th><th scope="col">level</th><th scope="col">state</th><th scope="col">tools</th><th scope="col">decisions</th></tr></thead>
 <tbody>{{.Rows}}</tbody></table></div>
 {{if .Next}}<p><a id="next" href="{{.Next}}">Next page</a></p>{{end}}
+{{if .Auditor}}{{if .Rows}}<p><a id="export-search" href="{{.Export}}">Download the auditor's export of this page</a> (a bundle per sealed session, the keys, one verification transcript, the policy)</p>{{end}}{{end}}
 {{end}}`)
 
 	coveragePage = page(`{{define "title"}}Coverage · logbook{{end}}{{define "main"}}<h1>Coverage of {{.Tenant}}</h1>
