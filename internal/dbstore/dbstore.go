@@ -10,6 +10,10 @@
 //	logbook_sessions     one row per session: its lock, how far its journal goes, what it signed and sealed
 //	logbook_lines        the journal's lines (header first, n = 0), one row each
 //	logbook_checkpoints  every checkpoint signed, one per size: a second one at a size is refused (no fork)
+//
+// and, with a fleet (Store.Fleet, fleet.go), its enrollment codes,
+// credentials and sessions' owners: logbook_fleet_enroll,
+// logbook_fleet_credentials, logbook_session_owners.
 package dbstore
 
 import (

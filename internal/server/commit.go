@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/logbook-project/logbook/internal/fleet"
+
 	"github.com/logbook-project/logbook/internal/chain"
 	"github.com/logbook-project/logbook/internal/gitfacts"
 	"github.com/logbook-project/logbook/internal/gitstep"
@@ -41,7 +43,7 @@ func (s *Server) postCommit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { <-s.slots }()
-	ids, err := s.recordingIn(top)
+	ids, err := s.recordingIn(r, top)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
@@ -77,7 +79,7 @@ func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, errBadCommit, err.Error())
 		return
 	}
-	ids, err := s.recordingIn(top)
+	ids, err := s.recordingIn(r, top)
 	if err != nil {
 		s.fail(w, r, errInternal, err.Error())
 		return
@@ -87,9 +89,26 @@ func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 }
 
 // recordingIn lists the sessions recording whose cwd is in the work tree
-// top.
-func (s *Server) recordingIn(top string) ([]string, error) {
-	return s.recording.in(s.cfg.Dir, top)
+// top that r's principal may write into: on a fleet server a developer's
+// commit is named in its own sessions only (fleet.Authorize, as an
+// event's), never in another developer's recording in the same tree.
+func (s *Server) recordingIn(r *http.Request, top string) ([]string, error) {
+	ids, err := s.recording.in(s.cfg.Dir, top)
+	if err != nil || s.cfg.Fleet == nil {
+		return ids, err
+	}
+	p, _ := PrincipalOf(r)
+	mine := ids[:0]
+	for _, id := range ids {
+		o, err := s.SessionOwner(id)
+		if err != nil {
+			return nil, err
+		}
+		if fleet.Authorize(p, fleet.Write, o) == nil {
+			mine = append(mine, id)
+		}
+	}
+	return mine, nil
 }
 
 // recordingSet is the sessions still recording, with their cwd: taken

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/server"
 )
@@ -107,5 +109,33 @@ func TestFleetIndex(t *testing.T) {
 	_, b := do(t, "GET", ff.ts.URL+"/v1/coverage", aud, nil)
 	if strings.Contains(b, `"dev3"`) || strings.Contains(b, `"developer":"dev1"`) && strings.Contains(b, `"silent":[{"developer":"dev1"`) {
 		t.Errorf("coverage: %s", clip(b))
+	}
+}
+
+// TestFleetCommitOwnSessions: on a fleet server a commit is named in the
+// sessions its sender may write into: two developers recording in the
+// same work tree each get their own commits, never the other's, and the
+// shared token names none of theirs.
+func TestFleetCommitOwnSessions(t *testing.T) {
+	ff := newFleet(t)
+	dev1, dev2 := ff.enrollHTTP(t, "acme", "dev1"), ff.enrollHTTP(t, "acme", "dev2")
+	for _, s := range []struct{ bearer, id string }{{dev1, "s-one"}, {dev2, "s-two"}} {
+		if st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", s.bearer, event(s.id, "PreToolUse", 0)); st != 200 {
+			t.Fatalf("%s: %d %s", s.id, st, body)
+		}
+	}
+	body := gitstep.CommitBody("/work/project", gitfacts.Commit{ID: strings.Repeat("ab", 20), Tree: strings.Repeat("cd", 20), Parents: []string{strings.Repeat("ef", 20)}, PatchID: strings.Repeat("12", 20)})
+	for _, c := range []struct{ who, bearer, route, want string }{
+		{"dev1", dev1, gitstep.CommitRoute, `{"sessions":["s-one"]}`},
+		{"dev2", dev2, gitstep.RecordingRoute, `{"sessions":["s-two"]}`},
+		{"the shared token", "hook-token", gitstep.CommitRoute, `{"sessions":[]}`},
+	} {
+		b := body
+		if c.route == gitstep.RecordingRoute {
+			b = gitstep.RepoBody("/work/project")
+		}
+		if st, got := do(t, "POST", ff.ts.URL+c.route, c.bearer, b); st != 200 || got != c.want {
+			t.Errorf("%s %s: %d %s, want %s", c.who, c.route, st, got, c.want)
+		}
 	}
 }

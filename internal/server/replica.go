@@ -285,6 +285,24 @@ func OpenDB(ctx context.Context, dsn string) (*dbstore.Store, error) {
 	return dbstore.Open(ctx, dsn)
 }
 
+// replicaFleet is the fleet of a replica on db: its credentials, codes
+// and sessions' owners are the database's (dbstore.Fleet), whatever fl
+// kept them in, so that every replica enrolls, authenticates and
+// authorizes alike (docs/replicas.md). Without db, or without a fleet,
+// fl as it is.
+func replicaFleet(fl *Fleet, db *dbstore.Store) (*Fleet, error) {
+	if fl == nil || db == nil {
+		return fl, nil
+	}
+	shared, err := db.Fleet(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	f := *fl
+	f.Store, f.Owners = shared, shared
+	return &f, nil
+}
+
 // ReplicaLog is the transparency log of a replica on database dbDSN,
 // from --log (driver; logSet: given on the command line) and --log-dsn:
 // the shared one, Tessera's MySQL tables on the same database unless

@@ -275,6 +275,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Fleet, err = replicaFleet(cfg.Fleet, cfg.DB); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -1,10 +1,12 @@
 // Package fleetcmd is logbook-server's fleet on the command line: the
 // admin's subcommands (enroll, credentials list|revoke), which work on the
-// data directory whether the server runs or not, and the serve flags
+// data directory (or, with --db, the replicas' database) whether the
+// server runs or not, and the serve flags
 // --fleet and --oidc-config that turn a fleet on (docs/fleet.md).
 package fleetcmd
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -18,6 +20,7 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/fleet/oidcauth"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -28,9 +31,9 @@ import (
 // Subcommands are the admin's subcommands, for the command's dispatch.
 var Subcommands = []string{"enroll", "credentials"}
 
-const synopsis = `logbook-server enroll --tenant T --developer NAME [--role ROLE] [--ttl 24h] [--data DIR]
-logbook-server credentials list [--json] [--data DIR]
-logbook-server credentials revoke ID [--data DIR]`
+const synopsis = `logbook-server enroll --tenant T --developer NAME [--role ROLE] [--ttl 24h] [--data DIR | --db DSN]
+logbook-server credentials list [--json] [--data DIR | --db DSN]
+logbook-server credentials revoke ID [--data DIR | --db DSN]`
 
 // Run runs subcommand args[0] (one of Subcommands); getenv gives the
 // data directory's default as the server takes it ($STATE_DIRECTORY).
@@ -56,6 +59,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	role := fs.String("role", string(fleet.Developer), "enroll: the credential's `ROLE`s, comma-separated: developer, auditor, approver, admin")
 	ttl := fs.Duration("ttl", 24*time.Hour, "enroll: how long the code may be traded for a credential")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
+	dsn := fs.String("db", "", "the replicas' database `DSN`, where a fleet of replicas keeps its credentials (default $LOGBOOK_DB_DSN; docs/replicas.md)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -66,11 +70,15 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	if dir == "" {
 		dir = "logbook-server-data"
 	}
-	st, err := fleet.OpenStore(dir)
+	if *dsn == "" {
+		*dsn = getenv("LOGBOOK_DB_DSN")
+	}
+	st, closeDB, err := open(context.Background(), dir, *dsn)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 1
 	}
+	defer closeDB()
 	switch sub {
 	case "enroll":
 		if *tenant == "" || *dev == "" || fs.NArg() > 0 {
@@ -145,7 +153,29 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.oidc, "oidc-config", "", "trust the OIDC issuers of this JSON `FILE` (CI jobs' and people's tokens; implies --fleet; docs/fleet.md)")
 }
 
-// Load is the server's fleet (nil without --fleet or --oidc-config).
+// open is where the admin's subcommands find the fleet: the replicas'
+// database when dsn is not empty, else the files of the data directory
+// dir.
+func open(ctx context.Context, dir, dsn string) (fleet.Keeper, func(), error) {
+	if dsn == "" {
+		st, err := fleet.OpenStore(dir)
+		return st, func() {}, err
+	}
+	db, err := dbstore.Open(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	fl, err := db.Fleet(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return fl, func() { db.Close() }, nil
+}
+
+// Load is the server's fleet (nil without --fleet or --oidc-config),
+// its credentials under data: with --db, server.New makes them the
+// replicas' database's.
 func (f *Flags) Load(data string, client *http.Client) (*server.Fleet, error) {
 	if !f.on && f.oidc == "" {
 		return nil, nil
