@@ -36,7 +36,11 @@ const forwardTimeout = 5 * time.Second
 // status), which run relays byte for byte; with pinned keys, the
 // signature binds it. An answer that cannot be read as one is an error:
 // the hook cannot tell what was decided.
-func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, seq int64, getenv func(string) string) (hookpost.Relay, error) {
+//
+// wait, when over 0, is how many seconds the hook waits for a call the
+// server holds for an approver (X-Logbook-Wait); the server answers
+// before that.
+func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, seq int64, wait int, getenv func(string) string) (hookpost.Relay, error) {
 	var none hookpost.Relay
 	t, err := hookpost.Parse(server)
 	if err != nil {
@@ -73,6 +77,9 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if nonce != "" {
 		headers = append(headers, [2]string{hookpost.NonceHeader, nonce})
 	}
+	if wait > 0 {
+		headers = append(headers, [2]string{hookpost.WaitHeader, fmt.Sprint(wait)})
+	}
 	// Who the machine says its user is: a fleet's server records it as
 	// the actor's asserted identity, beside the one it checked.
 	if u := cmp.Or(getenv("USER"), getenv("USERNAME")); u != "" && !strings.ContainsAny(u, "\r\n") && len(u) <= 256 {
@@ -82,7 +89,7 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}
-	resp, err := hookpost.Post(t, route, headers, payload, forwardTimeout)
+	resp, err := hookpost.PostWait(t, route, headers, payload, forwardTimeout, time.Duration(max(wait, 0))*time.Second)
 	if err != nil {
 		return none, fmt.Errorf("server %s: %w", server, err)
 	}

@@ -70,6 +70,9 @@ func checkServer(base string, stderr io.Writer, getenv func(string) string) []st
 type serverInfo struct {
 	PublicKey string `json:"publicKey"`
 	Gated     bool   `json:"gated"`
+	// ApprovalWait: the longest the server holds a call for an approver
+	// (seconds; docs/approvals.md): the gated hooks wait that long.
+	ApprovalWait int `json:"approvalWait"`
 }
 
 // pinKey is the server key the hooks pin: --server-key as given (checked:

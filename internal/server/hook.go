@@ -189,6 +189,7 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	var gv *gate.Verdict
 	body = s.cfg.Gate.Wire(body, &opts, &gv)
 	s.fleetWire(r, &opts)
+	s.holdCalls(w, r, &opts, &gv, cwd) // a held call waits for an approver (approvals.go)
 	ev, err := recorder.Record(s.cfg.Dir, body, "", cwd, opts)
 	if err == nil {
 		s.indexLater(ev.Session)
