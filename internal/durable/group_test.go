@@ -195,3 +195,46 @@ func TestGroupWritten(t *testing.T) {
 		t.Fatal("the zero ticket waits for nothing")
 	}
 }
+
+// TestGroupKeptFile: a file given to AddFile is synced by its own
+// descriptor, with no open of its path; once its writer closed it, by
+// its path. Not parallel: it replaces syncPath.
+func TestGroupKeptFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "j")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened []string
+	syncPath = func(p string) error { opened = append(opened, p); return SyncPath(p) }
+	defer func() { syncPath = SyncPath }()
+	var g Group
+	for range 3 {
+		f.WriteString("x\n")
+		if err := g.AddFile(nil, f).Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.AddFile(nil, f, dir).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(opened) != 1 || opened[0] != dir {
+		t.Fatalf("paths opened for 4 syncs of a kept file and one of its directory: %q, want only the directory", opened)
+	}
+	f.Close()
+	opened = nil
+	if err := g.AddFile(nil, f).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(opened) != 1 || opened[0] != p {
+		t.Fatalf("a closed file's sync opened %q, want its path", opened)
+	}
+	// A test's SyncPath sees every file by its name.
+	var seen []string
+	g2 := Group{SyncPath: func(p string) error { seen = append(seen, p); return nil }}
+	g2.AddFile(nil, f).Wait()
+	if len(seen) != 1 || seen[0] != p {
+		t.Fatalf("SyncPath saw %q, want %q", seen, p)
+	}
+}

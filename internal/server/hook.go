@@ -483,7 +483,16 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
 	}
-	paths := []string{journalfile.Path(s.cfg.Dir, id)}
+	// The journal's own descriptor is fsynced when it is still open:
+	// what was appended is in that file, and its sync costs no open and
+	// close (durable.Group.AddFile).
+	var f *os.File
+	var paths []string
+	if st.j != nil {
+		f = st.j.File()
+	} else {
+		paths = append(paths, journalfile.Path(s.cfg.Dir, id))
+	}
 	if !st.dirSynced {
 		paths = append(paths, s.cfg.Dir)
 		st.dirSynced = true
@@ -497,7 +506,7 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 			}
 		}
 	}
-	return s.commit.Add(after, paths...)
+	return s.commit.AddFile(after, f, paths...)
 }
 
 // reopenedSuffix names the marker of a sealed session reopened by a
