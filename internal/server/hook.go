@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -245,7 +246,9 @@ func (s *Server) hook(w http.ResponseWriter, r *http.Request) {
 	took := time.Since(start)
 	w.Header().Set("Server-Timing", serverTiming(took, syncWait))
 	s.write(w, ev, rp)
-	s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", took, "syncWait", syncWait)
+	if s.cfg.Log.Enabled(r.Context(), slog.LevelDebug) { // its arguments, boxed, cost 3-4 allocations per event
+		s.cfg.Log.Debug("recorded", "session", ev.Session, "event", ev.Name, "size", size, "bytes", len(body), "took", took, "syncWait", syncWait)
+	}
 }
 
 // serverTiming is the Server-Timing header (W3C) of a recorded event: the
