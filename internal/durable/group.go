@@ -40,8 +40,16 @@ type Group struct {
 	failed  error  // the first failed sync's error: Written returns it ever after
 }
 
+// syncKey is a file of a batch: by its path (f nil), or by the file its
+// writer keeps open. Two files at one path (the writer opened it again
+// after the path was moved) are both synced.
+type syncKey struct {
+	path string
+	f    *os.File
+}
+
 type batch struct {
-	paths  map[string]*os.File // nil: opened by its path for the sync
+	paths  map[syncKey]struct{}
 	afters []func()
 	done   chan struct{}
 	err    error
@@ -78,16 +86,14 @@ func (g *Group) AddFile(after func(), f *os.File, paths ...string) Ticket {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.next == nil {
-		g.next = &batch{paths: map[string]*os.File{}, done: make(chan struct{}), since: g.now()}
+		g.next = &batch{paths: map[syncKey]struct{}{}, done: make(chan struct{}), since: g.now()}
 	}
 	b := g.next
 	for _, p := range paths {
-		if _, ok := b.paths[p]; !ok {
-			b.paths[p] = nil
-		}
+		b.paths[syncKey{path: p}] = struct{}{}
 	}
 	if f != nil {
-		b.paths[f.Name()] = f
+		b.paths[syncKey{f.Name(), f}] = struct{}{}
 	}
 	if after != nil {
 		b.afters = append(b.afters, after)
@@ -193,18 +199,18 @@ func (g *Group) lead() {
 // syncAll syncs the batch's files at once: one goroutine each (a batch
 // holds at most one file per session in flight, bounded by the server's
 // append slots), so their fsyncs share the file system's commits.
-func (g *Group) syncAll(paths map[string]*os.File) error {
+func (g *Group) syncAll(paths map[syncKey]struct{}) error {
 	if len(paths) == 1 {
-		for p, f := range paths {
-			return g.sync1(p, f)
+		for k := range paths {
+			return g.sync1(k.path, k.f)
 		}
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 0, len(paths))
 	var mu sync.Mutex
-	for p, f := range paths {
+	for k := range paths {
 		wg.Go(func() {
-			if err := g.sync1(p, f); err != nil {
+			if err := g.sync1(k.path, k.f); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()

@@ -237,4 +237,26 @@ func TestGroupKeptFile(t *testing.T) {
 	if len(seen) != 1 || seen[0] != p {
 		t.Fatalf("SyncPath saw %q, want %q", seen, p)
 	}
+	// One file added twice to a batch is synced once; two files open at
+	// one path (the writer opened it again) are both synced.
+	a, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var n atomic.Int64 // the two are synced at once
+	g3 := Group{SyncPath: func(string) error { n.Add(1); return nil }}
+	g3.AddFile(nil, a)
+	g3.AddFile(nil, a)
+	if err := g3.AddFile(nil, b).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 {
+		t.Fatalf("a batch of one file added twice and another at its path synced %d times, want 2", n.Load())
+	}
 }
