@@ -59,7 +59,7 @@ type Config struct {
 // Defaults for zero Config fields.
 const (
 	DefaultBatchSize          = 512
-	DefaultBatchAge           = 100 * time.Millisecond // 20 ms cost a fifth of the server's events/s (docs/performance.md)
+	DefaultBatchAge           = 500 * time.Millisecond // each batch costs fsyncs of tiles and their directory: at 100 ms, a tenth of the server's CPU per event flat out (docs/replicas.md#cost)
 	DefaultCheckpointInterval = time.Second            // MySQL's minimum
 	DefaultWitnessTimeout     = 5 * time.Second
 )
