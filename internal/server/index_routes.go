@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -378,6 +379,20 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request) {
 			s.indexFailed(w, r, err)
 		}
 		return
+	}
+	if s.cfg.DB != nil {
+		// With replicas, the hold is set under the session's row lock,
+		// which a retention run holds from its check of holds to its
+		// tombstone (replicaTombstone): the run sees the hold, or the
+		// session was deleted before it was asked for.
+		lctx, cancel := context.WithTimeout(ctx, slotWait)
+		tx, _, err := s.cfg.DB.Lock(lctx, id)
+		cancel()
+		if err != nil {
+			s.fail(w, r, errIndex, "database: lock session "+id+": "+err.Error())
+			return
+		}
+		defer tx.Rollback()
 	}
 	if err := s.cfg.Index.SetHold(ctx, index.Hold{Tenant: c.Tenant, ID: id, By: c.byName(), Reason: body.Reason, AtMS: s.cfg.Now().UnixMilli()}); err != nil {
 		s.indexFailed(w, r, err)

@@ -241,9 +241,10 @@ func (s *Server) replicaEnd(st *session) {
 // event on another replica waits for the lock: one that took it first
 // changed the session, which is then no longer the one the index found
 // due (index.ErrNotDue: skipped, judged again at the next run); one that
-// comes after finds the row tombstoned and is refused (replicaBegin). A
-// hold set on any replica since the run began is asked for again under
-// the lock. st.mu is held.
+// comes after finds the row tombstoned and is refused (replicaBegin).
+// Holds are asked for again under the lock, which a hold set on any
+// replica takes too (hold): a hold set since the run began stops it.
+// st.mu is held.
 func (s *Server) replicaTombstone(e *index.Session, st *session, by, reason string) error {
 	ctx := context.Background()
 	lctx, cancel := context.WithTimeout(ctx, slotWait)
