@@ -118,7 +118,9 @@ const sessionColumns = "tenant, id, developer, machine, repo, cwd, harness, star
 // the index holds of it is skipped, as when replicas on one database
 // (docs/replicas.md) each feed the index from their own working copy and
 // one that appended earlier puts its entry after one that appended
-// later. A tombstoned one replaces it whatever its steps.
+// later. A tombstoned one replaces it whatever its steps, and a live one
+// never replaces a tombstoned one (a feed that read the session before
+// it was deleted, on another replica, puts last).
 func (x *Index) Put(ctx context.Context, ss ...*Session) error {
 	// Replicas' feeds put into one MySQL index at once, and InnoDB
 	// answers some of their transactions with a deadlock (the DELETEs'
@@ -151,7 +153,7 @@ func (x *Index) put(ctx context.Context, ss []*Session) error {
 }
 
 func putTx(ctx context.Context, tx *sql.Tx, ss []*Session) error {
-	delS, err := tx.PrepareContext(ctx, "DELETE FROM sessions WHERE tenant = ? AND id = ? AND (steps <= ? OR ? = 1)")
+	delS, err := tx.PrepareContext(ctx, "DELETE FROM sessions WHERE tenant = ? AND id = ? AND ((tombstoned = 0 AND steps <= ?) OR ? = 1)")
 	if err != nil {
 		return err
 	}
