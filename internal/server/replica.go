@@ -260,6 +260,8 @@ func (s *Server) replicaTombstone(e *index.Session, st *session, by, reason stri
 	// Due as the index saw it: sealed, nothing appended since, at the
 	// size the index counted.
 	if !row.Sealed || row.RecordSize == 0 || row.Signed != row.RecordSize || row.RecordSize != e.Steps {
+		s.cfg.Log.Info("retention: the session changed since the index listed it; left for the next run", "session", e.ID,
+			"indexedSteps", e.Steps, "signed", row.Signed, "sealed", row.Sealed)
 		return index.ErrNotDue
 	}
 	if held, err := s.cfg.Index.IsHeld(ctx, e.Tenant, e.ID); err != nil || held {
