@@ -283,7 +283,7 @@ func TestLongCwd(t *testing.T) {
 
 // TestPutNeverGoesBack: of two replicas' feeds, the one that read fewer
 // steps and put last leaves the index as the other put it; a tombstoned
-// entry replaces it whatever its steps.
+// entry replaces it whatever its steps, and no live one replaces that.
 func TestPutNeverGoesBack(t *testing.T) {
 	engines(t, func(t *testing.T, x *Index) {
 		ctx := context.Background()
@@ -305,6 +305,14 @@ func TestPutNeverGoesBack(t *testing.T) {
 		}
 		if got, err := x.Get(ctx, later.Tenant, later.ID); err != nil || !got.Tombstone || got.Steps != 2 {
 			t.Fatalf("a tombstoned entry: %+v %v", got, err)
+		}
+		// A feed that read the session before its deletion (another
+		// replica's) puts last: the entry stays tombstoned.
+		if err := x.Put(ctx, &later); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := x.Get(ctx, later.Tenant, later.ID); err != nil || !got.Tombstone || got.Steps != 2 {
+			t.Fatalf("a live state put after the tombstone: %+v %v", got, err)
 		}
 	})
 }
