@@ -27,12 +27,15 @@ import (
 // data directory (group commit: answered after the fsync; POSIX log);
 // file-background (--fsync background: answered once written, the fsync
 // right after, as the floor); db, one replica on $LOGBOOK_TEST_MYSQL_DSN
-// (--db: answered after COMMIT; the log on the same database). Each arm
-// reports cpu-us/event (the server process's user+system time), ratio
-// (over floor's in the same run: the last floor run of that load) and
-// ratio-wait (over floor-wait's); the db arm also reports
-// db-cpu-us/event, MariaDB's own, when its process can be read (on a
-// shared MariaDB, with what else it served).
+// (--db: answered after COMMIT; the log on the same database). Every
+// logbook-server arm runs with what it has by default: the session index
+// on (SQLite in DATA/index.db, fed in batches of up to 1 s) and the
+// transparency log (POSIX, or on the database with --db); the floors have
+// neither. Each arm reports cpu-us/event (the server process's
+// user+system time), ratio (over floor's in the same run: the last floor
+// run of that load) and ratio-wait (over floor-wait's); the db arm also
+// reports db-cpu-us/event, MariaDB's own, when its process can be read
+// (on a shared MariaDB, with what else it served).
 func BenchmarkServerCPUFloor(b *testing.B) {
 	dir := b.TempDir()
 	floor := filepath.Join(dir, "serverfloor")

@@ -7,5 +7,5 @@ import "embed"
 
 // Files are the page and its scripts and style.
 //
-//go:embed *.html *.css js/*.js
+//go:embed *.html *.css js/*.js console/*.css console/*.js
 var Files embed.FS

@@ -82,7 +82,7 @@ func verb(name string, args []string, stdout, stderr io.Writer) int {
 		fs.StringVar(&o.PolicyFail, "policy-fail", "", "with --policy: a gated call the policy cannot decide (policy unreadable, record-step missing) is `deny` (default, blocked) or allow")
 		fs.BoolVar(&o.NoKey, "no-key", false, "install without a signing key: sessions are recorded, not sealed at their end (seal them later); without it, install makes a key or fails")
 	}
-	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--server URL [--server-key HEX] [--command-hooks] [--enroll CODE]] [--managed] [--policy FILE --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow]] [--dry-run]", stdout, stderr); done {
+	if code, done := cli.Parse(fs, args, "record-step "+name+" --harness NAME [--project DIR | --user | --local | --config FILE] [--bin DIR] [--no-key] [--server URL [--server-key HEX] [--command-hooks] [--enroll CODE]] [--trailer] [--managed] [--policy FILE --policy-key PUB [--require-policy DIGEST] [--policy-fail deny|allow]] [--dry-run]", stdout, stderr); done {
 		return code
 	}
 	if fs.NArg() > 0 {

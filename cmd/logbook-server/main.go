@@ -78,7 +78,7 @@ func main() {
 const synopsis = `logbook-server --data DIR --key FILE [--name ORIGIN] [--listen ADDR] [--token-file FILE]
                [--read-token-file FILE | --open-reads]
                [--tls-cert PEM --tls-key PEM [--client-ca PEM]] [--log-level LEVEL]
-               [--policy SIGNED.json --policy-key PUB] [--db DSN]
+               [--policy SIGNED.json --policy-key PUB] [--db DSN] [--fleet] [--oidc-config FILE]
                [--index sqlite|mysql|none [--index-dsn DSN]]
 logbook-server --reindex --data DIR [--index sqlite|mysql [--index-dsn DSN]]
 logbook-server sessions|coverage|retention|hold --server URL … (logbook-server sessions --help)
@@ -103,6 +103,7 @@ type config struct {
 	policy                                 policyFlags
 	index                                  indexcli.Flags
 	fleet                                  fleetcmd.Flags
+	console                                server.ConsoleFlags
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -141,6 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	c.index.Register(fs)
 	c.db.register(fs)
 	c.fleet.Register(fs)
+	c.console.Register(fs)
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
 	}
@@ -297,6 +299,14 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	if err != nil {
 		return fail(1, err)
 	}
+	actor, err := c.policy.actor()
+	if err != nil {
+		return fail(1, err)
+	}
+	cons, err := c.console.Config()
+	if err != nil {
+		return fail(2, err)
+	}
 	ix, err := c.index.Open(ctx, data, getenv)
 	if err != nil {
 		return fail(1, err)
@@ -306,7 +316,8 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	srv, err := server.New(server.Config{Index: ix, Dir: data, Origin: c.name, Key: priv, Token: token, ReadToken: readToken, Log: log,
 		OpenReads: c.openReads, Recorder: self.journal(), Version: recorder.Version(), Web: web.Files,
-		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, DB: db, Fleet: fl})
+		MaxHookBody: c.maxHook, MaxVerifyBody: c.maxVerify, TLog: tl, MinFree: c.minFree, Fsync: c.fsync, FsyncWindow: c.fsyncWindow, Gate: gt, ManagedSettings: c.managed, DB: db, Fleet: fl,
+		Actor: actor, ApprovalWait: c.policy.wait, Console: cons, PolicyFile: c.policy.text})
 	if err != nil {
 		return fail(1, err)
 	}

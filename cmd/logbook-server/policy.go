@@ -4,17 +4,21 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/server"
 )
 
 // policyFlags gate every PreToolUse the server records (docs/policy.md).
 type policyFlags struct {
-	file string
-	keys []string
+	file, approvers string
+	text            []byte // the policy file as read
+	keys            []string
+	wait            time.Duration
 }
 
 func (p *policyFlags) register(fs *flag.FlagSet) {
@@ -23,6 +27,16 @@ func (p *policyFlags) register(fs *flag.FlagSet) {
 		p.keys = append(p.keys, v)
 		return nil
 	})
+	fs.StringVar(&p.approvers, "approvers", "", "`FILE` of approvers, one \"NAME TOKEN\" a line: they list and decide the calls the policy holds (GET/POST /v1/approvals, docs/approvals.md); a hook sending one's token names its developer")
+	fs.DurationVar(&p.wait, "approval-wait", server.DefaultApprovalWait, "longest a held call waits for an approver before it is denied (the hook's own wait bounds it)")
+}
+
+// actor reads --approvers: who may decide held calls.
+func (p *policyFlags) actor() (server.Actor, error) {
+	if p.approvers == "" {
+		return nil, nil
+	}
+	return server.ReadApprovers(p.approvers)
 }
 
 // load reads, verifies and compiles the policy once, at start: a server
@@ -46,6 +60,7 @@ func (p *policyFlags) load() (*gate.Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--policy: %w", err)
 	}
+	p.text = text
 	g := gate.Load(text, trusted, orgpolicy.Deny, "")
 	if g.LoadErr != nil {
 		return nil, fmt.Errorf("--policy %s: %v", p.file, g.LoadErr)

@@ -97,6 +97,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	server := fs.String("server", "", "send the event to a logbook server at `URL` (http://IP:PORT, or unix:/PATH) instead of recording it here")
 	var serverKeys cli.List
 	fs.Var(&serverKeys, "server-key", "with --server: the server's Ed25519 public key, 64 hex digits (GET /v1/key's publicKey; repeatable, to pin the next key across a rotation): an answer not signed by it is counted as not sent, as a process squatting the server's port would answer (record-step install --server pins it)")
+	serverWait := fs.Int("server-wait", 0, "with --server: `SECONDS` this hook waits for the answer to a call the server holds for an approver (a PreToolUse hook; its harness timeout must be longer); 0: a held call is denied at once (docs/approvals.md)")
 	policy := fs.String("policy", "", "gate each PreToolUse (and PermissionRequest) with the signed organization policy `FILE`: logbook-policy, built beside record-step, records and answers: the user's decider for the policy (logbook-policy serve, started on the first call), else logbook-policy hook in this process's place (docs/policy.md §7; LOGBOOK_POLICYD=off: always the latter)")
 	var policyKeys cli.List
 	fs.Var(&policyKeys, "policy-key", "with --policy: trusted policy signer, SPKI PEM public key `FILE` (repeatable)")
@@ -217,7 +218,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		// The session's own count (unsent.go): the server names the
 		// numbers it never receives, this event's too if it is lost.
 		seq := nextSeq(dir, hookevent.SessionOf(cli.StripBOM(payload)))
-		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, seq, getenv)
+		rel, err := forward(*server, serverKeys, cli.StripBOM(payload), hint, cwd, seq, *serverWait, getenv)
 		if err != nil {
 			// Read the event only now, on the way out: forwarding does
 			// not need it, and the notice does.

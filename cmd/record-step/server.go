@@ -36,7 +36,11 @@ const forwardTimeout = 5 * time.Second
 // status), which run relays byte for byte; with pinned keys, the
 // signature binds it. An answer that cannot be read as one is an error:
 // the hook cannot tell what was decided.
-func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, seq int64, getenv func(string) string) (hookpost.Relay, error) {
+//
+// wait, when over 0, is how many seconds the hook waits for a call the
+// server holds for an approver (X-Logbook-Wait); the server answers
+// before that.
+func forward(server string, pinned []string, payload []byte, hint hookevent.Hint, cwd string, seq int64, wait int, getenv func(string) string) (hookpost.Relay, error) {
 	var none hookpost.Relay
 	t, err := hookpost.Parse(server)
 	if err != nil {
@@ -73,6 +77,9 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if nonce != "" {
 		headers = append(headers, [2]string{hookpost.NonceHeader, nonce})
 	}
+	if wait > 0 {
+		headers = append(headers, [2]string{hookpost.WaitHeader, fmt.Sprint(wait)})
+	}
 	// Who the machine says its user is: a fleet's server records it as
 	// the actor's asserted identity, beside the one it checked.
 	if u := cmp.Or(getenv("USER"), getenv("USERNAME")); u != "" && !strings.ContainsAny(u, "\r\n") && len(u) <= 256 {
@@ -82,7 +89,7 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 	if tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}
-	resp, err := hookpost.Post(t, route, headers, payload, forwardTimeout)
+	resp, err := hookpost.PostWait(t, route, headers, payload, forwardTimeout, time.Duration(max(wait, 0))*time.Second)
 	if err != nil {
 		return none, fmt.Errorf("server %s: %w", server, err)
 	}
@@ -91,8 +98,12 @@ func forward(server string, pinned []string, payload []byte, hint hookevent.Hint
 		// The one mistake that records nothing for a whole session: the
 		// agent was started without the token in its environment.
 		return none, fmt.Errorf("server %s answered 401: it wants a token, and LOGBOOK_SERVER_TOKEN is not set in the agent's environment: export it in the shell that starts the agent, then start again", server)
+	case resp.Status == 401 && getenv("LOGBOOK_SERVER_TOKEN") == "":
+		// The token came from the enrolled credential's file: say so, and
+		// the server's own code (CREDENTIAL_REVOKED, CREDENTIAL_UNKNOWN).
+		return none, fmt.Errorf("server %s answered 401: it refuses the enrolled credential in %s (%s): ask your admin for a new enrollment code (record-step install --server URL --enroll CODE)", server, hookpost.CredentialPath(getenv), printable(resp.Body, 256))
 	case resp.Status == 401:
-		return none, fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds?)", server)
+		return none, fmt.Errorf("server %s answered 401: it refuses the token in LOGBOOK_SERVER_TOKEN (the one logbook-server --token-file holds, or an enrolled credential?): %s", server, printable(resp.Body, 256))
 	case resp.Status != 200:
 		return none, fmt.Errorf("server %s answered %d: %s", server, resp.Status, printable(resp.Body, 512))
 	}

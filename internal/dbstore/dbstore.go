@@ -7,9 +7,13 @@
 // Tables (created at Open, idempotently; every name starts logbook_ so
 // that Tessera's tables and the index's sit beside them):
 //
-//	logbook_sessions     one row per session: its lock, how far its journal goes, what it signed and sealed
+//	logbook_sessions     one row per session: its lock, how far its journal goes, what it signed and sealed, whether retention tombstoned it
 //	logbook_lines        the journal's lines (header first, n = 0), one row each
 //	logbook_checkpoints  every checkpoint signed, one per size: a second one at a size is refused (no fork)
+//
+// and, with a fleet (Store.Fleet, fleet.go), its enrollment codes,
+// credentials and sessions' owners: logbook_fleet_enroll,
+// logbook_fleet_credentials, logbook_session_owners.
 package dbstore
 
 import (
@@ -40,6 +44,7 @@ var schema = []string{
 		"`record_checkpoint` MEDIUMBLOB NULL," +
 		"`hookseq` MEDIUMBLOB NULL," +
 		"`tlog_proof` MEDIUMBLOB NULL," +
+		"`tombstoned` TINYINT NOT NULL DEFAULT 0," +
 		"PRIMARY KEY (`id`)) ENGINE=InnoDB",
 	"CREATE TABLE IF NOT EXISTS `logbook_lines` (" +
 		"`session` VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL," +
@@ -92,7 +97,29 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			return nil, fmt.Errorf("--db: create the tables: %v", redact(err.Error(), dsn))
 		}
 	}
+	if err := addTombstoned(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("--db: add logbook_sessions.tombstoned: %v", redact(err.Error(), dsn))
+	}
 	return &Store{db: db}, nil
+}
+
+// addTombstoned adds the tombstoned column to a logbook_sessions made
+// before it (MySQL has no ADD COLUMN IF NOT EXISTS). Two replicas
+// starting together may both add it: the second's duplicate is no error.
+func addTombstoned(ctx context.Context, db *sql.DB) error {
+	var n int
+	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = DATABASE()"+
+		" AND table_name = 'logbook_sessions' AND column_name = 'tombstoned'").Scan(&n)
+	if err != nil || n > 0 {
+		return err
+	}
+	_, err = db.ExecContext(ctx, "ALTER TABLE `logbook_sessions` ADD COLUMN `tombstoned` TINYINT NOT NULL DEFAULT 0")
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1060 { // ER_DUP_FIELDNAME
+		return nil
+	}
+	return err
 }
 
 // Close closes the connections.
@@ -118,6 +145,9 @@ type Row struct {
 	Checkpoint []byte // the latest checkpoint (nil: none)
 	RecordSize int64  // the size the record was sealed at (0: no record)
 	HookSeq    []byte // what the server saw of the hook's numbers (internal/server's seq state)
+	// Tombstoned: the record is a retention tombstone (Tx.Tombstone);
+	// the session takes no more events.
+	Tombstoned bool
 }
 
 // Tx is a session's write transaction: its row is locked (SELECT … FOR
@@ -132,7 +162,7 @@ type Tx struct {
 	done bool
 }
 
-const lockRow = "SELECT `ver`, `lines`, `bytes`, `signed`, `sealed`, `checkpoint`, `record_size`, `hookseq` FROM `logbook_sessions` WHERE `id` = ? FOR UPDATE"
+const lockRow = "SELECT `ver`, `lines`, `bytes`, `signed`, `sealed`, `checkpoint`, `record_size`, `hookseq`, `tombstoned` FROM `logbook_sessions` WHERE `id` = ? FOR UPDATE"
 
 // Lock begins a transaction on session id and locks its row, creating it
 // when the session is new; it waits while another replica holds it.
@@ -178,7 +208,7 @@ func (t *Tx) lock(ctx context.Context) (r Row, found bool, err error) {
 			return r, false, rows.Err()
 		}
 	}
-	err = rows.Scan(&r.Ver, &r.Lines, &r.Bytes, &r.Signed, &r.Sealed, &r.Checkpoint, &r.RecordSize, &r.HookSeq)
+	err = rows.Scan(&r.Ver, &r.Lines, &r.Bytes, &r.Signed, &r.Sealed, &r.Checkpoint, &r.RecordSize, &r.HookSeq, &r.Tombstoned)
 	return r, err == nil, err
 }
 
@@ -263,6 +293,28 @@ func (t *Tx) Commit(ctx context.Context, row Row, u Update) (err error) {
 	// The statements stop at the first that fails, before COMMIT.
 	q.WriteString(" WHERE `id` = ?; COMMIT")
 	if _, err := t.conn.ExecContext(ctx, q.String(), append(args, t.id)...); err != nil {
+		return err
+	}
+	t.done = true
+	return t.conn.Close()
+}
+
+// Tombstone replaces the session's record by tomb, a signed retention
+// tombstone, deletes its journal lines and hook numbers, and commits.
+// Its checkpoints stay, and the checkpoint its record was sealed with:
+// the transparency log's entries name them, and the tombstone repeats
+// the deleted record's tip and size. Every replica then serves tomb as
+// the record, and refuses the session's events (Row.Tombstoned).
+func (t *Tx) Tombstone(ctx context.Context, tomb []byte) (err error) {
+	defer func() {
+		if err != nil {
+			t.Rollback()
+		}
+	}()
+	_, err = t.conn.ExecContext(ctx, "DELETE FROM `logbook_lines` WHERE `session` = ?; "+
+		"UPDATE `logbook_sessions` SET `ver` = `ver` + 1, `lines` = 0, `bytes` = 0, `hookseq` = NULL, `record` = ?, `tombstoned` = 1 WHERE `id` = ?; COMMIT",
+		t.id, tomb, t.id)
+	if err != nil {
 		return err
 	}
 	t.done = true

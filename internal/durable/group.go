@@ -2,6 +2,7 @@ package durable
 
 import (
 	"errors"
+	"os"
 	"sync"
 	"time"
 )
@@ -19,11 +20,15 @@ import (
 //
 // Files are named by path and opened read-only for the sync: an fsync of
 // any descriptor of a file writes all of its data, so the writer may
-// have closed its own descriptor already.
+// have closed its own descriptor already. A writer that keeps its file
+// open passes it (AddFile): the batch fsyncs that descriptor, without an
+// open and a close per sync, and opens the path only if the writer
+// closed the file meanwhile.
 type Group struct {
 	// SyncPath syncs one file or directory; nil is SyncPath (the package
 	// function). A test may replace it before the first Sync, e.g. to
-	// note what was synced and play a power cut.
+	// note what was synced and play a power cut; it is then called for
+	// the files given to AddFile too, by their names.
 	SyncPath func(path string) error
 	// Now is the clock of Ticket.Written's window; nil is time.Now.
 	Now func() time.Time
@@ -35,8 +40,16 @@ type Group struct {
 	failed  error  // the first failed sync's error: Written returns it ever after
 }
 
+// syncKey is a file of a batch: by its path (f nil), or by the file its
+// writer keeps open. Two files at one path (the writer opened it again
+// after the path was moved) are both synced.
+type syncKey struct {
+	path string
+	f    *os.File
+}
+
 type batch struct {
-	paths  map[string]struct{}
+	paths  map[syncKey]struct{}
 	afters []func()
 	done   chan struct{}
 	err    error
@@ -63,14 +76,24 @@ func (g *Group) Sync(paths ...string) error {
 // a synced checkpoint for the transparency log) keeps the order of the
 // writes.
 func (g *Group) Add(after func(), paths ...string) Ticket {
+	return g.AddFile(after, nil, paths...)
+}
+
+// AddFile is Add with a file the caller keeps open (f.Name() its path),
+// synced by that descriptor. The caller may close f at any time: a
+// closed file is synced by its path. f may be nil.
+func (g *Group) AddFile(after func(), f *os.File, paths ...string) Ticket {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.next == nil {
-		g.next = &batch{paths: map[string]struct{}{}, done: make(chan struct{}), since: g.now()}
+		g.next = &batch{paths: map[syncKey]struct{}{}, done: make(chan struct{}), since: g.now()}
 	}
 	b := g.next
 	for _, p := range paths {
-		b.paths[p] = struct{}{}
+		b.paths[syncKey{path: p}] = struct{}{}
+	}
+	if f != nil {
+		b.paths[syncKey{f.Name(), f}] = struct{}{}
 	}
 	if after != nil {
 		b.afters = append(b.afters, after)
@@ -176,22 +199,18 @@ func (g *Group) lead() {
 // syncAll syncs the batch's files at once: one goroutine each (a batch
 // holds at most one file per session in flight, bounded by the server's
 // append slots), so their fsyncs share the file system's commits.
-func (g *Group) syncAll(paths map[string]struct{}) error {
-	sync1 := g.SyncPath
-	if sync1 == nil {
-		sync1 = SyncPath
-	}
+func (g *Group) syncAll(paths map[syncKey]struct{}) error {
 	if len(paths) == 1 {
-		for p := range paths {
-			return sync1(p)
+		for k := range paths {
+			return g.sync1(k.path, k.f)
 		}
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, 0, len(paths))
 	var mu sync.Mutex
-	for p := range paths {
+	for k := range paths {
 		wg.Go(func() {
-			if err := sync1(p); err != nil {
+			if err := g.sync1(k.path, k.f); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
@@ -200,4 +219,23 @@ func (g *Group) syncAll(paths map[string]struct{}) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// syncPath is SyncPath, replaced by a test to count the opens.
+var syncPath = SyncPath
+
+// sync1 syncs one path of a batch: by the file kept open for it, when
+// there is one and it is still open (os.File's own reference count keeps
+// its descriptor from being closed, and reused, during the fsync), else
+// by opening the path.
+func (g *Group) sync1(p string, f *os.File) error {
+	if g.SyncPath != nil {
+		return g.SyncPath(p)
+	}
+	if f != nil {
+		if err := f.Sync(); !errors.Is(err, os.ErrClosed) {
+			return err
+		}
+	}
+	return syncPath(p)
 }

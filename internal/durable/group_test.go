@@ -195,3 +195,68 @@ func TestGroupWritten(t *testing.T) {
 		t.Fatal("the zero ticket waits for nothing")
 	}
 }
+
+// TestGroupKeptFile: a file given to AddFile is synced by its own
+// descriptor, with no open of its path; once its writer closed it, by
+// its path. Not parallel: it replaces syncPath.
+func TestGroupKeptFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "j")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened []string
+	syncPath = func(p string) error { opened = append(opened, p); return SyncPath(p) }
+	defer func() { syncPath = SyncPath }()
+	var g Group
+	for range 3 {
+		f.WriteString("x\n")
+		if err := g.AddFile(nil, f).Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.AddFile(nil, f, dir).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(opened) != 1 || opened[0] != dir {
+		t.Fatalf("paths opened for 4 syncs of a kept file and one of its directory: %q, want only the directory", opened)
+	}
+	f.Close()
+	opened = nil
+	if err := g.AddFile(nil, f).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(opened) != 1 || opened[0] != p {
+		t.Fatalf("a closed file's sync opened %q, want its path", opened)
+	}
+	// A test's SyncPath sees every file by its name.
+	var seen []string
+	g2 := Group{SyncPath: func(p string) error { seen = append(seen, p); return nil }}
+	g2.AddFile(nil, f).Wait()
+	if len(seen) != 1 || seen[0] != p {
+		t.Fatalf("SyncPath saw %q, want %q", seen, p)
+	}
+	// One file added twice to a batch is synced once; two files open at
+	// one path (the writer opened it again) are both synced.
+	a, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var n atomic.Int64 // the two are synced at once
+	g3 := Group{SyncPath: func(string) error { n.Add(1); return nil }}
+	g3.AddFile(nil, a)
+	g3.AddFile(nil, a)
+	if err := g3.AddFile(nil, b).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 {
+		t.Fatalf("a batch of one file added twice and another at its path synced %d times, want 2", n.Load())
+	}
+}

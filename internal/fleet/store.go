@@ -120,12 +120,15 @@ func ValidName(s string) bool {
 	return true
 }
 
-func hash(secret string) string {
+// Hash is a secret's SHA-256 in hex: what a store keeps in its place.
+func Hash(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
 	return hex.EncodeToString(sum[:])
 }
 
-func secret(prefix string, random io.Reader) (string, error) {
+// NewSecret is prefix and 32 random bytes in base64url: a code or a
+// credential.
+func NewSecret(prefix string, random io.Reader) (string, error) {
 	b := make([]byte, 32)
 	if _, err := io.ReadFull(random, b); err != nil {
 		return "", err
@@ -133,9 +136,10 @@ func secret(prefix string, random io.Reader) (string, error) {
 	return prefix + base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// wellFormed: prefix and 43 base64url characters (32 bytes), as secret
-// makes them; anything else is refused before a file is looked at.
-func wellFormed(s, prefix string) bool {
+// WellFormed: prefix and 43 base64url characters (32 bytes), as
+// NewSecret makes them; anything else is refused before a store is
+// looked at.
+func WellFormed(s, prefix string) bool {
 	rest, ok := strings.CutPrefix(s, prefix)
 	if !ok || len(rest) != 43 {
 		return false
@@ -148,27 +152,17 @@ func wellFormed(s, prefix string) bool {
 // from now: the admin hands it to the developer, whose machine trades it
 // once for a credential (Redeem).
 func (s *Store) Enroll(tenant, subject string, roles []Role, ttl time.Duration, now time.Time, random io.Reader) (string, error) {
-	if !ValidName(tenant) || !ValidName(subject) {
-		return "", ErrName
+	roles, err := CheckEnroll(tenant, subject, roles, ttl)
+	if err != nil {
+		return "", err
 	}
-	if len(roles) == 0 {
-		roles = []Role{Developer}
-	}
-	for _, r := range roles {
-		if !ValidRole(r) {
-			return "", fmt.Errorf("role %q: want one of developer, auditor, approver, admin", r)
-		}
-	}
-	if ttl <= 0 {
-		return "", fmt.Errorf("ttl %v: must be positive", ttl)
-	}
-	code, err := secret(CodePrefix, random)
+	code, err := NewSecret(CodePrefix, random)
 	if err != nil {
 		return "", err
 	}
 	b, _ := json.Marshal(enrollment{Tenant: tenant, Subject: subject, Roles: roles,
 		Issued: instant.Format(now), Expires: instant.Format(now.Add(ttl))})
-	if err := durable.WriteFileMode(filepath.Join(s.dir, "enroll", hash(code)+".json"), b, 0o600); err != nil {
+	if err := durable.WriteFileMode(filepath.Join(s.dir, "enroll", Hash(code)+".json"), b, 0o600); err != nil {
 		return "", err
 	}
 	return code, nil
@@ -178,10 +172,10 @@ func (s *Store) Enroll(tenant, subject string, roles []Role, ttl time.Duration, 
 // kept nowhere) and what the store keeps of it. An expired code is
 // refused and stays unused; a code is used once.
 func (s *Store) Redeem(code string, now time.Time, random io.Reader) (string, Credential, error) {
-	if !wellFormed(code, CodePrefix) {
+	if !WellFormed(code, CodePrefix) {
 		return "", Credential{}, ErrCodeUnknown
 	}
-	h := hash(code)
+	h := Hash(code)
 	path := filepath.Join(s.dir, "enroll", h+".json")
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -213,11 +207,11 @@ func (s *Store) Redeem(code string, now time.Time, random io.Reader) (string, Cr
 	if err := durable.SyncPath(filepath.Join(s.dir, "enroll")); err != nil {
 		return "", Credential{}, err
 	}
-	tok, err := secret(TokenPrefix, random)
+	tok, err := NewSecret(TokenPrefix, random)
 	if err != nil {
 		return "", Credential{}, err
 	}
-	th := hash(tok)
+	th := Hash(tok)
 	c := Credential{ID: th[:16], Tenant: e.Tenant, Subject: e.Subject, Roles: e.Roles, Issued: instant.Format(now), Enrollment: h[:16]}
 	cb, _ := json.Marshal(c)
 	if err := durable.WriteFileMode(filepath.Join(s.dir, "credentials", th+".json"), cb, 0o600); err != nil {
@@ -229,10 +223,10 @@ func (s *Store) Redeem(code string, now time.Time, random io.Reader) (string, Cr
 // Lookup is the principal a credential's secret stands for, or
 // ErrCredUnknown or ErrCredRevoked.
 func (s *Store) Lookup(token string) (Principal, error) {
-	if !wellFormed(token, TokenPrefix) {
+	if !WellFormed(token, TokenPrefix) {
 		return Principal{}, ErrCredUnknown
 	}
-	h := hash(token)
+	h := Hash(token)
 	path := filepath.Join(s.dir, "credentials", h+".json")
 	// The file is looked at on every request: a revocation (a rename)
 	// holds from the next one on.
@@ -310,8 +304,8 @@ func (s *Store) List() ([]Credential, error) {
 // digits): from the next request on, its secret is refused
 // (ErrCredRevoked).
 func (s *Store) Revoke(id string) (Credential, error) {
-	if len(id) < 8 || len(id) > 64 || !isHex(id) {
-		return Credential{}, fmt.Errorf("credential id %q: want 8 to 64 hex digits (logbook-server credentials list)", id)
+	if err := CheckCredID(id); err != nil {
+		return Credential{}, err
 	}
 	dir := filepath.Join(s.dir, "credentials")
 	m, err := filepath.Glob(filepath.Join(dir, id+"*.json"))
@@ -341,6 +335,35 @@ func (s *Store) Revoke(id string) (Credential, error) {
 	}
 	c.Revoked = true
 	return c, durable.SyncPath(dir)
+}
+
+// CheckEnroll checks what Enroll is given, as every Keeper does, and
+// returns the roles (developer when none).
+func CheckEnroll(tenant, subject string, roles []Role, ttl time.Duration) ([]Role, error) {
+	if !ValidName(tenant) || !ValidName(subject) {
+		return nil, ErrName
+	}
+	if len(roles) == 0 {
+		roles = []Role{Developer}
+	}
+	for _, r := range roles {
+		if !ValidRole(r) {
+			return nil, fmt.Errorf("role %q: want one of developer, auditor, approver, admin", r)
+		}
+	}
+	if ttl <= 0 {
+		return nil, fmt.Errorf("ttl %v: must be positive", ttl)
+	}
+	return roles, nil
+}
+
+// CheckCredID checks the id Revoke is given: 8 to 64 hex digits, the
+// start of a credential's SHA-256.
+func CheckCredID(id string) error {
+	if len(id) < 8 || len(id) > 64 || !isHex(id) {
+		return fmt.Errorf("credential id %q: want 8 to 64 hex digits (logbook-server credentials list)", id)
+	}
+	return nil
 }
 
 func isHex(s string) bool {

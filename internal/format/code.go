@@ -54,6 +54,9 @@ const (
 	// input than its gate step: the gate was shown one call, another ran.
 	GateInputMismatch Code = "GATE_INPUT_MISMATCH"
 	DeniedCallRan     Code = "DENIED_CALL_RAN" // a denied call has a post-event: it ran anyway
+	// ApprovalMismatch: a held call ran without the approval that names
+	// it (another call's, one used twice, expired, self-approved, or none).
+	ApprovalMismatch Code = "APPROVAL_MISMATCH"
 )
 
 // Codes lists every refusal code in the order of spec §7.
@@ -67,7 +70,7 @@ var Codes = []Code{NotJSON, Shape, StepOutOfOrder, ChainBroken, StepCountMismatc
 // kept out of Codes, which lists the steps every record fixture set
 // (testdata/records/{,policy,checkpoint,log}) covers; their fixtures are
 // in testdata/gate/.
-var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, GateInputMismatch, DeniedCallRan}
+var GateCodes = []Code{PolicyMissing, PolicyUntrusted, GateMissing, GateInputMismatch, DeniedCallRan, ApprovalMismatch}
 
 // Evidence codes (step 13, docs/review.md): logbook-verify --evidence, a
 // transcript checked against a record that is accepted first, in this

@@ -60,7 +60,7 @@ func TestRecorderCheck(t *testing.T) {
 }
 
 func TestGateCodes(t *testing.T) {
-	if len(GateCodes) != 5 || GateCodes[0] != PolicyMissing || GateCodes[3] != GateInputMismatch || GateCodes[4] != DeniedCallRan {
+	if len(GateCodes) != 6 || GateCodes[0] != PolicyMissing || GateCodes[3] != GateInputMismatch || GateCodes[4] != DeniedCallRan || GateCodes[5] != ApprovalMismatch {
 		t.Errorf("GateCodes is not step 12's list in order: %v", GateCodes)
 	}
 	for _, c := range GateCodes {

@@ -51,6 +51,7 @@ var Table = []CodeInfo{
 	{GateMissing, 12, "A tool call has no gate step before it: the hooks ran without the organization policy."},
 	{GateInputMismatch, 12, "A tool call's input is not the one its gate step decided on: the gate was shown one call and another ran."},
 	{DeniedCallRan, 12, "A call the organization policy denied has a post-event: the tool ran anyway."},
+	{ApprovalMismatch, 12, "A call the policy held for an approver went ahead without an approval that matches it: none, another call's, one used twice, one given after it expired, or the developer's own."},
 	{EvidenceDiffers, 13, "A body of the transcript given as evidence is not the one the record holds the digest of: the transcript or the record was changed."},
 	{EvidenceUnrecorded, 13, "The transcript given as evidence holds a tool call, a prompt or a second result for a call that the record never saw."},
 	{EvidenceMoved, 13, "The transcript given as evidence has the record's bodies in another order: a line was moved, or a call put in another turn."},

@@ -74,7 +74,7 @@ func ParseCommitBody(b []byte) (top string, c gitfacts.Commit, err error) {
 }
 
 // postCommit sends HEAD's facts to the server at url, with the hooks'
-// bearer token ($LOGBOOK_SERVER_TOKEN), and returns the sessions the
+// bearer token (hookpost.Token: $LOGBOOK_SERVER_TOKEN, else the enrolled credential), and returns the sessions the
 // server named the commit in. The answer is a claim of the server's:
 // what the record says is checked by logbook-verify, not by the hook.
 func postCommit(url, repo string, getenv func(string) string) ([]string, error) {
@@ -91,7 +91,7 @@ func postCommit(url, repo string, getenv func(string) string) ([]string, error) 
 		return nil, err
 	}
 	var headers [][2]string
-	if tok := getenv("LOGBOOK_SERVER_TOKEN"); tok != "" {
+	if tok := hookpost.Token(getenv); tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}
 	resp, err := hookpost.Post(t, CommitRoute, headers, CommitBody(top, c), 5*time.Second)
@@ -106,7 +106,7 @@ func postCommit(url, repo string, getenv func(string) string) ([]string, error) 
 			return r
 		}, string(resp.Body[:min(len(resp.Body), 300)]))
 		if resp.Status == 401 {
-			why += " (is LOGBOOK_SERVER_TOKEN set in this shell?)"
+			why += " (is LOGBOOK_SERVER_TOKEN set in this shell, or a credential enrolled with record-step install --enroll?)"
 		}
 		return nil, fmt.Errorf("server %s answered %d: %s", url, resp.Status, why)
 	}

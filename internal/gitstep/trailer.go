@@ -107,7 +107,7 @@ func recordingAt(url, repo string, getenv func(string) string) ([]string, error)
 		return nil, err
 	}
 	var headers [][2]string
-	if tok := getenv("LOGBOOK_SERVER_TOKEN"); tok != "" {
+	if tok := hookpost.Token(getenv); tok != "" {
 		headers = append(headers, [2]string{"Authorization", "Bearer " + tok})
 	}
 	resp, err := hookpost.Post(t, RecordingRoute, headers, RepoBody(top), 5*time.Second)

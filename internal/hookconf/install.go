@@ -50,6 +50,11 @@ type Target struct {
 	// blocks a call it cannot decide.
 	Policy         string
 	PolicyFailOpen bool
+	// ServerWait, when over 0 with ServerGates, is how long (seconds) a
+	// gated record-step --server hook waits for a call the server holds
+	// for an approver (--server-wait, docs/approvals.md); its handler's
+	// timeout is made longer than that.
+	ServerWait int
 	// Shell is how the harness runs the command (shell.go): ShellPOSIX
 	// (sh -c, Git Bash), or ShellCmd / ShellPowerShell on Windows, where
 	// Bin is a path in that shell's syntax. Exe is the binaries' suffix
@@ -146,10 +151,7 @@ func (t Target) missing(e Event, msg, what string) string {
 
 // entry is what install adds to one event's list.
 func (t Target) entry(e Event) node {
-	h := t.Spec.Handler(t.Command(e), e.Seal)
-	if t.httpHook(e) {
-		h = t.Spec.HTTPHandler(t.Command(e), e.Seal)
-	}
+	h := t.handler(e)
 	if t.Spec.Flat {
 		return h
 	}
@@ -260,10 +262,7 @@ func (t Target) logbookHandler(list *strictjson.Value) (cmd string, handler *str
 // at --server; another server; another pinned key; a gate's
 // --fail-closed) is not, and is rewritten (install.Run).
 func (t Target) wanted(e Event, h *strictjson.Value) bool {
-	want := t.Spec.Handler(t.Command(e), e.Seal)
-	if t.httpHook(e) {
-		want = t.Spec.HTTPHandler(t.Command(e), e.Seal)
-	}
+	want := t.handler(e)
 	v, err := strictjson.Parse([]byte(style{colon: ":"}.render(want, "")), strictjson.Options{MaxDepth: 256})
 	return err == nil && sameValue(v, h)
 }

@@ -2,6 +2,7 @@ package hookconf
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/strictjson"
@@ -77,10 +78,32 @@ func (t Target) serverCommand(e Event) string {
 		// The server's policy decides this call: what cannot be
 		// confirmed is blocked (docs/policy.md, "Through the server").
 		c += " --fail-closed"
+		if t.ServerWait > 0 {
+			c += " --server-wait " + strconv.Itoa(t.ServerWait)
+		}
 		msg = "logbook: record-step is missing, so the policy of the logbook server cannot decide this call and it is blocked: run record-step install --harness " + t.Spec.Harness + " --server URL"
 		exit = " exit 2; }; "
 	}
 	return "test -x " + path + " || { " + t.missing(e, msg, "record-step") + exit + c + t.DirFlag
+}
+
+// handler is the handler install writes for e: a gated record-step
+// --server hook that waits for approvers (ServerWait) gets a timeout 10 s
+// longer than its wait, so that the harness never kills it first (which
+// would let the call run, or block it without a word).
+func (t Target) handler(e Event) node {
+	if t.httpHook(e) {
+		return t.Spec.HTTPHandler(t.Command(e), e.Seal)
+	}
+	h := t.Spec.Handler(t.Command(e), e.Seal)
+	if t.Server != "" && t.ServerGates && t.ServerWait > 0 && !e.Seal && Gated(e.Name) {
+		for i := range h.members {
+			if strings.HasPrefix(h.members[i].key, "timeout") { // timeout, timeoutSec
+				h.members[i].val = num(t.ServerWait + 10)
+			}
+		}
+	}
+	return h
 }
 
 // serverURL returns the URL of an HTTP hook handler that posts to a

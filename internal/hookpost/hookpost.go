@@ -165,6 +165,19 @@ func (r Response) Header(name string) string {
 // Post sends body to the target's path+route with the given extra
 // headers, waiting at most timeout for each step.
 func Post(t Target, route string, headers [][2]string, body []byte, timeout time.Duration) (Response, error) {
+	return PostWait(t, route, headers, body, timeout, 0)
+}
+
+// WaitHeader says how long, in seconds, the hook waits for the answer
+// (record-step --server-wait): a call the server holds for an approver is
+// answered before that.
+const WaitHeader = "X-Logbook-Wait"
+
+// PostWait is Post for an answer that may come up to wait later: a call
+// the server holds for an approver (record-step --server-wait). The
+// answer's first read may take timeout+wait, the whole exchange 3×timeout
+// + wait.
+func PostWait(t Target, route string, headers [][2]string, body []byte, timeout, wait time.Duration) (Response, error) {
 	var r Response
 	c, err := newConn(t.fam)
 	if err != nil {
@@ -174,13 +187,14 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 	// timeout bounds each step, and the whole exchange gets three: a
 	// server that sends (or reads) a byte now and then must not hold the
 	// hook, and with it the agent, past that.
-	deadline := time.Now().Add(3 * timeout)
+	deadline := time.Now().Add(3*timeout + wait)
+	step := timeout
 	budget := func() error {
 		left := time.Until(deadline)
 		if left <= 0 {
-			return fmt.Errorf("no answer within %v", 3*timeout)
+			return fmt.Errorf("no answer within %v", 3*timeout+wait)
 		}
-		c.setTimeout(min(timeout, left))
+		c.setTimeout(min(step, left))
 		return nil
 	}
 	_ = budget()
@@ -217,6 +231,7 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 		b = b[n:]
 	}
 	resp := make([]byte, 0, 4096)
+	step = timeout + wait // the first byte may wait for an approver
 	for len(resp) < maxBody {
 		if len(resp) == cap(resp) {
 			resp = append(resp, 0)[:len(resp)]
@@ -232,6 +247,7 @@ func Post(t Target, route string, headers [][2]string, body []byte, timeout time
 			break
 		}
 		resp = resp[:len(resp)+n]
+		step = timeout
 	}
 	r, err = parseResponse(resp)
 	r.Truncated = len(resp) >= maxBody

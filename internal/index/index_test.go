@@ -280,3 +280,39 @@ func TestLongCwd(t *testing.T) {
 		t.Errorf("%d bytes: %v", len(f.S.Cwd), err)
 	}
 }
+
+// TestPutNeverGoesBack: of two replicas' feeds, the one that read fewer
+// steps and put last leaves the index as the other put it; a tombstoned
+// entry replaces it whatever its steps, and no live one replaces that.
+func TestPutNeverGoesBack(t *testing.T) {
+	engines(t, func(t *testing.T, x *Index) {
+		ctx := context.Background()
+		later, earlier := *fixture(1)[0], *fixture(1)[0]
+		earlier.Steps, earlier.Verdict, earlier.Tools = 2, VerdictOpen, []string{"Read"}
+		if err := x.Put(ctx, &later); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Put(ctx, &earlier); err != nil {
+			t.Fatal(err)
+		}
+		got, err := x.Get(ctx, later.Tenant, later.ID)
+		if err != nil || got.Steps != later.Steps || got.Verdict != later.Verdict || strings.Join(got.Tools, " ") != strings.Join(later.Tools, " ") {
+			t.Fatalf("after an earlier state put last: %+v %v, want %d steps %s", got, err, later.Steps, later.Verdict)
+		}
+		earlier.Tombstone = true
+		if err := x.Put(ctx, &earlier); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := x.Get(ctx, later.Tenant, later.ID); err != nil || !got.Tombstone || got.Steps != 2 {
+			t.Fatalf("a tombstoned entry: %+v %v", got, err)
+		}
+		// A feed that read the session before its deletion (another
+		// replica's) puts last: the entry stays tombstoned.
+		if err := x.Put(ctx, &later); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := x.Get(ctx, later.Tenant, later.ID); err != nil || !got.Tombstone || got.Steps != 2 {
+			t.Fatalf("a live state put after the tombstone: %+v %v", got, err)
+		}
+	})
+}

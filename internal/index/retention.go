@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +21,12 @@ type Policy struct {
 // ErrNoPolicy is returned by Retain for a tenant with no policy: nothing
 // is deleted until an admin sets one.
 var ErrNoPolicy = errors.New("no retention policy for this tenant")
+
+// ErrNotDue is what Retain's del returns for a session that changed since
+// the index listed it (an event landed on another replica, which the
+// index has yet to learn): it is skipped, not deleted, and judged again
+// at the next run.
+var ErrNotDue = errors.New("the session changed since the index listed it")
 
 // HeldError is Retain's refusal when a session it would delete is under
 // a legal hold: nothing was deleted.
@@ -166,10 +173,15 @@ func (x *Index) Retain(ctx context.Context, tenant string, nowMS int64, del func
 		return nil, &HeldError{Tenant: tenant, IDs: held}
 	}
 	var done []*Session
+	skipped := map[string]bool{} // del said ErrNotDue: the index has yet to learn what changed
 	for {
-		due, _, err := x.Due(ctx, tenant, cutoff, 500)
-		if err != nil || len(due) == 0 {
+		due, _, err := x.Due(ctx, tenant, cutoff, 500+len(skipped))
+		if err != nil {
 			return done, err
+		}
+		due = slices.DeleteFunc(due, func(s *Session) bool { return skipped[s.ID] })
+		if len(due) == 0 {
+			return done, nil
 		}
 		for _, s := range due {
 			// A hold set since the check stops the run here.
@@ -179,7 +191,10 @@ func (x *Index) Retain(ctx context.Context, tenant string, nowMS int64, del func
 				}
 				return done, err
 			}
-			if err := del(s); err != nil {
+			if err := del(s); errors.Is(err, ErrNotDue) {
+				skipped[s.ID] = true
+				continue
+			} else if err != nil {
 				return done, fmt.Errorf("delete session %s: %w", s.ID, err)
 			}
 			if err := x.MarkTombstoned(ctx, tenant, s.ID); err != nil {

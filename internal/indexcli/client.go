@@ -98,6 +98,13 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		fmt.Fprintf(stderr, "logbook-server %s: unexpected argument %q\n", cmd, fs.Arg(0))
 		return 2
 	}
+	keepSet := false
+	fs.Visit(func(f *flag.Flag) { keepSet = keepSet || f.Name == "keep-days" })
+	if keepSet && keep < 1 {
+		// 0 was taken for "not given" and silently left the policy as it was.
+		fmt.Fprintf(stderr, "logbook-server %s: --keep-days %d: want at least 1 day\n", cmd, keep)
+		return 2
+	}
 	c := client{base: strings.TrimRight(*base, "/"), token: strings.TrimSpace(getenv("LOGBOOK_SERVER_READ_TOKEN")), http: &http.Client{Timeout: time.Minute}, stdout: stdout}
 	if c.base == "" {
 		c.base = strings.TrimRight(getenv("LOGBOOK_SERVER_URL"), "/")

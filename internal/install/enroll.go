@@ -23,7 +23,7 @@ import (
 // environment), and record-step then sends it as it sent the shared
 // token, with no key to read and nothing to sign per event
 // (docs/fleet.md, "Why a token").
-func enroll(base, code string, getenv func(string) string) ([]string, error) {
+func enroll(base, code string, httpHooks bool, getenv func(string) string) ([]string, error) {
 	path := hookpost.CredentialPath(getenv)
 	if path == "" {
 		return nil, fmt.Errorf("--enroll: no configuration directory to keep the credential in ($HOME or %%APPDATA%% unset)")
@@ -59,8 +59,11 @@ func enroll(base, code string, getenv func(string) string) ([]string, error) {
 	if err := durable.WriteFileMode(path, []byte(out.Credential+"\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("--enroll: keeping the credential: %v", err)
 	}
-	return []string{
-		fmt.Sprintf("enrolled as %s in %s: credential %s kept in %s (0600); the record-step --server hooks send it", out.Subject, out.Tenant, out.ID, path),
-		fmt.Sprintf("Claude Code's HTTP hooks send only $LOGBOOK_SERVER_TOKEN: export LOGBOOK_SERVER_TOKEN=\"$(cat %s)\" in the shell that starts the agent, or install with --command-hooks", path),
-	}, nil
+	notes := []string{fmt.Sprintf("enrolled as %s in %s: credential %s kept in %s (0600); the record-step --server hooks send it", out.Subject, out.Tenant, out.ID, path)}
+	if httpHooks {
+		// Only the harness's own HTTP hooks need the variable: with
+		// --command-hooks, record-step reads the file itself.
+		notes = append(notes, fmt.Sprintf("Claude Code's HTTP hooks send only $LOGBOOK_SERVER_TOKEN: export LOGBOOK_SERVER_TOKEN=\"$(cat %s)\" in the shell that starts the agent, or install with --command-hooks", path))
+	}
+	return notes, nil
 }

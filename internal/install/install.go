@@ -130,7 +130,7 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			if o.DryRun {
 				serverNotes = append(serverNotes, "--dry-run: the enrollment code is not traded")
 			} else {
-				notes, err := enroll(o.Server, o.Enroll, getenv)
+				notes, err := enroll(o.Server, o.Enroll, t.HTTPHooks(), getenv)
 				if err != nil {
 					fmt.Fprintf(stderr, "record-step %s: %v; nothing was changed\n", o.Verb, err)
 					return Refused
@@ -151,6 +151,9 @@ func Run(o Options, stdout, stderr io.Writer, getenv func(string) string, now ti
 			switch {
 			case askErr == nil && info.Gated:
 				t.ServerGates = true
+				// The hook waits for a held call's answer a little
+				// longer than the server holds it (at most an hour).
+				t.ServerWait = min(max(info.ApprovalWait, 0), 3600) + 10
 				serverNotes = append(serverNotes, "the server decides calls with an organization policy: the record-step --server hooks of PreToolUse and PermissionRequest are --fail-closed, so a call whose answer cannot be confirmed (server down, an answer not signed by its key) is blocked (docs/policy.md, \"Through the server\")")
 			case askErr != nil:
 				serverNotes = append(serverNotes, "the server could not be asked whether it gates calls with a policy ("+askErr.Error()+"): the hooks are fail-open; if it has one, install again once it answers, so that the PreToolUse hooks are --fail-closed")

@@ -54,6 +54,8 @@ func checkServer(base string, stderr io.Writer, getenv func(string) string) []st
 		fmt.Fprintf(stderr, "WARNING: the logbook server at %s refuses the token in LOGBOOK_SERVER_TOKEN: with it, NOTHING IS RECORDED; export the one its --token-file holds.\n", base)
 	case resp.StatusCode != http.StatusOK:
 		return []string{fmt.Sprintf("the server at %s answered GET /v1/key with %s: is it a logbook server?", base, resp.Status)}
+	case tok != "" && strings.TrimSpace(getenv("LOGBOOK_SERVER_TOKEN")) == "":
+		return []string{fmt.Sprintf("the server at %s takes the enrolled credential (%s), which the record-step --server hooks send", base, hookpost.CredentialPath(getenv))}
 	case tok != "":
 		return []string{fmt.Sprintf("the server at %s takes the token in LOGBOOK_SERVER_TOKEN: export it too in the shell that starts the agent", base)}
 	default:
@@ -68,6 +70,9 @@ func checkServer(base string, stderr io.Writer, getenv func(string) string) []st
 type serverInfo struct {
 	PublicKey string `json:"publicKey"`
 	Gated     bool   `json:"gated"`
+	// ApprovalWait: the longest the server holds a call for an approver
+	// (seconds; docs/approvals.md): the gated hooks wait that long.
+	ApprovalWait int `json:"approvalWait"`
 }
 
 // pinKey is the server key the hooks pin: --server-key as given (checked:

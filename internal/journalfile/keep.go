@@ -133,3 +133,9 @@ func (j *Journal) unchanged(size int64) (*last, bool) {
 	}
 	return l, true
 }
+
+// File is the file this Journal appends to (its name the session's
+// path), for a caller that fsyncs it after releasing the lock (the
+// server's group commit): the file may be closed by then (Close, or Lock
+// finding the path moved), and its Sync fails with os.ErrClosed.
+func (j *Journal) File() *os.File { return j.f }

@@ -42,6 +42,12 @@ func AnswerFor(harness, event string, v Result, enforced bool) Answer {
 	}
 	g := kinds.GateOf(harness)
 	d := v.Decision
+	if d == Hold {
+		// Only logbook-server parks a call for an approver (it answers
+		// the approver's decision, never a hold); a hook deciding on its
+		// own cannot, and fails closed.
+		d, msg = Deny, "needs an approver (decided only through logbook-server): "+msg
+	}
 	if d == Ask && !g.Asks {
 		d, msg = Deny, "needs approval: "+msg
 	}

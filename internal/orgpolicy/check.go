@@ -23,7 +23,9 @@ import (
 //   - GATE_INPUT_MISMATCH: a call's pre-event (or post-event) digests
 //     another input than its gate step: the gate decided on another call;
 //   - DENIED_CALL_RAN: an enforced deny is followed by its call's
-//     post-event: the tool ran anyway.
+//     post-event: the tool ran anyway;
+//   - APPROVAL_MISMATCH: a held call went ahead without an approval that
+//     matches it (approval.go).
 
 // callEvents are the events of a tool call that must be gated.
 var (
@@ -37,6 +39,7 @@ type stepView struct {
 	gated     string
 	toolUseID string
 	inputs    string
+	at        string
 	d         *strictjson.Value
 }
 
@@ -156,6 +159,9 @@ func judge(rec []byte, trusted []ed25519.PublicKey, require string) (format.Code
 	if d := deniedRan(views); d != "" {
 		return format.DeniedCallRan, d, views
 	}
+	if d := approvalMismatch(views); d != "" {
+		return format.ApprovalMismatch, d, views
+	}
 	return "", "", views
 }
 
@@ -230,6 +236,7 @@ func read(rec []byte) ([]stepView, format.Code, string) {
 		v.event, _ = d.GetString("event")
 		v.gated, _ = d.GetString("gated")
 		v.toolUseID, _ = d.GetString("toolUseId")
+		v.at, _ = st.GetString("at")
 		if in := st.Get("inputsSha256"); in != nil {
 			for _, it := range in.Items {
 				v.inputs += it.Str + ","

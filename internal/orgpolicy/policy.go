@@ -30,11 +30,15 @@ const (
 	Allow Decision = "allow"
 	Deny  Decision = "deny"
 	Ask   Decision = "ask"
+	// Hold parks the call until an approver other than the developer
+	// approves or denies that exact call (logbook-server, docs/approvals.md);
+	// a hook with no server to park it denies it.
+	Hold Decision = "hold"
 )
 
 func decision(s string) (Decision, bool) {
 	switch d := Decision(s); d {
-	case Allow, Deny, Ask:
+	case Allow, Deny, Ask, Hold:
 		return d, true
 	}
 	return "", false

@@ -24,8 +24,12 @@ func joinGate(calls map[string]*Call, st *Step, own bool) bool {
 		return false
 	}
 	c.denied = c.denied || gaps.Denies(st.Gate.gated, st.Gate.Decision, st.Gate.Enforced)
-	if c.GateStep() != nil {
-		return false
+	if g := c.GateStep(); g != nil {
+		// A call held for an approver is decided by its resolution, the
+		// call's next gate step (docs/approvals.md): that is its gate.
+		if g.Gate.Decision != "hold" || st.Gate.Decision == "hold" {
+			return false
+		}
 	}
 	if !own {
 		g := *st

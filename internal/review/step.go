@@ -55,6 +55,9 @@ type Gate struct {
 	Enforced bool   `json:"enforced"`
 	Error    string `json:"error,omitempty"`
 	Seq      int64  `json:"seq"`
+	// Approver is who decided a held call (docs/approvals.md), as the
+	// server authenticated them.
+	Approver string `json:"approver,omitempty"`
 	gated    string // the event it gated (data.gated)
 }
 
@@ -233,8 +236,8 @@ func (r reader) step(v *strictjson.Value) Step {
 	// first so that the first of a repeated key wins, as Get's would.
 	var pattern, url, subagentType string
 	var gate struct {
-		decision, rule, reason, err, gated string
-		enforced                           bool
+		decision, rule, reason, err, gated, approver string
+		enforced                                     bool
 	}
 	for k := len(d.Members) - 1; k >= 0; k-- {
 		m := &d.Members[k]
@@ -299,6 +302,8 @@ func (r reader) step(v *strictjson.Value) Step {
 			gate.err = text()
 		case "gated":
 			gate.gated = text()
+		case "approver":
+			gate.approver = text()
 		}
 	}
 	// The last of pattern, url and subagentType that is set.
@@ -309,7 +314,7 @@ func (r reader) step(v *strictjson.Value) Step {
 	}
 	if st.Event == gateEvent {
 		st.Gate = &Gate{Decision: gate.decision, Rule: gate.rule, Reason: gate.reason,
-			Enforced: gate.enforced, Error: gate.err, Seq: st.Seq, gated: gate.gated}
+			Enforced: gate.enforced, Error: gate.err, Seq: st.Seq, gated: gate.gated, Approver: gate.approver}
 	}
 	return st
 }

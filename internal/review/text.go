@@ -380,6 +380,9 @@ func (p *printer) gateLine(g *Gate) string {
 	if g.Reason != "" && g.Decision != "allow" {
 		text += ": " + Clean(g.Reason)
 	}
+	if g.Approver != "" && g.Decision == "allow" {
+		text += ": approved by " + Clean(g.Approver)
+	}
 	if g.Error != "" {
 		text += " [" + Clean(g.Error) + "]"
 	}

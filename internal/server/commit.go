@@ -88,35 +88,32 @@ func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 }
 
 // recordingIn lists the sessions recording whose cwd is in the work tree
-// top that r's principal may write (fleetWritable).
+// top that r's principal may write into: on a fleet server a developer's
+// commit is named in its own sessions only (fleet.Authorize, as an
+// event's), never in another developer's recording in the same tree.
 func (s *Server) recordingIn(r *http.Request, top string) ([]string, error) {
 	ids, err := s.recording.in(s.cfg.Dir, top)
-	if err != nil {
-		return nil, err
-	}
-	return s.fleetWritable(r, ids), nil
-}
-
-// fleetWritable keeps, on a fleet server, the sessions r's principal may
-// write: a work tree's path is no proof of whose it is, and without this
-// anyone in the fleet (another tenant's developer, an auditor, the
-// shared token) named a commit in every session recording under a path
-// they guessed, and learnt their ids. A session with no owner is the
-// shared token's only (mayWrite: nobody in the fleet takes one over).
-func (s *Server) fleetWritable(r *http.Request, ids []string) []string {
-	if s.cfg.Fleet == nil {
-		return ids
+	if err != nil || s.cfg.Fleet == nil {
+		return ids, err
 	}
 	p, _ := PrincipalOf(r)
-	out := []string{}
+	mine := ids[:0]
 	for _, id := range ids {
 		o, err := s.SessionOwner(id)
-		if err != nil || o == (fleet.Owner{}) && p.By != fleet.ByToken || fleet.Authorize(p, fleet.Write, o) != nil {
+		if err != nil {
+			return nil, err
+		}
+		// A session nobody in the fleet owns (recorded before it, or
+		// with the shared token) takes no one's events but the shared
+		// token's (mayWrite), nor their commits.
+		if o == (fleet.Owner{}) && p.By != fleet.ByToken {
 			continue
 		}
-		out = append(out, id)
+		if fleet.Authorize(p, fleet.Write, o) == nil {
+			mine = append(mine, id)
+		}
 	}
-	return out
+	return mine, nil
 }
 
 // recordingSet is the sessions still recording, with their cwd: taken

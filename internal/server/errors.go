@@ -42,6 +42,9 @@ const (
 )
 
 func status(code string) int {
+	if st, ok := approvalStatus[code]; ok {
+		return st
+	}
 	if st, ok := fleetStatus[code]; ok {
 		return st
 	}

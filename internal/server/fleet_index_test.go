@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/fleet"
+	"github.com/logbook-project/logbook/internal/gitfacts"
+	"github.com/logbook-project/logbook/internal/gitstep"
 	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/server"
 )
@@ -22,13 +24,16 @@ import (
 // nothing; retention and holds are the admin's; every refusal is
 // FORBIDDEN, and an OIDC token's roles count as an enrolled one's.
 func TestFleetIndex(t *testing.T) {
+	var ix *index.Index
+	var dir string
 	ff := newFleet(t, func(c *server.Config) {
-		ix, err := index.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "index.db"))
+		var err error
+		ix, err = index.Open(context.Background(), "sqlite", filepath.Join(t.TempDir(), "index.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ix.Close() })
-		c.Index = ix
+		c.Index, dir = ix, c.Dir
 	})
 	cred := func(tenant, who string, roles ...fleet.Role) string {
 		code, err := ff.store.Enroll(tenant, who, roles, time.Hour, time.Now(), rand.Reader)
@@ -107,5 +112,41 @@ func TestFleetIndex(t *testing.T) {
 	_, b := do(t, "GET", ff.ts.URL+"/v1/coverage", aud, nil)
 	if strings.Contains(b, `"dev3"`) || strings.Contains(b, `"developer":"dev1"`) && strings.Contains(b, `"silent":[{"developer":"dev1"`) {
 		t.Errorf("coverage: %s", clip(b))
+	}
+	// logbook-server --reindex --data DIR, as docs/index.md gives it (no
+	// --fleet): the entries keep their tenant and developer.
+	if _, err := server.Reindex(context.Background(), server.Config{Dir: dir, Index: ix}, "server"); err != nil {
+		t.Fatal(err)
+	}
+	if _, b := do(t, "GET", ff.ts.URL+"/v1/sessions", aud, nil); !slices.Equal(ids(b), []string{"s-dev1=dev1", "s-dev2=dev2"}) {
+		t.Errorf("after --reindex the auditor lists %v, want s-dev1 and s-dev2", ids(b))
+	}
+}
+
+// TestFleetCommitOwnSessions: on a fleet server a commit is named in the
+// sessions its sender may write into: two developers recording in the
+// same work tree each get their own commits, never the other's, and the
+// shared token names none of theirs.
+func TestFleetCommitOwnSessions(t *testing.T) {
+	ff := newFleet(t)
+	dev1, dev2 := ff.enrollHTTP(t, "acme", "dev1"), ff.enrollHTTP(t, "acme", "dev2")
+	for _, s := range []struct{ bearer, id string }{{dev1, "s-one"}, {dev2, "s-two"}} {
+		if st, body := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", s.bearer, event(s.id, "PreToolUse", 0)); st != 200 {
+			t.Fatalf("%s: %d %s", s.id, st, body)
+		}
+	}
+	body := gitstep.CommitBody("/work/project", gitfacts.Commit{ID: strings.Repeat("ab", 20), Tree: strings.Repeat("cd", 20), Parents: []string{strings.Repeat("ef", 20)}, PatchID: strings.Repeat("12", 20)})
+	for _, c := range []struct{ who, bearer, route, want string }{
+		{"dev1", dev1, gitstep.CommitRoute, `{"sessions":["s-one"]}`},
+		{"dev2", dev2, gitstep.RecordingRoute, `{"sessions":["s-two"]}`},
+		{"the shared token", "hook-token", gitstep.CommitRoute, `{"sessions":[]}`},
+	} {
+		b := body
+		if c.route == gitstep.RecordingRoute {
+			b = gitstep.RepoBody("/work/project")
+		}
+		if st, got := do(t, "POST", ff.ts.URL+c.route, c.bearer, b); st != 200 || got != c.want {
+			t.Errorf("%s %s: %d %s, want %s", c.who, c.route, st, got, c.want)
+		}
 	}
 }

@@ -46,6 +46,7 @@ type indexFeed struct {
 	busy    bool
 	closed  bool
 	stop    chan struct{} // closed by indexClose: no more waiting for a batch to fill
+	now     chan struct{} // IndexFlush: the batch waiting to fill is taken now
 	done    chan struct{}
 	// folds: what the feed read of each session so far (its journal's
 	// offset and the entry folded from it), so that an event costs the
@@ -64,8 +65,12 @@ type feedSession struct {
 }
 
 // feedWait is how long the feed lets a batch fill: how far the index may
-// lag an event, beside what it saves (BenchmarkAppendIndexed).
-const feedWait = 50 * time.Millisecond
+// lag an event, beside what it saves. Each batch costs a transaction and
+// an open and read of each of its sessions' journals: at 50 ms, flat out
+// over 16 sessions (BenchmarkServerCPUFloor), that was a tenth of the
+// server's CPU per event; at 1 s, the time the transparency log takes
+// to publish a checkpoint, it is a few percent.
+const feedWait = time.Second
 
 // maxFolds bounds the sessions the feed keeps in memory.
 const maxFolds = 4096
@@ -77,6 +82,7 @@ func (s *Server) indexInit() {
 	f := &s.ix
 	f.cond = sync.NewCond(&f.mu)
 	f.pending, f.folds, f.done, f.stop = map[string]struct{}{}, map[string]*feedSession{}, make(chan struct{}), make(chan struct{})
+	f.now = make(chan struct{}, 1)
 	go s.indexLoop()
 }
 
@@ -105,6 +111,10 @@ func (s *Server) IndexFlush() {
 	f := &s.ix
 	f.mu.Lock()
 	for len(f.pending) > 0 || f.busy {
+		select {
+		case f.now <- struct{}{}: // the batch filling is taken without waiting out feedWait
+		default:
+		}
 		f.cond.Wait()
 	}
 	f.mu.Unlock()
@@ -149,6 +159,7 @@ func (s *Server) indexLoop() {
 		select {
 		case <-time.After(feedWait):
 		case <-f.stop:
+		case <-f.now:
 		}
 		f.mu.Lock()
 		batch := f.pending

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -385,6 +386,20 @@ func (s *Server) hold(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if s.cfg.DB != nil {
+		// With replicas, the hold is set under the session's row lock,
+		// which a retention run holds from its check of holds to its
+		// tombstone (replicaTombstone): the run sees the hold, or the
+		// session was deleted before it was asked for.
+		lctx, cancel := context.WithTimeout(ctx, slotWait)
+		tx, _, err := s.cfg.DB.Lock(lctx, id)
+		cancel()
+		if err != nil {
+			s.fail(w, r, errIndex, "database: lock session "+id+": "+err.Error())
+			return
+		}
+		defer tx.Rollback()
+	}
 	if err := s.cfg.Index.SetHold(ctx, index.Hold{Tenant: c.Tenant, ID: id, By: c.byName(), Reason: body.Reason, AtMS: s.cfg.Now().UnixMilli()}); err != nil {
 		s.indexFailed(w, r, err)
 		return
@@ -450,24 +465,46 @@ func (s *Server) Retain(r *http.Request, c Caller, reason string) ([]*index.Sess
 // Tombstone replaces session e's record by a signed tombstone (who,
 // when, why) and removes its steps. Its checkpoints stay, and with them
 // the transparency log's entries: they name the deleted record's tip and
-// size, which the tombstone repeats. It holds the session's lock.
+// size, which the tombstone repeats. It holds the session's lock; with
+// replicas, the session's row in the database too (replicaTombstone).
 func (s *Server) Tombstone(e *index.Session, by, reason string) error {
 	st, err := s.locked(e.ID)
 	if err != nil {
 		return err
 	}
 	defer st.mu.Unlock()
+	if s.cfg.DB != nil {
+		return s.replicaTombstone(e, st, by, reason)
+	}
 	base := filepath.Join(s.cfg.Dir, e.ID)
 	rec, err := os.ReadFile(base + ".record.json")
 	if err != nil {
 		return err
 	}
+	b, err := s.tombstoneOf(e, rec, by, reason)
+	if err != nil || b == nil {
+		return err
+	}
+	if st.j != nil {
+		st.j.Close()
+		st.j = nil
+	}
+	if err := s.tombstoneCopy(e.ID, b); err != nil {
+		return err
+	}
+	s.cfg.Log.Info("tombstoned", "session", e.ID, "by", by, "reason", reason)
+	return nil
+}
+
+// tombstoneOf is the signed tombstone that stands for record rec of
+// session e; nil when rec is a tombstone already.
+func (s *Server) tombstoneOf(e *index.Session, rec []byte, by, reason string) ([]byte, error) {
 	v, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth, Discard: "steps"})
 	if err != nil {
-		return fmt.Errorf("%s.record.json: %w", e.ID, err)
+		return nil, fmt.Errorf("%s.record.json: %w", e.ID, err)
 	}
 	if tombstone.Is(v) {
-		return nil // deleted already
+		return nil, nil // deleted already
 	}
 	t := tombstone.Tombstone{Session: e.ID, Tenant: e.Tenant, Developer: e.Developer, RecordSHA256: sha256Hex(rec),
 		DeletedAt: instant.Format(s.cfg.Now()), DeletedBy: by, Reason: reason}
@@ -479,23 +516,23 @@ func (s *Server) Tombstone(e *index.Session, by, reason string) error {
 		t.StartedAt, _ = ses.GetString("startedAt")
 		t.EndedAt, _ = ses.GetString("endedAt")
 	}
-	b, err := tombstone.Sign(t, s.cfg.Key)
-	if err != nil {
-		return err
-	}
+	return tombstone.Sign(t, s.cfg.Key)
+}
+
+// tombstoneCopy makes the data directory's files of session id what a
+// deletion leaves: the tombstone b as the record, its checkpoints, no
+// journal, hook numbers or reopened mark. The session's lock is held,
+// and its journal closed.
+func (s *Server) tombstoneCopy(id string, b []byte) error {
+	base := filepath.Join(s.cfg.Dir, id)
 	if err := durable.WriteFileMode(base+".record.json", b, 0o600); err != nil {
 		return err
 	}
-	if st.j != nil {
-		st.j.Close()
-		st.j = nil
-	}
-	for _, f := range []string{journalfile.Path(s.cfg.Dir, e.ID), base + ".hookseq", base + reopenedSuffix} {
+	for _, f := range []string{journalfile.Path(s.cfg.Dir, id), base + ".hookseq", base + reopenedSuffix} {
 		if err := ignoreMissing(os.Remove(f)); err != nil {
 			return err
 		}
 	}
-	s.cfg.Log.Info("tombstoned", "session", e.ID, "by", by, "reason", reason)
 	return nil
 }
 

@@ -22,6 +22,12 @@ import (
 // the server records at ("logged" with a transparency log, else
 // "server").
 func Reindex(ctx context.Context, cfg Config, level string) (int, error) {
+	if cfg.IndexWho == nil {
+		// The journals carry each step's attested actor whether or not
+		// this command was given --fleet: read it, or a fleet's
+		// sessions fall into the default tenant with no developer.
+		cfg.IndexWho = fleetWho
+	}
 	s := &Server{cfg: cfg}
 	s.ix.level = level
 	ents, err := os.ReadDir(cfg.Dir)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/durable"
+	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/journalfile"
 	"github.com/logbook-project/logbook/internal/translog"
 )
@@ -68,6 +69,18 @@ func (s *Server) replicaBegin(id string, st *session) error {
 		return fmt.Errorf("database: lock session %s: %w", id, err)
 	}
 	rep := &st.rep
+	if row.Tombstoned {
+		// Deleted under retention, on this replica or another: refused
+		// as in file mode, and the working copy made the tombstone's.
+		rec, _, err := tx.Record(ctx)
+		tx.Rollback()
+		rep.known = false
+		if err == nil {
+			st.j = nil // journal's done closes it
+			err = s.tombstoneCopy(id, rec)
+		}
+		return errors.Join(errTombstoned, err)
+	}
 	rep.tx, rep.row, rep.notes, rep.sizes, rep.resealed = tx, row, nil, nil, false
 	if rep.known && rep.ver == row.Ver {
 		return nil // this process committed the session's last turn
@@ -222,6 +235,66 @@ func (s *Server) replicaEnd(st *session) {
 	}
 }
 
+// replicaTombstone is Tombstone with replicas: under the session's row
+// lock, the record in the database is replaced by the tombstone and the
+// journal's lines deleted, in one transaction (dbstore.Tx.Tombstone). An
+// event on another replica waits for the lock: one that took it first
+// changed the session, which is then no longer the one the index found
+// due (index.ErrNotDue: skipped, judged again at the next run); one that
+// comes after finds the row tombstoned and is refused (replicaBegin).
+// Holds are asked for again under the lock, which a hold set on any
+// replica takes too (hold): a hold set since the run began stops it.
+// st.mu is held.
+func (s *Server) replicaTombstone(e *index.Session, st *session, by, reason string) error {
+	ctx := context.Background()
+	lctx, cancel := context.WithTimeout(ctx, slotWait)
+	tx, row, err := s.cfg.DB.Lock(lctx, e.ID)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("database: lock session %s: %w", e.ID, err)
+	}
+	defer tx.Rollback() // nothing after Tombstone's commit
+	if row.Tombstoned {
+		return nil // deleted already
+	}
+	// Due as the index saw it: sealed, nothing appended since, at the
+	// size the index counted.
+	if !row.Sealed || row.RecordSize == 0 || row.Signed != row.RecordSize || row.RecordSize != e.Steps {
+		s.cfg.Log.Info("retention: the session changed since the index listed it; left for the next run", "session", e.ID,
+			"indexedSteps", e.Steps, "signed", row.Signed, "sealed", row.Sealed)
+		return index.ErrNotDue
+	}
+	if held, err := s.cfg.Index.IsHeld(ctx, e.Tenant, e.ID); err != nil || held {
+		if err == nil {
+			err = &index.HeldError{Tenant: e.Tenant, IDs: []string{e.ID}}
+		}
+		return err
+	}
+	rec, _, err := tx.Record(ctx)
+	if err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	b, err := s.tombstoneOf(e, rec, by, reason)
+	if err != nil {
+		return err
+	}
+	if err := tx.Tombstone(ctx, b); err != nil {
+		return fmt.Errorf("database: tombstone session %s: %w", e.ID, err)
+	}
+	st.rep.known = false
+	if st.j != nil {
+		st.j.Close()
+		st.j = nil
+	}
+	// The working copy follows; the database is the truth, and another
+	// replica's copy follows at its next turn on the session.
+	if err := s.tombstoneCopy(e.ID, b); err != nil {
+		s.cfg.Log.Error("tombstone: working copy", "session", e.ID, "error", err.Error())
+	}
+	s.cfg.Log.Info("tombstoned", "session", e.ID, "by", by, "reason", reason)
+	return nil
+}
+
 // readFrom returns the bytes of the file at path from offset off on.
 func readFrom(path string, off int64) ([]byte, error) {
 	f, err := os.Open(path)
@@ -283,6 +356,24 @@ func OpenDB(ctx context.Context, dsn string) (*dbstore.Store, error) {
 		return nil, nil
 	}
 	return dbstore.Open(ctx, dsn)
+}
+
+// replicaFleet is the fleet of a replica on db: its credentials, codes
+// and sessions' owners are the database's (dbstore.Fleet), whatever fl
+// kept them in, so that every replica enrolls, authenticates and
+// authorizes alike (docs/replicas.md). Without db, or without a fleet,
+// fl as it is.
+func replicaFleet(fl *Fleet, db *dbstore.Store) (*Fleet, error) {
+	if fl == nil || db == nil {
+		return fl, nil
+	}
+	shared, err := db.Fleet(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	f := *fl
+	f.Store, f.Owners = shared, shared
+	return &f, nil
 }
 
 // ReplicaLog is the transparency log of a replica on database dbDSN,

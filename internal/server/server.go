@@ -40,7 +40,9 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/checkpoint"
+	"github.com/logbook-project/logbook/internal/console"
 	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/format"
@@ -110,6 +112,20 @@ type Config struct {
 	// (and PermissionRequest) is decided by: its gate step is recorded
 	// before the event and its decision is the hook's answer (gate.go).
 	Gate *gate.Gate
+	// ApprovalWait is the longest a call the policy holds waits for an
+	// approver (approvals.go); 0: DefaultApprovalWait. The hook's own
+	// wait (WaitHeader) bounds it further.
+	ApprovalWait time.Duration
+	// Actor, when not nil, says who a request proves to be and their
+	// roles: the approvals' routes need an approver, and a held call
+	// names its requester (approvals.go). nil: no approver can decide.
+	Actor Actor
+	// PolicyFile is the signed policy file Gate was loaded from, for the
+	// console's export (export.go); nil: none given.
+	PolicyFile []byte
+	// Console, when not nil, is the web console under /ui/ (console.go,
+	// docs/console.md); it needs Fleet with an OIDC issuer.
+	Console *console.Config
 	// Index, when not nil, is the session index the server feeds and
 	// searches (index.go, docs/index.md); IndexWho, Enrolled and
 	// Authorize are the fleet identity's seams into it (nil: the stubs
@@ -186,10 +202,14 @@ type Server struct {
 	owed     map[string]string
 	sealing  sync.WaitGroup
 	sealSlot chan struct{} // one seal after an answer at a time
-	ix       indexFeed     // the session index's feed (index.go)
+	fl       fleetState
+	// approvals are the held calls waiting for an approver (approvals.go).
+	approvals *approval.Queue
+	deciders  sync.Map // approval id → the fleet.Principal who decided it
+	console   *console.Console
+	ix        indexFeed // the session index's feed (index.go)
 	// recording: the sessions a commit may be named in (commit.go).
 	recording recordingSet
-	fl        fleetState
 }
 
 // session is what the server keeps for a session it has seen.
@@ -248,8 +268,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FsyncWindow == 0 {
 		cfg.FsyncWindow = DefaultFsyncWindow
 	}
+	if cfg.ApprovalWait == 0 {
+		cfg.ApprovalWait = DefaultApprovalWait
+	}
 	signer, err := checkpoint.NewSigner(cfg.Origin, cfg.Key)
 	if err != nil {
+		return nil, err
+	}
+	if cfg.Fleet, err = replicaFleet(cfg.Fleet, cfg.DB); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
@@ -268,9 +294,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
-		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1)}
+		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1), approvals: approval.New()}
 	if cfg.Fsync != FsyncOff && cfg.DB == nil {
 		s.commit = &durable.Group{SyncPath: cfg.SyncPath}
+	}
+	if s.console, err = newConsole(cfg); err != nil {
+		return nil, err
 	}
 	s.tlogInit()
 	s.indexInit()
@@ -301,6 +330,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
 	s.keyRoutes(mux)
 	s.logRoutes(mux)
+	s.approvalRoutes(mux)
+	s.consoleRoutes(mux)
 	s.indexRoutes(mux)
 	s.fleetRoutes(mux)
 	mux.HandleFunc("/", s.page)
@@ -391,7 +422,10 @@ func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
 		"publicKey": hex.EncodeToString(pub), "redact": s.redactDigest,
 		// gated: an organization policy decides calls here; install
 		// makes the gated command hooks fail closed (docs/policy.md).
-		"gated": s.cfg.Gate != nil}
+		"gated": s.cfg.Gate != nil,
+		// approvalWait: the longest a held call waits for an approver
+		// (approvals.go); install gives the gated hooks longer.
+		"approvalWait": int(s.cfg.ApprovalWait / time.Second)}
 	out["previousKeys"], out["rotations"] = s.previousKeys()
 	if s.cfg.TLog != nil {
 		out["logOrigin"], out["logVerifierKey"] = s.cfg.TLog.Origin(), s.cfg.TLog.VerifierKey()

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql" // the MySQL driver Tessera's MySQL storage is tested with
+	mysqldrv "github.com/go-sql-driver/mysql" // the MySQL driver Tessera's MySQL storage is tested with
 	"github.com/transparency-dev/tessera"
 	"github.com/transparency-dev/tessera/client"
 	"github.com/transparency-dev/tessera/storage/mysql"
@@ -59,7 +59,7 @@ type Config struct {
 // Defaults for zero Config fields.
 const (
 	DefaultBatchSize          = 512
-	DefaultBatchAge           = 100 * time.Millisecond // 20 ms cost a fifth of the server's events/s (docs/performance.md)
+	DefaultBatchAge           = 500 * time.Millisecond // each batch costs fsyncs of tiles and their directory: at 100 ms, a tenth of the server's CPU per event flat out (docs/replicas.md#cost)
 	DefaultCheckpointInterval = time.Second            // MySQL's minimum
 	DefaultWitnessTimeout     = 5 * time.Second
 )
@@ -134,12 +134,26 @@ func Open(ctx context.Context, cfg Config) (*Log, error) {
 		return nil, err
 	}
 	app, shutdown, reader, err := tessera.NewAppender(ctx, drv, opts)
+	// Replicas started together on an empty database each create the
+	// log's first tree; MariaDB then answers all but one with a deadlock
+	// (Error 1213), which the transaction that lost may simply run again.
+	for try := 1; err != nil && cfg.Driver == MySQL && isDeadlock(err) && try < 5; try++ {
+		time.Sleep(time.Duration(try) * 200 * time.Millisecond)
+		app, shutdown, reader, err = tessera.NewAppender(ctx, drv, opts)
+	}
 	if err != nil {
 		l.cancel()
 		return nil, err
 	}
 	l.add, l.reader, l.shutdown = app.Add, reader, shutdown
 	return l, nil
+}
+
+// isDeadlock: MariaDB/MySQL's ER_LOCK_DEADLOCK, the transaction rolled
+// back and safe to run again.
+func isDeadlock(err error) bool {
+	var me *mysqldrv.MySQLError
+	return errors.As(err, &me) && me.Number == 1213 || strings.Contains(err.Error(), "Error 1213")
 }
 
 // NewSigner returns the log's checkpoint signer for key under origin, and

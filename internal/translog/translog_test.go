@@ -305,3 +305,36 @@ func bounded(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return ctx
 }
+
+// TestMySQLOpenedTogether: replicas started at once on an empty database
+// each create the log's first tree; every one of them opens (MariaDB's
+// deadlock on the losers is retried), none exits.
+func TestMySQLOpenedTogether(t *testing.T) {
+	dsn := testmysql.DSN(t)
+	seed := make([]byte, 32)
+	seed[0] = 9
+	cfg := translog.Config{Driver: translog.MySQL, DSN: dsn, Origin: origin, Key: ed25519.NewKeyFromSeed(seed),
+		BatchSize: 16, BatchAge: 10 * time.Millisecond, CheckpointInterval: time.Second}
+	const n = 6
+	errs := make(chan error, n)
+	logs := make(chan *translog.Log, n)
+	for range n {
+		go func() {
+			l, err := translog.Open(context.Background(), cfg)
+			errs <- err
+			logs <- l
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+		if l := <-logs; l != nil {
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				l.Close(ctx)
+			})
+		}
+	}
+}

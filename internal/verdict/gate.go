@@ -26,6 +26,7 @@ func judgeGate(in Inputs, out *Outcome) {
 		if out.UncheckedGates > 0 {
 			out.InputMismatch = orgpolicy.InputMismatch(in.Record)
 			out.DeniedRan = orgpolicy.DeniedCallRan(in.Record)
+			out.ApprovalMismatch = orgpolicy.ApprovalMismatch(in.Record)
 		}
 		return
 	}
@@ -84,4 +85,11 @@ func InputMismatchWarning(detail string) string {
 // gets when no --policy-key checked them.
 func UncheckedGatesWarning(n int) string {
 	return fmt.Sprintf("the record has %d gate step(s) (an organization policy's decisions on tool calls), not checked: pass --policy-key PUB, the policy signer's public key, to check that every call was gated under a policy it signed and that no denied call ran (docs/policy.md §8)", n)
+}
+
+// ApprovalMismatchWarning is the warning an accepted record gets when,
+// without --policy-key, a call held for an approver went ahead without an
+// approval that matches it.
+func ApprovalMismatchWarning(detail string) string {
+	return fmt.Sprintf("a call held for an approver went ahead without an approval that matches it (%s): with --policy-key this record is refused APPROVAL_MISMATCH (docs/approvals.md)", detail)
 }

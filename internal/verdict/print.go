@@ -178,6 +178,9 @@ func Warnings(o Outcome) []string {
 	if o.DeniedRan != "" {
 		w = append(w, DeniedRanWarning(o.DeniedRan))
 	}
+	if o.ApprovalMismatch != "" {
+		w = append(w, ApprovalMismatchWarning(o.ApprovalMismatch))
+	}
 	if o.Level == checkpoint.LevelLocal {
 		w = append(w, LocalWarning)
 	} else {

@@ -62,6 +62,10 @@ type Outcome struct {
 	// call whose input is not the one its gate step decided on: said as
 	// a warning, as DeniedRan is.
 	InputMismatch string
+	// ApprovalMismatch describes, when no --policy-key was given, the
+	// first held call that went ahead without a matching approval: a
+	// warning, as DeniedRan is.
+	ApprovalMismatch string
 	// Actors are who sent the record's events, when a fleet's server
 	// wrote them (attested.go).
 	Actors *Actors

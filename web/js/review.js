@@ -37,7 +37,8 @@
       batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
       gate: str(d, 'event') === 'PolicyGate' ? { decision: str(d, 'decision'), rule: str(d, 'rule'), reason: str(d, 'reason'),
-        enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error'), gated: str(d, 'gated') } : null,
+        enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error'), gated: str(d, 'gated'),
+        approver: str(d, 'approver') } : null,
     };
   }
 
@@ -108,7 +109,9 @@
     const gated = new Set();
     for (const s of steps) {
       const c = s.gate && s.id ? calls.get(s.id) : undefined;
-      if (c && !c.gate) { c.gate = s.gate; gated.add(s.seq); }
+      // A call held for an approver is decided by its resolution, the
+      // call's next gate step (docs/approvals.md): that is its gate.
+      if (c && (!c.gate || (c.gate.decision === 'hold' && s.gate.decision !== 'hold'))) { c.gate = s.gate; gated.add(s.seq); }
     }
     // Calls that only a PostToolBatch names: the model asked for them, and
     // no hook ever ran for them.
@@ -392,6 +395,7 @@
       const g = c.gate;
       let text = 'policy ' + g.decision + (g.rule ? ' (' + g.rule + ')' : '') + (g.enforced ? '' : ' [audit: not enforced]');
       if (g.reason && g.decision !== 'allow') text += ': ' + g.reason;
+      if (g.approver && g.decision === 'allow') text += ': approved by ' + g.approver;
       if (g.error) text += ' [' + g.error + ']';
       const gl = el('span', 'gatenote gate-' + g.decision, text);
       gl.title = text;

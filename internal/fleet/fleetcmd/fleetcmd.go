@@ -1,10 +1,12 @@
 // Package fleetcmd is logbook-server's fleet on the command line: the
 // admin's subcommands (enroll, credentials list|revoke), which work on the
-// data directory whether the server runs or not, and the serve flags
+// data directory (or, with --db, the replicas' database) whether the
+// server runs or not, and the serve flags
 // --fleet and --oidc-config that turn a fleet on (docs/fleet.md).
 package fleetcmd
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -13,11 +15,13 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/dbstore"
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/fleet/oidcauth"
 	"github.com/logbook-project/logbook/internal/readlimit"
@@ -28,9 +32,9 @@ import (
 // Subcommands are the admin's subcommands, for the command's dispatch.
 var Subcommands = []string{"enroll", "credentials"}
 
-const synopsis = `logbook-server enroll --tenant T --developer NAME [--role ROLE] [--ttl 24h] [--data DIR]
-logbook-server credentials list [--json] [--data DIR]
-logbook-server credentials revoke ID [--data DIR]`
+const synopsis = `logbook-server enroll --tenant T --developer NAME [--role ROLE] [--ttl 24h] [--data DIR | --db DSN]
+logbook-server credentials list [--json] [--data DIR | --db DSN]
+logbook-server credentials revoke ID [--data DIR | --db DSN]`
 
 // Run runs subcommand args[0] (one of Subcommands); getenv gives the
 // data directory's default as the server takes it ($STATE_DIRECTORY).
@@ -56,8 +60,22 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	role := fs.String("role", string(fleet.Developer), "enroll: the credential's `ROLE`s, comma-separated: developer, auditor, approver, admin")
 	ttl := fs.Duration("ttl", 24*time.Hour, "enroll: how long the code may be traded for a credential")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
+	dsn := fs.String("db", "", "the replicas' database `DSN`, where a fleet of replicas keeps its credentials (default $LOGBOOK_DB_DSN; docs/replicas.md)")
 	if code, done := cli.Parse(fs, args, synopsis, stdout, stderr); done {
 		return code
+	}
+	// Flags may follow the ID too, as the synopsis and docs/fleet.md give
+	// them ("credentials revoke ID --data DIR"): Go's flag package stops
+	// at the first argument that is not a flag.
+	var pos []string
+	for fs.NArg() > 0 {
+		pos = append(pos, fs.Arg(0))
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return 2
+		}
+	}
+	if err := fs.Parse(pos); err != nil { // only positionals left: sets Args
+		return 2
 	}
 	dir := *data
 	if dir == "" {
@@ -66,14 +84,22 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	if dir == "" {
 		dir = "logbook-server-data"
 	}
-	st, err := fleet.OpenStore(dir)
+	if *dsn == "" {
+		*dsn = getenv("LOGBOOK_DB_DSN")
+	}
+	st, closeDB, err := open(context.Background(), dir, *dsn)
 	if err != nil {
 		fmt.Fprintln(stderr, "logbook-server:", err)
 		return 1
 	}
+	defer closeDB()
 	switch sub {
 	case "enroll":
-		if *tenant == "" || *dev == "" || fs.NArg() > 0 {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "logbook-server enroll: unexpected argument %q\nusage:\n%s\n", fs.Arg(0), synopsis)
+			return 2
+		}
+		if *tenant == "" || *dev == "" {
 			fmt.Fprintln(stderr, "logbook-server enroll: --tenant and --developer are required\nusage:\n"+synopsis)
 			return 2
 		}
@@ -87,7 +113,13 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 			return 2
 		}
 		fmt.Fprintln(stdout, code)
-		fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		if slices.Contains(roles, fleet.Developer) {
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		} else {
+			// An auditor or admin installs no hooks: it trades the code
+			// for the credential its searches send as a bearer token.
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: trade it for a credential with\n  curl -s -X POST -d '{\"code\":\"CODE\"}' URL/v1/enroll\nand send its \"credential\" as LOGBOOK_SERVER_READ_TOKEN (logbook-server sessions, coverage, retention, hold)\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+		}
 		return 0
 	case "credentials list":
 		list, err := st.List()
@@ -145,7 +177,29 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.oidc, "oidc-config", "", "trust the OIDC issuers of this JSON `FILE` (CI jobs' and people's tokens; implies --fleet; docs/fleet.md)")
 }
 
-// Load is the server's fleet (nil without --fleet or --oidc-config).
+// open is where the admin's subcommands find the fleet: the replicas'
+// database when dsn is not empty, else the files of the data directory
+// dir.
+func open(ctx context.Context, dir, dsn string) (fleet.Keeper, func(), error) {
+	if dsn == "" {
+		st, err := fleet.OpenStore(dir)
+		return st, func() {}, err
+	}
+	db, err := dbstore.Open(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	fl, err := db.Fleet(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return fl, func() { db.Close() }, nil
+}
+
+// Load is the server's fleet (nil without --fleet or --oidc-config),
+// its credentials under data: with --db, server.New makes them the
+// replicas' database's.
 func (f *Flags) Load(data string, client *http.Client) (*server.Fleet, error) {
 	if !f.on && f.oidc == "" {
 		return nil, nil

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/ed25519"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/chain"
@@ -73,6 +75,23 @@ type event struct {
 	gate    *Gate
 }
 
+// holds are the gates of held calls (heldCall: a copy of the holding
+// gate for each), and how each call's approval went.
+var (
+	holdsMu sync.Mutex
+	holds   = map[*Gate]*held{}
+)
+
+// held is how a held call's approval went (docs/approvals.md): the
+// request for approval id, by requester, open until expires, then its
+// resolution by approver (none: the call went ahead unresolved).
+type held struct {
+	id, requester, approver, expires string
+	dec                              orgpolicy.Decision
+	none                             bool
+	resolveAs                        string // the approval the resolution names, when not id
+}
+
 // build records the events through the recorder, as record-step and
 // logbook-policy hook do, at fixed instants, and seals. shown, when
 // given, maps an event's index to what its gate is shown instead of its
@@ -94,6 +113,35 @@ func build(t testing.TB, events []event, shown ...map[int][]byte) []byte {
 			}
 			gate := o.Gate
 			o.Gate = func(hookevent.Event) *chain.Step { return gate(ev) }
+		}
+		holdsMu.Lock()
+		h := holds[e.gate]
+		holdsMu.Unlock()
+		if h != nil {
+			inner := o.Gate
+			o.Gate = func(ev hookevent.Event) *chain.Step {
+				st := inner(ev)
+				if v.Decision != orgpolicy.Hold {
+					t.Fatalf("event %d: %s, not held", i, v.Decision)
+				}
+				asked := Asked(v, h.id, h.expires, h.requester)
+				asked.Step.At = at
+				j, err := journalfile.Open(dir, "gate-fixture")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer j.Close()
+				if _, err := j.Append(journalfile.Header{Session: "gate-fixture", Cwd: "/work", Harness: "claude-code"}, []chain.Step{asked.Step}); err != nil {
+					t.Fatal(err)
+				}
+				if h.none { // let through with no approval: the hold ignored
+					Resolve(v, "", orgpolicy.Allow, "", "as the fixture says")
+					return &v.Step
+				}
+				_ = st
+				Resolve(v, cmp.Or(h.resolveAs, h.id), h.dec, h.approver, "as the fixture says")
+				return &v.Step
+			}
 		}
 		if _, err := recorder.Record(dir, p, "", "/work", o); err != nil {
 			t.Fatal(err)
@@ -129,6 +177,21 @@ func fixtures(t testing.TB) map[string][]byte {
 	rmFail := call("toolu_2", "PostToolUseFailure", "Bash", `{"command":"rm -rf build"}`)
 	env := call("toolu_3", "PreToolUse", "Read", `{"file_path":"/work/.env"}`)
 	late := call("toolu_4", "PreToolUse", "Bash", `{"command":"echo later"}`)
+	holding := signedGate(t, strings.Replace(examplePolicy, `"rules":[`, `"rules":[
+ {"name":"push-needs-a-person","when":"tool == 'Bash' && input.command.startsWith('git push')","decision":"hold","reason":"pushing needs a person's approval"},`, 1), policyKey, policyKey.Public().(ed25519.PublicKey))
+	push := call("toolu_5", "PreToolUse", "Bash", `{"command":"git push"}`)
+	pushPost := call("toolu_5", "PostToolUse", "Bash", `{"command":"git push"}`)
+	push2 := call("toolu_6", "PreToolUse", "Bash", `{"command":"git push"}`)
+	push2Post := call("toolu_6", "PostToolUse", "Bash", `{"command":"git push"}`)
+	const until = "2026-12-01T10:05:00Z"
+	byBob := &held{id: "a1", requester: "alice", approver: "bob", expires: until, dec: orgpolicy.Allow}
+	heldCall := func(p []byte, h held) event {
+		g := *holding
+		holdsMu.Lock()
+		holds[&g] = &h
+		holdsMu.Unlock()
+		return event{p, &g}
+	}
 	latePost := call("toolu_4", "PostToolUse", "Bash", `{"command":"echo later"}`)
 	return map[string][]byte{
 		"good_gated.json":                      build(t, []event{{ls, good}, {lsPost, nil}, {rm, good}, {env, good}}),
@@ -143,6 +206,14 @@ func fixtures(t testing.TB) map[string][]byte {
 		"fail_GATE_INPUT_MISMATCH_post.json":   build(t, []event{{ls, good}, {lsPost, nil}, {lsAs2, good}, {rmPost, nil}}),
 		"fail_DENIED_CALL_RAN_post.json":       build(t, []event{{ls, good}, {lsPost, nil}, {rm, good}, {rmPost, nil}}),
 		"fail_DENIED_CALL_RAN_failure.json":    build(t, []event{{rm, good}, {rmFail, nil}}),
+		"good_held.json": build(t, []event{heldCall(push, *byBob), {pushPost, nil},
+			heldCall(push2, held{id: "a2", requester: "alice", approver: "bob", expires: until, dec: orgpolicy.Deny}),
+			heldCall(push2, held{id: "a3", requester: "alice", expires: until, dec: orgpolicy.Deny})}),
+		"fail_APPROVAL_MISMATCH_self.json":       build(t, []event{heldCall(push, held{id: "a1", requester: "alice", approver: "alice", expires: until, dec: orgpolicy.Allow}), {pushPost, nil}}),
+		"fail_APPROVAL_MISMATCH_expired.json":    build(t, []event{heldCall(push, held{id: "a1", requester: "alice", approver: "bob", expires: "2026-12-01T09:59:59Z", dec: orgpolicy.Allow}), {pushPost, nil}}),
+		"fail_APPROVAL_MISMATCH_unresolved.json": build(t, []event{heldCall(push, held{id: "a1", requester: "alice", expires: until, none: true}), {pushPost, nil}}),
+		"fail_APPROVAL_MISMATCH_reused.json": build(t, []event{heldCall(push, *byBob), {pushPost, nil},
+			heldCall(push2, held{id: "a2", requester: "alice", approver: "bob", expires: until, dec: orgpolicy.Allow, resolveAs: "a1"}), {push2Post, nil}}),
 	}
 }
 
