@@ -36,10 +36,13 @@ var fleetSchema = []string{
 		"`enrollment` CHAR(16) CHARACTER SET ascii NOT NULL," +
 		"`revoked` TINYINT NOT NULL DEFAULT 0," +
 		"PRIMARY KEY (`hash`)) ENGINE=InnoDB",
+	// An owner's subject is an OIDC subject too (oidcauth: printable
+	// UTF-8, up to 191 bytes), not only an enrolled name: an ASCII column
+	// refused "dévelopeur", every event of theirs a 500.
 	"CREATE TABLE IF NOT EXISTS `logbook_session_owners` (" +
 		"`session` VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL," +
 		"`tenant` VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL," +
-		"`subject` VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL," +
+		"`subject` VARCHAR(191) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL," +
 		"PRIMARY KEY (`session`)) ENGINE=InnoDB",
 }
 

@@ -68,3 +68,15 @@ func TestHostileSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantFitsTheIndex: the index keeps a tenant in 64 bytes; a
+// longer one enrolled left every session of the tenant out of its
+// search and coverage.
+func TestTenantFitsTheIndex(t *testing.T) {
+	if _, err := fleet.CheckEnroll(strings.Repeat("t", 65), "dev1", nil, time.Hour); !errors.Is(err, fleet.ErrName) {
+		t.Errorf("a 65-byte tenant: %v", err)
+	}
+	if _, err := fleet.CheckEnroll(strings.Repeat("t", 64), strings.Repeat("d", 128), nil, time.Hour); err != nil {
+		t.Errorf("the longest: %v", err)
+	}
+}

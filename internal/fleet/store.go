@@ -34,7 +34,7 @@ var (
 	ErrCodeExpired   = errors.New("enrollment code expired")
 	ErrCredUnknown   = errors.New("credential unknown")
 	ErrCredRevoked   = errors.New("credential revoked")
-	ErrName          = errors.New("a tenant or developer name is 1-128 letters, digits, '.', '_', '@' or '-'")
+	ErrName          = errors.New("a developer name is 1-128 letters, digits, '.', '_', '@' or '-', a tenant's 1-64 of them")
 	ErrCredAmbiguous = errors.New("credential id matches more than one credential")
 )
 
@@ -107,7 +107,16 @@ func OpenStore(dir string) (*Store, error) {
 	return s, nil
 }
 
-// ValidName reports whether s may name a tenant or a developer.
+// MaxTenant is the longest tenant name: the index keeps a session's
+// tenant in 64 bytes (internal/index), and a longer one left every
+// session of the tenant out of its search and coverage.
+const MaxTenant = 64
+
+// ValidTenant reports whether s may name a tenant: a name of at most
+// MaxTenant bytes.
+func ValidTenant(s string) bool { return len(s) <= MaxTenant && ValidName(s) }
+
+// ValidName reports whether s may name a developer (a tenant: ValidTenant).
 func ValidName(s string) bool {
 	if s == "" || len(s) > 128 {
 		return false
@@ -340,7 +349,7 @@ func (s *Store) Revoke(id string) (Credential, error) {
 // CheckEnroll checks what Enroll is given, as every Keeper does, and
 // returns the roles (developer when none).
 func CheckEnroll(tenant, subject string, roles []Role, ttl time.Duration) ([]Role, error) {
-	if !ValidName(tenant) || !ValidName(subject) {
+	if !ValidTenant(tenant) || !ValidName(subject) {
 		return nil, ErrName
 	}
 	if len(roles) == 0 {

@@ -120,6 +120,9 @@ func New(cfg Config, client *http.Client, now func() time.Time) (*Verifier, erro
 		if (is.Tenant == "") == (is.TenantClaim == "") {
 			return nil, fmt.Errorf("oidc issuer %s: give tenant or tenantClaim, one of them", is.Issuer)
 		}
+		if is.Tenant != "" && !fleet.ValidTenant(is.Tenant) {
+			return nil, fmt.Errorf("oidc issuer %s: tenant %q: %v", is.Issuer, is.Tenant, fleet.ErrName)
+		}
 		if (len(is.Roles) == 0) == (is.RolesClaim == "") {
 			return nil, fmt.Errorf("oidc issuer %s: give roles or rolesClaim, one of them", is.Issuer)
 		}
@@ -235,7 +238,7 @@ func (is *issuer) principal(claims map[string]any) (fleet.Principal, error) {
 	}
 	if c.TenantClaim != "" {
 		p.Tenant, _ = claims[c.TenantClaim].(string)
-		if !fleet.ValidName(p.Tenant) {
+		if !fleet.ValidTenant(p.Tenant) {
 			return fleet.Principal{}, fmt.Errorf("%w: %s", ErrClaims, c.TenantClaim)
 		}
 	}
@@ -260,13 +263,14 @@ func (is *issuer) principal(claims map[string]any) (fleet.Principal, error) {
 	return p, nil
 }
 
-// plain: a subject of 1-256 bytes of UTF-8 that prints (letters, marks,
+// plain: a subject of 1-191 bytes of UTF-8 that prints (letters, marks,
 // numbers, punctuation, symbols, the space): it is written into every
 // step's actor and printed by the verifier, where a C1 control (U+009B
 // is a terminal's CSI), a bidi override or a line separator would hide
-// or move text.
+// or move text; the index keeps a developer in 191 bytes, and left a
+// longer one's sessions out of search and coverage.
 func plain(s string) bool {
-	if s == "" || len(s) > 256 || !utf8.ValidString(s) {
+	if s == "" || len(s) > 191 || !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {
