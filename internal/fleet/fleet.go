@@ -132,7 +132,9 @@ func Authorize(p Principal, a Action, o Owner) error {
 		// Nor does it manage a tenant: a server without a fleet has no
 		// enrollment, and the hooks' token minting an admin's code for
 		// any tenant would cross every tenant.
-		if a == Manage {
+		// Nor approve a held call: the agent holds the hooks' token, and
+		// an approval must come from a person other than the asker.
+		if a == Manage || a == Approve {
 			return &Denied{Principal: p, Action: a, Err: ErrRole}
 		}
 		return nil

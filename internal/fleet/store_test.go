@@ -134,6 +134,8 @@ func TestAuthorize(t *testing.T) {
 		// The shared (hook) token manages no tenant: it would mint an
 		// admin's enrollment code for any tenant.
 		{tok, fleet.Manage, fleet.Owner{Tenant: "acme"}, fleet.ErrRole},
+		// Nor approves: the agent holds it.
+		{tok, fleet.Approve, own, fleet.ErrRole},
 	} {
 		err := fleet.Authorize(c.p, c.a, c.o)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {
