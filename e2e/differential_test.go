@@ -181,7 +181,7 @@ func codeInName(name string) string {
 	rest := strings.TrimPrefix(name, "fail_")
 	best := ""
 	for _, c := range []string{"NOT_JSON", "SHAPE", "STEP_OUT_OF_ORDER", "CHAIN_BROKEN", "STEP_COUNT_MISMATCH",
-		"TIP_MISMATCH", "SIGNATURE_INVALID", "SIGNER_NOT_TRUSTED"} {
+		"TIP_MISMATCH", "SIGNATURE_INVALID", "SIGNER_NOT_TRUSTED", "TOMBSTONED"} {
 		if strings.HasPrefix(rest, c+"_") && len(c) > len(best) {
 			best = c
 		}

@@ -34,6 +34,7 @@ import (
 // attestation, the search, coverage, hold); a credential revoked by
 // logbook-server credentials revoke --db is refused by every replica.
 func TestReplicasFleet(t *testing.T) {
+	t.Parallel()
 	dsn := testmysql.DSN(t)
 	dir := t.TempDir()
 	key := newServerKey(t, dir)

@@ -23,6 +23,7 @@ import (
 // The sessions are aged in the index's table (end_ms), the servers'
 // clocks being real.
 func TestReplicasRetention(t *testing.T) {
+	t.Parallel()
 	dsn := testmysql.DSN(t)
 	dir := t.TempDir()
 	key := newServerKey(t, dir)

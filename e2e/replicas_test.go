@@ -22,6 +22,7 @@ import (
 // its record; every checkpoint any replica ever signed lies on the
 // record's chain (0 forks; replicas.seal).
 func TestReplicasKill(t *testing.T) {
+	t.Parallel()
 	dsn := testmysql.DSN(t)
 	dir := t.TempDir()
 	key := newServerKey(t, dir)

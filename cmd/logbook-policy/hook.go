@@ -47,6 +47,7 @@ func (g *gateFlags) define(fs *flag.FlagSet) {
 	// record-step hands on every flag it has: one this hook did not
 	// know would make the hook line "broken" and the call ungated.
 	fs.Var(&g.serverKeys, "server-key", "not with --policy (record-step's --server-key, ignored here)")
+	fs.Int("server-wait", 0, "not with --policy (record-step's --server-wait, ignored here: a held call needs a server)")
 }
 
 // load reads and verifies the policy; what cannot be loaded becomes a

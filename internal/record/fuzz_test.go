@@ -15,6 +15,7 @@ import (
 var knownCodes = map[format.Code]bool{
 	"": true, format.NotJSON: true, format.Shape: true, format.StepOutOfOrder: true, format.ChainBroken: true,
 	format.StepCountMismatch: true, format.TipMismatch: true, format.SignatureInvalid: true, format.SignerNotTrusted: true,
+	format.Tombstoned: true, // a retention tombstone stands for a deleted record
 }
 
 // FuzzVerify: the verifier never panics, always names a known code, and is
