@@ -377,7 +377,7 @@ func TestConsoleRun(t *testing.T) {
 	f := newConsoleFixture(t)
 	const sid = "console-run-1"
 	f.send(t, "dev1", sid, "SessionStart", `,"source":"startup"`)
-	f.send(t, "dev1", sid, "PreToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"}`)
+	f.send(t, "dev1", sid, "PreToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"},"user_email":"alice"`)
 	f.send(t, "dev1", sid, "PostToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"},"tool_response":{"stdout":"1"}`)
 	f.send(t, "dev1", sid, "SessionEnd", `,"reason":"other"`)
 	file := filepath.Join(f.dir, sid+".record.json")
@@ -402,6 +402,11 @@ func TestConsoleRun(t *testing.T) {
 	}
 	if ok, code := dev.verdictOf(t, f, sid); ok != "true" {
 		t.Fatalf("dev1's own run: ok %s code %s", ok, code)
+	}
+	// Each call names its actor, attested by the server (the OIDC
+	// token's subject and tenant), and what the client only claimed.
+	if a := dev.text(t, `#review .call[data-id="toolu_r1"] .actor`); !strings.Contains(a, "dev1 in acme (oidc)") || !strings.Contains(a, "claims alice (asserted)") {
+		t.Errorf("the call's actor on the run page: %q", a)
 	}
 	for _, w := range []int{360, 2560} {
 		for _, pg := range []string{"/ui/sessions", "/ui/run/" + sid} {
