@@ -400,6 +400,22 @@ func TestConsoleRun(t *testing.T) {
 	if listed(dev, "?tool=Bash&developer=dev1") != 1 || listed(dev, "?tool=NoSuchTool") != 0 {
 		t.Error("the sessions page's filters (shareable in the URL) do not filter")
 	}
+	// The sort control from the keyboard: the select takes a typed
+	// letter ("m": most steps first), Enter on the button searches, and
+	// the sort is in the page's address and kept selected.
+	dev.run(t, chromedp.Navigate(f.url+"/ui/sessions?developer=dev1"), chromedp.WaitVisible(chromedp.CSS(`#sort`)),
+		chromedp.Focus(chromedp.CSS(`#sort`)), chromedp.KeyEvent("m"),
+		chromedp.Focus(chromedp.CSS(`form.filters button[type=submit]`)), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+	if loc, sel := get(t, dev, chromedp.Evaluate[string](`location.search`)), get(t, dev, chromedp.Evaluate[string](`document.getElementById('sort').value`)); !strings.Contains(loc, "sort=steps") || !strings.Contains(loc, "developer=dev1") || sel != "steps" {
+		t.Errorf("the sort control from the keyboard: address %q, selected %q", loc, sel)
+	}
+	if listed(dev, "?sort=steps") != 1 || listed(dev, "?sort=oldest&tool=Bash") != 1 || listed(dev, "?sort=developer") != 1 {
+		t.Error("a sorted sessions page does not list the session")
+	}
+	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/sessions?sort=size", dev.cookie(t).Value, nil, ""); code != 400 {
+		t.Errorf("an unknown sort: %d, want 400", code)
+	}
 	if ok, code := dev.verdictOf(t, f, sid); ok != "true" {
 		t.Fatalf("dev1's own run: ok %s code %s", ok, code)
 	}

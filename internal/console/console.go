@@ -501,8 +501,32 @@ func (c *Console) sessionsPage(w http.ResponseWriter, r *http.Request, s *sessio
 			html.EscapeString(e.Developer), html.EscapeString(e.Repo), e.Steps, html.EscapeString(e.Level), html.EscapeString(state),
 			html.EscapeString(strings.Join(e.Tools, " ")), html.EscapeString(strings.Join(e.Decisions, " ")))
 	}
-	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": template.HTML(rows.String()), "Next": next, "Q": v,
+	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": template.HTML(rows.String()), "Next": next, "Q": v, "Sorts": sortChoices(v.Get("sort")),
 		"Export": "/ui/export?" + v.Encode()}))
+}
+
+// sortLabels name the index's orders (index.Sorts) on the sessions page.
+var sortLabels = map[string]string{
+	index.SortNewest:    "newest first",
+	index.SortOldest:    "oldest first",
+	index.SortEnd:       "last active first",
+	index.SortSteps:     "most steps first",
+	index.SortDeveloper: "developer (A–Z)",
+	index.SortRepo:      "repository (A–Z)",
+}
+
+type sortChoice struct {
+	Value, Label string
+	Selected     bool
+}
+
+// sortChoices are the sort control's options, cur selected ("" newest).
+func sortChoices(cur string) []sortChoice {
+	out := make([]sortChoice, 0, len(index.Sorts))
+	for _, v := range index.Sorts {
+		out = append(out, sortChoice{v, sortLabels[v], v == cur || cur == "" && v == index.SortNewest})
+	}
+	return out
 }
 
 // export is the auditor's download of one session (Backend.ConsoleExport),

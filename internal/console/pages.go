@@ -81,6 +81,7 @@ var (
 <label>level <input name="level" value="{{.Q.Get "level"}}"></label>
 <label>since <input name="since" value="{{.Q.Get "since"}}" placeholder="2026-12-01T00:00:00Z"></label>
 <label>until <input name="until" value="{{.Q.Get "until"}}"></label>
+<label>sort <select name="sort" id="sort">{{range .Sorts}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Label}}</option>{{end}}</select></label>
 <button type="submit">Search</button></form>
 {{if not .Rows}}<p id="none">No session matches.</p>{{end}}
 <div class="table"><table id="sessions"><thead><tr><th scope="col">started</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">repository</th><th scope="col">steps</th><th scope="col">level</th><th scope="col">state</th><th scope="col">tools</th><th scope="col">decisions</th></tr></thead>
