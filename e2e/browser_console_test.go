@@ -405,8 +405,14 @@ func TestConsoleRun(t *testing.T) {
 	// the sort is in the page's address and kept selected.
 	dev.run(t, chromedp.Navigate(f.url+"/ui/sessions?developer=dev1"), chromedp.WaitVisible(chromedp.CSS(`#sort`)),
 		chromedp.Focus(chromedp.CSS(`#sort`)), chromedp.KeyEvent("m"),
-		chromedp.Focus(chromedp.CSS(`form.filters button[type=submit]`)), chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible(chromedp.CSS(`main h1`)))
+		chromedp.Focus(chromedp.CSS(`form.filters button[type=submit]`)), chromedp.KeyEvent("\r"))
+	// Enter starts the navigation: wait for the new page.
+	for end := time.Now().Add(time.Minute); !strings.Contains(get(t, dev, chromedp.Evaluate[string](`document.readyState == 'complete' ? location.search : ''`)), "sort="); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the sessions page never searched with the sort")
+		}
+	}
+	dev.run(t, chromedp.WaitVisible(chromedp.CSS(`#sort`)))
 	if loc, sel := get(t, dev, chromedp.Evaluate[string](`location.search`)), get(t, dev, chromedp.Evaluate[string](`document.getElementById('sort').value`)); !strings.Contains(loc, "sort=steps") || !strings.Contains(loc, "developer=dev1") || sel != "steps" {
 		t.Errorf("the sort control from the keyboard: address %q, selected %q", loc, sel)
 	}
@@ -425,9 +431,9 @@ func TestConsoleRun(t *testing.T) {
 		t.Errorf("the call's actor on the run page: %q", a)
 	}
 	for _, w := range []int{360, 2560} {
-		for _, pg := range []string{"/ui/sessions", "/ui/run/" + sid} {
+		for _, pg := range []string{"/ui/sessions", "/ui/run/" + sid, "/ui/commits?repo=work&commits=" + strings.Repeat("d4", 20)} {
 			dev.run(t, chromedp.EmulateViewport(int64(w), 900), chromedp.Navigate(f.url+pg), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
-			if pg != "/ui/sessions" {
+			if strings.HasPrefix(pg, "/ui/run/") {
 				dev.run(t, chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
 			}
 			sw := get(t, dev, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
@@ -436,7 +442,7 @@ func TestConsoleRun(t *testing.T) {
 				t.Errorf("%s at %d px: scrollWidth %d > clientWidth %d", pg, w, sw, cw)
 			}
 			if d := os.Getenv("LOGBOOK_CONSOLE_SHOTS"); d != "" && w == 360 {
-				os.WriteFile(filepath.Join(d, "console-"+strings.Split(pg, "/")[2]+"-360.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
+				os.WriteFile(filepath.Join(d, "console-"+strings.Split(strings.Split(pg, "?")[0], "/")[2]+"-360.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
 			}
 		}
 	}
@@ -482,6 +488,44 @@ func TestConsoleRun(t *testing.T) {
 	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work"), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
 	if !strings.Contains(dev.text(t, `main`), "No session of work names a commit") {
 		t.Errorf("the commits page: %q", dev.text(t, `main`))
+	}
+	// Commits of a range: a session of dev1's in the index names c1 and
+	// c2 (the index's word, put straight in); the range pasted as
+	// git rev-list prints it, c1 and c3, shows c1 with its session and
+	// c3 named by none; the PR's head c2 brings its session's other
+	// commit c1. A POST without the form's CSRF token is refused.
+	c1, c2, c3 := strings.Repeat("a1", 20), strings.Repeat("b2", 20), strings.Repeat("c3", 20)
+	if err := f.ix.Put(context.Background(), &index.Session{Tenant: "acme", ID: "console-commits-1", Developer: "dev1", Repo: "work",
+		StartMS: time.Now().UnixMilli(), EndMS: time.Now().UnixMilli(), Steps: 3, Level: "server", Verdict: index.VerdictSealed, Commits: []string{c1, c2}}); err != nil {
+		t.Fatal(err)
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work"), chromedp.WaitVisible(chromedp.CSS(`#commit-list`)),
+		chromedp.SetValue(chromedp.CSS(`#commit-list`), c1+"\n"+c3+"\n"),
+		chromedp.Focus(chromedp.CSS(`form.commits button[type=submit]`)), chromedp.KeyEvent("\r"))
+	for end := time.Now().Add(time.Minute); get(t, dev, chromedp.Evaluate[int](`document.readyState == 'complete' ? document.querySelectorAll('#commits tr.unnamed').length : 0`)) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the commits page never showed the pasted range")
+		}
+	}
+	rowOf := func(b *consoleBrowser, c string) string {
+		return get(t, b, chromedp.Evaluate[string](`[...document.querySelectorAll('#commits tr[data-commit="`+c+`"]')].map(r => r.innerText).join(' | ')`))
+	}
+	if r1, r3 := rowOf(dev, c1), rowOf(dev, c3); !strings.Contains(r1, "console-commits-1") || !strings.Contains(r1, "dev1") || !strings.Contains(r1, "server") || !strings.Contains(r3, "no session names it") || rowOf(dev, c2) != "" {
+		t.Errorf("the commits of a pasted range: c1 %q, c3 %q, c2 %q", r1, r3, rowOf(dev, c2))
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work&head="+c2), chromedp.WaitVisible(chromedp.CSS(`#commits`)))
+	if r1, r2 := rowOf(dev, c1), rowOf(dev, c2); !strings.Contains(r1, "console-commits-1") || !strings.Contains(r2, "console-commits-1") {
+		t.Errorf("the commits of a PR's head: c1 %q, c2 %q", r1, r2)
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work&commits="+c3+","+c1), chromedp.WaitVisible(chromedp.CSS(`#commits`)))
+	if !strings.Contains(rowOf(dev, c3), "no session names it") || !strings.Contains(rowOf(dev, c1), "console-commits-1") {
+		t.Errorf("the commits in the address: %q", dev.text(t, `#commits`))
+	}
+	if code, _, _ := consoleGet(t, "POST", f.url+"/ui/commits", dev.cookie(t).Value, url.Values{"repo": {"work"}, "commits": {c1}}, ""); code != 403 {
+		t.Errorf("a commits POST without the CSRF token: %d, want 403", code)
+	}
+	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/commits?repo=work&commits=a1a1a1a", dev.cookie(t).Value, nil, ""); code != 400 {
+		t.Errorf("an abbreviated commit id: %d, want 400", code)
 	}
 	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/coverage", dev.cookie(t).Value, nil, ""); code != 403 {
 		t.Errorf("a developer's coverage: %d, want 403", code)
