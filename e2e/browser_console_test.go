@@ -328,6 +328,26 @@ func TestConsoleApprovals(t *testing.T) {
 	if a := <-other; a[0] != "deny" || !strings.Contains(a[1], "no approver decided within 5s") {
 		t.Errorf("the other tenant's call (no approver of its own): %q %s", a[0], a[1])
 	}
+	// dev1's run page: each held call shows who sent it (dev1, attested)
+	// and its approver's decision, attested as the approver's.
+	f.send(t, "dev1", "console-1", "SessionEnd", `,"reason":"other"`)
+	if ok, code := dev.verdictOf(t, f, "console-1"); ok != "true" {
+		t.Fatalf("dev1's run of the held calls: ok %s code %s", ok, code)
+	}
+	calls := get(t, dev, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#review .call')].map(c => c.innerText)`))
+	var approved, actors int
+	for _, c := range calls {
+		// The approval's gate step is attested as appr1's.
+		if strings.Contains(c, "approved by appr1 — decided by appr1 in acme (oidc)") {
+			approved++
+		}
+		if strings.Contains(c, "by dev1 in acme (oidc)") {
+			actors++
+		}
+	}
+	if approved != 1 || actors != 2 {
+		t.Errorf("the run page's held calls (%d approved by appr1, %d sent by dev1, want 1 and 2): %q", approved, actors, calls)
+	}
 	testreport.Line(t, "console in Chromium through the real OpenID provider: developer refused the queue, approver approved (keyboard) and denied held calls (hook answered allow, deny), other tenant's call not shown, CSRF/origin/forged/replayed cookies refused, no horizontal scroll at 360-2560 px")
 }
 
