@@ -386,6 +386,10 @@ func parseSortCursor(c, sort string, o order) ([]any, error) {
 	return key, nil
 }
 
+// CursorFor is the cursor of a page in sort's order that ended at s (for
+// tests and benchmarks that start mid-way).
+func CursorFor(sort string, s *Session) string { return cursorOf(sort, s) }
+
 // CursorAt is the cursor of a page that ended at a session started at ms
 // with id (for tests and benchmarks that start mid-way).
 func CursorAt(ms int64, id string) string { return cursor(ms, id) }
