@@ -75,3 +75,30 @@ func TestSorts(t *testing.T) {
 		}
 	})
 }
+
+// TestOldTableGetsIndexes: an index made before sessions_by_steps was
+// named (CREATE TABLE IF NOT EXISTS leaves its table as it was) is given
+// it when opened again: the steps order, which names its index to the
+// engine, runs.
+func TestOldTableGetsIndexes(t *testing.T) {
+	engines(t, func(t *testing.T, x *Index) {
+		ctx := context.Background()
+		drop := "DROP INDEX sessions_by_steps"
+		if x.e == MySQL {
+			drop += " ON sessions"
+		}
+		if _, err := x.db.ExecContext(ctx, drop); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.Search(ctx, Query{Tenant: "acme", Sort: SortSteps}); err == nil {
+			t.Fatal("the steps order ran without its index")
+		}
+		y, err := OpenDB(ctx, x.db, x.e == MySQL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := y.Search(ctx, Query{Tenant: "acme", Sort: SortSteps}); err != nil {
+			t.Errorf("reopened: %v", err)
+		}
+	})
+}
