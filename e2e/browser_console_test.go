@@ -328,6 +328,26 @@ func TestConsoleApprovals(t *testing.T) {
 	if a := <-other; a[0] != "deny" || !strings.Contains(a[1], "no approver decided within 5s") {
 		t.Errorf("the other tenant's call (no approver of its own): %q %s", a[0], a[1])
 	}
+	// dev1's run page: each held call shows who sent it (dev1, attested)
+	// and its approver's decision, attested as the approver's.
+	f.send(t, "dev1", "console-1", "SessionEnd", `,"reason":"other"`)
+	if ok, code := dev.verdictOf(t, f, "console-1"); ok != "true" {
+		t.Fatalf("dev1's run of the held calls: ok %s code %s", ok, code)
+	}
+	calls := get(t, dev, chromedp.Evaluate[[]string](`[...document.querySelectorAll('#review .call')].map(c => c.innerText)`))
+	var approved, actors int
+	for _, c := range calls {
+		// The approval's gate step is attested as appr1's.
+		if strings.Contains(c, "approved by appr1 — decided by appr1 in acme (oidc)") {
+			approved++
+		}
+		if strings.Contains(c, "by dev1 in acme (oidc)") {
+			actors++
+		}
+	}
+	if approved != 1 || actors != 2 {
+		t.Errorf("the run page's held calls (%d approved by appr1, %d sent by dev1, want 1 and 2): %q", approved, actors, calls)
+	}
 	testreport.Line(t, "console in Chromium through the real OpenID provider: developer refused the queue, approver approved (keyboard) and denied held calls (hook answered allow, deny), other tenant's call not shown, CSRF/origin/forged/replayed cookies refused, no horizontal scroll at 360-2560 px")
 }
 
@@ -377,7 +397,7 @@ func TestConsoleRun(t *testing.T) {
 	f := newConsoleFixture(t)
 	const sid = "console-run-1"
 	f.send(t, "dev1", sid, "SessionStart", `,"source":"startup"`)
-	f.send(t, "dev1", sid, "PreToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"}`)
+	f.send(t, "dev1", sid, "PreToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"},"user_email":"alice"`)
 	f.send(t, "dev1", sid, "PostToolUse", `,"tool_name":"Bash","tool_use_id":"toolu_r1","tool_input":{"command":"echo 1"},"tool_response":{"stdout":"1"}`)
 	f.send(t, "dev1", sid, "SessionEnd", `,"reason":"other"`)
 	file := filepath.Join(f.dir, sid+".record.json")
@@ -400,13 +420,40 @@ func TestConsoleRun(t *testing.T) {
 	if listed(dev, "?tool=Bash&developer=dev1") != 1 || listed(dev, "?tool=NoSuchTool") != 0 {
 		t.Error("the sessions page's filters (shareable in the URL) do not filter")
 	}
+	// The sort control from the keyboard: the select takes a typed
+	// letter ("m": most steps first), Enter on the button searches, and
+	// the sort is in the page's address and kept selected.
+	dev.run(t, chromedp.Navigate(f.url+"/ui/sessions?developer=dev1"), chromedp.WaitVisible(chromedp.CSS(`#sort`)),
+		chromedp.Focus(chromedp.CSS(`#sort`)), chromedp.KeyEvent("m"),
+		chromedp.Focus(chromedp.CSS(`form.filters button[type=submit]`)), chromedp.KeyEvent("\r"))
+	// Enter starts the navigation: wait for the new page.
+	for end := time.Now().Add(time.Minute); !strings.Contains(get(t, dev, chromedp.Evaluate[string](`document.readyState == 'complete' ? location.search : ''`)), "sort="); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the sessions page never searched with the sort")
+		}
+	}
+	dev.run(t, chromedp.WaitVisible(chromedp.CSS(`#sort`)))
+	if loc, sel := get(t, dev, chromedp.Evaluate[string](`location.search`)), get(t, dev, chromedp.Evaluate[string](`document.getElementById('sort').value`)); !strings.Contains(loc, "sort=steps") || !strings.Contains(loc, "developer=dev1") || sel != "steps" {
+		t.Errorf("the sort control from the keyboard: address %q, selected %q", loc, sel)
+	}
+	if listed(dev, "?sort=steps") != 1 || listed(dev, "?sort=oldest&tool=Bash") != 1 || listed(dev, "?sort=developer") != 1 {
+		t.Error("a sorted sessions page does not list the session")
+	}
+	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/sessions?sort=size", dev.cookie(t).Value, nil, ""); code != 400 {
+		t.Errorf("an unknown sort: %d, want 400", code)
+	}
 	if ok, code := dev.verdictOf(t, f, sid); ok != "true" {
 		t.Fatalf("dev1's own run: ok %s code %s", ok, code)
 	}
+	// Each call names its actor, attested by the server (the OIDC
+	// token's subject and tenant), and what the client only claimed.
+	if a := dev.text(t, `#review .call[data-id="toolu_r1"] .actor`); !strings.Contains(a, "dev1 in acme (oidc)") || !strings.Contains(a, "claims alice (asserted)") {
+		t.Errorf("the call's actor on the run page: %q", a)
+	}
 	for _, w := range []int{360, 2560} {
-		for _, pg := range []string{"/ui/sessions", "/ui/run/" + sid} {
+		for _, pg := range []string{"/ui/sessions", "/ui/run/" + sid, "/ui/commits?repo=work&commits=" + strings.Repeat("d4", 20)} {
 			dev.run(t, chromedp.EmulateViewport(int64(w), 900), chromedp.Navigate(f.url+pg), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
-			if pg != "/ui/sessions" {
+			if strings.HasPrefix(pg, "/ui/run/") {
 				dev.run(t, chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
 			}
 			sw := get(t, dev, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
@@ -415,7 +462,7 @@ func TestConsoleRun(t *testing.T) {
 				t.Errorf("%s at %d px: scrollWidth %d > clientWidth %d", pg, w, sw, cw)
 			}
 			if d := os.Getenv("LOGBOOK_CONSOLE_SHOTS"); d != "" && w == 360 {
-				os.WriteFile(filepath.Join(d, "console-"+strings.Split(pg, "/")[2]+"-360.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
+				os.WriteFile(filepath.Join(d, "console-"+strings.Split(strings.Split(pg, "?")[0], "/")[2]+"-360.png"), get(t, dev, chromedp.CaptureScreenshot()), 0o644)
 			}
 		}
 	}
@@ -461,6 +508,44 @@ func TestConsoleRun(t *testing.T) {
 	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work"), chromedp.WaitVisible(chromedp.CSS(`main h1`)))
 	if !strings.Contains(dev.text(t, `main`), "No session of work names a commit") {
 		t.Errorf("the commits page: %q", dev.text(t, `main`))
+	}
+	// Commits of a range: a session of dev1's in the index names c1 and
+	// c2 (the index's word, put straight in); the range pasted as
+	// git rev-list prints it, c1 and c3, shows c1 with its session and
+	// c3 named by none; the PR's head c2 brings its session's other
+	// commit c1. A POST without the form's CSRF token is refused.
+	c1, c2, c3 := strings.Repeat("a1", 20), strings.Repeat("b2", 20), strings.Repeat("c3", 20)
+	if err := f.ix.Put(context.Background(), &index.Session{Tenant: "acme", ID: "console-commits-1", Developer: "dev1", Repo: "work",
+		StartMS: time.Now().UnixMilli(), EndMS: time.Now().UnixMilli(), Steps: 3, Level: "server", Verdict: index.VerdictSealed, Commits: []string{c1, c2}}); err != nil {
+		t.Fatal(err)
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work"), chromedp.WaitVisible(chromedp.CSS(`#commit-list`)),
+		chromedp.SetValue(chromedp.CSS(`#commit-list`), c1+"\n"+c3+"\n"),
+		chromedp.Focus(chromedp.CSS(`form.commits button[type=submit]`)), chromedp.KeyEvent("\r"))
+	for end := time.Now().Add(time.Minute); get(t, dev, chromedp.Evaluate[int](`document.readyState == 'complete' ? document.querySelectorAll('#commits tr.unnamed').length : 0`)) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the commits page never showed the pasted range")
+		}
+	}
+	rowOf := func(b *consoleBrowser, c string) string {
+		return get(t, b, chromedp.Evaluate[string](`[...document.querySelectorAll('#commits tr[data-commit="`+c+`"]')].map(r => r.innerText).join(' | ')`))
+	}
+	if r1, r3 := rowOf(dev, c1), rowOf(dev, c3); !strings.Contains(r1, "console-commits-1") || !strings.Contains(r1, "dev1") || !strings.Contains(r1, "server") || !strings.Contains(r3, "no session names it") || rowOf(dev, c2) != "" {
+		t.Errorf("the commits of a pasted range: c1 %q, c3 %q, c2 %q", r1, r3, rowOf(dev, c2))
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work&head="+c2), chromedp.WaitVisible(chromedp.CSS(`#commits`)))
+	if r1, r2 := rowOf(dev, c1), rowOf(dev, c2); !strings.Contains(r1, "console-commits-1") || !strings.Contains(r2, "console-commits-1") {
+		t.Errorf("the commits of a PR's head: c1 %q, c2 %q", r1, r2)
+	}
+	dev.run(t, chromedp.Navigate(f.url+"/ui/commits?repo=work&commits="+c3+","+c1), chromedp.WaitVisible(chromedp.CSS(`#commits`)))
+	if !strings.Contains(rowOf(dev, c3), "no session names it") || !strings.Contains(rowOf(dev, c1), "console-commits-1") {
+		t.Errorf("the commits in the address: %q", dev.text(t, `#commits`))
+	}
+	if code, _, _ := consoleGet(t, "POST", f.url+"/ui/commits", dev.cookie(t).Value, url.Values{"repo": {"work"}, "commits": {c1}}, ""); code != 403 {
+		t.Errorf("a commits POST without the CSRF token: %d, want 403", code)
+	}
+	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/commits?repo=work&commits=a1a1a1a", dev.cookie(t).Value, nil, ""); code != 400 {
+		t.Errorf("an abbreviated commit id: %d, want 400", code)
 	}
 	if code, _, _ := consoleGet(t, "GET", f.url+"/ui/coverage", dev.cookie(t).Value, nil, ""); code != 403 {
 		t.Errorf("a developer's coverage: %d, want 403", code)

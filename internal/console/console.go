@@ -147,6 +147,7 @@ func (c *Console) Handler(b Backend) http.Handler {
 	mux.HandleFunc("GET /ui/sessions", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.sessionsPage(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/coverage", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.coverage(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/commits", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.commits(w, r, s, b) }))
+	mux.HandleFunc("POST /ui/commits", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) { c.commits(w, r, s, b) }))
 	mux.HandleFunc("GET /ui/run", c.signedIn(func(w http.ResponseWriter, r *http.Request, s *session) {
 		http.Redirect(w, r, "/ui/run/"+url.PathEscape(r.URL.Query().Get("session")), http.StatusSeeOther)
 	}))
@@ -501,8 +502,32 @@ func (c *Console) sessionsPage(w http.ResponseWriter, r *http.Request, s *sessio
 			html.EscapeString(e.Developer), html.EscapeString(e.Repo), e.Steps, html.EscapeString(e.Level), html.EscapeString(state),
 			html.EscapeString(strings.Join(e.Tools, " ")), html.EscapeString(strings.Join(e.Decisions, " ")))
 	}
-	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": template.HTML(rows.String()), "Next": next, "Q": v,
+	render(w, http.StatusOK, sessionsPageT, c.page(s, map[string]any{"Rows": template.HTML(rows.String()), "Next": next, "Q": v, "Sorts": sortChoices(v.Get("sort")),
 		"Export": "/ui/export?" + v.Encode()}))
+}
+
+// sortLabels name the index's orders (index.Sorts) on the sessions page.
+var sortLabels = map[string]string{
+	index.SortNewest:    "newest first",
+	index.SortOldest:    "oldest first",
+	index.SortEnd:       "last active first",
+	index.SortSteps:     "most steps first",
+	index.SortDeveloper: "developer (A–Z)",
+	index.SortRepo:      "repository (A–Z)",
+}
+
+type sortChoice struct {
+	Value, Label string
+	Selected     bool
+}
+
+// sortChoices are the sort control's options, cur selected ("" newest).
+func sortChoices(cur string) []sortChoice {
+	out := make([]sortChoice, 0, len(index.Sorts))
+	for _, v := range index.Sorts {
+		out = append(out, sortChoice{v, sortLabels[v], v == cur || cur == "" && v == index.SortNewest})
+	}
+	return out
 }
 
 // export is the auditor's download of one session (Backend.ConsoleExport),
@@ -558,32 +583,137 @@ func (c *Console) coverage(w http.ResponseWriter, r *http.Request, s *session, b
 	render(w, http.StatusOK, coveragePage, c.page(s, map[string]any{"Days": days, "Cov": cov, "Policies": policies}))
 }
 
-// commits lists, for a repository (?repo=), the commits the index's
-// sessions name, each with its session, developer and level: which
-// commits came from which sessions (the commit binding itself is checked
-// by logbook-verify --commits, docs/commits.md).
+// commits shows, for a repository (repo), which commits came from which
+// sessions, from the index's commits: the server holds no repository, so
+// a range or a PR is the list of its commit ids the person gives
+// (commits: `git rev-list BASE..HEAD`'s lines, pasted into the form, a
+// POST, or in the address, comma-separated), or a PR's head commit
+// (head: the sessions that name it, and every commit they name). Each
+// commit is shown with the sessions naming it, their developer and
+// level, or as named by none. Without a list it is every commit the
+// repository's newest sessions name. The binding itself is checked by
+// logbook-verify --commits (docs/commits.md).
 func (c *Console) commits(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
-	repo := r.URL.Query().Get("repo")
-	type row struct{ Commit, Session, Developer, Level string }
+	repo := r.FormValue("repo")
+	type named struct{ Session, Developer, Level string }
+	type row struct {
+		Commit string
+		By     []named
+		Head   bool // a commit the head's sessions name (or the head)
+	}
 	var rows []row
-	if repo != "" {
-		pg, err := b.ConsoleSessions(r.Context(), s.p, url.Values{"repo": {repo}, "limit": {strconv.Itoa(index.MaxLimit)}})
+	search := func(v url.Values) ([]*index.Session, bool) {
+		v.Set("repo", repo)
+		pg, err := b.ConsoleSessions(r.Context(), s.p, v)
 		var denied *fleet.Denied
 		switch {
 		case errors.As(err, &denied):
 			c.refuse(w, http.StatusForbidden, "The commits page is for developers (their own sessions) and auditors.")
-			return
+			return nil, false
 		case err != nil:
 			c.refuse(w, http.StatusBadRequest, "The search cannot be run: "+err.Error())
+			return nil, false
+		}
+		return pg.Sessions, true
+	}
+	list, err := commitList(r.FormValue("commits"))
+	if err != nil {
+		c.refuse(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	head := strings.ToLower(strings.TrimSpace(r.FormValue("head")))
+	if head != "" {
+		if _, err := commitList(head); err != nil || strings.ContainsAny(head, " ,\n") {
+			c.refuse(w, http.StatusBadRequest, "The head is not one commit id: "+head)
 			return
 		}
-		for _, e := range pg.Sessions {
+	}
+	listed := len(list) > 0 || head != ""
+	switch {
+	case repo == "":
+	case listed:
+		// The head's sessions, then every commit they name, after the
+		// list given.
+		seen := map[string]bool{}
+		for _, cm := range list {
+			seen[cm] = true
+		}
+		var more []string
+		if head != "" {
+			ss, ok := search(url.Values{"commit": {head}, "limit": {strconv.Itoa(index.MaxLimit)}})
+			if !ok {
+				return
+			}
+			more = append(more, head)
+			for _, e := range ss {
+				more = append(more, e.Commits...)
+			}
+		}
+		all := append([]string(nil), list...)
+		headOf := map[string]bool{}
+		for _, cm := range more {
+			headOf[cm] = true
+			if !seen[cm] {
+				seen[cm] = true
+				all = append(all, cm)
+			}
+		}
+		if len(all) > maxCommits {
+			c.refuse(w, http.StatusBadRequest, fmt.Sprintf("%d commits: at most %d at a time (split the range).", len(all), maxCommits))
+			return
+		}
+		for _, cm := range all {
+			ss, ok := search(url.Values{"commit": {cm}, "limit": {"20"}})
+			if !ok {
+				return
+			}
+			rw := row{Commit: cm, Head: headOf[cm]}
+			for _, e := range ss {
+				rw.By = append(rw.By, named{e.ID, e.Developer, e.Level})
+			}
+			rows = append(rows, rw)
+		}
+	default:
+		ss, ok := search(url.Values{"limit": {strconv.Itoa(index.MaxLimit)}})
+		if !ok {
+			return
+		}
+		for _, e := range ss {
 			for _, cm := range e.Commits {
-				rows = append(rows, row{cm, e.ID, e.Developer, e.Level})
+				rows = append(rows, row{Commit: cm, By: []named{{e.ID, e.Developer, e.Level}}})
 			}
 		}
 	}
-	render(w, http.StatusOK, commitsPage, c.page(s, map[string]any{"Repo": repo, "Rows": rows}))
+	render(w, http.StatusOK, commitsPage, c.page(s, map[string]any{"Repo": repo, "Rows": rows, "Listed": listed,
+		"Commits": strings.Join(list, "\n"), "Head": head}))
+}
+
+// maxCommits bounds a list's lookups (one indexed search each).
+const maxCommits = 1000
+
+// commitList reads commit ids, one per line or comma- or space-separated
+// (git rev-list's output as it is): each a full SHA-1 or SHA-256 id in
+// hex, as the index keeps them (an abbreviated one names nothing there).
+func commitList(text string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
+		id := strings.ToLower(f)
+		if (len(id) != 40 && len(id) != 64) || strings.Trim(id, "0123456789abcdef") != "" {
+			if len(f) > 80 {
+				f = f[:80] + "…"
+			}
+			return nil, fmt.Errorf("%q is not a full commit id (40 or 64 hex digits, as git rev-list prints them)", f)
+		}
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+		if len(out) > maxCommits {
+			return nil, fmt.Errorf("more than %d commits: split the range", maxCommits)
+		}
+	}
+	return out, nil
 }
 
 // checkerScripts are web/index.html's scripts, in its order (served by

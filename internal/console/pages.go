@@ -81,6 +81,7 @@ var (
 <label>level <input name="level" value="{{.Q.Get "level"}}"></label>
 <label>since <input name="since" value="{{.Q.Get "since"}}" placeholder="2026-12-01T00:00:00Z"></label>
 <label>until <input name="until" value="{{.Q.Get "until"}}"></label>
+<label>sort <select name="sort" id="sort">{{range .Sorts}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Label}}</option>{{end}}</select></label>
 <button type="submit">Search</button></form>
 {{if not .Rows}}<p id="none">No session matches.</p>{{end}}
 <div class="table"><table id="sessions"><thead><tr><th scope="col">started</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">repository</th><th scope="col">steps</th><th scope="col">level</th><th scope="col">state</th><th scope="col">tools</th><th scope="col">decisions</th></tr></thead>
@@ -103,10 +104,15 @@ var (
 {{end}}`)
 
 	commitsPage = page(`{{define "title"}}Commits · logbook{{end}}{{define "main"}}<h1>Commits</h1>
-<form method="get" action="/ui/commits"><label>repository <input name="repo" value="{{.Repo}}" required></label><button type="submit">Show</button></form>
-{{if .Repo}}{{if not .Rows}}<p id="none">No session of {{.Repo}} names a commit.</p>{{end}}
+<form method="post" action="/ui/commits" class="commits"><input type="hidden" name="csrf" value="{{.CSRF}}">
+<label>repository <input name="repo" value="{{.Repo}}" required></label>
+<label>commits (a range: <code>git rev-list BASE..HEAD</code>, one id a line) <textarea name="commits" id="commit-list" rows="6">{{.Commits}}</textarea></label>
+<label>or a PR's head commit <input name="head" value="{{.Head}}" size="42"></label>
+<button type="submit">Show</button></form>
+{{if .Repo}}{{if not .Rows}}<p id="none">{{if .Listed}}No commit given.{{else}}No session of {{.Repo}} names a commit.{{end}}</p>{{end}}
 <div class="table"><table id="commits"><thead><tr><th scope="col">commit</th><th scope="col">session</th><th scope="col">developer</th><th scope="col">level</th></tr></thead>
-<tbody>{{range .Rows}}<tr><td><code>{{.Commit}}</code></td><td><a href="/ui/run/{{.Session}}"><code>{{.Session}}</code></a></td><td>{{.Developer}}</td><td>{{.Level}}</td></tr>{{end}}</tbody></table></div>{{end}}
+<tbody>{{range .Rows}}{{$c := .}}{{if .By}}{{range .By}}<tr data-commit="{{$c.Commit}}"><td><code>{{$c.Commit}}</code>{{if $c.Head}} <small>(the head's sessions)</small>{{end}}</td><td><a href="/ui/run/{{.Session}}"><code>{{.Session}}</code></a></td><td>{{.Developer}}</td><td>{{.Level}}</td></tr>{{end}}{{else}}<tr data-commit="{{.Commit}}" class="unnamed"><td><code>{{.Commit}}</code></td><td colspan="3">no session names it</td></tr>{{end}}{{end}}</tbody></table></div>
+<p>A session naming a commit is the index's word: <code>logbook-verify --commits</code> checks the binding itself (docs/commits.md).</p>{{end}}
 {{end}}`)
 
 	signedInPage = page(`{{define "main"}}<h1>Signed in as {{.Who}}</h1><p><a id="go" href="/ui/">Continue to the console</a></p>{{end}}`)

@@ -75,6 +75,11 @@ func OpenDB(ctx context.Context, db *sql.DB, mysql bool) (*Index, error) {
 			return nil, fmt.Errorf("index schema: %w", err)
 		}
 	}
+	if mysql {
+		if err := addIndexes(ctx, db); err != nil {
+			return nil, fmt.Errorf("index schema: %w", err)
+		}
+	}
 	return &x, nil
 }
 

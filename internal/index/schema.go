@@ -1,6 +1,8 @@
 package index
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -65,6 +67,8 @@ var schema = []table{
 			{"sessions_by_open", []string{"tenant", "ended", "end_ms", "id"}},
 			{"sessions_by_end", []string{"tenant", "tombstoned", "end_ms", "id"}},
 			{"sessions_last_seen", []string{"tenant", "developer", "end_ms"}},
+			{"sessions_by_end_ms", []string{"tenant", "end_ms", "id"}},
+			{"sessions_by_steps", []string{"tenant", "steps", "id"}},
 		},
 	},
 	{
@@ -140,4 +144,26 @@ func render(e engine) []string {
 		}
 	}
 	return out
+}
+
+// addIndexes gives a MySQL table made before one of its indexes was
+// named here the indexes it lacks: CREATE TABLE IF NOT EXISTS leaves an
+// old table as it was (SQLite's CREATE INDEX IF NOT EXISTS needs no
+// help).
+func addIndexes(ctx context.Context, db *sql.DB) error {
+	for _, t := range schema {
+		for _, ix := range t.indexes {
+			var n int
+			if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = DATABASE() AND table_name = ? AND index_name = ?", t.name, ix.name).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				continue
+			}
+			if _, err := db.ExecContext(ctx, fmt.Sprintf("ALTER TABLE %s ADD INDEX %s (%s)", t.name, ix.name, strings.Join(ix.columns, ", "))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

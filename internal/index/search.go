@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -11,8 +12,9 @@ import (
 )
 
 // Query is a search: every filter that is set must hold. Sessions come
-// newest first (start, then id, descending: a stable order), Limit at a
-// time; Cursor, when set, continues after the page that returned it.
+// in Sort's order (newest first by default: start, then id, descending,
+// a stable order), Limit at a time; Cursor, when set, continues after
+// the page that returned it, in the same order.
 type Query struct {
 	Tenant    string
 	Developer string
@@ -25,6 +27,36 @@ type Query struct {
 	UntilMS   int64 // sessions started before (0: no bound)
 	Limit     int   // 0: DefaultLimit; at most MaxLimit
 	Cursor    string
+	Sort      string // one of Sorts; "": SortNewest
+}
+
+// The orders a search can come in, each an index's order walked from
+// one end (no sort after the read), ties cut by id.
+const (
+	SortNewest    = "newest"    // start, latest first (the default)
+	SortOldest    = "oldest"    // start, earliest first
+	SortEnd       = "end"       // the last step's time, latest first
+	SortSteps     = "steps"     // most steps first
+	SortDeveloper = "developer" // developer A to Z, each one's sessions earliest first
+	SortRepo      = "repo"      // repository A to Z, each one's sessions earliest first
+)
+
+// Sorts are the orders, SortNewest first.
+var Sorts = []string{SortNewest, SortOldest, SortEnd, SortSteps, SortDeveloper, SortRepo}
+
+// order is how a sort other than by start walks: its index, the columns
+// it orders by (the last is id), and whether it walks them descending.
+type order struct {
+	index string
+	cols  []string
+	desc  bool
+}
+
+var orders = map[string]order{
+	SortEnd:       {"sessions_by_end_ms", []string{"end_ms", "id"}, true},
+	SortSteps:     {"sessions_by_steps", []string{"steps", "id"}, true},
+	SortDeveloper: {"sessions_by_developer", []string{"developer", "start_ms", "id"}, false},
+	SortRepo:      {"sessions_by_repo", []string{"repo", "start_ms", "id"}, false},
 }
 
 // Page is one page of a search; Next is "" after the last.
@@ -64,10 +96,28 @@ func (x *Index) planFor(q Query) (plan, error) {
 	if q.Limit < 1 || q.Limit > MaxLimit {
 		return plan{}, fmt.Errorf("%w: limit %d: want 1 to %d", ErrBadQuery, q.Limit, MaxLimit)
 	}
+	sort := q.Sort
+	if sort == "" {
+		sort = SortNewest
+	}
+	if _, ok := orders[sort]; !ok && sort != SortNewest && sort != SortOldest {
+		return plan{}, fmt.Errorf("%w: sort %q: want one of %s", ErrBadQuery, q.Sort, strings.Join(Sorts, ", "))
+	}
+	if o, ok := orders[sort]; ok {
+		return x.planWalk(q, sort, o)
+	}
 	curMS, curID := int64(math.MaxInt64), ""
 	if q.Cursor != "" {
 		var err error
-		if curMS, curID, err = parseCursor(q.Cursor); err != nil {
+		if sort == SortOldest {
+			var key []any
+			if key, err = parseSortCursor(q.Cursor, sort, order{cols: []string{"start_ms", "id"}}); err == nil {
+				curMS, curID = key[0].(int64), key[1].(string)
+			}
+		} else {
+			curMS, curID, err = parseCursor(q.Cursor)
+		}
+		if err != nil {
 			return plan{}, err
 		}
 	}
@@ -131,16 +181,80 @@ func (x *Index) planFor(q Query) (plan, error) {
 	if q.UntilMS != 0 {
 		where, args = append(where, t+".start_ms < ?"), append(args, q.UntilMS)
 	}
+	dir := " DESC"
+	if sort == SortOldest {
+		dir = " ASC"
+	}
 	if q.Cursor != "" {
 		// The keyset: a range on start_ms the index seeks to, and the
 		// ties at the cursor's time cut by id.
-		where = append(where, t+".start_ms <= ?", "("+t+".start_ms < ? OR "+t+".id < ?)")
+		if sort == SortOldest {
+			where = append(where, t+".start_ms >= ?", "("+t+".start_ms > ? OR "+t+".id > ?)")
+		} else {
+			where = append(where, t+".start_ms <= ?", "("+t+".start_ms < ? OR "+t+".id < ?)")
+		}
 		args = append(args, curMS, curMS, curID)
 	}
 	p.sql = "SELECT " + prefixed("s.", sessionColumns) + " FROM " + from + " WHERE " + strings.Join(where, " AND ") +
-		" ORDER BY " + t + ".start_ms DESC, " + t + ".id DESC LIMIT " + strconv.Itoa(q.Limit+1)
+		" ORDER BY " + t + ".start_ms" + dir + ", " + t + ".id" + dir + " LIMIT " + strconv.Itoa(q.Limit+1)
 	p.args = args
 	return p, nil
+}
+
+// planWalk is the plan of a sort other than by start: it walks the
+// sort's index over the tenant's sessions and checks every filter on
+// the rows it walks (a filter that keeps few of them makes a page read
+// many: the start orders seek by the filter instead).
+func (x *Index) planWalk(q Query, sort string, o order) (plan, error) {
+	where := []string{"s.tenant = ?"}
+	args := []any{q.Tenant}
+	for _, f := range []struct{ col, v string }{{"developer", q.Developer}, {"repo", q.Repo}, {"level", q.Level}} {
+		if f.v != "" {
+			where, args = append(where, "s."+f.col+" = ?"), append(args, f.v)
+		}
+	}
+	for _, f := range []struct{ field, term string }{{FieldCommit, q.Commit}, {FieldTool, q.Tool}, {FieldDecision, q.Decision}} {
+		if f.term != "" {
+			where = append(where, "EXISTS (SELECT 1 FROM session_terms u WHERE u.tenant = s.tenant AND u.id = s.id AND u.field = ? AND u.term = ?)")
+			args = append(args, f.field, f.term)
+		}
+	}
+	if q.SinceMS != 0 {
+		where, args = append(where, "s.start_ms >= ?"), append(args, q.SinceMS)
+	}
+	if q.UntilMS != 0 {
+		where, args = append(where, "s.start_ms < ?"), append(args, q.UntilMS)
+	}
+	cmp, dir := ">", " ASC"
+	if o.desc {
+		cmp, dir = "<", " DESC"
+	}
+	if q.Cursor != "" {
+		key, err := parseSortCursor(q.Cursor, sort, o)
+		if err != nil {
+			return plan{}, err
+		}
+		// The keyset: the first column's range the index seeks to, then
+		// (a, b, id) after the cursor's, written out column by column.
+		where, args = append(where, "s."+o.cols[0]+" "+cmp+"= ?"), append(args, key[0])
+		var or []string
+		for i := range o.cols {
+			var and []string
+			for j := 0; j < i; j++ {
+				and, args = append(and, "s."+o.cols[j]+" = ?"), append(args, key[j])
+			}
+			and, args = append(and, "s."+o.cols[i]+" "+cmp+" ?"), append(args, key[i])
+			or = append(or, "("+strings.Join(and, " AND ")+")")
+		}
+		where = append(where, "("+strings.Join(or, " OR ")+")")
+	}
+	var by []string
+	for _, c := range o.cols {
+		by = append(by, "s."+c+dir)
+	}
+	return plan{index: o.index, args: args,
+		sql: "SELECT " + prefixed("s.", sessionColumns) + " FROM sessions s " + x.hint("sessions", o.index) + " WHERE " + strings.Join(where, " AND ") +
+			" ORDER BY " + strings.Join(by, ", ") + " LIMIT " + strconv.Itoa(q.Limit+1)}, nil
 }
 
 // hint names the index for the engine's planner: the plan is the
@@ -186,7 +300,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Page, error) {
 	if len(ss) > limit {
 		ss = ss[:limit]
 		last := ss[limit-1]
-		pg.Next = cursor(last.StartMS, last.ID)
+		pg.Next = cursorOf(q.Sort, last)
 	}
 	pg.Sessions = ss
 	return pg, nil
@@ -210,6 +324,71 @@ func parseCursor(c string) (int64, string, error) {
 	}
 	return n, id, nil
 }
+
+// cursorOf is the cursor after s in sort's order: the start order's
+// cursor is the one above (cursors given out before the sorts keep
+// working); another's is base64url JSON, the sort's name then the
+// session's values of its columns.
+func cursorOf(sort string, s *Session) string {
+	if sort == "" || sort == SortNewest {
+		return cursor(s.StartMS, s.ID)
+	}
+	o, ok := orders[sort]
+	if !ok {
+		o = order{cols: []string{"start_ms", "id"}}
+	}
+	vals := []string{sort}
+	for _, c := range o.cols {
+		switch c {
+		case "start_ms":
+			vals = append(vals, strconv.FormatInt(s.StartMS, 10))
+		case "end_ms":
+			vals = append(vals, strconv.FormatInt(s.EndMS, 10))
+		case "steps":
+			vals = append(vals, strconv.FormatInt(s.Steps, 10))
+		case "developer":
+			vals = append(vals, s.Developer)
+		case "repo":
+			vals = append(vals, s.Repo)
+		case "id":
+			vals = append(vals, s.ID)
+		}
+	}
+	b, _ := json.Marshal(vals)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// parseSortCursor reads cursorOf's cursor for sort, its values typed as
+// o's columns are; a cursor of another sort is refused.
+func parseSortCursor(c, sort string, o order) ([]any, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	var vals []string
+	if err != nil || len(b) > 1024 || json.Unmarshal(b, &vals) != nil || len(vals) != len(o.cols)+1 || vals[0] != sort {
+		return nil, ErrBadCursor
+	}
+	key := make([]any, len(o.cols))
+	for i, col := range o.cols {
+		v := vals[i+1]
+		switch col {
+		case "start_ms", "end_ms", "steps":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, ErrBadCursor
+			}
+			key[i] = n
+		default:
+			if col == "id" && (v == "" || len(v) > 128) {
+				return nil, ErrBadCursor
+			}
+			key[i] = v
+		}
+	}
+	return key, nil
+}
+
+// CursorFor is the cursor of a page in sort's order that ended at s (for
+// tests and benchmarks that start mid-way).
+func CursorFor(sort string, s *Session) string { return cursorOf(sort, s) }
 
 // CursorAt is the cursor of a page that ended at a session started at ms
 // with id (for tests and benchmarks that start mid-way).

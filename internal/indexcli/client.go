@@ -32,7 +32,8 @@ func IsCommand(name string) bool {
 }
 
 const synopsis = `logbook-server sessions --server URL [--developer D] [--repo R] [--commit C] [--tool T] [--decision allow|deny|ask]
-                        [--level server|logged] [--since T] [--until T] [--limit N] [--cursor C] [--all] [--json]
+                        [--level server|logged] [--since T] [--until T] [--sort newest|oldest|end|steps|developer|repo]
+                        [--limit N] [--cursor C] [--all] [--json]
 logbook-server coverage --server URL [--days N] [--quiet DURATION] [--developer D]... [--json]
 logbook-server retention --server URL [--keep-days N] [--run [--reason TEXT]] [--json]
 logbook-server hold --server URL --session ID [--reason TEXT | --release]`
@@ -58,7 +59,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	base := fs.String("server", "", "the server's `URL` (default $LOGBOOK_SERVER_URL)")
 	tokenFile := fs.String("read-token-file", "", "`FILE` holding the read token (default $LOGBOOK_SERVER_READ_TOKEN)")
 	asJSON := fs.Bool("json", false, "print the server's JSON (sessions: one session a line)")
-	var q struct{ developer, repo, commit, tool, decision, level, since, until, cursor string }
+	var q struct{ developer, repo, commit, tool, decision, level, since, until, cursor, sort string }
 	var limit int
 	var all, run, release bool
 	var days, keep int64
@@ -75,6 +76,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		fs.StringVar(&q.level, "level", "", "sessions recorded at this `LEVEL` (server, logged)")
 		fs.StringVar(&q.since, "since", "", "sessions started at or after `TIME` (RFC 3339 or YYYY-MM-DD)")
 		fs.StringVar(&q.until, "until", "", "sessions started before `TIME`")
+		fs.StringVar(&q.sort, "sort", "", "the `ORDER`: "+strings.Join(index.Sorts, ", ")+" (default newest: by start, latest first)")
 		fs.IntVar(&limit, "limit", 0, "sessions per page (default 50, at most 500)")
 		fs.StringVar(&q.cursor, "cursor", "", "continue after the page that printed this `CURSOR`")
 		fs.BoolVar(&all, "all", false, "follow the pages to the last")
@@ -126,7 +128,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case "sessions":
 		v := url.Values{}
 		for k, s := range map[string]string{"developer": q.developer, "repo": q.repo, "commit": q.commit, "tool": q.tool, "decision": q.decision,
-			"level": q.level, "since": q.since, "until": q.until, "cursor": q.cursor} {
+			"level": q.level, "since": q.since, "until": q.until, "cursor": q.cursor, "sort": q.sort} {
 			if s != "" {
 				v.Set(k, s)
 			}

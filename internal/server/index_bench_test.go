@@ -87,6 +87,18 @@ func benchQueries(n int) map[string]index.Query {
 			q.SinceMS, q.UntilMS = at(n-60), at(n-10)
 		case "page 2":
 			q.Cursor = index.CursorAt(at(n-30), fmt.Sprintf("s-%06d", n-30))
+		default:
+			if q.Cursor != "" {
+				// A sorted order's page 2: after synthSessions' session
+				// 30 (ascending orders) or n-30 (descending).
+				i := n - 30
+				if q.Sort == index.SortOldest || q.Sort == index.SortDeveloper || q.Sort == index.SortRepo {
+					i = 30
+				}
+				d := fmt.Sprintf("d%d", i%(n/20))
+				q.Cursor = index.CursorFor(q.Sort, &index.Session{ID: fmt.Sprintf("s-%06d", i), StartMS: at(i), Steps: benchSteps,
+					EndMS: base.Add(time.Duration(i)*time.Minute + time.Duration(benchSteps-1)*time.Second).UnixMilli(), Developer: d, Repo: "repo" + d[1:]})
+			}
 		}
 		qs[name] = q
 	}
@@ -225,7 +237,7 @@ func sortedNames(m map[string]index.Query) []string {
 func queryString(q index.Query) string {
 	v := url.Values{}
 	for k, s := range map[string]string{"developer": q.Developer, "repo": q.Repo, "commit": q.Commit, "tool": q.Tool,
-		"decision": q.Decision, "level": q.Level, "cursor": q.Cursor} {
+		"decision": q.Decision, "level": q.Level, "cursor": q.Cursor, "sort": q.Sort} {
 		if s != "" {
 			v.Set(k, s)
 		}

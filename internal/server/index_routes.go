@@ -124,7 +124,7 @@ func (s *Server) indexFailed(w http.ResponseWriter, r *http.Request, err error) 
 // QueryOf reads a search's filters from a URL's query.
 func QueryOf(v url.Values) (index.Query, error) {
 	q := index.Query{Developer: v.Get("developer"), Repo: v.Get("repo"), Commit: v.Get("commit"), Tool: v.Get("tool"),
-		Decision: v.Get("decision"), Level: v.Get("level"), Cursor: v.Get("cursor")}
+		Decision: v.Get("decision"), Level: v.Get("level"), Cursor: v.Get("cursor"), Sort: v.Get("sort")}
 	for _, b := range []struct {
 		name string
 		into *int64

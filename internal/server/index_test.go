@@ -102,7 +102,28 @@ func TestIndexFeed(t *testing.T) {
 	if sessionIDs(p1)[0] != "s-b" || sessionIDs(p2)[0] != "s-a" || p2.Next != "" {
 		t.Errorf("pages: %v %v %q", sessionIDs(p1), sessionIDs(p2), p2.Next)
 	}
-	for q, want := range map[string]int{"limit=x": 400, "cursor=%21": 400, "since=yesterday": 400, "limit=100000": 400} {
+	// sort=: the index's other orders, paged through their own cursors.
+	if got := sessionIDs(search(t, f, "sort=oldest")); !slices.Equal(got, []string{"s-a", "s-b", "s-c"}) {
+		t.Errorf("sort=oldest: %v", got)
+	}
+	if got := sessionIDs(search(t, f, "sort=steps")); len(got) != 3 || got[0] != "s-a" || got[2] != "s-c" {
+		t.Errorf("sort=steps: %v", got)
+	}
+	var paged []string
+	for q := "sort=oldest&limit=1"; ; {
+		a := search(t, f, q)
+		paged = append(paged, sessionIDs(a)...)
+		if a.Next == "" || len(paged) > 3 {
+			break
+		}
+		q = "sort=oldest&limit=1&cursor=" + a.Next
+	}
+	if !slices.Equal(paged, []string{"s-a", "s-b", "s-c"}) {
+		t.Errorf("sort=oldest, pages of one: %v", paged)
+	}
+	stepsNext := search(t, f, "sort=steps&limit=1").Next
+	for q, want := range map[string]int{"limit=x": 400, "cursor=%21": 400, "since=yesterday": 400, "limit=100000": 400,
+		"sort=size": 400, "sort=oldest&cursor=" + stepsNext: 400, "cursor=" + stepsNext: 400, "sort=repo&tool=Bash": 200} {
 		if code, b := call(t, "GET", f.ts.URL+"/v1/sessions?"+q, "rt", ""); code != want {
 			t.Errorf("%s: %d %s", q, code, b)
 		}

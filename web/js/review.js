@@ -36,10 +36,23 @@
       exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
       batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
+      actor: actorText(lb.actorOf(d)),
       gate: str(d, 'event') === 'PolicyGate' ? { decision: str(d, 'decision'), rule: str(d, 'rule'), reason: str(d, 'reason'),
         enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error'), gated: str(d, 'gated'),
         approver: str(d, 'approver') } : null,
     };
+  }
+
+  // actorText says who sent a step's event, from its logbook.actor
+  // (lb.actorOf, internal/fleet's ActorOf): the attested identity, then
+  // what the client only claimed; '' for none, the reason for a
+  // malformed member.
+  function actorText(a) {
+    if (a === undefined) return '';
+    if (typeof a === 'string') return '⚠ ' + a;
+    let t = a.by === 'token' ? "the server's shared token" : (a.subject || '?') + ' in ' + (a.tenant || '?') + ' (' + a.by + ')';
+    if (a.claimed) t += ', claims ' + a.claimed + ' (asserted)';
+    return t;
   }
 
   function subject(s) {
@@ -70,6 +83,7 @@
         order.push(c);
       }
       if (!c.subject) c.subject = subject(s);
+      if (!c.actor) c.actor = s.actor;
       if (pre) {
         c.pre.push(s.seq);
         if (s.at < c.start) c.start = s.at;
@@ -111,7 +125,7 @@
       const c = s.gate && s.id ? calls.get(s.id) : undefined;
       // A call held for an approver is decided by its resolution, the
       // call's next gate step (docs/approvals.md): that is its gate.
-      if (c && (!c.gate || (c.gate.decision === 'hold' && s.gate.decision !== 'hold'))) { c.gate = s.gate; gated.add(s.seq); }
+      if (c && (!c.gate || (c.gate.decision === 'hold' && s.gate.decision !== 'hold'))) { c.gate = Object.assign({ actor: s.actor }, s.gate); gated.add(s.seq); }
     }
     // Calls that only a PostToolBatch names: the model asked for them, and
     // no hook ever ran for them.
@@ -391,11 +405,17 @@
       row.append(gl);
     }
     if (c.note) row.append(el('span', c.deniedRan ? 'callnote bad' : 'callnote', c.note));
+    if (c.actor) {
+      const al = el('span', 'actor clip', 'by ' + c.actor);
+      al.title = 'who sent this call (logbook.actor): ' + c.actor;
+      row.append(al);
+    }
     if (c.gate) {
       const g = c.gate;
       let text = 'policy ' + g.decision + (g.rule ? ' (' + g.rule + ')' : '') + (g.enforced ? '' : ' [audit: not enforced]');
       if (g.reason && g.decision !== 'allow') text += ': ' + g.reason;
       if (g.approver && g.decision === 'allow') text += ': approved by ' + g.approver;
+      if (g.actor && g.actor !== c.actor) text += ' — decided by ' + g.actor;
       if (g.error) text += ' [' + g.error + ']';
       const gl = el('span', 'gatenote gate-' + g.decision, text);
       gl.title = text;
