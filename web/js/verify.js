@@ -91,7 +91,7 @@
       let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
       w.byte(0x7b);
       const idx = order(st);
-      for (let n = 0; n < idx.length; n++) {
+      for (let n = 0; n < st.keys.length; n++) {
         const key = st.keys[idx[n]];
         if (n > 0) w.byte(0x2c);
         if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
