@@ -153,7 +153,7 @@ func BenchmarkConsoleRun(b *testing.B) {
 	br := newConsoleBrowser(b)
 	br.signIn(b, f, "dev1")
 	var page, cli time.Duration
-	var check float64 // ms, the check alone as the page's verdict says it ("checked in")
+	var check float64          // ms, the check alone as the page's verdict says it ("checked in")
 	var verdict, drawn float64 // ms from the navigation's start to the verdict painted, and to all drawn (the page's performance marks)
 	for b.Loop() {
 		start := time.Now()
