@@ -164,6 +164,10 @@ func BenchmarkConsoleRun(b *testing.B) {
 		}
 		check += get(b, br, chromedp.Evaluate[float64](`(() => { for (const dt of document.querySelectorAll('#verdict dt')) if (dt.textContent === 'checked in') { `+
 			`const t = dt.nextElementSibling.textContent; const v = parseFloat(t); return t.endsWith(' ms') ? v : t.endsWith(' s') ? v * 1000 : v * 60000; } return -1; })()`))
+		// The page's preload and run.js's fetch are one download.
+		if n := get(b, br, chromedp.Evaluate[int](`performance.getEntriesByType('resource').filter((e) => e.name.includes('/ui/record/')).length`)); n != 1 {
+			b.Fatalf("the record was downloaded %d times", n)
+		}
 		marks := get(b, br, chromedp.Evaluate[[]float64](`['logbook-verdict', 'logbook-drawn'].map((m) => performance.getEntriesByName(m).at(-1).startTime)`))
 		verdict += marks[0]
 		drawn += marks[1]
