@@ -273,7 +273,7 @@
     }
     // Kept for the page's own display; not part of the verdict's fields.
     v.record = rec;
-    v.steps = new Steps(keep === true ? get(rec, 'steps').items : null, bytes, walk.spans);
+    if (keep) v.steps = new Steps(keep === true ? get(rec, 'steps').items : null, bytes, walk.spans);
     return v;
   }
 
