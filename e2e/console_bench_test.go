@@ -153,7 +153,8 @@ func BenchmarkConsoleRun(b *testing.B) {
 	br := newConsoleBrowser(b)
 	br.signIn(b, f, "dev1")
 	var page, cli time.Duration
-	var check float64 // ms, the check alone as the page's verdict says it ("checked in")
+	var check float64                   // ms, the check alone as the page's verdict says it ("checked in")
+	var fetched, verdict, drawn float64 // ms from the navigation's start to the verdict painted, and to all drawn (the page's performance marks)
 	for b.Loop() {
 		start := time.Now()
 		br.run(b, chromedp.Navigate(f.url+"/ui/run/"+sid), chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
@@ -163,6 +164,14 @@ func BenchmarkConsoleRun(b *testing.B) {
 		}
 		check += get(b, br, chromedp.Evaluate[float64](`(() => { for (const dt of document.querySelectorAll('#verdict dt')) if (dt.textContent === 'checked in') { `+
 			`const t = dt.nextElementSibling.textContent; const v = parseFloat(t); return t.endsWith(' ms') ? v : t.endsWith(' s') ? v * 1000 : v * 60000; } return -1; })()`))
+		// The page's preload and run.js's fetch are one download.
+		if n := get(b, br, chromedp.Evaluate[int](`performance.getEntriesByType('resource').filter((e) => e.name.includes('/ui/record/')).length`)); n != 1 {
+			b.Fatalf("the record was downloaded %d times", n)
+		}
+		marks := get(b, br, chromedp.Evaluate[[]float64](`['logbook-fetched', 'logbook-verdict', 'logbook-drawn'].map((m) => performance.getEntriesByName(m).at(-1).startTime)`))
+		fetched += marks[0]
+		verdict += marks[1]
+		drawn += marks[2]
 		start = time.Now()
 		if out, err := exec.Command(filepath.Join(bin, "logbook-verify"), "--pubkey", pubFile, rec).CombinedOutput(); err != nil {
 			b.Fatalf("logbook-verify: %v %s", err, out)
@@ -174,4 +183,9 @@ func BenchmarkConsoleRun(b *testing.B) {
 	b.ReportMetric(float64(page)/float64(cli), "page/verify")
 	b.ReportMetric(check/float64(b.N), "check-ms/op")
 	b.ReportMetric(check*float64(time.Millisecond)/float64(cli), "check/verify")
+	b.ReportMetric(fetched/float64(b.N), "fetched-ms/op")
+	b.ReportMetric(verdict/float64(b.N), "verdict-ms/op")
+	b.ReportMetric(verdict*float64(time.Millisecond)/float64(cli), "verdict/verify")
+	b.ReportMetric(drawn/float64(b.N), "drawn-ms/op")
+	b.ReportMetric(drawn*float64(time.Millisecond)/float64(cli), "drawn/verify")
 }

@@ -8,7 +8,7 @@ const layout = `{{define "page"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="/ui/console.css">
-<title>{{block "title" .}}logbook console{{end}}</title></head>
+<title>{{block "title" .}}logbook console{{end}}</title>{{block "head" .}}{{end}}</head>
 <body>
 <header><a class="brand" href="/ui/">logbook</a>
 {{if .Who}}{{if .CSRF}}<nav aria-label="main">
@@ -55,7 +55,10 @@ var (
 
 	// runPage holds the checker's sections (web/index.html's ids, which
 	// web/js/app.js fills in) with the pinned keys already given.
-	runPage = page(`{{define "title"}}Run {{.ID}} · logbook{{end}}{{define "main"}}<h1>Run <code>{{.ID}}</code></h1>
+	// The record's download starts with the page (a preload that run.js's
+	// fetch takes up), not after the checker's scripts have loaded.
+	runPage = page(`{{define "title"}}Run {{.ID}} · logbook{{end}}{{define "head"}}
+<link rel="preload" href="/ui/record/{{.ID}}" as="fetch" crossorigin>{{end}}{{define "main"}}<h1>Run <code>{{.ID}}</code></h1>
 <p id="run" data-session="{{.ID}}"{{with .Entry}} data-index-verdict="{{.Verdict}}" data-index-steps="{{.Steps}}"{{end}}>Checked here, in this browser, against the server's key: the server's word is not taken.</p>
 {{if .Auditor}}<p><a id="export" href="/ui/export/{{.ID}}">Download the auditor's export</a> (bundle, key, verification transcript, policy: <code>logbook-verify --bundle</code> checks it offline)</p>{{end}}
 {{with .Entry}}<p id="index">The index lists it: {{.Verdict}}, {{.Steps}} steps, level {{.Level}}, developer {{.Developer}}.</p>{{end}}

@@ -20,6 +20,7 @@ document.addEventListener('DOMContentLoaded', async () => {
     return;
   }
   const bytes = new Uint8Array(await r.arrayBuffer());
+  performance.mark('logbook-fetched');
   await globalThis.logbook.show(id + '.record.json', bytes);
   // Where the index (the server's word) and this browser's check
   // disagree, say so plainly.

@@ -103,7 +103,7 @@
     } else {
       const opts = checkOptions(keys);
       if (bun && !opts.checkpoints && opts.checkpointKeys.length && bun.checkpoints.length) opts.checkpoints = bun.checkpoints;
-      v = await lb.check(bun ? bun.record : bytes, opts, true);
+      v = await lb.check(bun ? bun.record : bytes, opts, 'lazy');
       if (bun && v.recordId && lb.bundle.keyMismatch(bun, v.publicKey)) {
         v = { ok: false, code: 'BUNDLE_KEY_MISMATCH', detail: 'the bundle\'s signerKey is not the key that signed its record', recordId: null, checkpoints: [] };
       }
@@ -111,10 +111,31 @@
     const ms = performance.now() - started;
     if (mine !== run) return;
     renderVerdict(name, bytes, v, keys.length > 0, ms, bun);
-    renderSession(v);
-    renderReview(v);
+    performance.mark('logbook-verdict');
+    // The verdict is what the reader waits for: it is painted before the
+    // session, the review and the timeline are drawn (a long record's
+    // review takes a while to build), and the page says 'verified' until
+    // they are. The check itself is done and whole by then.
+    if (v.ok) {
+      document.body.dataset.state = 'verified';
+      await nextTask();
+      if (mine !== run) return;
+    }
+    // The review's reading of the steps serves the session's header too:
+    // a long record's steps are read once for both.
+    const r = v.ok ? lb.review.build(v.steps) : null;
+    renderSession(v, r);
+    renderReview(v, r);
     renderTimeline(v);
+    performance.mark('logbook-drawn');
     document.body.dataset.state = 'done';
+  }
+
+  // nextTask resolves in a later task, once the browser has had the
+  // chance to paint what is on the page (a timer, not an animation
+  // frame: a hidden tab gets none, and its page must still be drawn).
+  function nextTask() {
+    return new Promise((resolve) => setTimeout(resolve, 0));
   }
 
   // checkOptions adds the checkpoint fields (checkpoint.js) to the pinned
@@ -211,7 +232,7 @@
     box.append(dl);
   }
 
-  function renderSession(v) {
+  function renderSession(v, review) {
     const box = $('session');
     box.hidden = !v.ok;
     if (!v.ok) return;
@@ -229,8 +250,8 @@
     if (get(get(rec, 'signature'), 'rfc3161')) row(dl, 'timestamp token', 'present (RFC 3161), not checked here');
     // Who sent the events, as a fleet's server wrote it (docs/fleet.md).
     const attested = new Set(), claimed = new Set();
-    for (const st of get(rec, 'steps').items) {
-      const a = lb.actorOf(get(st, 'data'));
+    for (const st of review.steps) {
+      const a = st.actorOf;
       if (!a || typeof a === 'string') continue;
       attested.add(a.by === 'token' ? "the server's shared token" : a.subject + ' in ' + a.tenant + ' (' + a.by + ')');
       if (a.claimed) claimed.add(a.claimed);
@@ -242,10 +263,10 @@
 
   // renderReview shows the joined calls, turns, sub-agents and gaps
   // (js/review.js).
-  function renderReview(v) {
+  function renderReview(v, r) {
     const box = $('review');
     box.hidden = !v.ok;
-    if (v.ok) lb.review.render(v, box, el);
+    if (v.ok) lb.review.render(v, box, el, r);
   }
 
   // The timeline shows PAGE steps at a time, with buttons to page: a long
@@ -256,7 +277,7 @@
     const box = $('timeline');
     box.hidden = !v.ok;
     if (!v.ok) return;
-    const steps = get(v.record, 'steps').items;
+    const steps = v.steps;
     box.replaceChildren(el('h2', null, 'All steps, one per hook event (' + steps.length.toLocaleString('en') + ')'));
     if (!steps.length) { box.append(el('p', 'empty', 'The record has no steps.')); return; }
     const table = el('table');
@@ -267,7 +288,7 @@
     const body = el('tbody');
     table.append(body);
     box.append(table);
-    const start = Date.parse(get(steps[0], 'at'));
+    const start = Date.parse(get(steps.at(0), 'at'));
     const pages = Math.ceil(steps.length / PAGE);
     const nav = el('div', 'pager');
     const prev = el('button', 'prev', '← previous');
@@ -280,7 +301,7 @@
       const frag = document.createDocumentFragment();
       const from = page * PAGE, to = Math.min(steps.length, from + PAGE);
       const day = { last: '' }; // the date is shown where it changes
-      for (let i = from; i < to; i++) frag.append(stepRow(steps[i], start, day));
+      for (let i = from; i < to; i++) frag.append(stepRow(steps.at(i), start, day));
       body.replaceChildren(frag);
       where.textContent = 'steps ' + from.toLocaleString('en') + '–' + (to - 1).toLocaleString('en') + ' of ' + steps.length.toLocaleString('en') + ' (page ' + (page + 1) + ' of ' + pages + ')';
       prev.disabled = page === 0;

@@ -27,6 +27,7 @@
   function stepOf(st) {
     const d = get(st, 'data');
     const paths = get(d, 'paths');
+    const actor = lb.actorOf(d);
     return {
       seq: Number(get(st, 'seq').lit), at: get(st, 'at'), kind: get(st, 'kind'), summary: get(st, 'summary'),
       event: str(d, 'event'), tool: str(d, 'tool'), id: str(d, 'toolUseId'), command: str(d, 'command'),
@@ -36,7 +37,8 @@
       exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
       batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
       inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
-      actor: actorText(lb.actorOf(d)),
+      actor: actorText(actor), // each call says who sent it
+      actorOf: actor, // the session's header lists them (app.js)
       gate: str(d, 'event') === 'PolicyGate' ? { decision: str(d, 'decision'), rule: str(d, 'rule'), reason: str(d, 'reason'),
         enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error'), gated: str(d, 'gated'),
         approver: str(d, 'approver') } : null,
@@ -63,7 +65,7 @@
 
   // build joins the steps into calls, turns and sub-agents.
   function build(rawSteps) {
-    const steps = rawSteps.map(stepOf);
+    const steps = Array.from(rawSteps, stepOf); // an array, or a checked record's Steps
     const calls = new Map(), openCalls = new Map(), order = [];
     let started = false, harness = false;
     for (const s of steps) {
@@ -239,8 +241,9 @@
     return m ? m[1] + (m[2] || '') : (at || '');
   }
 
-  function render(v, box, el) {
-    const r = build(get(v.record, 'steps').items);
+  // render draws the review of an accepted record; r is build's, when
+  // the page built it already.
+  function render(v, box, el, r = build(v.steps)) {
     box.replaceChildren();
     box.append(el('h2', null, 'Review'));
     const dl = el('dl', 'summary');

@@ -86,6 +86,22 @@
       return out;
     }
 
+    // is says whether s is the lowercase hex of the hash now in h (after
+    // finish): the chain check compares every step's two hashes this way,
+    // making no string of its own (a 64-character string a step showed in
+    // the profile of a 100,000-step record).
+    is(s) {
+      if (typeof s !== 'string' || s.length !== 64) return false;
+      for (let j = 0; j < 8; j++) {
+        const v = this.h[j];
+        for (let k = 0; k < 8; k++) {
+          const c = s.charCodeAt(8 * j + k), want = HEXCODES[(v >>> (28 - 4 * k)) & 15];
+          if (c !== want) return false;
+        }
+      }
+      return true;
+    }
+
     // hex returns the hash as lowercase hex.
     hex() {
       this.finish();
@@ -124,6 +140,7 @@
     h[4] = (h[4] + e) | 0; h[5] = (h[5] + f) | 0; h[6] = (h[6] + g) | 0; h[7] = (h[7] + hh) | 0;
   }
 
+  const HEXCODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
   const HEX = Array.from({ length: 256 }, (_, i) => (i < 16 ? '0' : '') + i.toString(16));
 
   // hex writes bytes as lowercase hex (spec §3: all hex in a record is lowercase).

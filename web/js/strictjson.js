@@ -105,8 +105,9 @@
       this.space();
       if (b[this.i] === 0x5d) { this.i++; return done(); }
       for (;;) {
+        const from = this.i;
         const item = this.value(depth);
-        if (each) each(item, n);
+        if (each) each(item, n, from, this.i);
         if (keep) items.push(item);
         n++;
         this.space();
@@ -302,8 +303,8 @@
   // parse reads exactly one JSON text from bytes (a Uint8Array) and returns
   // its tree; it throws JsonError for anything spec §1 refuses. With
   // stream = {key, each, keep}, the items of the array that is the member
-  // named key of the top-level object go to each(item, index) as they are
-  // read, and are kept in the tree only if keep is set: a record's steps
+  // named key of the top-level object go to each(item, index, from, to)
+  // (to and from: the item's bytes) as they are read, and are kept in the tree only if keep is set: a record's steps
   // are checked one at a time, and a long record is never all in memory.
   // Reading goes on after each has seen an item, so a later syntax error
   // still throws.

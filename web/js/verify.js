@@ -74,11 +74,18 @@
       this.shape = null;
       this.order = null;
       this.chain = null;
-      this.lastHash = null; // the previous step's recomputed hash
+      this.last = new lb.Sha256(); // the previous step's recomputed hash, in last.h
+      this.spans = null; // with keep 'lazy', each step's first and last byte (+1) in the file
     }
 
-    step(st, i) {
+    // lastHash is the last step's recomputed hash, as hex.
+    get lastHash() {
+      return this.n ? lb.hex(wordBytes(this.last.h)) : null;
+    }
+
+    step(st, i, from, to) {
       this.n = i + 1;
+      if (this.spans) this.spans.push(from, to);
       if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
       const d = lb.shape.checkStep(st, i);
       if (d) { this.shape = refuse('SHAPE', d); return; }
@@ -91,7 +98,7 @@
       let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
       w.byte(0x7b);
       const idx = order(st);
-      for (let n = 0; n < idx.length; n++) {
+      for (let n = 0; n < st.keys.length; n++) {
         const key = st.keys[idx[n]];
         if (n > 0) w.byte(0x2c);
         if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
@@ -105,15 +112,15 @@
       h.reset();
       h.update(w.buf, start, cutFrom);
       h.update(w.buf, cutTo, w.n);
-      const sum = h.hex();
+      h.finish();
       if (!this.chain) {
         const prev = get(st, 'prev');
         if (i === 0 && prev !== NUL) this.chain = refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
-        else if (i > 0 && prev !== this.lastHash) {
+        else if (i > 0 && !this.last.is(prev)) {
           this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
-        } else if (get(st, 'hash') !== sum) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
+        } else if (!h.is(get(st, 'hash'))) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
       }
-      this.lastHash = sum;
+      this.last.h.set(h.h);
     }
 
     // bytes returns the canonical steps array.
@@ -123,6 +130,15 @@
     }
   }
 
+  // wordBytes returns a hash's eight big-endian words as its 32 bytes.
+  function wordBytes(h) {
+    const out = new Uint8Array(32);
+    for (let j = 0; j < 8; j++) {
+      out[4 * j] = h[j] >>> 24; out[4 * j + 1] = h[j] >>> 16; out[4 * j + 2] = h[j] >>> 8; out[4 * j + 3] = h[j];
+    }
+    return out;
+  }
+
   // member writes "key": to w, with a comma first unless it is the first.
   function member(w, key, first) {
     if (!first) w.byte(0x2c);
@@ -130,14 +146,41 @@
     w.byte(0x3a);
   }
 
+  // Steps are a checked record's steps for display (v.steps): length,
+  // at(i) and for…of. From a record read with keep 'lazy' a step is read
+  // again from its bytes when asked for: a 100,000-step record's parsed
+  // steps, all kept while the check runs, cost it a third more time (the
+  // collector's), and the page shows a few of them at a time.
+  class Steps {
+    constructor(items, bytes, spans) {
+      this.items = items; // the parsed steps, when the record kept them
+      this.bytes = bytes;
+      this.spans = spans;
+      this.length = items ? items.length : spans.length / 2;
+    }
+
+    at(i) {
+      if (this.items) return this.items[i];
+      // The bytes read as a step once, strictly: reading them again gives
+      // the same tree (a step is at depth 2 of the record).
+      return parse(this.bytes.subarray(this.spans[2 * i], this.spans[2 * i + 1]), MAX_DEPTH - 2);
+    }
+
+    *[Symbol.iterator]() {
+      for (let i = 0; i < this.length; i++) yield this.at(i);
+    }
+  }
+
   // verifyRecord runs spec §7 on a record file's bytes. opt.pinned holds
-  // 32-byte keys; with keep, the parsed record keeps its steps (for
-  // display). It resolves to the verdict.
+  // 32-byte keys; with keep true, the parsed record keeps its steps (for
+  // display); with keep 'lazy' it does not, and v.steps reads each one
+  // from the bytes when asked for. It resolves to the verdict.
   async function verifyRecord(bytes, opt, keep) {
     const walk = new StepWalker(bytes.length + 64, lb.checkpoint.wanted(opt.checkpoints));
+    if (keep === 'lazy') walk.spans = [];
     let rec;
     try {
-      rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i) => walk.step(st, i), keep });
+      rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i, from, to) => walk.step(st, i, from, to), keep: keep === true });
     } catch (e) {
       if (e instanceof JsonError) return refuse('NOT_JSON', e.message);
       if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
@@ -230,6 +273,7 @@
     }
     // Kept for the page's own display; not part of the verdict's fields.
     v.record = rec;
+    if (keep) v.steps = new Steps(keep === true ? get(rec, 'steps').items : null, bytes, walk.spans);
     return v;
   }
 
@@ -251,7 +295,8 @@
   }
 
   // check is logbookVerify with the parsed record and signer kept, for the
-  // page's display; with keep, the record keeps its steps too.
+  // page's display; with keep, its steps too (true: in the record's tree;
+  // 'lazy': read again from the bytes when asked for, see Steps).
   async function check(bytes, options, keep = false) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) return usage('bytes must be a Uint8Array');
@@ -282,7 +327,7 @@
     const attested = !!(options && options.requireAttested);
     let v;
     try {
-      v = await verifyRecord(bytes, opt, keep || managed || attested);
+      v = await verifyRecord(bytes, opt, managed || attested ? true : keep);
     } catch (e) {
       // A defect, not a verdict: refuse rather than pass, and say so.
       return usage('internal error: ' + (e && e.message));
