@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -72,6 +73,13 @@ func (f *Flags) later(in *verdict.LogInputs) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	leaves, err := consistency.Later(ctx, in.Policy, uint64(p.Index)+1, f.LogTiles, ReadToken(f.getenv()))
+	// A live log replaces its partial tiles as it grows and removes the
+	// old ones: a checkpoint read just before it moved on can name a
+	// partial tile already gone. Read the latest checkpoint again.
+	for try := 1; err != nil && try < 3 && (errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "neither partial nor full resource found")); try++ {
+		time.Sleep(time.Duration(try) * 200 * time.Millisecond)
+		leaves, err = consistency.Later(ctx, in.Policy, uint64(p.Index)+1, f.LogTiles, ReadToken(f.getenv()))
+	}
 	if err != nil {
 		return err
 	}
