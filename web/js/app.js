@@ -103,7 +103,7 @@
     } else {
       const opts = checkOptions(keys);
       if (bun && !opts.checkpoints && opts.checkpointKeys.length && bun.checkpoints.length) opts.checkpoints = bun.checkpoints;
-      v = await lb.check(bun ? bun.record : bytes, opts, 'lazy');
+      v = await lb.check(bun ? bun.record : bytes, opts, 'lazy', lb.review.stepOf);
       if (bun && v.recordId && lb.bundle.keyMismatch(bun, v.publicKey)) {
         v = { ok: false, code: 'BUNDLE_KEY_MISMATCH', detail: 'the bundle\'s signerKey is not the key that signed its record', recordId: null, checkpoints: [] };
       }
@@ -121,9 +121,10 @@
       await nextTask();
       if (mine !== run) return;
     }
-    // The review's reading of the steps serves the session's header too:
-    // a long record's steps are read once for both.
-    const r = v.ok ? lb.review.build(v.steps) : null;
+    // The review takes what it needs from the steps as the check reads
+    // them (v.picked), and serves the session's header too: a long
+    // record's steps are read once, by the check.
+    const r = v.ok ? lb.review.build(v.steps, v.picked) : null;
     renderSession(v, r);
     renderReview(v, r);
     renderTimeline(v);

@@ -63,9 +63,10 @@
     return s.path || s.detail;
   }
 
-  // build joins the steps into calls, turns and sub-agents.
-  function build(rawSteps) {
-    const steps = Array.from(rawSteps, stepOf); // an array, or a checked record's Steps
+  // build joins the steps into calls, turns and sub-agents; picked, if
+  // given, is stepOf of each step already (lb.check's pick).
+  function build(rawSteps, picked) {
+    const steps = picked || Array.from(rawSteps, stepOf); // an array, or a checked record's Steps
     const calls = new Map(), openCalls = new Map(), order = [];
     let started = false, harness = false;
     for (const s of steps) {
@@ -427,5 +428,5 @@
     return row;
   }
 
-  lb.review = { build, render };
+  lb.review = { build, render, stepOf };
 })(globalThis.logbook = globalThis.logbook || {});

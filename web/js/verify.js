@@ -76,6 +76,8 @@
       this.chain = null;
       this.last = new lb.Sha256(); // the previous step's recomputed hash, in last.h
       this.spans = null; // with keep 'lazy', each step's first and last byte (+1) in the file
+      this.pick = null; // with a pick, what it returns for each step, in picked
+      this.picked = null;
     }
 
     // lastHash is the last step's recomputed hash, as hex.
@@ -89,6 +91,11 @@
       if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
       const d = lb.shape.checkStep(st, i);
       if (d) { this.shape = refuse('SHAPE', d); return; }
+      if (this.pick) {
+        // What the page shows never decides the verdict: a pick that
+        // throws is dropped (the page reads the steps again instead).
+        try { this.picked.push(this.pick(st)); } catch { this.pick = null; this.picked = null; }
+      }
       if (this.want.has(i)) this.hashes.set(i, get(st, 'hash'));
       const seq = get(st, 'seq');
       if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
@@ -174,10 +181,12 @@
   // verifyRecord runs spec §7 on a record file's bytes. opt.pinned holds
   // 32-byte keys; with keep true, the parsed record keeps its steps (for
   // display); with keep 'lazy' it does not, and v.steps reads each one
-  // from the bytes when asked for. It resolves to the verdict.
-  async function verifyRecord(bytes, opt, keep) {
+  // from the bytes when asked for. With pick, v.picked holds what pick
+  // returned for each step, as the check read it. It resolves to the verdict.
+  async function verifyRecord(bytes, opt, keep, pick) {
     const walk = new StepWalker(bytes.length + 64, lb.checkpoint.wanted(opt.checkpoints));
     if (keep === 'lazy') walk.spans = [];
+    if (pick) { walk.pick = pick; walk.picked = []; }
     let rec;
     try {
       rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i, from, to) => walk.step(st, i, from, to), keep: keep === true });
@@ -274,6 +283,7 @@
     // Kept for the page's own display; not part of the verdict's fields.
     v.record = rec;
     if (keep) v.steps = new Steps(keep === true ? get(rec, 'steps').items : null, bytes, walk.spans);
+    if (walk.picked) v.picked = walk.picked;
     return v;
   }
 
@@ -296,8 +306,12 @@
 
   // check is logbookVerify with the parsed record and signer kept, for the
   // page's display; with keep, its steps too (true: in the record's tree;
-  // 'lazy': read again from the bytes when asked for, see Steps).
-  async function check(bytes, options, keep = false) {
+  // 'lazy': read again from the bytes when asked for, see Steps). pick,
+  // if given, is called with each parsed step of a well-shaped record
+  // during the check's one reading, its results kept in v.picked: the
+  // page's review takes what it needs from the steps so (js/review.js
+  // stepOf) without reading 100,000 steps a second time.
+  async function check(bytes, options, keep = false, pick = null) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) return usage('bytes must be a Uint8Array');
     const opt = { pinned: [], checkpoints: [], cpKeys: [] };
@@ -327,7 +341,7 @@
     const attested = !!(options && options.requireAttested);
     let v;
     try {
-      v = await verifyRecord(bytes, opt, managed || attested ? true : keep);
+      v = await verifyRecord(bytes, opt, managed || attested ? true : keep, pick);
     } catch (e) {
       // A defect, not a verdict: refuse rather than pass, and say so.
       return usage('internal error: ' + (e && e.message));
