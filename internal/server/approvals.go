@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -253,9 +252,7 @@ func (s *Server) approvalOne(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		var d decisionBody
-		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 16<<10))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&d); err != nil || (d.Decision != "approve" && d.Decision != "deny") {
+		if err := decodeJSON(w, r, 16<<10, &d); err != nil || (d.Decision != "approve" && d.Decision != "deny") {
 			s.fail(w, r, errApprovalBody, `want {"decision": "approve" or "deny", "inputsSha256": [the call's input digests], "reason": optional}`)
 			return
 		}

@@ -4,8 +4,6 @@ package server
 
 import (
 	"crypto/rand"
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -29,19 +27,11 @@ func (s *Server) fleetRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/admin/credentials/{cred}/revoke", s.fleetAuth(s.method("POST", s.adminRevoke)))
 }
 
-func readSmallJSON(r *http.Request, v any) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, 4096))
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
-
 func (s *Server) enroll(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Code string `json:"code"`
 	}
-	if err := readSmallJSON(r, &in); err != nil {
+	if err := decodeJSON(w, r, 4096, &in); err != nil {
 		s.fail(w, r, errBadEnroll, "send {\"code\": CODE}")
 		return
 	}
@@ -75,7 +65,7 @@ func (s *Server) adminEnroll(w http.ResponseWriter, r *http.Request) {
 		Roles     []fleet.Role `json:"roles"`
 		TTL       string       `json:"ttl"`
 	}
-	if err := readSmallJSON(r, &in); err != nil {
+	if err := decodeJSON(w, r, 4096, &in); err != nil {
 		s.fail(w, r, errBadEnroll, "send {\"tenant\": T, \"developer\": NAME, \"ttl\": \"24h\"}")
 		return
 	}

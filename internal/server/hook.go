@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/orgpolicy/gate"
 
 	"github.com/logbook-project/logbook/internal/bigbuf"
 	"github.com/logbook-project/logbook/internal/chain"

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -272,9 +271,7 @@ func views(ss []*index.Session) []index.View {
 
 // readSmallJSON reads a small JSON request body into v.
 func readIndexJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := decodeJSON(w, r, 64<<10, v); err != nil {
 		return fmt.Errorf("%w: the body: %v", index.ErrBadQuery, err)
 	}
 	return nil

@@ -29,7 +29,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/gitstep"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -37,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/logbook-project/logbook/internal/gitstep"
 
 	"golang.org/x/sync/semaphore"
 
