@@ -395,20 +395,33 @@ type Summary struct {
 	Asserted []string `json:"asserted,omitempty"`
 }
 
-// addActor notes a step's actor in the summary.
-func (s *Summary) addActor(a *fleet.Actor) {
+// actorSet gathers the distinct actors of the steps for a Summary. It
+// compares identities, and names (AttestedName) only one it has not met:
+// a fleet's session names one actor in every step, and a name made per
+// step cost the review an allocation per step.
+type actorSet struct {
+	seen               []fleet.Identity
+	attested, asserted []string
+}
+
+// add notes a step's actor.
+func (s *actorSet) add(a *fleet.Actor) {
 	if a == nil {
 		return
 	}
-	if id := a.Attested; id != nil {
-		if w := AttestedName(id); !slices.Contains(s.Attested, w) {
-			s.Attested = append(s.Attested, w)
+	if id := a.Attested; id != nil && !slices.Contains(s.seen, *id) {
+		s.seen = append(s.seen, *id)
+		if w := AttestedName(id); !slices.Contains(s.attested, w) {
+			s.attested = append(s.attested, w)
 		}
 	}
-	if id := a.Asserted; id != nil && id.User != "" && !slices.Contains(s.Asserted, id.User) {
-		s.Asserted = append(s.Asserted, id.User)
+	if id := a.Asserted; id != nil && id.User != "" && !slices.Contains(s.asserted, id.User) {
+		s.asserted = append(s.asserted, id.User)
 	}
 }
+
+// to sets the summary's Attested and Asserted.
+func (s *actorSet) to(sum *Summary) { sum.Attested, sum.Asserted = s.attested, s.asserted }
 
 // AttestedName is how a review names an attested identity: "dev1 in
 // acme (credential 3f2a…)", "ci in acme (oidc https://issuer)", "the
@@ -465,14 +478,14 @@ func Build(steps []Step) (turns []Turn, sum Summary) { return build(steps, nil) 
 // build is Build; counted, when not nil, is the gap count the verifier
 // already made of these steps (record.Result.Gaps), not counted again.
 func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
-	var actors Summary // its Attested and Asserted, kept past summarize
+	var actors actorSet
 	var tr gaps.Tracker
 	calls := make(map[string]*Call, len(steps)/2)
 	waiting := map[string][]*Call{} // id-less pre-events waiting for their post-event, by tool
 	var order []*Call
 	for i := range steps {
 		st := &steps[i]
-		actors.addActor(st.Actor)
+		actors.add(st.Actor)
 		if counted == nil {
 			tr.Observe(st.Event, st.ToolUseID)
 			if g := st.Gate; g != nil {
@@ -600,7 +613,7 @@ func build(steps []Step, counted *gaps.Counts) (turns []Turn, sum Summary) {
 		}
 	}
 	sum = summarize(len(steps), start, end, order, g, func(c *Call) []string { return callPaths(c, steps) })
-	sum.Attested, sum.Asserted = actors.Attested, actors.Asserted
+	actors.to(&sum)
 	return doneTurns(turns, len(grp.agents), &sum), sum
 }
 

@@ -43,3 +43,32 @@ func TestCollectedSameAsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewNamesFleetActors: the review of a fleet's record, made from
+// the steps the verifier handed over (the streaming build, as
+// logbook-review makes it) or read again, names the attested actor and
+// the asserted user once each (they were missing from the streaming
+// build's summary).
+func TestReviewNamesFleetActors(t *testing.T) {
+	t.Parallel()
+	data, err := reviewtest.BigFleet(300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var col review.Collector
+	res := record.Verify(data, record.Options{EachStep: col.Step, Top: col.Top})
+	collected, err := review.FromCollected(&col, data, res, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := review.FromRecord(data, res, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, r := range map[string]*review.Review{"collected": collected, "read again": read} {
+		s := r.Summary
+		if len(s.Attested) != 1 || s.Attested[0] != "dev1 in acme (credential 3f2a9c)" || len(s.Asserted) != 1 || s.Asserted[0] != "alice" {
+			t.Errorf("%s: attested %q, asserted %q; want dev1's credential and alice", name, s.Attested, s.Asserted)
+		}
+	}
+}

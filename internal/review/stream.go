@@ -43,6 +43,7 @@ type streamBuild struct {
 	named      map[string]agentSeen
 	start, end string    // the earliest and latest step time
 	one        [1]string // room for a call's one file (paths)
+	actors     actorSet  // who sent the steps (Summary.Attested, Asserted)
 }
 
 // lite is what the passes after the calls read of every step; the rest
@@ -117,6 +118,7 @@ func (b *streamBuild) add(v *strictjson.Value) {
 	if st.Seq != int64(i) {
 		b.inOrder = false
 	}
+	b.actors.add(st.Actor)
 	ph := gaps.PhaseOf(st.Event)
 	call := ph == gaps.Pre || ph == gaps.Post
 	if i == 0 || st.At < b.start {
@@ -310,6 +312,7 @@ func (b *streamBuild) finish(counted gaps.Counts) (turns []Turn, sum Summary) {
 	}
 
 	sum = summarize(b.n, b.start, b.end, order, counted, b.paths)
+	b.actors.to(&sum)
 	return doneTurns(turns, len(grp.agents), &sum), sum
 }
 

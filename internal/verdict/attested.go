@@ -1,7 +1,6 @@
 package verdict
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -21,30 +20,76 @@ type Actors struct {
 
 var actorKey = []byte(`"` + fleet.ActorKey + `"`)
 
-// actorsOf reads the actors of rec; nil when it names none (a record of
+// actorWalk reads the actors of a record's steps as the verifier walks
+// them (record.Options.EachStep), so that no step is read twice: the
+// record is not parsed again (a second parse of a 100,000-step fleet
+// record cost more than the verification). It keeps the distinct actors
+// (Outcome.Actors) and what step 11's --require-attested needs: the
+// first step that fails it, and the one owner of the rest.
+type actorWalk struct {
+	next   func(int, *strictjson.Value) // the caller's EachStep, if any
+	actors Actors
+	found  bool // a step named an actor (Actors is nil otherwise)
+	// last is the last actor met: a session's steps name the same one,
+	// which is not compared to every one kept again.
+	last fleet.Actor
+	// --require-attested: the first failing step's code and detail, or
+	// the owner the event steps name and the first step that named it.
+	code   format.Code
+	detail string
+	owner  fleet.Owner
+	first  int
+}
+
+// chain returns the EachStep that reads the actors, then calls each.
+func (w *actorWalk) chain(each func(int, *strictjson.Value)) func(int, *strictjson.Value) {
+	w.next = each
+	return w.each
+}
+
+func (w *actorWalk) each(i int, st *strictjson.Value) {
+	d := st.Get("data")
+	act, ok, err := fleet.ActorOf(d)
+	if ok && err == nil {
+		w.add(act)
+	}
+	w.attested(i, st, d, act, ok, err)
+	if w.next != nil {
+		w.next(i, st)
+	}
+}
+
+// add notes act among the distinct actors.
+func (w *actorWalk) add(act fleet.Actor) {
+	w.found = true
+	if same(act.Attested, w.last.Attested) && same(act.Asserted, w.last.Asserted) {
+		return
+	}
+	w.last = act
+	if id := *act.Attested; !containsIdentity(w.actors.Attested, id) {
+		w.actors.Attested = append(w.actors.Attested, id)
+	}
+	if act.Asserted != nil && act.Asserted.User != "" && !containsString(w.actors.Asserted, act.Asserted.User) {
+		w.actors.Asserted = append(w.actors.Asserted, act.Asserted.User)
+	}
+}
+
+func same(a, b *fleet.Identity) bool { return a == b || a != nil && b != nil && *a == *b }
+
+// result is Outcome.Actors: nil when no step names an actor (a record of
 // a server without a fleet, or of a hook).
-func actorsOf(rec []byte) *Actors {
-	if !bytes.Contains(rec, actorKey) {
+func (w *actorWalk) result() *Actors {
+	if !w.found {
 		return nil
 	}
-	v, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth})
-	if err != nil || v.Get("steps") == nil {
-		return nil
+	a := w.actors
+	if a.Attested == nil {
+		a.Attested = []fleet.Identity{}
 	}
-	a := &Actors{Attested: []fleet.Identity{}, Asserted: []string{}}
-	for i := range v.Get("steps").Items {
-		act, ok, err := fleet.ActorOf(v.Get("steps").Items[i].Get("data"))
-		if !ok || err != nil {
-			continue
-		}
-		if id := *act.Attested; !containsIdentity(a.Attested, id) {
-			a.Attested = append(a.Attested, id)
-		}
-		if act.Asserted != nil && act.Asserted.User != "" && !containsString(a.Asserted, act.Asserted.User) {
-			a.Asserted = append(a.Asserted, act.Asserted.User)
-		}
+	if a.Asserted == nil {
+		a.Asserted = []string{}
 	}
-	return a
+	return &a
 }
 
 func containsIdentity(ids []fleet.Identity, id fleet.Identity) bool {
@@ -65,48 +110,51 @@ func containsString(ss []string, s string) bool {
 	return false
 }
 
-// requireAttested is step 11's second check (--require-attested): at
+// attested is step 11's second check (--require-attested) on step i:
+// every event step (not a gate step, not a note in the recorders'
+// logbook. namespace) carries an actor attested by an enrolled credential
+// or an OIDC token, and all of them name one developer. The first step
+// that fails is kept.
+func (w *actorWalk) attested(i int, st, d *strictjson.Value, act fleet.Actor, ok bool, err error) {
+	if w.code != "" {
+		return
+	}
+	if kind, _ := st.GetString("kind"); kind == format.KindGate {
+		return
+	}
+	if ev, _ := d.GetString("event"); strings.HasPrefix(ev, "logbook.") {
+		return
+	}
+	switch {
+	case err != nil:
+		w.code, w.detail = format.ActorUnattested, fmt.Sprintf("step %d: %v", i, err)
+		return
+	case !ok:
+		w.code, w.detail = format.ActorUnattested, fmt.Sprintf("step %d names no actor: the server that recorded it had no fleet", i)
+		return
+	case act.Attested.By == fleet.ByToken:
+		w.code, w.detail = format.ActorUnattested, fmt.Sprintf("step %d was sent with the server's shared token, which names nobody", i)
+		return
+	}
+	o := act.Attested.Owner()
+	if w.owner == (fleet.Owner{}) {
+		w.owner, w.first = o, i
+	} else if o != w.owner {
+		w.code, w.detail = format.ActorMismatch, fmt.Sprintf("step %d was sent by %s in %s, step %d by %s in %s", i, o.Subject, o.Tenant, w.first, w.owner.Subject, w.owner.Tenant)
+	}
+}
+
+// requireAttested is step 11's second check (--require-attested), at
 // level server or logged (only a server's checkpoint shows the steps are
-// the server's), every event step (not a gate step, not a note in the
-// recorders' logbook. namespace) carries an actor attested by an
-// enrolled credential or an OIDC token, and all of them name one
-// developer. It returns the code and detail, or "".
-func requireAttested(rec []byte, level string) (format.Code, string) {
-	if level == checkpoint.LevelLocal {
+// the server's), of what the walk found. It returns the code and
+// detail, or "".
+func (w *actorWalk) requireAttested(level string) (format.Code, string) {
+	switch {
+	case level == checkpoint.LevelLocal:
 		return format.ActorUnattested, "level local: only a server's checkpoint can show that a server wrote the actors"
-	}
-	v, err := strictjson.Parse(rec, strictjson.Options{MaxDepth: format.MaxDepth})
-	if err != nil || v.Get("steps") == nil {
-		return format.ActorUnattested, "the record cannot be read again"
-	}
-	var owner fleet.Owner
-	var first int
-	for i := range v.Get("steps").Items {
-		st := &v.Get("steps").Items[i]
-		d := st.Get("data")
-		if kind, _ := st.GetString("kind"); kind == format.KindGate {
-			continue
-		}
-		if ev, _ := d.GetString("event"); strings.HasPrefix(ev, "logbook.") {
-			continue
-		}
-		act, ok, err := fleet.ActorOf(d)
-		switch {
-		case err != nil:
-			return format.ActorUnattested, fmt.Sprintf("step %d: %v", i, err)
-		case !ok:
-			return format.ActorUnattested, fmt.Sprintf("step %d names no actor: the server that recorded it had no fleet", i)
-		case act.Attested.By == fleet.ByToken:
-			return format.ActorUnattested, fmt.Sprintf("step %d was sent with the server's shared token, which names nobody", i)
-		}
-		o := act.Attested.Owner()
-		if owner == (fleet.Owner{}) {
-			owner, first = o, i
-		} else if o != owner {
-			return format.ActorMismatch, fmt.Sprintf("step %d was sent by %s in %s, step %d by %s in %s", i, o.Subject, o.Tenant, first, owner.Subject, owner.Tenant)
-		}
-	}
-	if owner == (fleet.Owner{}) {
+	case w.code != "":
+		return w.code, w.detail
+	case w.owner == (fleet.Owner{}):
 		return format.ActorUnattested, "no event step"
 	}
 	return "", ""

@@ -110,6 +110,13 @@ func Run(in Inputs) Outcome {
 		col = &Collect{}
 		in.Top, in.EachStep = col.Chain(in.Top, in.EachStep)
 	}
+	// The actors are read as the steps are verified; a record that names
+	// none (no fleet wrote it) is not walked for them, unless step 11
+	// must say so.
+	var actors actorWalk
+	if in.RequireAttested || bytes.Contains(in.Record, actorKey) {
+		in.EachStep = actors.chain(in.EachStep)
+	}
 	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps), EachStep: in.EachStep, Top: in.Top}
 	res := record.Verify(in.Record, opt)
 	out := Outcome{Result: res, Pinned: len(in.Pinned) > 0}
@@ -148,7 +155,7 @@ func Run(in Inputs) Outcome {
 		}
 	}
 	if in.RequireAttested {
-		if c, d := requireAttested(in.Record, out.Level); c != "" {
+		if c, d := actors.requireAttested(out.Level); c != "" {
 			out.Refuse(format.Refuse(c, d))
 			return out
 		}
@@ -156,7 +163,7 @@ func Run(in Inputs) Outcome {
 	judgeGate(in, &out)
 	judgeBundles(in, &out, col)
 	if out.Result.OK {
-		out.Actors = actorsOf(in.Record)
+		out.Actors = actors.result()
 	}
 	return out
 }

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/logbook-project/logbook/internal/chain"
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/hookevent"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/testkit/synth"
 )
 
@@ -15,7 +17,18 @@ import (
 // session over and over (its tool calls given fresh toolUseIds each time
 // round, so every call is its own row), one millisecond apart. It is the
 // record the review benchmarks read.
-func Big(n int) ([]byte, error) {
+func Big(n int) ([]byte, error) { return big(n, nil) }
+
+// BigFleet is Big as a fleet's server records it: every step carries the
+// actor the server writes (fleet.Member: dev1 in acme by an enrolled
+// credential, asserting alice), as each step of a fleet's session does.
+func BigFleet(n int) ([]byte, error) {
+	actor := fleet.Member(fleet.Principal{By: fleet.ByCredential, Tenant: "acme", Subject: "dev1", Credential: "3f2a9c"}, "alice")
+	return big(n, &actor)
+}
+
+// big is Big, with actor (when not nil) added to every step's data.
+func big(n int, actor *strictjson.Member) ([]byte, error) {
 	s, _ := synth.Claude("long")
 	var events [][]byte
 	for _, e := range s.Events {
@@ -43,6 +56,9 @@ func Big(n int) ([]byte, error) {
 			return nil, fmt.Errorf("payload %d: %v", i, err)
 		}
 		st := ev.Step
+		if actor != nil {
+			st.Data.Members = append(st.Data.Members, *actor)
+		}
 		st.At = start.Add(time.Duration(i) * time.Millisecond).Format(time.RFC3339Nano)
 		canon, hash, err := chain.Link(st, int64(i), prev)
 		if err != nil {
