@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/logbook-project/logbook/internal/server"
@@ -71,6 +72,26 @@ func TestReadsNeedAToken(t *testing.T) {
 				t.Errorf("--open-reads: GET %s: %d %s", p, code, body)
 			case !open && (code != 401 || decodeErr(t, string(body)).Error != "UNAUTHORIZED" || !bytes.Contains(body, []byte("--open-reads")) || !bytes.Contains(body, []byte("--read-token-file"))):
 				t.Errorf("no token: GET %s: %d %s", p, code, body)
+			}
+		}
+	}
+}
+
+// TestKeyToEitherToken: GET /v1/key (the server's public keys and the
+// log's verifier key) answers the read token as well as the hooks'
+// token, with and without a fleet, so that a reviewer holding only the
+// read token can fetch the keys; no token, or a wrong one, is still 401.
+func TestKeyToEitherToken(t *testing.T) {
+	plain := newServer(t, func(c *server.Config, _ *http.Server) { c.Token, c.ReadToken = "hook-token", "read-token" })
+	ff := newFleet(t)
+	for name, url := range map[string]string{"no fleet": plain.ts.URL, "fleet": ff.ts.URL} {
+		for tok, want := range map[string]int{"read-token": 200, "hook-token": 200, "": 401, "wrong": 401} {
+			code, body := do(t, "GET", url+"/v1/key", tok, nil)
+			if code != want {
+				t.Errorf("%s: GET /v1/key with %q: %d %s, want %d", name, tok, code, body, want)
+			}
+			if code == 200 && !strings.Contains(body, `"publicKey"`) {
+				t.Errorf("%s: GET /v1/key with %q: %s", name, tok, body)
 			}
 		}
 	}

@@ -325,7 +325,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/v1/sessions/{id}/checkpoint", s.readAuth(s.method("GET", s.getCheckpoint)))
 	mux.HandleFunc("/v1/sessions/{id}/record", s.readAuth(s.method("GET", s.getRecord)))
 	mux.HandleFunc("/v1/sessions/{id}/record-checkpoint", s.readAuth(s.method("GET", s.getRecordCheckpoint)))
-	mux.HandleFunc("/v1/key", s.auth(s.method("GET", s.getKey)))
+	mux.HandleFunc("/v1/key", s.keyAuth(s.method("GET", s.getKey)))
 	mux.HandleFunc("/v1/verify", s.auth(s.method("POST", s.verify)))
 	mux.HandleFunc("/api/audit/verify", s.auth(s.method("POST", s.verify))) // runback's path for the same API
 	mux.HandleFunc("/healthz", s.method("GET", s.health))
@@ -358,6 +358,26 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 		return s.fleetAuth(h)
 	}
 	return s.authWith(s.cfg.Token, h)
+}
+
+// keyAuth guards GET /v1/key. What it answers is public (the keys, the
+// log's verifier key, what install needs): it takes the hooks' token (or,
+// with a fleet, any principal) as auth does, and the read token too, so
+// that a reviewer holding only the read token can fetch the keys that
+// check what it reads. With no token at all, it is open as auth is. The
+// key alone, as PEM, needs no token (WellKnownKeyPath).
+func (s *Server) keyAuth(h http.HandlerFunc) http.HandlerFunc {
+	hooks := s.auth(h)
+	if s.cfg.ReadToken == "" {
+		return hooks
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && equalSecret(got, s.cfg.ReadToken) {
+			h(w, r)
+			return
+		}
+		hooks(w, r)
+	}
 }
 
 // readAuth guards the read routes: ReadToken when there is one, else
