@@ -36,7 +36,7 @@ const synopsis = `logbook-server sessions --server URL [--developer D] [--repo R
                         [--limit N] [--cursor C] [--all] [--json]
 logbook-server coverage --server URL [--days N] [--quiet DURATION] [--developer D]... [--json]
 logbook-server retention --server URL [--keep-days N] [--run [--reason TEXT]] [--json]
-logbook-server hold --server URL --session ID [--reason TEXT | --release]`
+logbook-server hold --server URL --session ID [--reason TEXT | --release] [--json]`
 
 type client struct {
 	base   string
@@ -144,32 +144,36 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			printCoverage(stdout, a, *asJSON)
 		}
 	case "retention":
-		var a any
+		// The answer printed is the last one asked: the run's, else the
+		// policy's (as set, or as it stands).
+		var a json.RawMessage
+		var print func(io.Writer, json.RawMessage) error = printPolicy
 		if keep != 0 {
 			err = c.do("PUT", "/v1/retention", map[string]any{"keepDays": keep}, &a)
 		}
 		if err == nil && run {
 			err = c.do("POST", "/v1/retention/run", map[string]any{"reason": reason}, &a)
+			print = printRun
 		}
 		if err == nil && keep == 0 && !run {
 			err = c.do("GET", "/v1/retention", nil, &a)
 		}
 		if err == nil {
-			printJSON(stdout, a)
+			err = printAnswer(stdout, a, *asJSON, print)
 		}
 	case "hold":
 		if session == "" {
 			fmt.Fprintln(stderr, "logbook-server hold: --session ID is required")
 			return 2
 		}
-		var a any
+		var a json.RawMessage
 		if release {
 			err = c.do("DELETE", "/v1/sessions/"+url.PathEscape(session)+"/hold", nil, &a)
 		} else {
 			err = c.do("PUT", "/v1/sessions/"+url.PathEscape(session)+"/hold", map[string]any{"reason": reason}, &a)
 		}
 		if err == nil {
-			printJSON(stdout, a)
+			err = printAnswer(stdout, a, *asJSON, printHold)
 		}
 	}
 	if err != nil {
@@ -248,6 +252,75 @@ func cmpOr(a, b string) string {
 		return b
 	}
 	return a
+}
+
+// printAnswer prints a retention or hold answer: as the server sent it
+// (--json, indented), else as text.
+func printAnswer(w io.Writer, a json.RawMessage, asJSON bool, text func(io.Writer, json.RawMessage) error) error {
+	if asJSON {
+		var v any
+		if err := json.Unmarshal(a, &v); err != nil {
+			return err
+		}
+		printJSON(w, v)
+		return nil
+	}
+	return text(w, a)
+}
+
+// printPolicy prints GET or PUT /v1/retention's answer: the policy, then
+// the legal holds as a table.
+func printPolicy(w io.Writer, b json.RawMessage) error {
+	var a server.RetentionAnswer
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if a.KeepDays == 0 {
+		fmt.Fprintln(w, "retention: no policy, nothing is deleted (set one with --keep-days N)")
+	} else {
+		fmt.Fprintf(w, "retention: sealed sessions are kept %d day(s) (set by %s)\n", a.KeepDays, dash(a.SetBy))
+	}
+	fmt.Fprintf(w, "legal holds: %d session(s)\n", len(a.Holds))
+	if len(a.Holds) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "SESSION\tSINCE\tBY\tREASON")
+	for _, h := range a.Holds {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Session, h.At, dash(h.By), dash(h.Reason))
+	}
+	return tw.Flush()
+}
+
+// printRun prints POST /v1/retention/run's answer: the sessions it
+// replaced by tombstones, one a line.
+func printRun(w io.Writer, b json.RawMessage) error {
+	var a server.RunAnswer
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "retention run: %d session(s) replaced by a signed tombstone\n", len(a.Deleted))
+	for _, id := range a.Deleted {
+		fmt.Fprintf(w, "  %s\n", id)
+	}
+	return nil
+}
+
+// printHold prints PUT or DELETE /v1/sessions/{id}/hold's answer.
+func printHold(w io.Writer, b json.RawMessage) error {
+	var a struct {
+		Session string `json:"session"`
+		Held    bool   `json:"held"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	if a.Held {
+		fmt.Fprintf(w, "%s: held (retention deletes nothing of it until released)\n", a.Session)
+	} else {
+		fmt.Fprintf(w, "%s: not held\n", a.Session)
+	}
+	return nil
 }
 
 func printJSON(w io.Writer, v any) {

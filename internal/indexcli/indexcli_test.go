@@ -69,11 +69,27 @@ func TestCommands(t *testing.T) {
 	if code, _, errs := run("retention", "--run"); code != 1 || !strings.Contains(errs, "NO_RETENTION") {
 		t.Errorf("retention --run with no policy: %d %q", code, errs)
 	}
-	if code, out, errs := run("hold", "--session", "s-1", "--reason", "case 7"); code != 0 || !strings.Contains(out, `"held": true`) {
+	if code, out, _ := run("retention"); code != 0 || out != "retention: no policy, nothing is deleted (set one with --keep-days N)\nlegal holds: 0 session(s)\n" {
+		t.Errorf("retention with no policy: %d %q", code, out)
+	}
+	// retention and hold print lines and a table as sessions and
+	// coverage do; --json gives the server's answer.
+	if code, out, errs := run("hold", "--session", "s-1", "--reason", "case 7"); code != 0 || out != "s-1: held (retention deletes nothing of it until released)\n" {
 		t.Errorf("hold: %d %q %q", code, out, errs)
 	}
-	if code, out, _ := run("retention", "--keep-days", "30"); code != 0 || !strings.Contains(out, `"keepDays": 30`) || !strings.Contains(out, "case 7") {
+	if code, out, _ := run("retention", "--keep-days", "30"); code != 0 || !strings.HasPrefix(out, "retention: sealed sessions are kept 30 day(s) (set by ") ||
+		!strings.Contains(out, ")\nlegal holds: 1 session(s)\nSESSION  SINCE  ") ||
+		!strings.Contains(out, "\ns-1  ") || !strings.HasSuffix(out, "  case 7\n") {
 		t.Errorf("retention --keep-days: %d %q", code, out)
+	}
+	if code, out, _ := run("retention", "--json"); code != 0 || !strings.Contains(out, `"keepDays": 30`) || !strings.Contains(out, `"reason": "case 7"`) {
+		t.Errorf("retention --json: %d %q", code, out)
+	}
+	if code, out, _ := run("hold", "--session", "s-1", "--release", "--json"); code != 0 || !strings.Contains(out, `"held": false`) {
+		t.Errorf("hold --release --json: %d %q", code, out)
+	}
+	if code, out, _ := run("retention", "--run"); code != 0 || !strings.HasPrefix(out, "retention run: ") || !strings.Contains(out, "session(s) replaced by a signed tombstone\n") {
+		t.Errorf("retention --run: %d %q", code, out)
 	}
 	if code, _, errs := run("sessions", "--bogus"); code != 2 || !strings.Contains(errs, "bogus") {
 		t.Errorf("bad flag: %d %q", code, errs)
