@@ -30,17 +30,8 @@ func FuzzSearch(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, dev, repo, commit, tool, decision, level, since, until, limit, cursor string) {
 		q := Query{Tenant: "acme", Developer: dev, Repo: repo, Commit: commit, Tool: tool, Decision: decision, Level: level, Cursor: cursor}
-		for _, b := range []struct {
-			s    string
-			into *int64
-		}{{since, &q.SinceMS}, {until, &q.UntilMS}} {
-			if b.s != "" {
-				ms, ok := ParseTime(b.s)
-				if !ok {
-					return
-				}
-				*b.into = ms
-			}
+		if q.SetBounds(since, until) != nil {
+			return
 		}
 		if limit != "" {
 			n, err := strconv.Atoi(limit)

@@ -23,11 +23,15 @@ type Query struct {
 	Tool      string
 	Decision  string
 	Level     string
-	SinceMS   int64 // sessions started at or after (0: no bound)
-	UntilMS   int64 // sessions started before (0: no bound)
+	SinceMS   int64 // sessions started at or after (0: no bound, unless SinceSet)
+	UntilMS   int64 // sessions started before (0: no bound, unless UntilSet)
 	Limit     int   // 0: DefaultLimit; at most MaxLimit
 	Cursor    string
 	Sort      string // one of Sorts; "": SortNewest
+
+	// SinceSet and UntilSet make SinceMS and UntilMS bounds even at 0,
+	// the epoch (SetBounds sets them for a bound that is given).
+	SinceSet, UntilSet bool
 }
 
 // The orders a search can come in, each an index's order walked from
@@ -73,6 +77,10 @@ const (
 
 // ErrBadCursor is returned for a cursor no search returned.
 var ErrBadCursor = errors.New("not a cursor this index returned")
+
+// since and until report whether q has each bound.
+func (q Query) since() bool { return q.SinceSet || q.SinceMS != 0 }
+func (q Query) until() bool { return q.UntilSet || q.UntilMS != 0 }
 
 // ErrBadQuery is returned for a limit out of range or a bad term.
 var ErrBadQuery = errors.New("bad request")
@@ -175,10 +183,10 @@ func (x *Index) planFor(q Query) (plan, error) {
 		where = append(where, "EXISTS (SELECT 1 FROM session_terms u WHERE u.tenant = s.tenant AND u.id = s.id AND u.field = ? AND u.term = ?)")
 		args = append(args, f.field, f.term)
 	}
-	if q.SinceMS != 0 {
+	if q.since() {
 		where, args = append(where, t+".start_ms >= ?"), append(args, q.SinceMS)
 	}
-	if q.UntilMS != 0 {
+	if q.until() {
 		where, args = append(where, t+".start_ms < ?"), append(args, q.UntilMS)
 	}
 	dir := " DESC"
@@ -219,10 +227,10 @@ func (x *Index) planWalk(q Query, sort string, o order) (plan, error) {
 			args = append(args, f.field, f.term)
 		}
 	}
-	if q.SinceMS != 0 {
+	if q.since() {
 		where, args = append(where, "s.start_ms >= ?"), append(args, q.SinceMS)
 	}
-	if q.UntilMS != 0 {
+	if q.until() {
 		where, args = append(where, "s.start_ms < ?"), append(args, q.UntilMS)
 	}
 	cmp, dir := ">", " ASC"

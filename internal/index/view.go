@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"time"
 )
 
@@ -48,6 +49,28 @@ func Time(ms int64) string {
 		return ""
 	}
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// SetBounds reads a search's since and until ("" for none, else as
+// ParseTime reads them) into q. A bound given is a bound wherever it
+// falls: until=1970-01-01 (0 ms) finds only what started before the
+// epoch, where it once meant no bound at all.
+func (q *Query) SetBounds(since, until string) error {
+	for _, b := range []struct {
+		name, text string
+		ms         *int64
+		set        *bool
+	}{{"since", since, &q.SinceMS, &q.SinceSet}, {"until", until, &q.UntilMS, &q.UntilSet}} {
+		if b.text == "" {
+			continue
+		}
+		ms, ok := ParseTime(b.text)
+		if !ok {
+			return fmt.Errorf("%w: %s: want RFC 3339 or YYYY-MM-DD", ErrBadQuery, b.name)
+		}
+		*b.ms, *b.set = ms, true
+	}
+	return nil
 }
 
 // ParseTime reads a search bound: RFC 3339, or a day (YYYY-MM-DD, UTC

@@ -124,17 +124,8 @@ func (s *Server) indexFailed(w http.ResponseWriter, r *http.Request, err error) 
 func QueryOf(v url.Values) (index.Query, error) {
 	q := index.Query{Developer: v.Get("developer"), Repo: v.Get("repo"), Commit: v.Get("commit"), Tool: v.Get("tool"),
 		Decision: v.Get("decision"), Level: v.Get("level"), Cursor: v.Get("cursor"), Sort: v.Get("sort")}
-	for _, b := range []struct {
-		name string
-		into *int64
-	}{{"since", &q.SinceMS}, {"until", &q.UntilMS}} {
-		if t := v.Get(b.name); t != "" {
-			ms, ok := index.ParseTime(t)
-			if !ok {
-				return q, fmt.Errorf("%w: %s: want RFC 3339 or YYYY-MM-DD", index.ErrBadQuery, b.name)
-			}
-			*b.into = ms
-		}
+	if err := q.SetBounds(v.Get("since"), v.Get("until")); err != nil {
+		return q, err
 	}
 	if l := v.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
