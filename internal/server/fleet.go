@@ -316,7 +316,7 @@ func (s *Server) fleetWire(r *http.Request, o *recorder.Options) {
 		if ev.User != "" {
 			u = ev.User
 		}
-		return fleet.Member(p, clipUser(u))
+		return fleet.Member(p, fleet.AssertedUser(u))
 	}
 	open := o.Journal
 	o.Journal = func(id string) (*journalfile.Journal, func(), error) {
@@ -369,16 +369,4 @@ func (s *Server) fleetRefused(w http.ResponseWriter, r *http.Request, err error)
 	}
 	s.denied403(w, r, e.p, fleet.Write, e.id, e.o, e.err)
 	return true
-}
-
-func clipUser(u string) string {
-	if len(u) > 256 {
-		u = u[:256]
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, u)
 }

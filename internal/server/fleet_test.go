@@ -321,6 +321,27 @@ func TestFleetBadInput(t *testing.T) {
 	}
 }
 
+// TestFleetAssertedControls: a claimed user (X-Logbook-User, the
+// payload's user) holding a C1 control or a bidi override is written
+// with "?" in their place, by the rule an OIDC subject is refused by
+// (fleet.Prints): the verifier and the review print it.
+func TestFleetAssertedControls(t *testing.T) {
+	ff := newFleet(t)
+	cred := ff.enrollHTTP(t, "acme", "dev1")
+	if st, b := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", cred, event("s-ctl", "SessionStart", 0), "X-Logbook-User", "ali\u009b8mce"); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	body := []byte(`{"session_id":"s-ctl","hook_event_name":"SessionEnd","user":"bob\u202egnp.exe"}`)
+	if st, b := do(t, "POST", ff.ts.URL+"/v1/hooks/claude-code", cred, body); st != 200 {
+		t.Fatalf("%d %s", st, b)
+	}
+	_, rec := do(t, "GET", ff.ts.URL+"/v1/sessions/s-ctl/record", cred, nil)
+	got := actors(t, rec)
+	if len(got) != 2 || got[0] != "credential:acme/dev1 asserted ali?8mce" || got[1] != "credential:acme/dev1 asserted bob?gnp.exe" {
+		t.Errorf("actors %q", got)
+	}
+}
+
 // TestFleetAsserted: what the payload says of its user (Cursor's
 // user_email) wins over the hook's X-Logbook-User; both stay asserted,
 // beside the attested credential; a payload cannot set the actor member

@@ -18,8 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
@@ -263,22 +261,14 @@ func (is *issuer) principal(claims map[string]any) (fleet.Principal, error) {
 	return p, nil
 }
 
-// plain: a subject of 1-191 bytes of UTF-8 that prints (letters, marks,
-// numbers, punctuation, symbols, the space): it is written into every
+// plain: a subject of 1-191 bytes of UTF-8 that prints (fleet.Prints:
+// letters, marks, numbers, punctuation, symbols, the space): it is written into every
 // step's actor and printed by the verifier, where a C1 control (U+009B
 // is a terminal's CSI), a bidi override or a line separator would hide
 // or move text; the index keeps a developer in 191 bytes, and left a
 // longer one's sessions out of search and coverage.
 func plain(s string) bool {
-	if s == "" || len(s) > 191 || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= 191 && fleet.Printable(s)
 }
 
 type header struct {
