@@ -59,7 +59,10 @@ var schema = []string{
 }
 
 // Store is an open database. It is safe for concurrent use.
-type Store struct{ db *sql.DB }
+type Store struct {
+	db     *sql.DB
+	packet int64 // max_allowed_packet, read at Open (packet.go)
+}
 
 // Open connects to dsn (user:pass@tcp(host:port)/db, go-sql-driver's
 // form) and creates the tables when they are missing.
@@ -101,7 +104,12 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("--db: add logbook_sessions.tombstoned: %v", redact(err.Error(), dsn))
 	}
-	return &Store{db: db}, nil
+	st := &Store{db: db}
+	if st.packet, err = readPacket(ctx, st); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("--db: read max_allowed_packet: %v", redact(err.Error(), dsn))
+	}
+	return st, nil
 }
 
 // addTombstoned adds the tombstoned column to a logbook_sessions made

@@ -358,6 +358,18 @@ func OpenDB(ctx context.Context, dsn string) (*dbstore.Store, error) {
 	return dbstore.Open(ctx, dsn)
 }
 
+// warnDB logs, at start, what of the database replicas share falls
+// short of docs/replicas.md (its max_allowed_packet): a warning, since
+// only the largest events are refused by it.
+func warnDB(cfg Config) {
+	if cfg.DB == nil {
+		return
+	}
+	if w := dbstore.PacketWarning(cfg.DB.Packet()); w != "" {
+		cfg.Log.Warn("database", "max_allowed_packet", cfg.DB.Packet(), "warning", w)
+	}
+}
+
 // replicaFleet is the fleet of a replica on db: its credentials, codes
 // and sessions' owners are the database's (dbstore.Fleet), whatever fl
 // kept them in, so that every replica enrolls, authenticates and

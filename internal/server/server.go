@@ -256,6 +256,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	warnDB(cfg)
 	switch cfg.Fsync {
 	case "":
 		cfg.Fsync = FsyncGroup
