@@ -145,14 +145,14 @@ func fingerprintUnless(s string, plain bool) string {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	buf := jsonBufs.Get().(*bytes.Buffer)
 	defer putJSONBuf(buf)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	if a, ok := v.(jsonAppender); ok {
+		buf.Write(append(a.AppendJSON(buf.AvailableBuffer()), '\n'))
+	} else if err := encodeJSON(buf, v); err != nil {
 		// Not reached with the server's own answer types; say so
 		// rather than answer an empty 200.
 		buf.Reset()
 		status = http.StatusInternalServerError
-		_ = enc.Encode(jsonError{Error: errInternal, Detail: "the answer could not be written as JSON"})
+		_ = encodeJSON(buf, jsonError{Error: errInternal, Detail: "the answer could not be written as JSON"})
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -161,6 +161,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
+
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// jsonAppender is an answer that writes its own JSON, byte for byte
+// what encoding/json would write (SearchAnswer: a search page, fixed
+// fields, no reflection).
+type jsonAppender interface{ AppendJSON([]byte) []byte }
 
 var jsonBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
