@@ -1,7 +1,10 @@
 package index
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -28,6 +31,62 @@ type View struct {
 	Commits   []string `json:"commits"`
 	Tools     []string `json:"tools"`
 	Decisions []string `json:"decisions"`
+}
+
+// AppendJSON appends v's JSON as encoding/json writes it (HTML not
+// escaped), field by field: a search page's 20 views took encoding/json
+// 23-36 µs, a sixth of a SQLite page's query. TestViewJSON holds the two
+// byte for byte.
+func (v *View) AppendJSON(b []byte) []byte {
+	for _, f := range []struct{ name, s string }{{`{"id":`, v.ID}, {`,"tenant":`, v.Tenant}, {`,"developer":`, v.Developer},
+		{`,"machine":`, v.Machine}, {`,"repo":`, v.Repo}, {`,"cwd":`, v.Cwd}, {`,"harness":`, v.Harness},
+		{`,"start":`, v.Start}, {`,"end":`, v.End}} {
+		b = AppendJSONString(append(b, f.name...), f.s)
+	}
+	b = strconv.AppendInt(append(b, `,"steps":`...), v.Steps, 10)
+	b = AppendJSONString(append(b, `,"level":`...), v.Level)
+	b = AppendJSONString(append(b, `,"policy":`...), v.Policy)
+	b = strconv.AppendBool(append(b, `,"ended":`...), v.Ended)
+	b = AppendJSONString(append(b, `,"verdict":`...), v.Verdict)
+	b = strconv.AppendInt(append(b, `,"lost":`...), v.Lost, 10)
+	b = strconv.AppendInt(append(b, `,"unsent":`...), v.Unsent, 10)
+	b = strconv.AppendInt(append(b, `,"refused":`...), v.Refused, 10)
+	b = appendJSONStrings(append(b, `,"commits":`...), v.Commits)
+	b = appendJSONStrings(append(b, `,"tools":`...), v.Tools)
+	b = appendJSONStrings(append(b, `,"decisions":`...), v.Decisions)
+	return append(b, '}')
+}
+
+func appendJSONStrings(b []byte, l []string) []byte {
+	if l == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range l {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = AppendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// AppendJSONString appends s as a JSON string: printable ASCII other
+// than a quote or a backslash as it is, anything else as encoding/json
+// escapes it (HTML not escaped), by encoding/json itself.
+func AppendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s) // a string always encodes
+			return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // ViewOf is s's view.

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
+	"sync"
 
 	"github.com/logbook-project/logbook/internal/recorder"
 )
@@ -134,11 +137,49 @@ func fingerprintUnless(s string, plain bool) string {
 	return fingerprint(s)
 }
 
+// writeJSON answers v as JSON. The encoding goes to a pooled buffer
+// first (json.Encoder holds the whole value in memory either way), so
+// that the answer carries its Content-Length and leaves in one write:
+// an answer streamed past net/http's 2 KiB buffer goes chunked, in
+// several writes, each a wakeup of the client.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	buf := jsonBufs.Get().(*bytes.Buffer)
+	defer putJSONBuf(buf)
+	if a, ok := v.(jsonAppender); ok {
+		buf.Write(append(a.AppendJSON(buf.AvailableBuffer()), '\n'))
+	} else if err := encodeJSON(buf, v); err != nil {
+		// Not reached with the server's own answer types; say so
+		// rather than answer an empty 200.
+		buf.Reset()
+		status = http.StatusInternalServerError
+		_ = encodeJSON(buf, jsonError{Error: errInternal, Detail: "the answer could not be written as JSON"})
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	_, _ = w.Write(buf.Bytes())
+}
+
+func encodeJSON(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	return enc.Encode(v)
+}
+
+// jsonAppender is an answer that writes its own JSON, byte for byte
+// what encoding/json would write (SearchAnswer: a search page, fixed
+// fields, no reflection).
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
+var jsonBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putJSONBuf keeps buffers up to 64 KiB: a rare large answer's buffer
+// goes to the collector instead of staying pooled.
+func putJSONBuf(b *bytes.Buffer) {
+	if b.Cap() <= 64<<10 {
+		b.Reset()
+		jsonBufs.Put(b)
+	}
 }

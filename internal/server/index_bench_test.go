@@ -160,6 +160,14 @@ func BenchmarkSearch(b *testing.B) {
 		b.Cleanup(func() { hs.Close(); srv.Close() })
 		h := srv.Handler()
 		c := &http.Client{}
+		// The floor: a handler that does nothing, served and asked the
+		// same way, so what the socket and the client cost by themselves
+		// is measured beside the route.
+		fs := http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })}
+		fln := listen(b)
+		go fs.Serve(fln)
+		b.Cleanup(func() { fs.Close() })
+		floorURL := "http://" + fln.Addr().String() + "/"
 		base := "http://" + ln.Addr().String() + "/v1/sessions?"
 		smallQs, bigQs := benchQueries(100), benchQueries(10000)
 		for _, name := range sortedNames(bigQs) {
@@ -175,11 +183,24 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			}
 			b.Run(driver+"/"+name, func(b *testing.B) {
-				var dbS, dbB, route, hp []time.Duration
+				var dbS, dbB, route, hp, fl, hop []time.Duration
+				freq, _ := http.NewRequest("GET", floorURL, nil)
+				freq.Header.Set("Authorization", "Bearer rt")
 				req := httptest.NewRequest("GET", u, nil)
 				req.Header.Set("Authorization", "Bearer rt")
 				hreq, _ := http.NewRequest("GET", u, nil)
 				hreq.Header.Set("Authorization", "Bearer rt")
+				// The hop: the route's handler on a goroutine of its own,
+				// handed the request over a channel, as net/http's
+				// connection goroutine is: no socket, no client.
+				work, done := make(chan *httptest.ResponseRecorder), make(chan bool)
+				go func() {
+					for w := range work {
+						h.ServeHTTP(w, req)
+						done <- true
+					}
+				}()
+				defer close(work)
 				ctx := context.Background()
 				for b.Loop() {
 					t0 := time.Now()
@@ -201,14 +222,31 @@ func BenchmarkSearch(b *testing.B) {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 					t4 := time.Now()
+					if resp, err = c.Do(freq); err != nil || resp.StatusCode != http.StatusNoContent {
+						b.Fatal(resp, err)
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					t5 := time.Now()
+					w = httptest.NewRecorder()
+					work <- w
+					<-done
+					if w.Code != 200 {
+						b.Fatal(w.Code)
+					}
+					t6 := time.Now()
 					dbS, dbB, route, hp = append(dbS, t1.Sub(t0)), append(dbB, t2.Sub(t1)), append(route, t3.Sub(t2)), append(hp, t4.Sub(t3))
+					fl, hop = append(fl, t5.Sub(t4)), append(hop, t6.Sub(t5))
 				}
-				ms, mb, mr, mh := median(dbS), median(dbB), median(route), median(hp)
+				ms, mb, mr, mh, mf, mo := median(dbS), median(dbB), median(route), median(hp), median(fl), median(hop)
 				b.ReportMetric(ms, "µs-db-10k")
 				b.ReportMetric(mb, "µs-db-1M")
 				b.ReportMetric(mb/ms, "1M/10k")
 				b.ReportMetric(mr/mb, "route/db")
+				b.ReportMetric(mo/mb, "hop/db")
 				b.ReportMetric(mh/mb, "http/db")
+				b.ReportMetric(mf, "µs-floor")
+				b.ReportMetric((mh-mf)/mb, "(http-floor)/db")
 			})
 		}
 	}

@@ -143,6 +143,26 @@ type SearchAnswer struct {
 	Next     string       `json:"next"` // "" after the last page
 }
 
+// AppendJSON appends a's JSON as encoding/json writes it (writeJSON
+// takes it instead: a page's views without reflection).
+func (a SearchAnswer) AppendJSON(b []byte) []byte {
+	b = append(b, `{"sessions":`...)
+	if a.Sessions == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range a.Sessions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = a.Sessions[i].AppendJSON(b)
+		}
+		b = append(b, ']')
+	}
+	b = index.AppendJSONString(append(b, `,"next":`...), a.Next)
+	return append(b, '}')
+}
+
 func (s *Server) searchSessions(w http.ResponseWriter, r *http.Request) {
 	c, ok := s.allowed(w, r, ActSearch)
 	if !ok {
