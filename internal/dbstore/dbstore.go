@@ -387,6 +387,33 @@ func (s *Store) SetProof(ctx context.Context, id string, leaf, proof []byte) err
 	return err
 }
 
+// Unproved is a record committed without its log proof: the leaf is the
+// checkpoint it was sealed with.
+type Unproved struct {
+	ID   string
+	Leaf []byte
+}
+
+// UnprovedRecords lists (at most limit) records that have no log proof:
+// sealed on a replica that died before its prover set it, or still being
+// proved by the replica that sealed them.
+func (s *Store) UnprovedRecords(ctx context.Context, limit int) ([]Unproved, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT `id`, `record_checkpoint` FROM `logbook_sessions` WHERE `record_size` > 0 AND `tlog_proof` IS NULL AND `tombstoned` = 0 AND `record_checkpoint` IS NOT NULL LIMIT ?", limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Unproved
+	for rows.Next() {
+		var u Unproved
+		if err := rows.Scan(&u.ID, &u.Leaf); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
 // Proof returns the log proof of a session's record (nil: none yet).
 func (s *Store) Proof(ctx context.Context, id string) ([]byte, error) {
 	var p []byte
