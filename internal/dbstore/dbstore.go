@@ -387,6 +387,32 @@ func (s *Store) SetProof(ctx context.Context, id string, leaf, proof []byte) err
 	return err
 }
 
+// OpenSession is a session still recording (not sealed since its last event,
+// not tombstoned) and its journal's first line, the header.
+type OpenSession struct {
+	ID     string
+	Header []byte
+}
+
+// OpenSessions lists the sessions still recording, on every replica,
+// with their journals' headers (what POST /v1/commits reads the cwd of).
+func (s *Store) OpenSessions(ctx context.Context) ([]OpenSession, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT s.`id`, l.`line` FROM `logbook_sessions` s JOIN `logbook_lines` l ON l.`session` = s.`id` AND l.`n` = 0 WHERE s.`sealed` = 0 AND s.`tombstoned` = 0")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []OpenSession
+	for rows.Next() {
+		var o OpenSession
+		if err := rows.Scan(&o.ID, &o.Header); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
 // Unproved is a record committed without its log proof: the leaf is the
 // checkpoint it was sealed with.
 type Unproved struct {
