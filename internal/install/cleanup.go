@@ -71,16 +71,13 @@ func dropGuard(o Options, stdout, stderr io.Writer, getenv func(string) string, 
 		}
 		return nil
 	}
-	var notes []string
-	{
-		g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true, FollowSymlinks: o.FollowSymlinks}
-		var out strings.Builder
-		if Run(g, &out, stderr, getenv, now) == Done && strings.Contains(out.String(), "logbook hooks removed") {
-			fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks removed", "user-level guard removed"))
-			notes = append(notes, "the user-level guard against sessions started below a recording project is removed; another project that records with Claude Code gets it back with record-step install --harness claude-code there")
-		}
+	g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true, FollowSymlinks: o.FollowSymlinks}
+	var out strings.Builder
+	if Run(g, &out, stderr, getenv, now) != Done || !strings.Contains(out.String(), "logbook hooks removed") {
+		return nil
 	}
-	return notes
+	fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks removed", "user-level guard removed"))
+	return []string{"the user-level guard against sessions started below a recording project is removed; another project that records with Claude Code gets it back with record-step install --harness claude-code there"}
 }
 
 // projectHooks names a hook configuration in the project that still calls

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
@@ -90,7 +91,9 @@ func (s *Server) attestation(session string, proof []byte) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			logPolicy += "log " + lkey + "\n"
+			if !strings.Contains(logPolicy, "log "+lkey+"\n") { // a duplicate key is a bad policy
+				logPolicy += "log " + lkey + "\n"
+			}
 		}
 	}
 	pol, err := logproof.ParsePolicy([]byte(logPolicy + "quorum none\n"))
