@@ -17,6 +17,9 @@ import (
 
 // eval decides one payload and prints the decision, enforcing and
 // recording nothing: how a policy author tries a rule on real events.
+// Its status answers "is this call allowed?" as grep answers "does it
+// match?": 0 allow, 1 deny or ask (not without a person), 2 no answer
+// (usage, I/O, a payload or policy that cannot be read or trusted).
 func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("logbook-policy eval", flag.ContinueOnError)
 	policy := fs.String("policy", "", "the signed policy `FILE`, or an unsigned POLICY.json with --unsigned")
@@ -38,7 +41,7 @@ func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	file, err := readPolicy(*policy)
 	if err != nil {
-		return refused(stderr, err)
+		return noAnswer(stderr, err)
 	}
 	var p *orgpolicy.Policy
 	if *unsigned {
@@ -50,11 +53,11 @@ func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if err != nil {
-		return refused(stderr, err)
+		return noAnswer(stderr, err)
 	}
 	prog, err := gate.Compile(p)
 	if err != nil {
-		return refused(stderr, err)
+		return noAnswer(stderr, err)
 	}
 	payload, err := bigbuf.ReadStream(io.LimitReader(stdin, readlimit.Key*512))
 	if err != nil {
@@ -84,5 +87,15 @@ func eval(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// encoding/json only prints this report; it judges no canonical bytes.
 	b, _ := json.Marshal(out)
 	fmt.Fprintln(stdout, string(b))
-	return 0
+	if res.Decision == orgpolicy.Allow {
+		return 0
+	}
+	return 1
+}
+
+// noAnswer prints why the policy could not decide (its code, for a
+// policy refused): exit 2, never 1, which a script reads as a deny.
+func noAnswer(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, "logbook-policy:", err)
+	return 2
 }

@@ -17,9 +17,10 @@
 // the long-lived decider record-step starts: hook, run in one process
 // for every call, the policy loaded and compiled once.
 //
-// Exit status (sign, verify, eval): 0 done, 1 refused (the reason is
-// printed), 2 usage or I/O error. hook follows the hook contract
-// (docs/policy.md §7).
+// Exit status (sign, verify): 0 done, 1 refused (the reason is printed),
+// 2 usage or I/O error. eval, like grep: 0 allow, 1 deny or ask, 2 no
+// decision (usage, I/O, a policy refused). hook follows the hook
+// contract (docs/policy.md §7).
 package main
 
 import (

@@ -387,6 +387,59 @@ func (s *Store) SetProof(ctx context.Context, id string, leaf, proof []byte) err
 	return err
 }
 
+// OpenSession is a session still recording (not sealed since its last event,
+// not tombstoned) and its journal's first line, the header.
+type OpenSession struct {
+	ID     string
+	Header []byte
+}
+
+// OpenSessions lists the sessions still recording, on every replica,
+// with their journals' headers (what POST /v1/commits reads the cwd of).
+func (s *Store) OpenSessions(ctx context.Context) ([]OpenSession, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT s.`id`, l.`line` FROM `logbook_sessions` s JOIN `logbook_lines` l ON l.`session` = s.`id` AND l.`n` = 0 WHERE s.`sealed` = 0 AND s.`tombstoned` = 0")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []OpenSession
+	for rows.Next() {
+		var o OpenSession
+		if err := rows.Scan(&o.ID, &o.Header); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
+}
+
+// Unproved is a record committed without its log proof: the leaf is the
+// checkpoint it was sealed with.
+type Unproved struct {
+	ID   string
+	Leaf []byte
+}
+
+// UnprovedRecords lists (at most limit) records that have no log proof:
+// sealed on a replica that died before its prover set it, or still being
+// proved by the replica that sealed them.
+func (s *Store) UnprovedRecords(ctx context.Context, limit int) ([]Unproved, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT `id`, `record_checkpoint` FROM `logbook_sessions` WHERE `record_size` > 0 AND `tlog_proof` IS NULL AND `tombstoned` = 0 AND `record_checkpoint` IS NOT NULL LIMIT ?", limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Unproved
+	for rows.Next() {
+		var u Unproved
+		if err := rows.Scan(&u.ID, &u.Leaf); err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
 // Proof returns the log proof of a session's record (nil: none yet).
 func (s *Store) Proof(ctx context.Context, id string) ([]byte, error) {
 	var p []byte

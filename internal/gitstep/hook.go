@@ -130,6 +130,12 @@ func HeaderCwd(dir, session string) string {
 	if err != nil {
 		return ""
 	}
+	return LineCwd(line)
+}
+
+// LineCwd is the cwd a journal's header line names ("" for none): the
+// first line of the file, or of a replica's lines in the database.
+func LineCwd(line []byte) string {
 	v, err := strictjson.Parse(bytes.TrimSpace(line), strictjson.Options{})
 	if err != nil {
 		return ""

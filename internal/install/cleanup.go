@@ -48,17 +48,36 @@ func cleanup(o Options, spec *hookconf.Spec, path string, stdout, stderr io.Writ
 		fmt.Fprintf(stdout, "%s: removed (empty)\n", bin)
 	}
 	if spec.Harness == "claude-code" && getenv("HOME") != "" && o.goos() != "windows" {
-		g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true, FollowSymlinks: o.FollowSymlinks}
-		var out strings.Builder
-		if Run(g, &out, stderr, getenv, now) == Done && strings.Contains(out.String(), "logbook hooks removed") {
-			fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks removed", "user-level guard removed"))
-			notes = append(notes, "the user-level guard against sessions started below a recording project is removed; another project that records with Claude Code gets it back with record-step install --harness claude-code there")
-		}
+		notes = append(notes, dropGuard(o, stdout, stderr, getenv, now)...)
 	}
 	if entries, err := os.ReadDir(filepath.Join(o.Project, ".logbook")); err == nil && len(entries) > 0 {
 		notes = append(notes, filepath.Join(o.Project, ".logbook")+" is kept: it holds the sessions, records and backups")
 	}
 	return notes
+}
+
+// dropGuard removes the user-level guard when this project's install
+// added it and no other project it serves still records; else it says
+// why the guard stays.
+func dropGuard(o Options, stdout, stderr io.Writer, getenv func(string) string, now time.Time) []string {
+	listed, others := unlistGuard(o, getenv)
+	keep := " is kept; record-step uninstall --harness claude-code-guard --user removes it"
+	if len(others) > 0 {
+		return []string{"the user-level guard" + keep + " (it also serves " + strings.Join(others, ", ") + ")"}
+	}
+	if !listed {
+		if b, err := readlimit.Small(filepath.Join(o.home(getenv), hookconf.Lookup("claude-code-guard").UserFile), maxConfig); err == nil && bytes.Contains(b, []byte("claude-code-guard")) {
+			return []string{"the user-level guard" + keep + " (this project's install did not add it)"}
+		}
+		return nil
+	}
+	g := Options{Verb: "uninstall", Harness: "claude-code-guard", User: true, Bin: ".", NoKey: true, FollowSymlinks: o.FollowSymlinks}
+	var out strings.Builder
+	if Run(g, &out, stderr, getenv, now) != Done || !strings.Contains(out.String(), "logbook hooks removed") {
+		return nil
+	}
+	fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks removed", "user-level guard removed"))
+	return []string{"the user-level guard against sessions started below a recording project is removed; another project that records with Claude Code gets it back with record-step install --harness claude-code there"}
 }
 
 // projectHooks names a hook configuration in the project that still calls

@@ -451,6 +451,9 @@ func startGuard(o Options, stdout, stderr io.Writer, getenv func(string) string,
 	if code := Run(g, &out, stderr, getenv, now); code != Done {
 		return why + " (the guard that refuses such sessions could not be installed)."
 	}
+	if err := listGuard(o, getenv); err != nil {
+		fmt.Fprintf(stderr, "record-step install: the guard's list of projects: %v (an uninstall elsewhere may remove the guard)\n", err)
+	}
 	fmt.Fprint(stdout, strings.ReplaceAll(out.String(), "logbook hooks installed for claude-code-guard (1 events)", "guard installed: a session started below a recording project is refused with the fix"))
 	return why + ": a session started below it is refused (user-level guard; record-step uninstall --harness claude-code-guard --user removes it)."
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/ed25519"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
@@ -50,7 +52,12 @@ func (s *Server) attestLogged(session string, proof []byte) {
 
 // attestation verifies the session's record as a reader with the
 // server's keys would (its checkpoint, the proof under the log's key
-// alone: quorum none) and returns its bundle.
+// alone: quorum none) and returns its bundle, signed by the key in force.
+// Every key the server has signed with counts, the ones it handed over
+// (DATA/key-rotations) too: a session sealed before a rotation is
+// verified under the key that sealed it, and its proof under the log key
+// of its day (the log signs with the server's key), while the bundle is
+// signed by the only key the server still holds (docs/attestation.md).
 func (s *Server) attestation(session string, proof []byte) ([]byte, error) {
 	base := filepath.Join(s.cfg.Dir, session)
 	rec, err := readlimit.Large(base+".record.json", readlimit.Record)
@@ -61,21 +68,40 @@ func (s *Server) attestation(session string, proof []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	pub := s.cfg.Key.Public().(ed25519.PublicKey)
-	vkey, err := checkpoint.VerifierKey(s.cfg.Origin, pub)
-	if err != nil {
-		return nil, err
+	pubs := []ed25519.PublicKey{s.cfg.Key.Public().(ed25519.PublicKey)}
+	for _, r := range s.rotations {
+		if !slices.ContainsFunc(pubs, func(k ed25519.PublicKey) bool { return k.Equal(r.Old) }) { // a key handed back is listed once
+			pubs = append(pubs, r.Old)
+		}
 	}
-	key, err := checkpoint.ParseVerifierKey([]byte(vkey))
-	if err != nil {
-		return nil, err
+	var cpKeys []checkpoint.Key
+	logPolicy := "log " + s.cfg.TLog.VerifierKey() + "\n"
+	for i, pub := range pubs {
+		vkey, err := checkpoint.VerifierKey(s.cfg.Origin, pub)
+		if err != nil {
+			return nil, err
+		}
+		key, err := checkpoint.ParseVerifierKey([]byte(vkey))
+		if err != nil {
+			return nil, err
+		}
+		cpKeys = append(cpKeys, key)
+		if i > 0 {
+			lkey, err := checkpoint.VerifierKey(s.cfg.TLog.Origin(), pub)
+			if err != nil {
+				return nil, err
+			}
+			if !strings.Contains(logPolicy, "log "+lkey+"\n") { // a duplicate key is a bad policy
+				logPolicy += "log " + lkey + "\n"
+			}
+		}
 	}
-	pol, err := logproof.ParsePolicy([]byte("log " + s.cfg.TLog.VerifierKey() + "\nquorum none\n"))
+	pol, err := logproof.ParsePolicy([]byte(logPolicy + "quorum none\n"))
 	if err != nil {
 		return nil, err
 	}
 	var col verdict.Collect
-	in := verdict.Inputs{Record: rec, Pinned: []ed25519.PublicKey{pub}, Checkpoints: [][]byte{cp}, CheckpointKeys: []checkpoint.Key{key},
+	in := verdict.Inputs{Record: rec, Pinned: pubs, Checkpoints: [][]byte{cp}, CheckpointKeys: cpKeys,
 		Log: verdict.LogInputs{Proof: proof, Policy: pol}}
 	in.Top, in.EachStep = col.Chain(nil, nil)
 	out := verdict.Run(in)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -93,6 +94,9 @@ func (s *Server) postRecording(w http.ResponseWriter, r *http.Request) {
 // event's), never in another developer's recording in the same tree.
 func (s *Server) recordingIn(r *http.Request, top string) ([]string, error) {
 	ids, err := s.recording.in(s.cfg.Dir, top)
+	if s.cfg.DB != nil {
+		ids, err = s.replicaRecordingIn(r, top)
+	}
 	if err != nil || s.cfg.Fleet == nil {
 		return ids, err
 	}
@@ -183,8 +187,29 @@ func (r *recordingSet) in(dir, top string) ([]string, error) {
 	return in, nil
 }
 
+// replicaRecordingIn is recordingIn's list on a replica: the sessions of
+// every replica, from the database (a session's events may all have gone
+// to another replica). Each is locked and brought up to date before its
+// note is appended (nameCommit, as an event's turn), which skips one
+// sealed since.
+func (s *Server) replicaRecordingIn(r *http.Request, top string) ([]string, error) {
+	open, err := s.cfg.DB.OpenSessions(r.Context())
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	in := []string{}
+	for _, o := range open {
+		if journalfile.ValidSessionID(o.ID) == nil && within(top, gitstep.LineCwd(o.Header)) {
+			in = append(in, o.ID)
+		}
+	}
+	slices.Sort(in)
+	return in, nil
+}
+
 // nameCommit appends c's note to session id, checkpointed and synced as
-// an event's step is, unless the session was sealed meanwhile.
+// an event's step is (on a replica, committed with its turn), unless the
+// session was sealed meanwhile.
 func (s *Server) nameCommit(id string, c gitfacts.Commit) (bool, error) {
 	j, st, done, err := s.journal(id)
 	if err != nil {
@@ -201,6 +226,9 @@ func (s *Server) nameCommit(id string, c gitfacts.Commit) (bool, error) {
 		return false, err
 	}
 	_, err = s.checkpoint(j, st)
+	if err == nil && s.cfg.DB != nil {
+		err = s.replicaCommit(j, st)
+	}
 	t := s.syncLater(id, st)
 	done()
 	if err != nil {

@@ -12,3 +12,11 @@ func SetSlotWait(d time.Duration) func() {
 
 // SlotsInUse is how many append slots are held.
 func (s *Server) SlotsInUse() int { return len(s.slots) }
+
+// SetProofSweep sets the time between the replicas' sweeps of records
+// without a log proof, and returns the function that puts it back.
+func SetProofSweep(d time.Duration) func() {
+	old := proofSweep
+	proofSweep = d
+	return func() { proofSweep = old }
+}

@@ -19,7 +19,10 @@ import (
 // returns how many sessions it checkpointed anew.
 func (s *Server) Resume() (int, error) {
 	if s.cfg.DB != nil {
-		return 0, nil // a replica's turns are committed whole or not at all (replica.go)
+		// A replica's turns are committed whole or not at all
+		// (replica.go); a seal's proof comes after (replica_proof.go).
+		s.sweepProofs()
+		return 0, nil
 	}
 	files, err := filepath.Glob(filepath.Join(s.cfg.Dir, "*.steps.jsonl"))
 	if err != nil {

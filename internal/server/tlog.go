@@ -58,6 +58,9 @@ type tlogState struct {
 	forwarded sync.WaitGroup
 	resolved  sync.WaitGroup
 	sealing   sync.WaitGroup // sealLeafLater's goroutines
+	sweeper   sync.WaitGroup // the replicas' sweep of unproved records (replica_proof.go)
+	sweepMu   sync.Mutex
+	rescuing  map[string]bool // the sweep's provers running: session and leaf
 }
 
 // leafQueue bounds the leaves waiting for Tessera's Add (about 40 MB of
@@ -362,6 +365,7 @@ func (s *Server) closeLog() {
 		}
 	}
 	s.tl.stop()
+	s.tl.sweeper.Wait() // it starts no prover after this
 	// The provers stop at once (their context is done); one writing a
 	// proof finishes it. Close returns with nothing left writing in DATA.
 	s.tl.provers.Wait()
