@@ -492,16 +492,7 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
 	}
-	// The journal's own descriptor is fsynced when it is still open:
-	// what was appended is in that file, and its sync costs no open and
-	// close (durable.Group.AddFile).
-	var f *os.File
 	var paths []string
-	if st.j != nil {
-		f = st.j.File()
-	} else {
-		paths = append(paths, journalfile.Path(s.cfg.Dir, id))
-	}
 	if !st.dirSynced {
 		paths = append(paths, s.cfg.Dir)
 		st.dirSynced = true
@@ -515,7 +506,13 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 			}
 		}
 	}
-	return s.commit.AddFile(after, f, paths...)
+	// With the write-ahead log, its fsync (wal.go); else the journal's
+	// own, by the descriptor kept open when there is one
+	// (durable.Group.AddFile).
+	if s.wal == nil && st.j != nil {
+		return s.commit.AddFile(after, st.j.File(), paths...)
+	}
+	return s.walSync(after, journalfile.Path(s.cfg.Dir, id), paths...)
 }
 
 // reopenedSuffix names the marker of a sealed session reopened by a
@@ -652,6 +649,9 @@ func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done f
 		if st.j, err = journalfile.Open(s.cfg.Dir, id); err != nil {
 			st.mu.Unlock()
 			return nil, nil, nil, err
+		}
+		if s.wal != nil {
+			st.j.Log = s.wal.Append
 		}
 	} else if err := st.j.Lock(); err != nil {
 		st.j.Close()
@@ -869,7 +869,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	// served: one whose step a power cut could take would later stand
 	// beside another of the same size over a different step.
 	if s.commit != nil {
-		if err := s.commit.Sync(journalfile.Path(s.cfg.Dir, id)); err != nil {
+		if err := s.walSync(nil, journalfile.Path(s.cfg.Dir, id)).Wait(); err != nil {
 			s.fail(w, r, errSyncFailed, err.Error())
 			return
 		}

@@ -54,6 +54,7 @@ import (
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/translog"
+	"github.com/logbook-project/logbook/internal/wal"
 )
 
 // Config is everything a Server needs; the command fills it from flags.
@@ -196,7 +197,11 @@ type Server struct {
 	sessions     map[string]*session
 	used         uint64 // counts session lookups, under mu
 	tl           tlogState
-	commit       *durable.Group      // nil: FsyncOff
+	commit       *durable.Group // nil: FsyncOff
+	wal          *wal.Log       // with commit, and no DB (wal.go)
+	walStop      chan struct{}
+	walDone      chan struct{}
+	walClosed    sync.Once
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
 	// owed are the resumed sessions whose seal runs after their
 	// SessionEnd's answer (sealafter.go): id → the SessionEnd's time.
@@ -301,6 +306,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.console, err = newConsole(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.DB == nil {
+		if err := s.walOpen(); err != nil {
+			return nil, fmt.Errorf("write-ahead log: %w", err)
+		}
 	}
 	s.tlogInit()
 	s.indexInit()
@@ -488,6 +498,7 @@ func (s *Server) Close() error {
 		st.mu.Unlock()
 		delete(s.sessions, id)
 	}
+	errs = append(errs, s.walClose())
 	if s.cfg.DB != nil {
 		errs = append(errs, s.cfg.DB.Close())
 	}
