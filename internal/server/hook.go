@@ -474,20 +474,21 @@ func (s *Server) afterAppend(j *journalfile.Journal, st *session, ev hookevent.E
 	return size, synced, err, nil
 }
 
-// syncLater puts the session's journal (and, the first time, the data
-// directory: the session's files may be new, and their names must be
-// durable too) in the next fsync batch, and the checkpoints signed since
-// the last call in the transparency log's queue once that batch is
-// synced. With FsyncOff it returns a ticket that does not wait (the
-// checkpoints were queued as signed). st.mu is held.
+// syncLater puts the write-ahead log, which holds the session's appends
+// (wal.go), and, the first time, the data directory (the session's files
+// may be new, and their names must be durable too) in the next fsync
+// batch, and the checkpoints signed since the last call in the
+// transparency log's queue once that batch is synced. With FsyncOff it
+// returns a ticket that does not wait (the checkpoints were queued as
+// signed). st.mu is held.
 //
 // The checkpoint log is not synced: what must survive is the steps. A
-// power cut that takes checkpoints whose steps the journal kept leaves a
-// tip that Resume signs again, at the same size over the same step (the
-// same statement, a later time); one that keeps checkpoints whose steps
-// the journal lost (never acknowledged) has them cut at start
-// (checkpoint.Log.CutAbove). Syncing one file per session instead of two
-// halves the fsyncs of every batch.
+// power cut that takes checkpoints whose steps the journal kept (or got
+// back from the log at start) leaves a tip that Resume signs again, at
+// the same size over the same step (the same statement, a later time);
+// one that keeps checkpoints whose steps were lost (never acknowledged)
+// has them cut at start (checkpoint.Log.CutAbove), after the log's
+// replay. Syncing the steps alone keeps one file in every batch.
 func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
@@ -506,13 +507,7 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 			}
 		}
 	}
-	// With the write-ahead log, its fsync (wal.go); else the journal's
-	// own, by the descriptor kept open when there is one
-	// (durable.Group.AddFile).
-	if s.wal == nil && st.j != nil {
-		return s.commit.AddFile(after, st.j.File(), paths...)
-	}
-	return s.walSync(after, journalfile.Path(s.cfg.Dir, id), paths...)
+	return s.commit.AddSync(after, s.wal, paths...)
 }
 
 // reopenedSuffix names the marker of a sealed session reopened by a
@@ -869,7 +864,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	// served: one whose step a power cut could take would later stand
 	// beside another of the same size over a different step.
 	if s.commit != nil {
-		if err := s.walSync(nil, journalfile.Path(s.cfg.Dir, id)).Wait(); err != nil {
+		if err := s.commit.AddSync(nil, s.wal).Wait(); err != nil {
 			s.fail(w, r, errSyncFailed, err.Error())
 			return
 		}

@@ -532,7 +532,7 @@ func (s *Server) tombstoneCopy(id string, b []byte) error {
 		if err := s.wal.Remove(filepath.Base(journalfile.Path(s.cfg.Dir, id))); err != nil {
 			return err
 		}
-		if err := s.walSync(nil, "").Wait(); err != nil {
+		if err := s.commit.AddSync(nil, s.wal).Wait(); err != nil {
 			return err
 		}
 	}

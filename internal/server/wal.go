@@ -3,7 +3,6 @@ package server
 import (
 	"time"
 
-	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/wal"
 )
 
@@ -59,15 +58,6 @@ func (s *Server) walRotate(t *time.Ticker) {
 			s.cfg.Log.Error("write-ahead log", "error", err.Error())
 		}
 	}
-}
-
-// walSync is the batch that syncs every append made so far (the log's,
-// or a journal's own with no log), with the paths given.
-func (s *Server) walSync(after func(), journal string, paths ...string) durable.Ticket {
-	if s.wal != nil {
-		return s.commit.AddSync(after, s.wal, paths...)
-	}
-	return s.commit.Add(after, append(paths, journal)...)
 }
 
 // walClose stops the rotation and retires the segment in use: a server
