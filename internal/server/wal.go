@@ -23,7 +23,13 @@ const walEvery = time.Second
 // journals), then, with a group commit, starts the log and its rotation.
 func (s *Server) walOpen() error {
 	opts := wal.Options{SyncPath: s.cfg.SyncPath}
-	st, err := wal.Replay(s.cfg.Dir, opts)
+	var st wal.Stats
+	var err error
+	if s.commit == nil {
+		st, err = wal.Replay(s.cfg.Dir, opts)
+	} else {
+		s.wal, st, err = wal.Open(s.cfg.Dir, opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -33,9 +39,6 @@ func (s *Server) walOpen() error {
 	}
 	if s.commit == nil {
 		return nil
-	}
-	if s.wal, err = wal.Open(s.cfg.Dir, opts); err != nil {
-		return err
 	}
 	s.walStop, s.walDone = make(chan struct{}), make(chan struct{})
 	go s.walRotate(time.NewTicker(walEvery))

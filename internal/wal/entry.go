@@ -10,6 +10,7 @@
 // Files, in DIR/wal/ (DIR the server's data directory):
 //
 //	NNNNNNNNNNNNNNNNNNNN.wal   a segment: entries, oldest first
+//	lock                       flock target: held by the process whose Log is open
 //
 // An entry checks itself (its length and CRC-32C): the first entry of a
 // segment that does not check is a torn tail, never acknowledged (an

@@ -50,6 +50,7 @@ type Log struct {
 	failed error  // a write that could not be taken back: every Append fails
 	owed   []owed // under syncMu
 	buf    []byte // Append's header, reused under mu
+	lockf  *os.File
 }
 
 type segment struct {
@@ -63,28 +64,66 @@ type segment struct {
 	tainted bool
 }
 
-// Open starts a new segment after any in DIR/wal (Replay them first)
-// and returns the Log that appends to it.
-func Open(dir string, opts Options) (*Log, error) {
+// ErrInUse is Open's and Replay's error when another process has the
+// data directory's log open: a second server on the same directory
+// would replay, and remove, the segments the first is appending to.
+var ErrInUse = errors.New("the write-ahead log is in use by another process (a second logbook-server on the same data directory?)")
+
+// lockName is the file of DIR/wal whose lock (flock) the process that
+// has the log open holds.
+const lockName = "lock"
+
+// Open takes DIR/wal's lock, replays what a crash left there (Replay),
+// and starts a new segment; it returns the Log that appends to it, which
+// holds the lock until Close.
+func Open(dir string, opts Options) (*Log, Stats, error) {
 	if opts.MaxSize == 0 {
 		opts.MaxSize = DefaultMaxSize
 	}
 	l := &Log{dir: dir, wdir: filepath.Join(dir, Subdir), opts: opts, full: make(chan struct{}, 1)}
-	if err := os.MkdirAll(l.wdir, 0o700); err != nil {
-		return nil, err
-	}
-	segs, err := segments(l.wdir)
+	st, err := l.replay()
 	if err != nil {
-		return nil, err
+		l.unlock()
+		return nil, st, err
 	}
 	l.next = 1
-	if len(segs) > 0 {
-		l.next = segs[len(segs)-1].n + 1
+	if st.last > 0 {
+		l.next = st.last + 1 // numbers go up, even past segments whose removal a crash took
 	}
 	if l.cur, err = l.create(); err != nil {
-		return nil, err
+		l.unlock()
+		return nil, st, err
 	}
-	return l, nil
+	return l, st, nil
+}
+
+// lock takes DIR/wal's lock, making the directory.
+func (l *Log) lock() error {
+	if err := os.MkdirAll(l.wdir, 0o700); err != nil {
+		return err
+	}
+	f, err := durable.OpenWrite(filepath.Join(l.wdir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	ok, err := tryLock(f)
+	if err != nil || !ok {
+		f.Close()
+		if err == nil {
+			err = fmt.Errorf("%s: %w", l.wdir, ErrInUse)
+		}
+		return err
+	}
+	l.lockf = f
+	return nil
+}
+
+// unlock releases the lock (closing its file).
+func (l *Log) unlock() {
+	if l.lockf != nil {
+		l.lockf.Close()
+		l.lockf = nil
+	}
 }
 
 // create makes the next segment, its name durable before any entry goes
@@ -311,6 +350,7 @@ func (l *Log) Close() error {
 	names := s.names()
 	l.failed = errors.New("wal: closed")
 	l.mu.Unlock()
+	defer l.unlock() // whatever happens: a segment left is for Replay
 	defer l.syncMu.Unlock()
 	if err := l.payOwed(); err != nil {
 		s.f.Close()

@@ -24,6 +24,7 @@ type Stats struct {
 	// to follow.
 	Skipped int
 	Removed int // files removed again
+	last    uint64
 }
 
 type seg struct {
@@ -76,13 +77,27 @@ func cmpU(a, b uint64) int {
 // made again, after the write (a Remove entry says so): the write is
 // skipped. Whatever a segment holds after its first entry that does not
 // check (a torn tail) was never acknowledged and is ignored.
+//
+// Replay takes DIR/wal's lock for the time it runs (ErrInUse when a Log
+// of another process holds it); Open replays too.
 func Replay(dir string, opts Options) (Stats, error) {
 	l := &Log{dir: dir, wdir: filepath.Join(dir, Subdir), opts: opts}
+	defer l.unlock()
+	return l.replay()
+}
+
+// replay is Replay, leaving the lock held.
+func (l *Log) replay() (Stats, error) {
+	dir := l.dir
 	var st Stats
+	if err := l.lock(); err != nil {
+		return st, err
+	}
 	segs, err := segments(l.wdir)
 	if err != nil || len(segs) == 0 {
 		return st, err
 	}
+	st.last = segs[len(segs)-1].n
 	touched := map[string]struct{}{}
 	for _, s := range segs {
 		b, err := os.ReadFile(s.path)

@@ -48,6 +48,50 @@ func segs(t *testing.T, dir string) []string {
 	return s
 }
 
+func open(t *testing.T, dir string, opts Options) *Log {
+	t.Helper()
+	l, _, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// crash leaves the log as a killed process does: its segment and the
+// lock's file closed, nothing retired.
+func (l *Log) crash() {
+	l.mu.Lock()
+	l.cur.f.Close()
+	l.failed = errors.New("crashed")
+	l.mu.Unlock()
+	l.unlock()
+}
+
+// TestInUse: a second Open, or a Replay, of a directory whose log is
+// open is refused (it would remove the segment in use); after Close it
+// is not.
+func TestInUse(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	if _, _, err := Open(dir, Options{}); !errors.Is(err, ErrInUse) {
+		t.Fatalf("second Open: %v", err)
+	}
+	if _, err := Replay(dir, Options{}); !errors.Is(err, ErrInUse) {
+		t.Fatalf("Replay: %v", err)
+	}
+	if len(segs(t, dir)) != 1 {
+		t.Fatal("the segment in use went")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, dir, Options{})
+	l.crash()
+	if _, err := Replay(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestEncodeParse(t *testing.T) {
 	es := []Entry{
 		{Kind: Write, Name: "a.steps.jsonl", Off: 0, Data: []byte("{\"h\":1}\n")},
@@ -136,10 +180,7 @@ func FuzzParse(f *testing.F) {
 // second replay changes nothing); the segments go.
 func TestReplay(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t, dir, Options{})
 	journal(t, l, dir, "a.steps.jsonl", "header-a\n")
 	journal(t, l, dir, "b.steps.jsonl", "header-b\n")
 	journal(t, l, dir, "a.steps.jsonl", "step-a1\n")
@@ -149,6 +190,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantA, wantB := read(t, filepath.Join(dir, "a.steps.jsonl")), read(t, filepath.Join(dir, "b.steps.jsonl"))
+	l.crash()
 	// The power cut: a lost half its last line, b lost its name.
 	if err := os.Truncate(filepath.Join(dir, "a.steps.jsonl"), int64(len(wantA)-4)); err != nil {
 		t.Fatal(err)
@@ -169,13 +211,11 @@ func TestReplay(t *testing.T) {
 	}
 	// The same segment again (a crash before its removal was on disk):
 	// nothing changes.
-	l2, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l2 := open(t, dir, Options{})
 	journal(t, l2, dir, "a.steps.jsonl", "step-a3\n")
 	wantA = read(t, filepath.Join(dir, "a.steps.jsonl"))
 	seg, _ := os.ReadFile(segs(t, dir)[0])
+	l2.crash()
 	for range 2 {
 		os.MkdirAll(filepath.Join(dir, Subdir), 0o700)
 		os.WriteFile(filepath.Join(dir, Subdir, "00000000000000000009.wal"), seg, 0o600)
@@ -195,13 +235,11 @@ func TestReplay(t *testing.T) {
 // has of that write (as a journal keeps an unacknowledged append).
 func TestReplayTornTail(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t, dir, Options{})
 	journal(t, l, dir, "a.steps.jsonl", "header\n")
 	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
 	journal(t, l, dir, "a.steps.jsonl", "step-2\n")
+	l.crash()
 	s := segs(t, dir)[0]
 	fi, _ := os.Stat(s)
 	if err := os.Truncate(s, fi.Size()-3); err != nil {
@@ -226,10 +264,7 @@ func TestReplayTornTail(t *testing.T) {
 // nothing to follow. A removal is replayed.
 func TestReplayOtherBytes(t *testing.T) {
 	dir := t.TempDir()
-	l, err := Open(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t, dir, Options{})
 	journal(t, l, dir, "a.steps.jsonl", "header\n")
 	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
 	journal(t, l, dir, "b.steps.jsonl", "header\n")
@@ -240,6 +275,7 @@ func TestReplayOtherBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "c.steps.jsonl"))
+	l.crash()
 	os.WriteFile(filepath.Join(dir, "a.steps.jsonl"), []byte("header\nSTEP-X\nstep-2\n"), 0o600)
 	os.WriteFile(filepath.Join(dir, "b.steps.jsonl"), []byte("he"), 0o600)
 	if err := os.Truncate(filepath.Join(dir, "b.steps.jsonl"), 0); err != nil {
@@ -263,9 +299,10 @@ func TestReplayOtherBytes(t *testing.T) {
 		t.Fatalf("%+v", st)
 	}
 	// A file cut below where a write went: skipped.
-	l, _ = Open(dir, Options{})
+	l = open(t, dir, Options{})
 	journal(t, l, dir, "d.steps.jsonl", "header\n")
 	journal(t, l, dir, "d.steps.jsonl", "step-1\n")
+	l.crash()
 	s := segs(t, dir)[0]
 	b, _ := os.ReadFile(s)
 	one, _ := Encode(Entry{Kind: Write, Name: "d.steps.jsonl", Off: 0, Data: []byte("header\n")})
@@ -309,10 +346,7 @@ func (s *syncs) take() string {
 func TestRotate(t *testing.T) {
 	dir := t.TempDir()
 	s := &syncs{}
-	l, err := Open(dir, Options{SyncPath: s.sync})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t, dir, Options{SyncPath: s.sync})
 	s.take()
 	journal(t, l, dir, "a.steps.jsonl", "header\n")
 	journal(t, l, dir, "b.steps.jsonl", "header\n")
@@ -345,6 +379,7 @@ func TestRotate(t *testing.T) {
 	if n := segs(t, dir); len(n) != 2 {
 		t.Fatalf("segments after a rotation that died: %v", n)
 	}
+	l.crash()
 	st, err := Replay(dir, Options{})
 	if err != nil || st.Present != 1 || st.Segments != 2 {
 		t.Fatalf("%+v %v", st, err)
@@ -361,10 +396,7 @@ func TestRotate(t *testing.T) {
 func TestSyncFails(t *testing.T) {
 	dir := t.TempDir()
 	s := &syncs{}
-	l, err := Open(dir, Options{SyncPath: s.sync})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t, dir, Options{SyncPath: s.sync})
 	journal(t, l, dir, "a.steps.jsonl", "header\n")
 	s.take()
 	failing := true
