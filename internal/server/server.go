@@ -150,10 +150,10 @@ type Config struct {
 
 // Fsync modes.
 const (
-	// FsyncGroup answers an event only once its step and its checkpoint
-	// are fsynced: appends that arrive together share one fsync per file
-	// (group commit, durable.Group), so a power loss loses nothing
-	// acknowledged. The default.
+	// FsyncGroup answers an event only once its step is fsynced, in the
+	// write-ahead log every session's appends share (wal.go): appends
+	// that arrive together share one fsync (group commit, durable.Group),
+	// so a power loss loses nothing acknowledged. The default.
 	FsyncGroup = "group"
 	// FsyncBackground answers an event once its steps (a gated call's
 	// gate step, then its own) are written to the journal, in order, and
