@@ -3,6 +3,7 @@ package durable
 import (
 	"errors"
 	"os"
+	"slices"
 	"sync"
 	"time"
 )
@@ -48,8 +49,15 @@ type syncKey struct {
 	f    *os.File
 }
 
+// Syncer is a file that syncs itself, shared by the writers of many
+// batches (the server's write-ahead log, internal/wal): synced by its
+// Sync, once per batch that holds it, whatever SyncPath is (it has its
+// own).
+type Syncer interface{ Sync() error }
+
 type batch struct {
 	paths  map[syncKey]struct{}
+	logs   []Syncer // AddSync's, each once
 	afters []func()
 	done   chan struct{}
 	err    error
@@ -99,6 +107,17 @@ func (g *Group) AddFile(after func(), f *os.File, paths ...string) Ticket {
 		b.afters = append(b.afters, after)
 	}
 	return Ticket{g, b}
+}
+
+// AddSync is Add with a Syncer, synced by its own Sync in the batch.
+func (g *Group) AddSync(after func(), s Syncer, paths ...string) Ticket {
+	t := g.Add(after, paths...)
+	g.mu.Lock()
+	if !slices.Contains(t.b.logs, s) {
+		t.b.logs = append(t.b.logs, s)
+	}
+	g.mu.Unlock()
+	return t
 }
 
 // Wait returns once the ticket's batch is synced, leading it (and the
@@ -181,7 +200,7 @@ func (g *Group) lead() {
 		}
 		g.next, g.cur = nil, b
 		g.mu.Unlock()
-		if b.err = g.syncAll(b.paths); b.err == nil {
+		if b.err = g.syncAll(b.paths, b.logs); b.err == nil {
 			for _, f := range b.afters {
 				f()
 			}
@@ -199,15 +218,27 @@ func (g *Group) lead() {
 // syncAll syncs the batch's files at once: one goroutine each (a batch
 // holds at most one file per session in flight, bounded by the server's
 // append slots), so their fsyncs share the file system's commits.
-func (g *Group) syncAll(paths map[syncKey]struct{}) error {
-	if len(paths) == 1 {
+func (g *Group) syncAll(paths map[syncKey]struct{}, logs []Syncer) error {
+	if len(paths) == 0 && len(logs) == 1 {
+		return logs[0].Sync()
+	}
+	if len(paths) == 1 && len(logs) == 0 {
 		for k := range paths {
 			return g.sync1(k.path, k.f)
 		}
 	}
 	var wg sync.WaitGroup
-	errs := make([]error, 0, len(paths))
+	errs := make([]error, 0, len(paths)+len(logs))
 	var mu sync.Mutex
+	for _, s := range logs {
+		wg.Go(func() {
+			if err := s.Sync(); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		})
+	}
 	for k := range paths {
 		wg.Go(func() {
 			if err := g.sync1(k.path, k.f); err != nil {

@@ -260,3 +260,30 @@ func TestGroupKeptFile(t *testing.T) {
 		t.Fatalf("a batch of one file added twice and another at its path synced %d times, want 2", n.Load())
 	}
 }
+
+// countSyncer counts its syncs.
+type countSyncer struct{ n atomic.Int64 }
+
+func (c *countSyncer) Sync() error { c.n.Add(1); return nil }
+
+// TestGroupAddSync: a Syncer added by many writers of one batch is
+// synced once, by its own Sync even where SyncPath is set, beside the
+// batch's paths; its afters run once it is.
+func TestGroupAddSync(t *testing.T) {
+	dir := t.TempDir()
+	var paths atomic.Int64
+	g := &Group{SyncPath: func(string) error { paths.Add(1); return nil }}
+	s := &countSyncer{}
+	ran := 0
+	t1 := g.AddSync(func() { ran++ }, s)
+	t2 := g.AddSync(func() { ran++ }, s, dir)
+	if err := errors.Join(t1.Wait(), t2.Wait()); err != nil {
+		t.Fatal(err)
+	}
+	if s.n.Load() != 1 || paths.Load() != 1 || ran != 2 {
+		t.Fatalf("syncs %d, paths %d, afters %d", s.n.Load(), paths.Load(), ran)
+	}
+	if err := g.AddSync(nil, s).Wait(); err != nil || s.n.Load() != 2 {
+		t.Fatalf("second batch: %v, %d syncs", err, s.n.Load())
+	}
+}

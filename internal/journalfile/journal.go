@@ -66,6 +66,13 @@ type Journal struct {
 	dev, ino         uint64
 	lockDev, lockIno uint64
 	last             *last
+	// Log, when not nil, is told every write this Journal makes to its
+	// file, once made: the file's name in Dir, the offset the bytes went
+	// to, and the bytes (the server's write-ahead log, internal/wal,
+	// which the server fsyncs in place of the journal). When it fails
+	// the write is taken back, as a short one is, and the append fails:
+	// no byte may be answered for that the log does not hold.
+	Log func(name string, off int64, b []byte) error
 }
 
 // ErrSessionID is wrapped by the errors ValidSessionID returns.
@@ -253,6 +260,14 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() st
 			}
 		}
 		return 0, 0, err
+	}
+	if j.Log != nil {
+		if err := j.Log(filepath.Base(j.f.Name()), size, out); err != nil {
+			if terr := j.f.Truncate(size); terr != nil {
+				return 0, 0, fmt.Errorf("%w (and the %d bytes written could not be taken back: %v)", err, len(out), terr)
+			}
+			return 0, 0, err
+		}
 	}
 	j.tip = &tip{seq, prev}
 	j.last = nil

@@ -278,3 +278,45 @@ func TestTip(t *testing.T) {
 		}
 	}
 }
+
+// TestLog: every write is given to Log once made, with the offset it
+// went to and its bytes (the header line with the first); a Log that
+// fails takes the write back and fails the append, so no byte the log
+// lacks stays in the file.
+func TestLog(t *testing.T) {
+	dir := t.TempDir()
+	j, err := Open(dir, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var got bytes.Buffer
+	var fail error
+	j.Log = func(name string, off int64, b []byte) error {
+		if name != "s1.steps.jsonl" || off != int64(got.Len()) {
+			t.Errorf("logged %s at %d, want s1.steps.jsonl at %d", name, off, got.Len())
+		}
+		if fail != nil {
+			return fail
+		}
+		got.Write(b)
+		return nil
+	}
+	for i := range 3 {
+		if _, err := j.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", fmt.Sprint("n", i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail = fmt.Errorf("log full")
+	if _, err := j.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", "lost")}); err == nil || !strings.Contains(err.Error(), "log full") {
+		t.Fatalf("append with a failing log: %v", err)
+	}
+	fail = nil
+	if _, err := j.Append(hdr, []chain.Step{note("2026-01-01T00:00:00Z", "n3")}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(Path(dir, "s1"))
+	if !bytes.Equal(b, got.Bytes()) || bytes.Contains(b, []byte("lost")) {
+		t.Fatalf("file and log differ:\n%s\n%s", b, got.Bytes())
+	}
+}

@@ -49,9 +49,9 @@ const maxGatedAllocs = 600
 // TestGroupCommitEventAllocs guards the default configuration's CPU per
 // event (issue 36's target: ≤ 2× the floor server's, docs/replicas.md#cost)
 // by the allocations of one PostToolUse event through the handler with
-// group commit (the journal fsynced before the answer, by the descriptor
-// the server keeps open: durable.Group.AddFile), from the request to the
-// answer, with its checkpoint. One client: the event leads its own
+// group commit (the step fsynced before the answer, in the write-ahead
+// log: internal/wal), from the request to the answer, with its
+// checkpoint. One client: the event leads its own
 // batch, in its own goroutine.
 func TestGroupCommitEventAllocs(t *testing.T) {
 	f := newServer(t, func(c *server.Config, _ *http.Server) { c.Fsync = server.FsyncGroup })

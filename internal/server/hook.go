@@ -474,34 +474,26 @@ func (s *Server) afterAppend(j *journalfile.Journal, st *session, ev hookevent.E
 	return size, synced, err, nil
 }
 
-// syncLater puts the session's journal (and, the first time, the data
-// directory: the session's files may be new, and their names must be
-// durable too) in the next fsync batch, and the checkpoints signed since
-// the last call in the transparency log's queue once that batch is
-// synced. With FsyncOff it returns a ticket that does not wait (the
-// checkpoints were queued as signed). st.mu is held.
+// syncLater puts the write-ahead log, which holds the session's appends
+// (wal.go), and, the first time, the data directory (the session's files
+// may be new, and their names must be durable too) in the next fsync
+// batch, and the checkpoints signed since the last call in the
+// transparency log's queue once that batch is synced. With FsyncOff it
+// returns a ticket that does not wait (the checkpoints were queued as
+// signed). st.mu is held.
 //
 // The checkpoint log is not synced: what must survive is the steps. A
-// power cut that takes checkpoints whose steps the journal kept leaves a
-// tip that Resume signs again, at the same size over the same step (the
-// same statement, a later time); one that keeps checkpoints whose steps
-// the journal lost (never acknowledged) has them cut at start
-// (checkpoint.Log.CutAbove). Syncing one file per session instead of two
-// halves the fsyncs of every batch.
+// power cut that takes checkpoints whose steps the journal kept (or got
+// back from the log at start) leaves a tip that Resume signs again, at
+// the same size over the same step (the same statement, a later time);
+// one that keeps checkpoints whose steps were lost (never acknowledged)
+// has them cut at start (checkpoint.Log.CutAbove), after the log's
+// replay. Syncing the steps alone keeps one file in every batch.
 func (s *Server) syncLater(id string, st *session) durable.Ticket {
 	if s.commit == nil {
 		return durable.Ticket{}
 	}
-	// The journal's own descriptor is fsynced when it is still open:
-	// what was appended is in that file, and its sync costs no open and
-	// close (durable.Group.AddFile).
-	var f *os.File
 	var paths []string
-	if st.j != nil {
-		f = st.j.File()
-	} else {
-		paths = append(paths, journalfile.Path(s.cfg.Dir, id))
-	}
 	if !st.dirSynced {
 		paths = append(paths, s.cfg.Dir)
 		st.dirSynced = true
@@ -515,7 +507,7 @@ func (s *Server) syncLater(id string, st *session) durable.Ticket {
 			}
 		}
 	}
-	return s.commit.AddFile(after, f, paths...)
+	return s.commit.AddSync(after, s.wal, paths...)
 }
 
 // reopenedSuffix names the marker of a sealed session reopened by a
@@ -652,6 +644,9 @@ func (s *Server) journal(id string) (j *journalfile.Journal, st *session, done f
 		if st.j, err = journalfile.Open(s.cfg.Dir, id); err != nil {
 			st.mu.Unlock()
 			return nil, nil, nil, err
+		}
+		if s.wal != nil {
+			st.j.Log = s.wal.Append
 		}
 	} else if err := st.j.Lock(); err != nil {
 		st.j.Close()
@@ -869,7 +864,7 @@ func (s *Server) getCheckpoint(w http.ResponseWriter, r *http.Request) {
 	// served: one whose step a power cut could take would later stand
 	// beside another of the same size over a different step.
 	if s.commit != nil {
-		if err := s.commit.Sync(journalfile.Path(s.cfg.Dir, id)); err != nil {
+		if err := s.commit.AddSync(nil, s.wal).Wait(); err != nil {
 			s.fail(w, r, errSyncFailed, err.Error())
 			return
 		}

@@ -536,6 +536,17 @@ func (s *Server) tombstoneCopy(id string, b []byte) error {
 	if err := durable.WriteFileMode(base+".record.json", b, 0o600); err != nil {
 		return err
 	}
+	// The journal's removal goes into the write-ahead log first, synced,
+	// so that replay after a power loss does not make it again from the
+	// log's older entries.
+	if s.wal != nil {
+		if err := s.wal.Remove(filepath.Base(journalfile.Path(s.cfg.Dir, id))); err != nil {
+			return err
+		}
+		if err := s.commit.AddSync(nil, s.wal).Wait(); err != nil {
+			return err
+		}
+	}
 	for _, f := range []string{journalfile.Path(s.cfg.Dir, id), base + ".hookseq", base + reopenedSuffix} {
 		if err := ignoreMissing(os.Remove(f)); err != nil {
 			return err

@@ -17,6 +17,7 @@ import (
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/strictjson"
 	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/wal"
 )
 
 // indexed is a server with an index in its temporary folder, a read
@@ -199,6 +200,14 @@ func TestRetentionTombstone(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.opts.Dir, "old-1.checkpoints")); err != nil {
 		t.Errorf("the checkpoints went: %v", err)
 	}
+	// What a crash now leaves of the write-ahead log (the segment in
+	// use, with the removal) is replayed at the end: old-1's journal is
+	// not made again from older entries.
+	left := map[string][]byte{}
+	segs, _ := filepath.Glob(filepath.Join(f.opts.Dir, wal.Subdir, "*.wal"))
+	for _, p := range segs {
+		left[p], _ = os.ReadFile(p)
+	}
 	if code, b := post(t, c, f.ts.URL+"/v1/hooks/claude-code", event("old-1", "PreToolUse", 9)); code != 500 || !strings.Contains(b, "WRITE_FAILED") || !strings.Contains(b, "deleted under retention") {
 		t.Errorf("an event for a deleted session: %d %s", code, b)
 	}
@@ -222,6 +231,19 @@ func TestRetentionTombstone(t *testing.T) {
 	e, _ = ix.Get(context.Background(), "", "new-1")
 	if e == nil || e.Steps != 3 || e.Verdict != index.VerdictSealed {
 		t.Errorf("reindexed: %+v", e)
+	}
+	f.ts.Close()
+	f.srv.Close()
+	for p, b := range left {
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := wal.Replay(f.opts.Dir, wal.Options{}); err != nil || len(left) == 0 || st.Removed+st.Skipped == 0 {
+		t.Errorf("replay after the deletion: %+v %v (%d segments)", st, err, len(left))
+	}
+	if _, err := os.Stat(filepath.Join(f.opts.Dir, "old-1.steps.jsonl")); err == nil {
+		t.Error("the deleted journal made again by the replay")
 	}
 	_ = verdict.Outcome{}
 }

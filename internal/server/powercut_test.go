@@ -18,6 +18,7 @@ import (
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/durable"
 	"github.com/logbook-project/logbook/internal/server"
+	"github.com/logbook-project/logbook/internal/wal"
 )
 
 // disk plays the page cache for the power-cut test. It sees every fsync
@@ -94,8 +95,9 @@ func (d *disk) ack(session string, size int64) bool {
 // synced. The server must have stopped.
 func (d *disk) powerCut(t *testing.T, dir string) (cut, gone int) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".steps.jsonl") && !strings.HasSuffix(f, ".checkpoints") {
+	segs, _ := filepath.Glob(filepath.Join(dir, wal.Subdir, "*.wal"))
+	for _, f := range append(files, segs...) {
+		if !strings.HasSuffix(f, ".steps.jsonl") && !strings.HasSuffix(f, ".checkpoints") && !strings.HasSuffix(f, ".wal") {
 			continue
 		}
 		if !d.names[f] {
@@ -179,11 +181,15 @@ func powerCut(t *testing.T, mode string) {
 			}
 		})
 	}
-	// The power goes once a few hundred events are acknowledged.
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	// The power goes once a few hundred events are acknowledged, and
+	// the write-ahead log has retired a segment or more (its journals
+	// fsynced, the segment removed: wal.go's walEvery), at a random
+	// moment of its second.
+	start, after := time.Now(), time.Duration(1000+rand.IntN(1500))*time.Millisecond
+	for deadline := start.Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		d.mu.Lock()
 		n := d.n
-		if n >= 300 || time.Now().After(deadline) {
+		if n >= 300 && time.Since(start) > after || time.Now().After(deadline) {
 			d.cut = true
 		}
 		cut := d.cut

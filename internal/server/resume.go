@@ -61,6 +61,9 @@ func (s *Server) resume(id string) (_ bool, err error) {
 		return false, err
 	}
 	defer j.Close()
+	if s.wal != nil {
+		j.Log = s.wal.Append // what Repair writes is synced by the log's fsync
+	}
 	st, err := s.locked(id)
 	if err != nil {
 		return false, err

@@ -54,6 +54,7 @@ import (
 	"github.com/logbook-project/logbook/internal/redact"
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/translog"
+	"github.com/logbook-project/logbook/internal/wal"
 )
 
 // Config is everything a Server needs; the command fills it from flags.
@@ -149,10 +150,10 @@ type Config struct {
 
 // Fsync modes.
 const (
-	// FsyncGroup answers an event only once its step and its checkpoint
-	// are fsynced: appends that arrive together share one fsync per file
-	// (group commit, durable.Group), so a power loss loses nothing
-	// acknowledged. The default.
+	// FsyncGroup answers an event only once its step is fsynced, in the
+	// write-ahead log every session's appends share (wal.go): appends
+	// that arrive together share one fsync (group commit, durable.Group),
+	// so a power loss loses nothing acknowledged. The default.
 	FsyncGroup = "group"
 	// FsyncBackground answers an event once its steps (a gated call's
 	// gate step, then its own) are written to the journal, in order, and
@@ -196,7 +197,11 @@ type Server struct {
 	sessions     map[string]*session
 	used         uint64 // counts session lookups, under mu
 	tl           tlogState
-	commit       *durable.Group      // nil: FsyncOff
+	commit       *durable.Group // nil: FsyncOff
+	wal          *wal.Log       // with commit, and no DB (wal.go)
+	walStop      chan struct{}
+	walDone      chan struct{}
+	walClosed    sync.Once
 	rotations    []rotation.Rotation // DATA/key-rotations: the keys before cfg.Key
 	// owed are the resumed sessions whose seal runs after their
 	// SessionEnd's answer (sealafter.go): id → the SessionEnd's time.
@@ -302,6 +307,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.console, err = newConsole(cfg); err != nil {
 		return nil, err
+	}
+	if cfg.DB == nil {
+		if err := s.walOpen(); err != nil {
+			return nil, fmt.Errorf("write-ahead log: %w", err)
+		}
 	}
 	s.tlogInit()
 	s.indexInit()
@@ -509,6 +519,7 @@ func (s *Server) Close() error {
 		st.mu.Unlock()
 		delete(s.sessions, id)
 	}
+	errs = append(errs, s.walClose())
 	if s.cfg.DB != nil {
 		errs = append(errs, s.cfg.DB.Close())
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/logbook-project/logbook/internal/server"
 	"github.com/logbook-project/logbook/internal/testkit/tamper"
 	"github.com/logbook-project/logbook/internal/verdict"
+	"github.com/logbook-project/logbook/internal/wal"
 	"github.com/logbook-project/logbook/web"
 )
 
@@ -428,7 +429,7 @@ func TestHostile(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(f.opts.Dir)
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), "calm.") {
+		if !strings.HasPrefix(e.Name(), "calm.") && e.Name() != wal.Subdir {
 			t.Errorf("unexpected file in the data directory: %s", e.Name())
 		}
 	}

@@ -1,0 +1,438 @@
+package wal
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// journal appends b to the file name of dir and logs it, as a journal
+// with its Log set does.
+func journal(t *testing.T, l *Log, dir, name string, b string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	st, err := os.Stat(p)
+	off := int64(0)
+	if err == nil {
+		off = st.Size()
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(name, off, []byte(b)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func segs(t *testing.T, dir string) []string {
+	t.Helper()
+	s, _ := filepath.Glob(filepath.Join(dir, Subdir, "*.wal"))
+	return s
+}
+
+func open(t *testing.T, dir string, opts Options) *Log {
+	t.Helper()
+	l, _, err := Open(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// crash leaves the log as a killed process does: its segment and the
+// lock's file closed, nothing retired.
+func (l *Log) crash() {
+	l.mu.Lock()
+	l.cur.f.Close()
+	l.failed = errors.New("crashed")
+	l.mu.Unlock()
+	l.unlock()
+}
+
+// TestInUse: a second Open, or a Replay, of a directory whose log is
+// open is refused (it would remove the segment in use); after Close it
+// is not.
+func TestInUse(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	if _, _, err := Open(dir, Options{}); !errors.Is(err, ErrInUse) {
+		t.Fatalf("second Open: %v", err)
+	}
+	if _, err := Replay(dir, Options{}); !errors.Is(err, ErrInUse) {
+		t.Fatalf("Replay: %v", err)
+	}
+	if len(segs(t, dir)) != 1 {
+		t.Fatal("the segment in use went")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = open(t, dir, Options{})
+	l.crash()
+	if _, err := Replay(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestEncodeParse(t *testing.T) {
+	es := []Entry{
+		{Kind: Write, Name: "a.steps.jsonl", Off: 0, Data: []byte("{\"h\":1}\n")},
+		{Kind: Write, Name: "b.steps.jsonl", Off: 7, Data: []byte("x\n")},
+		{Kind: Remove, Name: "a.steps.jsonl"},
+		{Kind: Write, Name: "b.steps.jsonl", Off: 9, Data: nil},
+	}
+	var seg []byte
+	var ends []int
+	for _, e := range es {
+		b, err := Encode(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg = append(seg, b...)
+		ends = append(ends, len(seg))
+	}
+	// Cut anywhere: exactly the whole entries before the cut are read.
+	for cut := 0; cut <= len(seg); cut++ {
+		var got []Entry
+		n, err := Parse(seg[:cut], func(e Entry) error { got = append(got, e); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for want < len(ends) && ends[want] <= cut {
+			want++
+		}
+		if len(got) != want || (want > 0 && n != int64(ends[want-1])) || (want == 0 && n != 0) {
+			t.Fatalf("cut at %d: %d entries (%d bytes), want %d", cut, len(got), n, want)
+		}
+		for i := range got {
+			if got[i].Kind != es[i].Kind || got[i].Name != es[i].Name || got[i].Off != es[i].Off || !bytes.Equal(got[i].Data, es[i].Data) {
+				t.Fatalf("entry %d: %+v, want %+v", i, got[i], es[i])
+			}
+		}
+	}
+	// A flipped bit anywhere in an entry ends the segment there.
+	for i := 0; i < ends[0]; i++ {
+		b := bytes.Clone(seg)
+		b[i] ^= 0x10
+		n, _ := Parse(b, func(Entry) error { return nil })
+		if n != 0 {
+			t.Fatalf("bit flipped at %d: read %d bytes", i, n)
+		}
+	}
+	for _, bad := range []Entry{{Kind: Write, Name: "../x"}, {Kind: Write, Name: ".x"}, {Kind: Write, Name: "a/b"}, {Kind: 9, Name: "x"}, {Kind: Write, Name: "x", Off: -1}, {Kind: Remove, Name: "x", Off: 1}} {
+		if _, err := Encode(bad); err == nil {
+			t.Errorf("%+v encoded", bad)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	a, _ := Encode(Entry{Kind: Write, Name: "s.steps.jsonl", Off: 3, Data: []byte("abc\n")})
+	r, _ := Encode(Entry{Kind: Remove, Name: "s.steps.jsonl"})
+	f.Add(append(a, r...))
+	f.Add(a[:len(a)-1])
+	f.Add([]byte{})
+	f.Add([]byte{255, 255, 255, 255, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var out []byte
+		n, err := Parse(b, func(e Entry) error {
+			if ValidName(e.Name) != nil || e.Off < 0 {
+				t.Fatalf("entry %+v read", e)
+			}
+			enc, err := Encode(e)
+			if err != nil {
+				t.Fatalf("entry %+v read, not encodable: %v", e, err)
+			}
+			out = append(out, enc...)
+			return nil
+		})
+		if err != nil || n < 0 || n > int64(len(b)) {
+			t.Fatalf("%d, %v", n, err)
+		}
+		if !bytes.Equal(out, b[:n]) {
+			t.Fatal("entries read do not encode to the bytes they came from")
+		}
+	})
+}
+
+// TestReplay: every file the log wrote, cut short or emptied (a power
+// loss took its unsynced pages), or holding other bytes where an entry
+// went, is given its bytes back; a file that has them is left alone (a
+// second replay changes nothing); the segments go.
+func TestReplay(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	journal(t, l, dir, "a.steps.jsonl", "header-a\n")
+	journal(t, l, dir, "b.steps.jsonl", "header-b\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-a1\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-a2\n")
+	journal(t, l, dir, "b.steps.jsonl", "step-b1\n")
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	wantA, wantB := read(t, filepath.Join(dir, "a.steps.jsonl")), read(t, filepath.Join(dir, "b.steps.jsonl"))
+	l.crash()
+	// The power cut: a lost half its last line, b lost its name.
+	if err := os.Truncate(filepath.Join(dir, "a.steps.jsonl"), int64(len(wantA)-4)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "b.steps.jsonl"))
+	st, err := Replay(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := read(t, filepath.Join(dir, "a.steps.jsonl")), read(t, filepath.Join(dir, "b.steps.jsonl")); a != wantA || b != wantB {
+		t.Fatalf("after replay: %q %q, want %q %q", a, b, wantA, wantB)
+	}
+	if st.Segments != 1 || st.Entries != 5 || st.Written != 3 || st.Present != 2 {
+		t.Fatalf("%+v", st)
+	}
+	if s := segs(t, dir); len(s) != 0 {
+		t.Fatalf("segments left: %v", s)
+	}
+	// The same segment again (a crash before its removal was on disk):
+	// nothing changes.
+	l2 := open(t, dir, Options{})
+	journal(t, l2, dir, "a.steps.jsonl", "step-a3\n")
+	wantA = read(t, filepath.Join(dir, "a.steps.jsonl"))
+	seg, _ := os.ReadFile(segs(t, dir)[0])
+	l2.crash()
+	for range 2 {
+		os.MkdirAll(filepath.Join(dir, Subdir), 0o700)
+		os.WriteFile(filepath.Join(dir, Subdir, "00000000000000000009.wal"), seg, 0o600)
+		st, err = Replay(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := read(t, filepath.Join(dir, "a.steps.jsonl")); a != wantA || st.Present == 0 || st.Written != 0 {
+			t.Fatalf("replayed again: %q %+v", a, st)
+		}
+	}
+}
+
+// TestReplayTornTail: the segment ends inside an entry (a power loss in
+// the middle of its write, never synced, never acknowledged): the
+// entries before it are replayed, it is not, and the file keeps what it
+// has of that write (as a journal keeps an unacknowledged append).
+func TestReplayTornTail(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-2\n")
+	l.crash()
+	s := segs(t, dir)[0]
+	fi, _ := os.Stat(s)
+	if err := os.Truncate(s, fi.Size()-3); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, "a.steps.jsonl"), 3); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Replay(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := read(t, filepath.Join(dir, "a.steps.jsonl")); a != "header\nstep-1\n" || st.Entries != 2 {
+		t.Fatalf("%q %+v", a, st)
+	}
+}
+
+// TestReplayOtherBytes: where an entry went, the file holds other bytes
+// (an append nobody acknowledged took the place of the logged one after
+// a cut): the file is cut there and given the logged bytes. A file now
+// shorter than where a write went, or removed, is left: the write has
+// nothing to follow. A removal is replayed.
+func TestReplayOtherBytes(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
+	journal(t, l, dir, "b.steps.jsonl", "header\n")
+	journal(t, l, dir, "b.steps.jsonl", "step-1\n")
+	journal(t, l, dir, "c.steps.jsonl", "header\n")
+	journal(t, l, dir, "c.steps.jsonl", "step-1\n")
+	if err := l.Remove("c.steps.jsonl"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "c.steps.jsonl"))
+	l.crash()
+	os.WriteFile(filepath.Join(dir, "a.steps.jsonl"), []byte("header\nSTEP-X\nstep-2\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "b.steps.jsonl"), []byte("he"), 0o600)
+	if err := os.Truncate(filepath.Join(dir, "b.steps.jsonl"), 0); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "b.steps.jsonl"), []byte("hea"), 0o600)
+	st, err := Replay(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := read(t, filepath.Join(dir, "a.steps.jsonl")); a != "header\nstep-1\n" {
+		t.Fatalf("a: %q", a)
+	}
+	if b := read(t, filepath.Join(dir, "b.steps.jsonl")); b != "header\nstep-1\n" {
+		t.Fatalf("b: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.steps.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("c made again: %v %+v", err, st)
+	}
+	if st.Removed != 1 || st.Written != 5 || st.Present != 1 {
+		t.Fatalf("%+v", st)
+	}
+	// A file cut below where a write went: skipped.
+	l = open(t, dir, Options{})
+	journal(t, l, dir, "d.steps.jsonl", "header\n")
+	journal(t, l, dir, "d.steps.jsonl", "step-1\n")
+	l.crash()
+	s := segs(t, dir)[0]
+	b, _ := os.ReadFile(s)
+	one, _ := Encode(Entry{Kind: Write, Name: "d.steps.jsonl", Off: 0, Data: []byte("header\n")})
+	os.WriteFile(s, b[len(one):], 0o600) // only the second entry is left
+	os.Truncate(filepath.Join(dir, "d.steps.jsonl"), 2)
+	if st, err = Replay(dir, Options{}); err != nil || st.Skipped != 1 {
+		t.Fatalf("%+v %v", st, err)
+	}
+}
+
+// syncs records a Log's fsyncs, failing those fail says.
+type syncs struct {
+	mu   sync.Mutex
+	got  []string
+	fail func(p string) bool
+}
+
+func (s *syncs) sync(p string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil && s.fail(p) {
+		return errors.New("EIO")
+	}
+	s.got = append(s.got, filepath.Base(p))
+	return nil
+}
+
+func (s *syncs) take() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := strings.Join(s.got, " ")
+	s.got = nil
+	return g
+}
+
+// TestRotate: a Sync fsyncs the segment alone; Rotate moves the appends
+// to a new segment, fsyncs the old one, then the files it wrote and the
+// directory, and removes it. Killed inside Rotate (an fsync of a journal
+// fails, as the process would have stopped there), the old segment
+// stays, and Replay finds every byte in place.
+func TestRotate(t *testing.T) {
+	dir := t.TempDir()
+	s := &syncs{}
+	l := open(t, dir, Options{SyncPath: s.sync})
+	s.take()
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	journal(t, l, dir, "b.steps.jsonl", "header\n")
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if g := s.take(); g != "00000000000000000001.wal" {
+		t.Fatalf("sync: %s", g)
+	}
+	if err := l.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	g := s.take()
+	if g != "wal 00000000000000000001.wal a.steps.jsonl b.steps.jsonl "+filepath.Base(dir) &&
+		g != "wal 00000000000000000001.wal b.steps.jsonl a.steps.jsonl "+filepath.Base(dir) {
+		t.Fatalf("rotate: %s", g)
+	}
+	if n := segs(t, dir); len(n) != 1 || filepath.Base(n[0]) != "00000000000000000002.wal" {
+		t.Fatalf("segments: %v", n)
+	}
+	if err := l.Rotate(); err != nil || s.take() != "" {
+		t.Fatal("an empty segment rotated")
+	}
+	// Killed in the middle: the journal's fsync never happens.
+	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
+	s.fail = func(p string) bool { return strings.HasSuffix(p, ".steps.jsonl") }
+	if err := l.Rotate(); err == nil {
+		t.Fatal("rotate with a failing fsync")
+	}
+	if n := segs(t, dir); len(n) != 2 {
+		t.Fatalf("segments after a rotation that died: %v", n)
+	}
+	l.crash()
+	st, err := Replay(dir, Options{})
+	if err != nil || st.Present != 1 || st.Segments != 2 {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if a := read(t, filepath.Join(dir, "a.steps.jsonl")); a != "header\nstep-1\n" {
+		t.Fatalf("%q", a)
+	}
+}
+
+// TestSyncFails: a segment whose fsync failed may have lost pages; from
+// then on each Sync fsyncs the files its entries wrote, and the next
+// Rotate retires it by them; an fsync that keeps failing fails every
+// Sync, and the first that passes makes the owed files durable.
+func TestSyncFails(t *testing.T) {
+	dir := t.TempDir()
+	s := &syncs{}
+	l := open(t, dir, Options{SyncPath: s.sync})
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	s.take()
+	failing := true
+	s.fail = func(p string) bool {
+		return failing && (strings.HasSuffix(p, ".wal") || strings.HasSuffix(p, ".steps.jsonl"))
+	}
+	if err := l.Sync(); err == nil {
+		t.Fatal("sync passed")
+	}
+	journal(t, l, dir, "b.steps.jsonl", "header\n")
+	if err := l.Rotate(); err == nil {
+		t.Fatal("rotate passed")
+	}
+	if err := l.Sync(); err == nil {
+		t.Fatal("sync passed with files owed")
+	}
+	failing = false
+	s.take()
+	if err := l.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	g := s.take()
+	if !strings.HasPrefix(g, "a.steps.jsonl b.steps.jsonl "+filepath.Base(dir)) && !strings.HasPrefix(g, "b.steps.jsonl a.steps.jsonl "+filepath.Base(dir)) ||
+		!strings.HasSuffix(g, "00000000000000000002.wal") {
+		t.Fatalf("syncs: %s", g)
+	}
+	if n := segs(t, dir); len(n) != 1 {
+		t.Fatalf("segments: %v", n)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := segs(t, dir); len(n) != 0 {
+		t.Fatalf("segments after Close: %v", n)
+	}
+	if err := l.Append("a.steps.jsonl", 7, []byte("x")); err == nil {
+		t.Fatal("append after Close")
+	}
+}
