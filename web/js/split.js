@@ -210,7 +210,7 @@
       } catch {
         r = null; // a defect: the page checks the record whole instead
       }
-      postMessage({ id: t.id, r }, r && r.ok ? [r.canon.buffer, r.spans.buffer] : []);
+      postMessage({ id: t.id, r }, r && r.ok ? (r.canon ? [r.canon.buffer, r.spans.buffer] : [r.spans.buffer]) : []);
     };
   }
 })(globalThis.logbook = globalThis.logbook || {});

@@ -57,18 +57,28 @@
     return der.slice(12);
   }
 
+  const BYTE = (c) => new Uint8Array([c]);
+
   // StepWalker checks the steps one at a time as the reader hands them over
   // (spec §7 steps 2-4) and keeps the first failure of each kind, so that
   // the verdict follows the spec's order although the checks run in one
   // pass. It writes each step's canonical bytes once, into the steps array
   // of the signed bytes, and takes the step's hash over those bytes without
-  // its "hash" member.
+  // its "hash" member. A step the reader found in canonical form as it
+  // stands (as a sealed record's are) is not written: its own bytes in
+  // src are its canonical bytes, and while every step so far is such a
+  // step, one ',' after the one before, the steps array is src's own
+  // bytes from the first step to the last (tight), and nothing is copied.
   class StepWalker {
-    constructor(size, want) {
+    constructor(size, want, src) {
       this.want = want; // step indices whose stated hash step 9 needs
       this.hashes = new Map();
-      this.w = new Writer(size);
-      this.w.byte(0x5b);
+      this.size = size;
+      this.src = src; // the bytes read
+      this.w = null; // the canonical steps array, once it is not src's own bytes
+      this.tight = true;
+      this.firstFrom = -1; // while tight: the steps' bytes in src
+      this.lastTo = -1;
       this.h = new lb.Sha256();
       this.n = 0;
       this.shape = null;
@@ -87,7 +97,7 @@
       return this.n ? lb.hex(wordBytes(this.last.h)) : null;
     }
 
-    step(st, i, from, to) {
+    step(st, i, from, to, hashAt = -1, hashEnd = -1) {
       this.n = i + 1;
       if (this.spans) this.spans.push(from, to);
       if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
@@ -101,26 +111,35 @@
       if (this.want.has(i)) this.hashes.set(i, get(st, 'hash'));
       const seq = get(st, 'seq');
       if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
-      const w = this.w;
-      if (i > this.base) w.byte(0x2c);
-      const start = w.n;
-      let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
-      w.byte(0x7b);
-      const idx = order(st);
-      for (let n = 0; n < st.keys.length; n++) {
-        const key = st.keys[idx[n]];
-        if (n > 0) w.byte(0x2c);
-        if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
-        writeString(w, key);
-        w.byte(0x3a);
-        write(w, st.vals[idx[n]]);
-        if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
-      }
-      w.byte(0x7d);
       const h = this.h;
       h.reset();
-      h.update(w.buf, start, cutFrom);
-      h.update(w.buf, cutTo, w.n);
+      if (hashAt >= 0) {
+        // Canonical as it stands: hashed in src, without its "hash" member
+        // and one comma next to it, as below.
+        const src = this.src, first = src[hashAt - 1] === 0x7b;
+        h.update(src, from, first ? hashAt : hashAt - 1);
+        h.update(src, first ? hashEnd + 1 : hashEnd, to);
+        this.plain(i, from, to);
+      } else {
+        const w = this.writer();
+        if (i > this.base) w.byte(0x2c);
+        const start = w.n;
+        let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
+        w.byte(0x7b);
+        const idx = order(st);
+        for (let n = 0; n < st.keys.length; n++) {
+          const key = st.keys[idx[n]];
+          if (n > 0) w.byte(0x2c);
+          if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
+          writeString(w, key);
+          w.byte(0x3a);
+          write(w, st.vals[idx[n]]);
+          if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
+        }
+        w.byte(0x7d);
+        h.update(w.buf, start, cutFrom);
+        h.update(w.buf, cutTo, w.n);
+      }
       h.finish();
       if (!this.chain) {
         const prev = get(st, 'prev');
@@ -133,10 +152,44 @@
       this.last.h.set(h.h);
     }
 
+    // plain takes steps[i], src[from, to), canonical as it stands.
+    plain(i, from, to) {
+      if (this.tight) {
+        if (this.lastTo < 0) { this.firstFrom = from; this.lastTo = to; return; }
+        if (from === this.lastTo + 1 && this.src[this.lastTo] === 0x2c) { this.lastTo = to; return; }
+      }
+      const w = this.writer();
+      if (i > this.base) w.byte(0x2c);
+      w.room(to - from);
+      w.buf.set(this.src.subarray(from, to), w.n);
+      w.n += to - from;
+    }
+
+    // writer returns the steps array being written, made on first use
+    // from the steps taken as they stand so far.
+    writer() {
+      if (this.w) return this.w;
+      this.tight = false;
+      this.w = new Writer(this.size);
+      this.w.byte(0x5b);
+      if (this.lastTo >= 0) {
+        this.w.room(this.lastTo - this.firstFrom);
+        this.w.buf.set(this.src.subarray(this.firstFrom, this.lastTo), 1);
+        this.w.n += this.lastTo - this.firstFrom;
+      }
+      return this.w;
+    }
+
+    // steps returns the canonical steps array's contents (between its
+    // brackets): src's own bytes while tight.
+    steps() {
+      if (this.tight) return this.lastTo < 0 ? new Uint8Array(0) : this.src.subarray(this.firstFrom, this.lastTo);
+      return this.w.bytes().subarray(1);
+    }
+
     // parts returns the canonical steps array, in pieces to be joined.
     parts() {
-      this.w.byte(0x5d);
-      return [this.w.bytes()];
+      return [BYTE(0x5b), this.steps(), BYTE(0x5d)];
     }
   }
 
@@ -226,11 +279,11 @@
     let rec, walk;
     if (split) ({ rec, walk } = split);
     else {
-      walk = new StepWalker(bytes.length + 64, want);
+      walk = new StepWalker(bytes.length + 64, want, bytes);
       if (keep === 'lazy') walk.spans = [];
       if (pick) { walk.pick = pick; walk.picked = []; }
       try {
-        rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i, from, to) => walk.step(st, i, from, to), keep: keep === true });
+        rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i, from, to, hashAt, hashEnd) => walk.step(st, i, from, to, hashAt, hashEnd), keep: keep === true });
       } catch (e) {
         if (e instanceof JsonError) return refuse('NOT_JSON', e.message);
         if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
@@ -324,21 +377,21 @@
   // for a part that does not pass whole, else what the joining needs:
   // {ok, base, n, canon (its steps' canonical bytes, comma-joined),
   // spans (each step's bytes in wrapped), lastHash, firstPrev, hashes,
-  // picked, and same: whether canon is the part's own bytes). flush, if given, is handed the picked fields a batch at a
+  // picked, and same: whether the part's own bytes are canon, then null). flush, if given, is handed the picked fields a batch at a
   // time as the part is read (picked then holds the last batch).
   function checkChunk(wrapped, first, want, pick, flush = null) {
-    const walk = new StepWalker(wrapped.length + 64, new Set(want));
+    const walk = new StepWalker(wrapped.length + 64, new Set(want), wrapped);
     walk.spans = [];
     if (pick) { walk.pick = lb.review.stepOf; walk.picked = []; }
     let base = first ? 0 : -1, n = 0, rec;
-    const each = (st, i, from, to) => {
+    const each = (st, i, from, to, hashAt, hashEnd) => {
       if (i === 0 && !first) {
         const seq = get(st, 'seq');
         base = seq && seq.t === K.NUM && /^[1-9][0-9]{0,14}$/.test(seq.lit) ? Number(seq.lit) : -1;
         walk.base = base;
       }
       n = i + 1;
-      if (base >= 0) walk.step(st, base + i, from, to);
+      if (base >= 0) walk.step(st, base + i, from, to, hashAt, hashEnd);
       if (flush && walk.picked && walk.picked.length === PICK_BATCH) {
         flush(walk.picked);
         walk.picked = [];
@@ -352,18 +405,13 @@
     if (base < 0 || !n || rec.keys.length !== 1 || walk.shape || walk.order || walk.chain || (!first && typeof walk.firstPrev !== 'string')) {
       return { ok: false };
     }
-    const canon = walk.w.bytes().subarray(1);
+    // The part's own bytes are its canonical steps (same): the page
+    // takes them from the file; else they are sent.
+    const same = walk.tight && walk.firstFrom === 10 && walk.lastTo === wrapped.length - 2;
     return {
-      ok: true, base, n, canon, same: equal(canon, wrapped, 10), spans: Float64Array.from(walk.spans),
+      ok: true, base, n, canon: same ? null : walk.steps().slice(), same, spans: Float64Array.from(walk.spans),
       lastHash: walk.lastHash, firstPrev: walk.firstPrev, hashes: [...walk.hashes], picked: walk.picked,
     };
-  }
-
-  // equal says whether a is b's bytes from at on to all but the last 2.
-  function equal(a, b, at) {
-    if (a.length !== b.length - at - 2) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[at + i]) return false;
-    return true;
   }
 
   // splitRead reads a record in split.js's parts, checked at once by
@@ -378,7 +426,6 @@
   // digest (WebCrypto, off this thread) start on them at once, and their
   // answers are taken in the check's order once the parts are joined
   // (walk.early); else they are made from the parts, after.
-  const BYTE = (c) => new Uint8Array([c]);
   async function splitRead(bytes, want, pool, pick, lazy) {
     // The last part is this thread's: a smaller one where it will also
     // read the workers' picked fields.
@@ -442,7 +489,10 @@
     }
     for (const r of results) picked = picked && r.picked ? picked.concat(r.picked) : null;
     const canon = [BYTE(0x5b)];
-    for (let k = 0; k < parts; k++) canon.push(...(k ? [BYTE(0x2c), results[k].canon] : [results[k].canon]));
+    for (let k = 0; k < parts; k++) {
+      if (k) canon.push(BYTE(0x2c));
+      canon.push(results[k].canon || bytes.subarray(bounds[k] + 1, bounds[k + 1]));
+    }
     canon.push(BYTE(0x5d));
     get(rec, 'steps').length = n;
     const walk = { n, lastHash, hashes, spans, picked, shape: null, order: null, chain: null, parts: () => canon,
