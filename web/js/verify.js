@@ -361,7 +361,14 @@
     // Kept for the page's own display; not part of the verdict's fields.
     v.record = rec;
     if (keep) v.steps = new Steps(keep === true ? get(rec, 'steps').items : null, bytes, walk.spans);
-    if (walk.picked) v.picked = walk.picked;
+    if (typeof walk.picked === 'function') {
+      const read = walk.picked;
+      Object.defineProperty(v, 'picked', { configurable: true, enumerable: true, get() {
+        const p = read();
+        Object.defineProperty(v, 'picked', { value: p, enumerable: true });
+        return p;
+      } });
+    } else if (walk.picked) v.picked = walk.picked;
     if (split) v.split = split.parts; // how many parts the steps were checked in
     return v;
   }
@@ -414,6 +421,24 @@
     };
   }
 
+  // startEarly starts the signature's check and the record id's digest
+  // over the signed bytes made of rec (the record around its steps) and
+  // the file's own steps (bytes[f.open, f.close]), or returns null.
+  function startEarly(rec, bytes, f) {
+    if (!rec || !globalThis.crypto || !crypto.subtle) return null;
+    try {
+      const idInput = signedInput(rec, [bytes.subarray(f.open, f.close + 1)]);
+      const sig = get(rec, 'signature');
+      const pub = lb.unhex(get(sig, 'publicKey')).subarray(12), sigBytes = lb.unhex(get(sig, 'value'));
+      const early = { idInput, verified: lb.ed25519.verify(pub, sigBytes, idInput.subarray(ID_PREFIX.length)), digest: crypto.subtle.digest('SHA-256', idInput) };
+      early.verified.catch(() => {});
+      early.digest.catch(() => {});
+      return early;
+    } catch {
+      return null; // the record's shape is judged in order, later
+    }
+  }
+
   // splitRead reads a record in split.js's parts, checked at once by
   // pool's workers and, the last, on this thread, and joins them in
   // order: each part must pass whole, begin at the index after the part
@@ -426,18 +451,32 @@
   // digest (WebCrypto, off this thread) start on them at once, and their
   // answers are taken in the check's order once the parts are joined
   // (walk.early); else they are made from the parts, after.
+  const SHARES = [8, 6, 4, 3, 2, 1, 1, 2, 3, 4, 6, 8].map((x) => x / 48);
   async function splitRead(bytes, want, pool, pick, lazy) {
-    // The last part is this thread's: a smaller one where it will also
-    // read the workers' picked fields.
-    const mine = 0.6 / (pool.size + 0.6);
-    const shares = Array.from({ length: pool.size }, () => (1 - mine) / pool.size).concat([mine]);
-    const f = lb.split.find(bytes, shares);
+    // More parts than threads, taken as each thread is free: the workers
+    // from the front (two in hand each, so none waits on this thread),
+    // this thread from the back, between its own reading the workers'
+    // answers and picked fields. A thread the machine gives less time
+    // takes fewer parts.
+    // The parts are large at both ends, small in the middle: the last
+    // taken are the smallest, so the threads end close together.
+    const f = lb.split.find(bytes, SHARES);
     if (!f) return null;
     const bounds = [f.open].concat(f.cuts, [f.close]);
     const parts = bounds.length - 1;
     const task = (k) => ({ wrapped: lb.split.wrap(bytes, bounds[k] + 1, bounds[k + 1]), first: k === 0, want: [...want], pick });
+    const results = new Array(parts).fill(null);
     const pending = [];
-    for (let k = 0; k < parts - 1; k++) pending.push(pool.run(task(k)));
+    let front = 0, back = parts - 1;
+    const send = () => {
+      const k = front++;
+      pending.push(pool.run(task(k)).then((r) => {
+        results[k] = r;
+        if (r && r.ok && front <= back) send();
+        else if (!r || !r.ok) front = back + 1; // it fails: the rest is not worth reading
+      }));
+    };
+    for (let i = 0; i < 2 * pool.size && front < back; i++) send();
     const env = new Uint8Array(f.open + 2 + bytes.length - f.close);
     env.set(bytes.subarray(0, f.open + 1));
     env[f.open + 1] = 0x30;
@@ -448,27 +487,20 @@
     } catch {
       rec = null;
     }
-    let own;
-    try {
-      const t = task(parts - 1);
-      own = checkChunk(t.wrapped, t.first, t.want, t.pick);
-    } catch {
-      own = null;
-    }
     let early = null;
-    if (rec && own && own.ok && own.same && globalThis.crypto && crypto.subtle) {
+    while (front <= back) {
+      const k = back--;
       try {
-        const idInput = signedInput(rec, [bytes.subarray(f.open, f.close + 1)]);
-        const sig = get(rec, 'signature');
-        const pub = lb.unhex(get(sig, 'publicKey')).subarray(12), sigBytes = lb.unhex(get(sig, 'value'));
-        early = { idInput, verified: lb.ed25519.verify(pub, sigBytes, idInput.subarray(ID_PREFIX.length)), digest: crypto.subtle.digest('SHA-256', idInput) };
-        early.verified.catch(() => {});
-        early.digest.catch(() => {});
+        const t = task(k);
+        results[k] = checkChunk(t.wrapped, t.first, t.want, t.pick);
       } catch {
-        early = null; // the record's shape is judged in order, later
+        results[k] = null;
       }
+      if (!results[k] || !results[k].ok) { front = back + 1; break; }
+      if (k === parts - 1 && results[k].same) early = startEarly(rec, bytes, f);
+      await lb.split.nextTask(); // the workers' answers, and more parts sent
     }
-    const results = (await Promise.all(pending)).concat([own]);
+    for (let i = 0; i < pending.length; i++) await pending[i];
     if (!rec || items !== 1 || at !== f.open + 1 || end !== f.open + 2 || !zero || zero.t !== K.NUM || zero.lit !== '0') return null;
     let n = 0, lastHash = null;
     const hashes = new Map();
@@ -479,7 +511,7 @@
       lastHash = r.lastHash;
       for (const [i, h] of r.hashes) hashes.set(i, h);
     }
-    let spans = null, picked = pick ? [] : null;
+    let spans = null;
     if (lazy) {
       spans = new Float64Array(2 * n);
       for (let k = 0, j = 0; k < parts; k++) {
@@ -487,7 +519,10 @@
         for (let x = 0; x < s.length; x++) spans[j++] = s[x] + shift;
       }
     }
-    for (const r of results) picked = picked && r.picked ? picked.concat(r.picked) : null;
+    // The workers' picked fields come as JSON text, read when first asked
+    // for (after the verdict is shown).
+    const picked = pick && results.every((r) => r.picked || r.pickedJSON)
+      ? () => [].concat(...results.map((r) => r.picked || [].concat(...r.pickedJSON.map((t) => JSON.parse(t))))) : null;
     const canon = [BYTE(0x5b)];
     for (let k = 0; k < parts; k++) {
       if (k) canon.push(BYTE(0x2c));
