@@ -150,7 +150,8 @@
   // batch at a time, as JSON text: a string is copied across at little
   // cost, where a structured clone of 100,000 small objects cost the
   // worker and this thread about as much as reading the steps; the page
-  // reads the text after the verdict is shown (pickedJSON, verify.js).
+  // reads the text after the verdict is shown (pickedJSON, verify.js),
+  // each step's fields an array (review.js pack, unpack).
   class Workers {
     constructor(url, n) {
       this.size = n;
@@ -202,7 +203,7 @@
     return {
       size: n, minBytes, run: async (t) => {
         const r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick);
-        if (r.picked) { r.pickedJSON = [JSON.stringify(r.picked)]; r.picked = null; }
+        if (r.picked) { r.pickedJSON = [JSON.stringify(r.picked.map(lb.review.pack))]; r.picked = null; }
         return r;
       },
     };
@@ -231,8 +232,8 @@
       const t = e.data;
       let r = null;
       try {
-        r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick, (picks) => postMessage({ id: t.id, picks: JSON.stringify(picks) }));
-        if (r.picked) r.picked = JSON.stringify(r.picked);
+        r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick, (picks) => postMessage({ id: t.id, picks: JSON.stringify(picks.map(lb.review.pack)) }));
+        if (r.picked) r.picked = JSON.stringify(r.picked.map(lb.review.pack));
       } catch {
         r = null; // a defect: the page checks the record whole instead
       }

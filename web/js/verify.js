@@ -522,7 +522,7 @@
     // The workers' picked fields come as JSON text, read when first asked
     // for (after the verdict is shown).
     const picked = pick && results.every((r) => r.picked || r.pickedJSON)
-      ? () => [].concat(...results.map((r) => r.picked || [].concat(...r.pickedJSON.map((t) => JSON.parse(t))))) : null;
+      ? () => [].concat(...results.map((r) => r.picked || [].concat(...r.pickedJSON.map((t) => JSON.parse(t).map(lb.review.unpack))))) : null;
     const canon = [BYTE(0x5b)];
     for (let k = 0; k < parts; k++) {
       if (k) canon.push(BYTE(0x2c));
