@@ -421,6 +421,11 @@
     };
   }
 
+  // readPicked reads a worker's picked fields (JSON text, split.js).
+  function readPicked(texts) {
+    return [].concat(...texts.map((t) => JSON.parse(t).map(lb.review.unpack)));
+  }
+
   // startEarly starts the signature's check and the record id's digest
   // over the signed bytes made of rec (the record around its steps) and
   // the file's own steps (bytes[f.open, f.close]), or returns null.
@@ -500,6 +505,19 @@
       if (k === parts - 1 && results[k].same) early = startEarly(rec, bytes, f);
       await lb.split.nextTask(); // the workers' answers, and more parts sent
     }
+    // While a worker finishes, this thread reads the picked fields that
+    // have come (else read after the verdict).
+    const done = pending.map(() => false);
+    pending.forEach((p, i) => p.then(() => { done[i] = true; }));
+    for (;;) {
+      const open = pending.filter((_, i) => !done[i]);
+      if (!open.length) break;
+      const r = results.find((x) => x && x.pickedJSON);
+      if (!r) { await Promise.race(open); continue; }
+      r.picked = readPicked(r.pickedJSON);
+      r.pickedJSON = null;
+      await lb.split.nextTask();
+    }
     for (let i = 0; i < pending.length; i++) await pending[i];
     if (!rec || items !== 1 || at !== f.open + 1 || end !== f.open + 2 || !zero || zero.t !== K.NUM || zero.lit !== '0') return null;
     let n = 0, lastHash = null;
@@ -522,7 +540,7 @@
     // The workers' picked fields come as JSON text, read when first asked
     // for (after the verdict is shown).
     const picked = pick && results.every((r) => r.picked || r.pickedJSON)
-      ? () => [].concat(...results.map((r) => r.picked || [].concat(...r.pickedJSON.map((t) => JSON.parse(t).map(lb.review.unpack))))) : null;
+      ? () => [].concat(...results.map((r) => r.picked || readPicked(r.pickedJSON))) : null;
     const canon = [BYTE(0x5b)];
     for (let k = 0; k < parts; k++) {
       if (k) canon.push(BYTE(0x2c));
