@@ -169,7 +169,11 @@
           this.done(m.id, m.r);
         };
         w.onerror = (e) => {
+          // A worker that failed (its script did not load, or threw) takes
+          // no more parts: each is answered null, and the record is then
+          // checked whole.
           e.preventDefault();
+          w.failed = true;
           for (const [id, t] of this.waiting) if (t.w === w) this.done(id, null);
         };
         this.ws.push(w);
@@ -186,6 +190,7 @@
 
     run(task) {
       return new Promise((resolve) => {
+        if (this.ws.some((x) => x.failed)) { resolve(null); return; }
         const id = ++this.id;
         let w = this.ws[0];
         for (const x of this.ws) if (x.busy < w.busy) w = x; // the one with the fewest parts in hand
