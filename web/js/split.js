@@ -150,8 +150,9 @@
   // batch at a time, as JSON text: a string is copied across at little
   // cost, where a structured clone of 100,000 small objects cost the
   // worker and this thread about as much as reading the steps; the page
-  // reads the text after the verdict is shown (pickedJSON, verify.js),
-  // each step's fields an array (review.js pack, unpack).
+  // reads the text while it waits on the worker's last parts, or after
+  // the verdict is shown (pickedJSON, verify.js), each step's fields an
+  // array (review.js pack, unpack).
   class Workers {
     constructor(url, n) {
       this.size = n;

@@ -330,9 +330,9 @@
     if (!(await lb.ed25519.hasEd25519())) {
       return refuse('NO_ED25519', 'this browser has no Ed25519 in WebCrypto: no verdict (this is not a pass)');
     }
-    // WebCrypto is there: its digest is the fastest over a long record,
-    // and it runs beside the signature's check (both off this thread);
-    // the record id is taken only once the signature verifies.
+    // WebCrypto is there: its digest is the fastest over a long record.
+    // It is started with the signature's check; the record id is taken
+    // only once the signature verifies.
     const digest = early ? early.digest : crypto.subtle.digest('SHA-256', idInput);
     digest.catch(() => {});
     let good;
@@ -382,10 +382,11 @@
   // want the step indices whose stated hash is kept, pick whether the
   // review's fields are taken (review.js stepOf). It returns {ok: false}
   // for a part that does not pass whole, else what the joining needs:
-  // {ok, base, n, canon (its steps' canonical bytes, comma-joined),
-  // spans (each step's bytes in wrapped), lastHash, firstPrev, hashes,
-  // picked, and same: whether the part's own bytes are canon, then null). flush, if given, is handed the picked fields a batch at a
-  // time as the part is read (picked then holds the last batch).
+  // {ok, base, n, canon (its steps' canonical bytes, comma-joined; null
+  // where they are the part's own bytes, same), spans (each step's bytes
+  // in wrapped), lastHash, firstPrev, hashes, picked}. flush, if given,
+  // is handed the picked fields a batch at a time as the part is read
+  // (picked then holds the last batch).
   function checkChunk(wrapped, first, want, pick, flush = null) {
     const walk = new StepWalker(wrapped.length + 64, new Set(want), wrapped);
     walk.spans = [];
