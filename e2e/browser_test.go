@@ -195,6 +195,30 @@ func (b *browser) verify(data []byte, pubkeyPEMs []string) (verdict, error) {
 	return evalJS[verdict](b, `logbookVerify(`+bytesExpr(data)+`, {pubkeys: `+string(keys)+`})`)
 }
 
+// splitCheck is the page's check of data in parts (js/split.js, on
+// the page's own thread: a file:// page starts no worker) against its
+// check whole: whether the two agree on the verdict, every field of it,
+// and on the steps and the review's fields they keep, and how many parts
+// the split check used (0: it fell back to the check whole).
+type splitCheck struct {
+	Same  bool `json:"same"`
+	Split int  `json:"split"`
+	OK    bool `json:"ok"`
+	Steps int  `json:"steps"`
+}
+
+func (b *browser) verifySplit(data []byte, pubkeyPEMs []string) (splitCheck, error) {
+	keys, _ := json.Marshal(pubkeyPEMs)
+	if pubkeyPEMs == nil {
+		keys = []byte("undefined")
+	}
+	return evalJS[splitCheck](b, `(async () => { const b = `+bytesExpr(data)+`, o = {pubkeys: `+string(keys)+`}; `+
+		`const f = (v) => JSON.stringify([v.ok, v.code, v.detail, v.recordId, v.keyId, v.stepCount, v.level, v.checkpoints, v.picked || null, v.steps ? Array.from(v.steps) : null]); `+
+		`const whole = await logbook.check(b, o, 'lazy', logbook.review.stepOf); `+
+		`const parts = await logbook.check(b, o, 'lazy', logbook.review.stepOf, logbook.split.inProcess(2)); `+
+		`return { same: f(whole) === f(parts), split: parts.split || 0, ok: parts.ok, steps: parts.stepCount || 0 }; })()`)
+}
+
 // same reports whether two verdicts agree on every field but detail.
 func same(a, b verdict) bool {
 	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }

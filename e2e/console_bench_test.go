@@ -162,6 +162,11 @@ func BenchmarkConsoleRun(b *testing.B) {
 		if ok := get(b, br, chromedp.Evaluate[string](`document.getElementById('verdict').dataset.ok`)); ok != "true" {
 			b.Fatalf("the browser's verdict on the 100,000-step record: ok %s", ok)
 		}
+		// The steps were checked in parts at once (js/split.js): one on
+		// the page's thread, one in each of its workers.
+		if parts := get(b, br, chromedp.Evaluate[int](`Number(document.getElementById('verdict').dataset.split)`)); parts < 2 {
+			b.Fatalf("the record was checked in %d parts, want 2 or more (a worker for each core but one)", parts)
+		}
 		check += get(b, br, chromedp.Evaluate[float64](`(() => { for (const dt of document.querySelectorAll('#verdict dt')) if (dt.textContent === 'checked in') { `+
 			`const t = dt.nextElementSibling.textContent; const v = parseFloat(t); return t.endsWith(' ms') ? v : t.endsWith(' s') ? v * 1000 : v * 60000; } return -1; })()`))
 		// The page's preload and run.js's fetch are one download.

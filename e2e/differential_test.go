@@ -125,6 +125,7 @@ func TestBrowserDifferential(t *testing.T) {
 	b := newBrowser(t)
 	pems := map[string]string{}
 	page := make([]verdict, len(cases))
+	split, canSplit := 0, 0
 	for i, c := range cases {
 		data, err := os.ReadFile(c.path)
 		if err != nil {
@@ -144,7 +145,27 @@ func TestBrowserDifferential(t *testing.T) {
 		if page[i], err = b.verify(data, texts); err != nil {
 			t.Fatalf("%s: window.logbookVerify: %v", c.path, err)
 		}
+		s, err := b.verifySplit(data, texts)
+		if err != nil {
+			t.Fatalf("%s: the split check: %v", c.path, err)
+		}
+		if !s.Same {
+			t.Errorf("%s (%s): the check in parts (js/split.js) and the check whole disagree", c.path, c.group)
+		}
+		if c.group == "sealed random" && s.OK && s.Steps >= 2 {
+			canSplit++
+			if s.Split >= 2 {
+				split++
+			}
+		}
 	}
+	// A sealed record's steps are canonical, cut between steps
+	// (},{"at":"): only a data member that holds the same bytes makes a
+	// cut fail, and the record is then checked whole.
+	if canSplit > 0 && split*10 < canSplit*9 {
+		t.Errorf("the split check split %d of %d accepted sealed records of 2 steps or more, want 90%%", split, canSplit)
+	}
+	t.Logf("split check: %d of %d accepted sealed records of 2 steps or more were checked in parts", split, canSplit)
 	wg.Wait()
 
 	files := map[string]bool{}

@@ -455,7 +455,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request, s *session, b B
 // script: the checker's own files, and run.js, which fetches the record
 // from this origin.
 func (c *Console) run(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	more := map[string]any{"ID": r.PathValue("id"), "Keys": strings.Join(b.ConsoleKeys(), ""), "Scripts": checkerScripts}
 	if e, err := b.ConsoleEntry(r.Context(), s.p, r.PathValue("id")); err == nil && e != nil {
 		more["Entry"] = e
@@ -719,7 +719,7 @@ func commitList(text string) ([]string, error) {
 // checkerScripts are web/index.html's scripts, in its order (served by
 // logbook-server at /), then the console's run.js.
 var checkerScripts = []string{"/js/sha256.js", "/js/strictjson.js", "/js/jcs.js", "/js/shape.js", "/js/ed25519.js", "/js/codes.js",
-	"/js/verify.js", "/js/checkpoint.js", "/js/cassette.js", "/js/review.js", "/js/bundle.js", "/js/app.js", "/ui/run.js"}
+	"/js/verify.js", "/js/split.js", "/js/checkpoint.js", "/js/cassette.js", "/js/review.js", "/js/bundle.js", "/js/app.js", "/ui/run.js"}
 
 func (c *Console) record(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
 	rec, err := b.ConsoleRecord(s.p, r.PathValue("id"))

@@ -3,6 +3,15 @@
 // the keys the page was given. The server's word is not taken: a record
 // changed on its disk is shown refused, with its code.
 'use strict';
+// The checker's workers (js/split.js) start while the record downloads:
+// a long record's steps are checked in parts at once, one part on this
+// thread and one in each worker, a worker for each core but this one.
+try {
+  const n = Math.min(3, Math.max(1, (navigator.hardwareConcurrency || 2) - 1));
+  globalThis.logbook.pool = new globalThis.logbook.split.Workers('/js/split.js', n);
+} catch {
+  // No worker here: the record is checked whole, on this thread.
+}
 document.addEventListener('DOMContentLoaded', async () => {
   const id = document.getElementById('run').dataset.session;
   const status = document.getElementById('fetch');

@@ -103,7 +103,8 @@
     } else {
       const opts = checkOptions(keys);
       if (bun && !opts.checkpoints && opts.checkpointKeys.length && bun.checkpoints.length) opts.checkpoints = bun.checkpoints;
-      v = await lb.check(bun ? bun.record : bytes, opts, 'lazy', lb.review.stepOf);
+      // lb.pool: the console's workers (run.js, split.js), if any.
+      v = await lb.check(bun ? bun.record : bytes, opts, 'lazy', lb.review.stepOf, lb.pool || null);
       if (bun && v.recordId && lb.bundle.keyMismatch(bun, v.publicKey)) {
         v = { ok: false, code: 'BUNDLE_KEY_MISMATCH', detail: 'the bundle\'s signerKey is not the key that signed its record', recordId: null, checkpoints: [] };
       }
@@ -199,6 +200,7 @@
     box.className = state;
     box.dataset.ok = String(v.ok);
     box.dataset.code = v.code || '';
+    box.dataset.split = String(v.split || 0); // the parts its steps were checked in (split.js)
     const head = el('h2', 'status');
     head.append(el('span', 'word', { accepted: 'Accepted', refused: 'Refused', 'no-verdict': 'No verdict', error: 'Not checked' }[state]));
     if (v.code) head.append(el('code', 'code', v.code));

@@ -45,6 +45,27 @@
     };
   }
 
+  // FIELDS are stepOf's, in its order: a worker of the split check
+  // (js/split.js) sends each step's as an array of their values (pack),
+  // JSON text without the names, and the page makes the object again
+  // (unpack); actorOf, where undefined, travels as null.
+  const FIELDS = ['seq', 'at', 'kind', 'summary', 'event', 'tool', 'id', 'command', 'path', 'paths', 'detail', 'agent', 'agentType',
+    'turnId', 'exit', 'duration', 'batchIds', 'batchTools', 'inputs', 'outputs', 'actor', 'actorOf', 'gate'];
+  const ACTOR_OF = FIELDS.indexOf('actorOf');
+  function pack(s) {
+    return FIELDS.map((k) => s[k]);
+  }
+  // unpack writes the object whole (one shape for all, quickly made):
+  // its members are FIELDS, in order (the split check's test compares
+  // what it makes with stepOf's own).
+  function unpack(a) {
+    return {
+      seq: a[0], at: a[1], kind: a[2], summary: a[3], event: a[4], tool: a[5], id: a[6], command: a[7], path: a[8], paths: a[9],
+      detail: a[10], agent: a[11], agentType: a[12], turnId: a[13], exit: a[14], duration: a[15], batchIds: a[16], batchTools: a[17],
+      inputs: a[18], outputs: a[19], actor: a[20], actorOf: a[ACTOR_OF] === null ? undefined : a[ACTOR_OF], gate: a[22],
+    };
+  }
+
   // actorText says who sent a step's event, from its logbook.actor
   // (lb.actorOf, internal/fleet's ActorOf): the attested identity, then
   // what the client only claimed; '' for none, the reason for a
@@ -428,5 +449,5 @@
     return row;
   }
 
-  lb.review = { build, render, stepOf };
+  lb.review = { build, render, stepOf, pack, unpack };
 })(globalThis.logbook = globalThis.logbook || {});

@@ -49,6 +49,14 @@
       this.i = 0;
       this.stream = null;
       this.maxDepth = maxDepth;
+      // plain: whether what was read since it was last set is in canonical
+      // form as it stands (spec §3: no whitespace, keys in order, no
+      // escape, integers as written shortest); hashAt, hashEnd: the
+      // "hash" member of the last object read at depth 3 (a record's
+      // step). A streamed item hands both on (see parse).
+      this.plain = true;
+      this.hashAt = -1;
+      this.hashEnd = -1;
     }
     fail(msg, at = this.i) { throw new JsonError(at, msg); }
 
@@ -60,6 +68,7 @@
         if (c !== SP && c !== LF && c !== CR && c !== TAB) break;
         i++;
       }
+      if (i !== this.i) this.plain = false;
       this.i = i;
     }
 
@@ -106,8 +115,9 @@
       if (b[this.i] === 0x5d) { this.i++; return done(); }
       for (;;) {
         const from = this.i;
+        if (each) { this.plain = true; this.hashAt = -1; }
         const item = this.value(depth);
-        if (each) each(item, n, from, this.i);
+        if (each) each(item, n, from, this.i, this.plain ? this.hashAt : -1, this.hashEnd);
         if (keep) items.push(item);
         n++;
         this.space();
@@ -135,6 +145,7 @@
         if (seen === null && keys.length >= 16) seen = new Set(keys);
         if (seen === null ? keys.includes(key) : seen.has(key)) this.fail('duplicate key ' + JSON.stringify(key), at);
         if (seen !== null) seen.add(key);
+        if (keys.length && !(keys[keys.length - 1] < key)) this.plain = false; // not in canonical order
         this.space();
         if (b[this.i] !== 0x3a) this.fail("expected ':' after object key");
         this.i++;
@@ -145,6 +156,7 @@
           vals.push(this.array(depth + 1, st.each, st.keep));
         } else {
           vals.push(this.value(depth));
+          if (depth === 3 && key === 'hash') { this.hashAt = at; this.hashEnd = this.i; }
         }
         this.space();
         const c = b[this.i];
@@ -175,6 +187,10 @@
         if (i === d) { this.i = i; this.fail('invalid number: no digit in exponent'); }
       }
       this.i = i;
+      // Canonical as written: an integer of at most 15 digits, not -0
+      // (the grammar has already refused leading zeros).
+      if (i - start > 15 || (b[start] === 0x2d && b[start + 1] === 0x30)) this.plain = false;
+      else for (let k = start; k < i; k++) if (b[k] === 0x2e || b[k] === 0x65 || b[k] === 0x45) { this.plain = false; break; }
       return { t: K.NUM, lit: this.text.slice(start - this.shift, i - this.shift) };
     }
 
@@ -202,6 +218,7 @@
     // it starts in text.
     escaped(from, i) {
       const b = this.b;
+      this.plain = false; // an escape: its canonical form may differ
       const parts = [];
       let run = from; // start (in text) of what is not yet in parts
       for (;;) {
@@ -303,9 +320,12 @@
   // parse reads exactly one JSON text from bytes (a Uint8Array) and returns
   // its tree; it throws JsonError for anything spec §1 refuses. With
   // stream = {key, each, keep}, the items of the array that is the member
-  // named key of the top-level object go to each(item, index, from, to)
-  // (to and from: the item's bytes) as they are read, and are kept in the tree only if keep is set: a record's steps
-  // are checked one at a time, and a long record is never all in memory.
+  // named key of the top-level object go to each(item, index, from, to,
+  // hashAt, hashEnd) (from and to: the item's bytes; hashAt, hashEnd: its
+  // "hash" member's, hashAt -1 unless the item is in canonical form as it
+  // stands, see Reader) as they are read, and are kept in the tree only
+  // if keep is set: a record's steps are checked one at a time, and a
+  // long record is never all in memory.
   // Reading goes on after each has seen an item, so a later syntax error
   // still throws.
   function parse(bytes, maxDepth, stream = null) {

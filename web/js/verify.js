@@ -2,7 +2,7 @@
 // verdict, with the same fields, as `logbook-verify --json`.
 (function (lb) {
   'use strict';
-  const { get, parse, JsonError, NUL } = lb.json;
+  const { K, get, parse, JsonError, NUL } = lb.json;
   const { Writer, write, writeString, order } = lb.jcs;
 
   const MAX_DEPTH = 64; // spec §1
@@ -57,18 +57,28 @@
     return der.slice(12);
   }
 
+  const BYTE = (c) => new Uint8Array([c]);
+
   // StepWalker checks the steps one at a time as the reader hands them over
   // (spec §7 steps 2-4) and keeps the first failure of each kind, so that
   // the verdict follows the spec's order although the checks run in one
   // pass. It writes each step's canonical bytes once, into the steps array
   // of the signed bytes, and takes the step's hash over those bytes without
-  // its "hash" member.
+  // its "hash" member. A step the reader found in canonical form as it
+  // stands (as a sealed record's are) is not written: its own bytes in
+  // src are its canonical bytes, and while every step so far is such a
+  // step, one ',' after the one before, the steps array is src's own
+  // bytes from the first step to the last (tight), and nothing is copied.
   class StepWalker {
-    constructor(size, want) {
+    constructor(size, want, src) {
       this.want = want; // step indices whose stated hash step 9 needs
       this.hashes = new Map();
-      this.w = new Writer(size);
-      this.w.byte(0x5b);
+      this.size = size;
+      this.src = src; // the bytes read
+      this.w = null; // the canonical steps array, once it is not src's own bytes
+      this.tight = true;
+      this.firstFrom = -1; // while tight: the steps' bytes in src
+      this.lastTo = -1;
       this.h = new lb.Sha256();
       this.n = 0;
       this.shape = null;
@@ -78,6 +88,8 @@
       this.spans = null; // with keep 'lazy', each step's first and last byte (+1) in the file
       this.pick = null; // with a pick, what it returns for each step, in picked
       this.picked = null;
+      this.base = 0; // the index of the first step it is given (a part's, split.js)
+      this.firstPrev = null; // with base > 0, that step's prev, for the part before to match
     }
 
     // lastHash is the last step's recomputed hash, as hex.
@@ -85,7 +97,7 @@
       return this.n ? lb.hex(wordBytes(this.last.h)) : null;
     }
 
-    step(st, i, from, to) {
+    step(st, i, from, to, hashAt = -1, hashEnd = -1) {
       this.n = i + 1;
       if (this.spans) this.spans.push(from, to);
       if (this.shape) return; // outranks anything a later step shows; reading goes on for NOT_JSON
@@ -99,42 +111,117 @@
       if (this.want.has(i)) this.hashes.set(i, get(st, 'hash'));
       const seq = get(st, 'seq');
       if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
-      const w = this.w;
-      if (i > 0) w.byte(0x2c);
-      const start = w.n;
-      let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
-      w.byte(0x7b);
-      const idx = order(st);
-      for (let n = 0; n < st.keys.length; n++) {
-        const key = st.keys[idx[n]];
-        if (n > 0) w.byte(0x2c);
-        if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
-        writeString(w, key);
-        w.byte(0x3a);
-        write(w, st.vals[idx[n]]);
-        if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
-      }
-      w.byte(0x7d);
       const h = this.h;
       h.reset();
-      h.update(w.buf, start, cutFrom);
-      h.update(w.buf, cutTo, w.n);
+      if (hashAt >= 0) {
+        // Canonical as it stands: hashed in src, without its "hash" member
+        // and one comma next to it, as below.
+        const src = this.src, first = src[hashAt - 1] === 0x7b;
+        h.update(src, from, first ? hashAt : hashAt - 1);
+        h.update(src, first ? hashEnd + 1 : hashEnd, to);
+        this.plain(i, from, to);
+      } else {
+        const w = this.writer();
+        if (i > this.base) w.byte(0x2c);
+        const start = w.n;
+        let cutFrom = -1, cutTo = -1; // the "hash" member and one comma next to it
+        w.byte(0x7b);
+        const idx = order(st);
+        for (let n = 0; n < st.keys.length; n++) {
+          const key = st.keys[idx[n]];
+          if (n > 0) w.byte(0x2c);
+          if (key === 'hash') cutFrom = n > 0 ? w.n - 1 : w.n;
+          writeString(w, key);
+          w.byte(0x3a);
+          write(w, st.vals[idx[n]]);
+          if (key === 'hash') cutTo = n === 0 ? w.n + 1 : w.n;
+        }
+        w.byte(0x7d);
+        h.update(w.buf, start, cutFrom);
+        h.update(w.buf, cutTo, w.n);
+      }
       h.finish();
       if (!this.chain) {
         const prev = get(st, 'prev');
+        if (i > 0 && i === this.base) this.firstPrev = prev; // the part before holds steps[i - 1]: the joining compares
         if (i === 0 && prev !== NUL) this.chain = refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
-        else if (i > 0 && !this.last.is(prev)) {
+        else if (i > 0 && i !== this.base && !this.last.is(prev)) {
           this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
         } else if (!h.is(get(st, 'hash'))) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
       }
       this.last.h.set(h.h);
     }
 
-    // bytes returns the canonical steps array.
-    bytes() {
-      this.w.byte(0x5d);
-      return this.w.bytes();
+    // plain takes steps[i], src[from, to), canonical as it stands.
+    plain(i, from, to) {
+      if (this.tight) {
+        if (this.lastTo < 0) { this.firstFrom = from; this.lastTo = to; return; }
+        if (from === this.lastTo + 1 && this.src[this.lastTo] === 0x2c) { this.lastTo = to; return; }
+      }
+      const w = this.writer();
+      if (i > this.base) w.byte(0x2c);
+      w.room(to - from);
+      w.buf.set(this.src.subarray(from, to), w.n);
+      w.n += to - from;
     }
+
+    // writer returns the steps array being written, made on first use
+    // from the steps taken as they stand so far.
+    writer() {
+      if (this.w) return this.w;
+      this.tight = false;
+      this.w = new Writer(this.size);
+      this.w.byte(0x5b);
+      if (this.lastTo >= 0) {
+        this.w.room(this.lastTo - this.firstFrom);
+        this.w.buf.set(this.src.subarray(this.firstFrom, this.lastTo), 1);
+        this.w.n += this.lastTo - this.firstFrom;
+      }
+      return this.w;
+    }
+
+    // steps returns the canonical steps array's contents (between its
+    // brackets): src's own bytes while tight.
+    steps() {
+      if (this.tight) return this.lastTo < 0 ? new Uint8Array(0) : this.src.subarray(this.firstFrom, this.lastTo);
+      return this.w.bytes().subarray(1);
+    }
+
+    // parts returns the canonical steps array, in pieces to be joined.
+    parts() {
+      return [BYTE(0x5b), this.steps(), BYTE(0x5d)];
+    }
+  }
+
+  // signedInput returns ID_PREFIX ‖ the signed bytes (§6), canonical:
+  // {"domain":…,"payload":{"chainTip","publicKey","session",
+  // "signerIdentity"?,"stepCount","steps","version"},"timestamp":endedAt,
+  // "v":1}, with steps, the canonical steps array, given in pieces. The
+  // record id's prefix goes first, so that sha256(prefix ‖ signed bytes)
+  // needs no second copy of a long record.
+  function signedInput(rec, steps) {
+    const session = get(rec, 'session'), sig = get(rec, 'signature'), identity = get(rec, 'signerIdentity');
+    const w = new Writer(steps.reduce((n, p) => n + p.length, 0) + 4096);
+    w.ascii(ID_PREFIX);
+    w.ascii('{"domain":');
+    writeString(w, DOMAIN);
+    w.ascii(',"payload":{');
+    member(w, 'chainTip', true); write(w, get(rec, 'chainTip'));
+    member(w, 'publicKey'); write(w, get(sig, 'publicKey'));
+    member(w, 'session'); write(w, session);
+    if (identity) { member(w, 'signerIdentity'); write(w, identity); }
+    member(w, 'stepCount'); write(w, get(rec, 'stepCount'));
+    member(w, 'steps');
+    for (const p of steps) {
+      w.room(p.length);
+      w.buf.set(p, w.n);
+      w.n += p.length;
+    }
+    member(w, 'version'); write(w, get(rec, 'version'));
+    w.ascii('},"timestamp":');
+    write(w, get(session, 'endedAt'));
+    w.ascii(',"v":1}');
+    return w.bytes();
   }
 
   // wordBytes returns a hash's eight big-endian words as its 32 bytes.
@@ -183,17 +270,25 @@
   // display); with keep 'lazy' it does not, and v.steps reads each one
   // from the bytes when asked for. With pick, v.picked holds what pick
   // returned for each step, as the check read it. It resolves to the verdict.
-  async function verifyRecord(bytes, opt, keep, pick) {
-    const walk = new StepWalker(bytes.length + 64, lb.checkpoint.wanted(opt.checkpoints));
-    if (keep === 'lazy') walk.spans = [];
-    if (pick) { walk.pick = pick; walk.picked = []; }
-    let rec;
-    try {
-      rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i, from, to) => walk.step(st, i, from, to), keep: keep === true });
-    } catch (e) {
-      if (e instanceof JsonError) return refuse('NOT_JSON', e.message);
-      if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
-      throw e;
+  async function verifyRecord(bytes, opt, keep, pick, pool) {
+    const want = lb.checkpoint.wanted(opt.checkpoints);
+    // With a pool (split.js), a long record's steps are checked in parts
+    // at once; a record they do not all pass is read again here, whole.
+    const split = pool && keep !== true && (!pick || (lb.review && pick === lb.review.stepOf)) && bytes.length >= pool.minBytes
+      ? await splitRead(bytes, want, pool, !!pick, keep === 'lazy') : null;
+    let rec, walk;
+    if (split) ({ rec, walk } = split);
+    else {
+      walk = new StepWalker(bytes.length + 64, want, bytes);
+      if (keep === 'lazy') walk.spans = [];
+      if (pick) { walk.pick = pick; walk.picked = []; }
+      try {
+        rec = parse(bytes, MAX_DEPTH, { key: 'steps', each: (st, i, from, to, hashAt, hashEnd) => walk.step(st, i, from, to, hashAt, hashEnd), keep: keep === true });
+      } catch (e) {
+        if (e instanceof JsonError) return refuse('NOT_JSON', e.message);
+        if (e instanceof RangeError) return refuse('NOT_JSON', 'too large or too deep for this browser: ' + e.message);
+        throw e;
+      }
     }
     // Not a damaged record: the signed tombstone a server's retention
     // policy left in place of one (logbook-verify checks its signature).
@@ -207,32 +302,12 @@
     if (walk.order) return walk.order;
     if (walk.chain) return walk.chain;
 
-    // The signed bytes (§6), canonical: {"domain":…,"payload":{"chainTip",
-    // "publicKey","session","signerIdentity"?,"stepCount","steps",
-    // "version"},"timestamp":endedAt,"v":1}.
-    const session = get(rec, 'session'), sig = get(rec, 'signature'), identity = get(rec, 'signerIdentity');
-    const steps = walk.bytes();
-    const w = new Writer(steps.length + 4096);
-    // The record id's prefix goes first, so that sha256(prefix ‖ signed
-    // bytes) needs no second copy of a long record.
-    w.ascii(ID_PREFIX);
-    w.ascii('{"domain":');
-    writeString(w, DOMAIN);
-    w.ascii(',"payload":{');
-    member(w, 'chainTip', true); write(w, get(rec, 'chainTip'));
-    member(w, 'publicKey'); write(w, get(sig, 'publicKey'));
-    member(w, 'session'); write(w, session);
-    if (identity) { member(w, 'signerIdentity'); write(w, identity); }
-    member(w, 'stepCount'); write(w, get(rec, 'stepCount'));
-    member(w, 'steps');
-    w.room(steps.length);
-    w.buf.set(steps, w.n);
-    w.n += steps.length;
-    member(w, 'version'); write(w, get(rec, 'version'));
-    w.ascii('},"timestamp":');
-    write(w, get(session, 'endedAt'));
-    w.ascii(',"v":1}');
-    const idInput = w.bytes();
+    const session = get(rec, 'session'), sig = get(rec, 'signature');
+    // A split reading may have started the signature's check and the
+    // record id's digest early, over the file's own steps, where those
+    // were found canonical (walk.early, splitRead).
+    const early = walk.early || null;
+    const idInput = early ? early.idInput : signedInput(rec, walk.parts());
     const signed = idInput.subarray(ID_PREFIX.length);
 
     const count = get(rec, 'stepCount').lit;
@@ -255,17 +330,20 @@
     if (!(await lb.ed25519.hasEd25519())) {
       return refuse('NO_ED25519', 'this browser has no Ed25519 in WebCrypto: no verdict (this is not a pass)');
     }
+    // WebCrypto is there: its digest is the fastest over a long record.
+    // It is started with the signature's check; the record id is taken
+    // only once the signature verifies.
+    const digest = early ? early.digest : crypto.subtle.digest('SHA-256', idInput);
+    digest.catch(() => {});
     let good;
     try {
-      good = await lb.ed25519.verify(pub, sigBytes, signed);
+      good = await (early ? early.verified : lb.ed25519.verify(pub, sigBytes, signed));
     } catch (e) {
       return refuse('SIGNATURE_INVALID', 'the browser refused the key or signature: ' + e.message);
     }
     if (!good) return refuse('SIGNATURE_INVALID', 'the Ed25519 signature does not verify over the signed bytes');
 
-    // WebCrypto is there (the signature just verified with it): its digest
-    // is the fastest over a long record.
-    const recordId = lb.hex(new Uint8Array(await crypto.subtle.digest('SHA-256', idInput)));
+    const recordId = lb.hex(new Uint8Array(await digest));
     const v = {
       ok: true, code: null, detail: 'signature verifies',
       recordId, keyId: lb.sha256(spki), stepCount: walk.n,
@@ -283,8 +361,197 @@
     // Kept for the page's own display; not part of the verdict's fields.
     v.record = rec;
     if (keep) v.steps = new Steps(keep === true ? get(rec, 'steps').items : null, bytes, walk.spans);
-    if (walk.picked) v.picked = walk.picked;
+    if (typeof walk.picked === 'function') {
+      const read = walk.picked;
+      Object.defineProperty(v, 'picked', { configurable: true, enumerable: true, get() {
+        const p = read();
+        Object.defineProperty(v, 'picked', { value: p, enumerable: true });
+        return p;
+      } });
+    } else if (walk.picked) v.picked = walk.picked;
+    if (split) v.split = split.parts; // how many parts the steps were checked in
     return v;
+  }
+
+  const PICK_BATCH = 2048;
+
+  // checkChunk checks a part of a record's steps for the split check
+  // (split.js) with the whole check's own walker: wrapped is the part's
+  // bytes as {"steps":[…]}, first whether it begins the record (else its
+  // first index is its first step's seq, which the joining confirms),
+  // want the step indices whose stated hash is kept, pick whether the
+  // review's fields are taken (review.js stepOf). It returns {ok: false}
+  // for a part that does not pass whole, else what the joining needs:
+  // {ok, base, n, canon (its steps' canonical bytes, comma-joined; null
+  // where they are the part's own bytes, same), spans (each step's bytes
+  // in wrapped), lastHash, firstPrev, hashes, picked}. flush, if given,
+  // is handed the picked fields a batch at a time as the part is read
+  // (picked then holds the last batch).
+  function checkChunk(wrapped, first, want, pick, flush = null) {
+    const walk = new StepWalker(wrapped.length + 64, new Set(want), wrapped);
+    walk.spans = [];
+    if (pick) { walk.pick = lb.review.stepOf; walk.picked = []; }
+    let base = first ? 0 : -1, n = 0, rec;
+    const each = (st, i, from, to, hashAt, hashEnd) => {
+      if (i === 0 && !first) {
+        const seq = get(st, 'seq');
+        base = seq && seq.t === K.NUM && /^[1-9][0-9]{0,14}$/.test(seq.lit) ? Number(seq.lit) : -1;
+        walk.base = base;
+      }
+      n = i + 1;
+      if (base >= 0) walk.step(st, base + i, from, to, hashAt, hashEnd);
+      if (flush && walk.picked && walk.picked.length === PICK_BATCH) {
+        flush(walk.picked);
+        walk.picked = [];
+      }
+    };
+    try {
+      rec = parse(wrapped, MAX_DEPTH, { key: 'steps', each, keep: false });
+    } catch {
+      return { ok: false };
+    }
+    if (base < 0 || !n || rec.keys.length !== 1 || walk.shape || walk.order || walk.chain || (!first && typeof walk.firstPrev !== 'string')) {
+      return { ok: false };
+    }
+    // The part's own bytes are its canonical steps (same): the page
+    // takes them from the file; else they are sent.
+    const same = walk.tight && walk.firstFrom === 10 && walk.lastTo === wrapped.length - 2;
+    return {
+      ok: true, base, n, canon: same ? null : walk.steps().slice(), same, spans: Float64Array.from(walk.spans),
+      lastHash: walk.lastHash, firstPrev: walk.firstPrev, hashes: [...walk.hashes], picked: walk.picked,
+    };
+  }
+
+  // readPicked reads a worker's picked fields (JSON text, split.js).
+  function readPicked(texts) {
+    return [].concat(...texts.map((t) => JSON.parse(t).map(lb.review.unpack)));
+  }
+
+  // startEarly starts the signature's check and the record id's digest
+  // over the signed bytes made of rec (the record around its steps) and
+  // the file's own steps (bytes[f.open, f.close]), or returns null.
+  function startEarly(rec, bytes, f) {
+    if (!rec || !globalThis.crypto || !crypto.subtle) return null;
+    try {
+      const idInput = signedInput(rec, [bytes.subarray(f.open, f.close + 1)]);
+      const sig = get(rec, 'signature');
+      const pub = lb.unhex(get(sig, 'publicKey')).subarray(12), sigBytes = lb.unhex(get(sig, 'value'));
+      const early = { idInput, verified: lb.ed25519.verify(pub, sigBytes, idInput.subarray(ID_PREFIX.length)), digest: crypto.subtle.digest('SHA-256', idInput) };
+      early.verified.catch(() => {});
+      early.digest.catch(() => {});
+      return early;
+    } catch {
+      return null; // the record's shape is judged in order, later
+    }
+  }
+
+  // splitRead reads a record in split.js's parts, checked at once by
+  // pool's workers and, the last, on this thread, and joins them in
+  // order: each part must pass whole, begin at the index after the part
+  // before and link to its last hash, and the record around the steps
+  // (read with one item, 0, in their place) must read too. It resolves to
+  // {rec, walk, parts}, as the whole reading of the same record gives
+  // them, or to null. Where every part's steps are in canonical form
+  // already (as a sealed record's are), the file's own bytes are the
+  // steps of the signed bytes: the signature's check and the record id's
+  // digest (WebCrypto, off this thread) start on them at once, and their
+  // answers are taken in the check's order once the parts are joined
+  // (walk.early); else they are made from the parts, after.
+  const SHARES = [8, 6, 4, 3, 2, 1, 1, 2, 3, 4, 6, 8].map((x) => x / 48);
+  async function splitRead(bytes, want, pool, pick, lazy) {
+    // More parts than threads, taken as each thread is free: the workers
+    // from the front (two in hand each, so none waits on this thread),
+    // this thread from the back, between its own reading the workers'
+    // answers and picked fields. A thread the machine gives less time
+    // takes fewer parts.
+    // The parts are large at both ends, small in the middle: the last
+    // taken are the smallest, so the threads end close together.
+    const f = lb.split.find(bytes, SHARES);
+    if (!f) return null;
+    const bounds = [f.open].concat(f.cuts, [f.close]);
+    const parts = bounds.length - 1;
+    const task = (k) => ({ wrapped: lb.split.wrap(bytes, bounds[k] + 1, bounds[k + 1]), first: k === 0, want: [...want], pick });
+    const results = new Array(parts).fill(null);
+    const pending = [];
+    let front = 0, back = parts - 1;
+    const send = () => {
+      const k = front++;
+      pending.push(pool.run(task(k)).then((r) => {
+        results[k] = r;
+        if (r && r.ok && front <= back) send();
+        else if (!r || !r.ok) front = back + 1; // it fails: the rest is not worth reading
+      }));
+    };
+    for (let i = 0; i < 2 * pool.size && front < back; i++) send();
+    const env = new Uint8Array(f.open + 2 + bytes.length - f.close);
+    env.set(bytes.subarray(0, f.open + 1));
+    env[f.open + 1] = 0x30;
+    env.set(bytes.subarray(f.close), f.open + 2);
+    let rec = null, items = 0, at = -1, end = -1, zero = null;
+    try {
+      rec = parse(env, MAX_DEPTH, { key: 'steps', keep: false, each: (st, i, from, to) => { items++; at = from; end = to; zero = st; } });
+    } catch {
+      rec = null;
+    }
+    let early = null;
+    while (front <= back) {
+      const k = back--;
+      try {
+        const t = task(k);
+        results[k] = checkChunk(t.wrapped, t.first, t.want, t.pick);
+      } catch {
+        results[k] = null;
+      }
+      if (!results[k] || !results[k].ok) { front = back + 1; break; }
+      if (k === parts - 1 && results[k].same) early = startEarly(rec, bytes, f);
+      await lb.split.nextTask(); // the workers' answers, and more parts sent
+    }
+    // While a worker finishes, this thread reads the picked fields that
+    // have come (else read after the verdict).
+    const done = pending.map(() => false);
+    pending.forEach((p, i) => p.then(() => { done[i] = true; }));
+    for (;;) {
+      const open = pending.filter((_, i) => !done[i]);
+      if (!open.length) break;
+      const r = results.find((x) => x && x.pickedJSON);
+      if (!r) { await Promise.race(open); continue; }
+      r.picked = readPicked(r.pickedJSON);
+      r.pickedJSON = null;
+      await lb.split.nextTask();
+    }
+    for (let i = 0; i < pending.length; i++) await pending[i];
+    if (!rec || items !== 1 || at !== f.open + 1 || end !== f.open + 2 || !zero || zero.t !== K.NUM || zero.lit !== '0') return null;
+    let n = 0, lastHash = null;
+    const hashes = new Map();
+    for (let k = 0; k < parts; k++) {
+      const r = results[k];
+      if (!r || !r.ok || r.n < 1 || r.base !== n || (k > 0 && r.firstPrev !== lastHash)) return null;
+      n += r.n;
+      lastHash = r.lastHash;
+      for (const [i, h] of r.hashes) hashes.set(i, h);
+    }
+    let spans = null;
+    if (lazy) {
+      spans = new Float64Array(2 * n);
+      for (let k = 0, j = 0; k < parts; k++) {
+        const s = results[k].spans, shift = bounds[k] + 1 - 10; // {"steps":[ is 10 bytes
+        for (let x = 0; x < s.length; x++) spans[j++] = s[x] + shift;
+      }
+    }
+    // The workers' picked fields come as JSON text, read when first asked
+    // for (after the verdict is shown).
+    const picked = pick && results.every((r) => r.picked || r.pickedJSON)
+      ? () => [].concat(...results.map((r) => r.picked || readPicked(r.pickedJSON))) : null;
+    const canon = [BYTE(0x5b)];
+    for (let k = 0; k < parts; k++) {
+      if (k) canon.push(BYTE(0x2c));
+      canon.push(results[k].canon || bytes.subarray(bounds[k] + 1, bounds[k + 1]));
+    }
+    canon.push(BYTE(0x5d));
+    get(rec, 'steps').length = n;
+    const walk = { n, lastHash, hashes, spans, picked, shape: null, order: null, chain: null, parts: () => canon,
+      early: results.every((r) => r.same) ? early : null };
+    return { rec, walk, parts };
   }
 
   // logbookVerify(bytes, {pubkeys, checkpoints, checkpointKeys}) is the
@@ -310,8 +577,11 @@
   // if given, is called with each parsed step of a well-shaped record
   // during the check's one reading, its results kept in v.picked: the
   // page's review takes what it needs from the steps so (js/review.js
-  // stepOf) without reading 100,000 steps a second time.
-  async function check(bytes, options, keep = false, pick = null) {
+  // stepOf) without reading 100,000 steps a second time. pool, if given
+  // (split.js's Workers or inProcess), checks a long record's steps in
+  // parts at once, with keep false or 'lazy' and pick null or stepOf;
+  // v.split then says in how many.
+  async function check(bytes, options, keep = false, pick = null, pool = null) {
     if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
     if (!(bytes instanceof Uint8Array)) return usage('bytes must be a Uint8Array');
     const opt = { pinned: [], checkpoints: [], cpKeys: [] };
@@ -341,7 +611,7 @@
     const attested = !!(options && options.requireAttested);
     let v;
     try {
-      v = await verifyRecord(bytes, opt, managed || attested ? true : keep, pick);
+      v = await verifyRecord(bytes, opt, managed || attested ? true : keep, pick, pool);
     } catch (e) {
       // A defect, not a verdict: refuse rather than pass, and say so.
       return usage('internal error: ' + (e && e.message));
@@ -449,6 +719,7 @@
   lb.CODES = Object.assign(lb.CODES || {}, CODES);
   lb.POLICY = POLICY;
   lb.check = check;
+  lb.checkChunk = checkChunk;
   lb.readPublicKeyPEM = readPublicKeyPEM;
   lb.actorOf = actorOf;
   globalThis.logbookVerify = logbookVerify;

@@ -1,0 +1,249 @@
+// The split check: a long record's steps checked in parts at once (Web
+// Workers), each part read strictly, written canonically and hashed by
+// verify.js's own code (checkChunk), the parts then joined in order by
+// verify.js (splitRead): each part's first link against the part
+// before, its first index against the steps before it. Where anything
+// does not fit, the record is checked again whole, the one way, so a
+// refusal (its code, its detail) is always the whole check's.
+//
+// Where the parts are cut needs no trust: every byte of the file is in
+// one part, or is the ',' between two, and each part is read strictly in
+// its place (the steps' array, at depth 2; the record with that array
+// standing in for the steps): a text whose parts all read is the same
+// JSON text, with the same tree, as the file read whole.
+//
+// This file is also the workers' script: loaded as a worker, it loads
+// the checker's scripts and checks the parts it is sent.
+(function (lb) {
+  'use strict';
+  const PREFIX = Array.from('{"steps":[', (c) => c.charCodeAt(0));
+  const SUFFIX = Array.from(']}', (c) => c.charCodeAt(0));
+  // A step in canonical form begins {"at":" (its first key in order): a
+  // cut is made before one, after the ',' that ends the step before. The
+  // bytes },{"at":" stand in a JSON text only between objects (a '"'
+  // inside a string is escaped), mostly between steps.
+  const CUT = Array.from('},{"at":"', (c) => c.charCodeAt(0));
+  const WS = (c) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+  // quoteEnd returns the index of the '"' that closes the string opened
+  // at i, or -1.
+  function quoteEnd(b, i) {
+    for (let j = i + 1; ;) {
+      j = b.indexOf(0x22, j);
+      if (j < 0) return -1;
+      let k = j - 1;
+      while (b[k] === 0x5c) k--;
+      if ((j - k) % 2 === 1) return j; // an even run of backslashes before it
+      j++;
+    }
+  }
+
+  // quoteStart returns the index of the '"' that opens the string closed
+  // at j, or -1.
+  function quoteStart(b, j) {
+    for (let i = j - 1; i >= 0;) {
+      i = b.lastIndexOf(0x22, i);
+      if (i < 0) return -1;
+      let k = i - 1;
+      while (k >= 0 && b[k] === 0x5c) k--;
+      if ((i - k) % 2 === 1) return i;
+      i--;
+    }
+    return -1;
+  }
+
+  // open returns the index of the '[' that opens the record's "steps",
+  // reading from the start, or -1.
+  function open(b) {
+    let depth = 0;
+    for (let i = 0; i < b.length; i++) {
+      const c = b[i];
+      if (c === 0x22) {
+        const e = quoteEnd(b, i);
+        if (e < 0) return -1;
+        if (depth === 1 && e === i + 6 && b[i + 1] === 0x73 && b[i + 2] === 0x74 && b[i + 3] === 0x65 && b[i + 4] === 0x70 && b[i + 5] === 0x73) {
+          let k = e + 1;
+          while (WS(b[k])) k++;
+          if (b[k] === 0x3a) {
+            k++;
+            while (WS(b[k])) k++;
+            return b[k] === 0x5b ? k : -1;
+          }
+        }
+        i = e;
+      } else if (c === 0x7b || c === 0x5b) depth++;
+      else if (c === 0x7d || c === 0x5d) depth--;
+    }
+    return -1;
+  }
+
+  // close returns the index of the ']' that ends a member of the
+  // record's object, reading back from the end, or -1.
+  function close(b) {
+    let depth = 0;
+    for (let i = b.length - 1; i >= 0; i--) {
+      const c = b[i];
+      if (c === 0x22) {
+        i = quoteStart(b, i);
+        if (i < 0) return -1;
+      } else if (c === 0x7d || c === 0x5d) {
+        if (c === 0x5d && depth === 1) return i;
+        depth++;
+      } else if (c === 0x7b || c === 0x5b) depth--;
+    }
+    return -1;
+  }
+
+  // isCut says whether a cut can be made at i (the ',' of },{"at":").
+  function isCut(b, i) {
+    for (let k = 0; k < CUT.length; k++) if (b[i - 1 + k] !== CUT[k]) return false;
+    return true;
+  }
+
+  // find proposes where to cut a record's steps into parts of about the
+  // given shares of its bytes (fractions, in order): {open, close, cuts}
+  // (the '[' and ']' of the steps, the ',' between parts; fewer where
+  // the steps are few), or null where it sees none.
+  function find(b, shares) {
+    const o = open(b);
+    if (o < 0) return null;
+    const c = close(b);
+    if (c <= o) return null;
+    const cuts = [];
+    let last = o, sum = 0;
+    for (let k = 1; k < shares.length; k++) {
+      sum += shares[k - 1];
+      const target = o + Math.floor((c - o) * sum);
+      let i = Math.max(target, last + 1);
+      for (;;) {
+        i = b.indexOf(0x2c, i);
+        if (i < 0 || i >= c || isCut(b, i)) break;
+        i++;
+      }
+      if (i < 0 || i >= c) {
+        // None after the target: the nearest before it.
+        for (i = target; ; i--) {
+          i = b.lastIndexOf(0x2c, i);
+          if (i <= last || isCut(b, i)) break;
+        }
+        if (i <= last) break;
+      }
+      cuts.push(i);
+      last = i;
+    }
+    return cuts.length ? { open: o, close: c, cuts } : null;
+  }
+
+  // wrap copies b[from, to) into {"steps":[…]}: a part read in the place
+  // it has in the record.
+  function wrap(b, from, to) {
+    const out = new Uint8Array(PREFIX.length + (to - from) + SUFFIX.length);
+    out.set(PREFIX);
+    out.set(b.subarray(from, to), PREFIX.length);
+    out.set(SUFFIX, PREFIX.length + (to - from));
+    return out;
+  }
+
+  // Workers is a pool of n workers running this script; run(task)
+  // resolves to checkChunk's answer, or null where a worker failed. A
+  // worker sends the review's fields of its steps (picked) as it goes, a
+  // batch at a time, as JSON text: a string is copied across at little
+  // cost, where a structured clone of 100,000 small objects cost the
+  // worker and this thread about as much as reading the steps; the page
+  // reads the text while it waits on the worker's last parts, or after
+  // the verdict is shown (pickedJSON, verify.js), each step's fields an
+  // array (review.js pack, unpack).
+  class Workers {
+    constructor(url, n) {
+      this.size = n;
+      this.minBytes = 1 << 20; // below a megabyte, one check is quicker than starting parts
+      this.ws = [];
+      this.waiting = new Map();
+      this.id = 0;
+      for (let i = 0; i < n; i++) {
+        const w = new Worker(url);
+        w.busy = 0;
+        w.onmessage = (e) => {
+          const m = e.data, t = this.waiting.get(m.id);
+          if (m.picks) { if (t) t.batches.push(m.picks); return; }
+          if (t && m.r && m.r.picked) { m.r.pickedJSON = t.batches.concat([m.r.picked]); m.r.picked = null; }
+          this.done(m.id, m.r);
+        };
+        w.onerror = (e) => {
+          // A worker that failed (its script did not load, or threw) takes
+          // no more parts: each is answered null, and the record is then
+          // checked whole.
+          e.preventDefault();
+          w.failed = true;
+          for (const [id, t] of this.waiting) if (t.w === w) this.done(id, null);
+        };
+        this.ws.push(w);
+      }
+    }
+
+    done(id, r) {
+      const t = this.waiting.get(id);
+      if (!t) return;
+      this.waiting.delete(id);
+      t.w.busy--;
+      t.resolve(r);
+    }
+
+    run(task) {
+      return new Promise((resolve) => {
+        if (this.ws.some((x) => x.failed)) { resolve(null); return; }
+        const id = ++this.id;
+        let w = this.ws[0];
+        for (const x of this.ws) if (x.busy < w.busy) w = x; // the one with the fewest parts in hand
+        w.busy++;
+        this.waiting.set(id, { w, resolve, batches: [] });
+        w.postMessage(Object.assign({ id }, task), [task.wrapped.buffer]);
+      });
+    }
+  }
+
+  // inProcess is a pool that checks its parts on this thread, one after
+  // another: the same answers as workers', for tests (and where no worker
+  // can start).
+  function inProcess(n, minBytes = 0) {
+    return {
+      size: n, minBytes, run: async (t) => {
+        const r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick);
+        if (r.picked) { r.pickedJSON = [JSON.stringify(r.picked.map(lb.review.pack))]; r.picked = null; }
+        return r;
+      },
+    };
+  }
+
+  // nextTask resolves in a later task: what waits in the event loop (a
+  // worker's answer) runs first. A message to oneself: a timer may wait
+  // 4 ms.
+  const channel = typeof MessageChannel === 'function' ? new MessageChannel() : null;
+  const waiting = [];
+  if (channel) channel.port1.onmessage = () => waiting.shift()();
+  function nextTask() {
+    return new Promise((resolve) => {
+      if (!channel) { setTimeout(resolve, 0); return; }
+      waiting.push(resolve);
+      channel.port2.postMessage(0);
+    });
+  }
+
+  lb.split = { find, wrap, Workers, inProcess, nextTask };
+
+  // Loaded as a worker: the checker's scripts, then a part per message.
+  if (typeof document === 'undefined' && typeof importScripts === 'function' && typeof postMessage === 'function') {
+    importScripts('sha256.js', 'strictjson.js', 'jcs.js', 'shape.js', 'codes.js', 'verify.js', 'review.js');
+    globalThis.onmessage = (e) => {
+      const t = e.data;
+      let r = null;
+      try {
+        r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick, (picks) => postMessage({ id: t.id, picks: JSON.stringify(picks.map(lb.review.pack)) }));
+        if (r.picked) r.picked = JSON.stringify(r.picked.map(lb.review.pack));
+      } catch {
+        r = null; // a defect: the page checks the record whole instead
+      }
+      postMessage({ id: t.id, r }, r && r.ok ? (r.canon ? [r.canon.buffer, r.spans.buffer] : [r.spans.buffer]) : []);
+    };
+  }
+})(globalThis.logbook = globalThis.logbook || {});
