@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -19,6 +21,41 @@ type Actors struct {
 }
 
 var actorKey = []byte(`"` + fleet.ActorKey + `"`)
+
+// mayNameActors reports whether rec may hold the actor member: its key
+// as it is, or written with \u escapes ("logbook\u002eactor"), which
+// the signature allows (it covers the canonical form) and which hid the
+// actors from Outcome.Actors while the review, parsing, named them. An
+// escape is looked at only where the string around it could be the key.
+func mayNameActors(rec []byte) bool {
+	if bytes.Contains(rec, actorKey) {
+		return true
+	}
+	const most = 6 * len(fleet.ActorKey) // every byte a \uXXXX
+	for off := 0; ; {
+		i := bytes.Index(rec[off:], []byte(`\u`))
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + 2
+		// The key holds no quote: its opening quote is the last one
+		// before the escape, its closing one the first after.
+		s := bytes.LastIndexByte(rec[max(0, i-most):i], '"')
+		e := bytes.IndexByte(rec[i:min(len(rec), i+most)], '"')
+		if s < 0 || e < 0 {
+			continue
+		}
+		str := rec[max(0, i-most)+s : i+e+1]
+		if len(str) < len(actorKey) || bytes.ContainsFunc(str[1:len(str)-1], func(r rune) bool { return !strings.ContainsRune(`logbook.actor\u0123456789ABCDEFabcdef`, r) }) {
+			continue
+		}
+		var k string
+		if json.Unmarshal(str, &k) == nil && k == fleet.ActorKey {
+			return true
+		}
+	}
+}
 
 // actorWalk reads the actors of a record's steps as the verifier walks
 // them (record.Options.EachStep), so that no step is read twice: the
