@@ -217,6 +217,12 @@ func (c *client) sessions(v url.Values, all, asJSON bool, stderr io.Writer) erro
 		if a.Next == "" {
 			return tw.Flush()
 		}
+		// A page that names no session, or the cursor it was asked
+		// with, does not move: --all would ask for it forever.
+		if len(a.Sessions) == 0 || a.Next == v.Get("cursor") {
+			tw.Flush()
+			return fmt.Errorf("%w: the cursor %s does not move past the page", ErrAnswer, shown(a.Next))
+		}
 		if !all {
 			tw.Flush()
 			fmt.Fprintf(stderr, "more: --cursor %s (or --all)\n", shown(a.Next))

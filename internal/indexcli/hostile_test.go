@@ -84,3 +84,33 @@ func TestHostileAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestAllStops: sessions --all against a server whose cursor does not
+// move (the same cursor again, or a page naming no session) stops with
+// ErrAnswer instead of asking for ever.
+func TestAllStops(t *testing.T) {
+	for name, page := range map[string]string{
+		"same cursor": `{"sessions":[{"id":"s-1"}],"next":"c1"}`,
+		"empty pages": `{"sessions":[],"next":"c2"}`,
+	} {
+		asked := 0
+		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked++
+			if asked > 10 {
+				w.WriteHeader(http.StatusGone)
+				return
+			}
+			if name == "same cursor" && r.URL.Query().Get("cursor") == "" {
+				w.Write([]byte(`{"sessions":[{"id":"s-0"}],"next":"c1"}`))
+				return
+			}
+			w.Write([]byte(page))
+		}))
+		var out, errb bytes.Buffer
+		code := indexcli.Run([]string{"sessions", "--all"}, &out, &errb, func(k string) string { return map[string]string{"LOGBOOK_SERVER_URL": ts.URL}[k] })
+		ts.Close()
+		if code != 1 || asked > 3 || !strings.Contains(errb.String(), indexcli.ErrAnswer.Error()) {
+			t.Errorf("%s: exit %d after %d pages: %q", name, code, asked, errb.String())
+		}
+	}
+}
