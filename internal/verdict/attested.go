@@ -2,8 +2,8 @@ package verdict
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
@@ -25,8 +25,9 @@ var actorKey = []byte(`"` + fleet.ActorKey + `"`)
 // mayNameActors reports whether rec may hold the actor member: its key
 // as it is, or written with \u escapes ("logbook\u002eactor"), which
 // the signature allows (it covers the canonical form) and which hid the
-// actors from Outcome.Actors while the review, parsing, named them. An
-// escape is looked at only where the string around it could be the key.
+// actors from Outcome.Actors while the review, parsing, named them. Each
+// string holding an escape is decoded once, in place, and only as far as
+// it matches the key: a record of escapes costs a pass over its bytes.
 func mayNameActors(rec []byte) bool {
 	if bytes.Contains(rec, actorKey) {
 		return true
@@ -41,20 +42,49 @@ func mayNameActors(rec []byte) bool {
 		off = i + 2
 		// The key holds no quote: its opening quote is the last one
 		// before the escape, its closing one the first after.
-		s := bytes.LastIndexByte(rec[max(0, i-most):i], '"')
+		lo := max(0, i-most)
+		s := bytes.LastIndexByte(rec[lo:i], '"')
 		e := bytes.IndexByte(rec[i:min(len(rec), i+most)], '"')
 		if s < 0 || e < 0 {
 			continue
 		}
-		str := rec[max(0, i-most)+s : i+e+1]
-		if len(str) < len(actorKey) || bytes.ContainsFunc(str[1:len(str)-1], func(r rune) bool { return !strings.ContainsRune(`logbook.actor\u0123456789ABCDEFabcdef`, r) }) {
-			continue
-		}
-		var k string
-		if json.Unmarshal(str, &k) == nil && k == fleet.ActorKey {
+		off = i + e + 1 // the rest of this string is not looked at again
+		if isActorKey(rec[lo+s+1 : i+e]) {
 			return true
 		}
 	}
+}
+
+// isActorKey reports whether the JSON string body b decodes to
+// fleet.ActorKey, each byte of which is ASCII.
+func isActorKey(b []byte) bool {
+	k := fleet.ActorKey
+	for len(b) > 0 {
+		if len(k) == 0 {
+			return false
+		}
+		c := b[0]
+		if c == '\\' {
+			if len(b) < 6 || b[1] != 'u' {
+				return false
+			}
+			r, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+			if err != nil {
+				return false
+			}
+			c, b = byte(r), b[6:]
+			if r >= 0x80 {
+				return false
+			}
+		} else {
+			b = b[1:]
+		}
+		if c != k[0] {
+			return false
+		}
+		k = k[1:]
+	}
+	return len(k) == 0
 }
 
 // actorWalk reads the actors of a record's steps as the verifier walks
