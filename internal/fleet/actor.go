@@ -79,6 +79,13 @@ func ActorOf(data *strictjson.Value) (a Actor, ok bool, err error) {
 	if a.Attested == nil {
 		return a, true, fmt.Errorf("%w: no attested identity", ErrActor)
 	}
+	// A credential or an OIDC token names its developer (an enrollment
+	// and an issuer's claims both need a tenant and a subject). One that
+	// named no one passed --require-attested as "no owner yet" beside
+	// steps naming the owner.
+	if a.Attested.By != ByToken && (a.Attested.Tenant == "" || a.Attested.Subject == "") {
+		return a, true, fmt.Errorf("%w: attested by %s names no tenant or no subject", ErrActor, a.Attested.By)
+	}
 	return a, true, nil
 }
 

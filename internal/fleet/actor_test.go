@@ -28,6 +28,9 @@ func TestActorOf(t *testing.T) {
 		"asserted has by": `{"logbook.actor": {"attested": {"by": "token"}, "asserted": {"by": "token"}}}`,
 		"extra member":    `{"logbook.actor": {"attested": {"by": "token"}, "other": {}}}`,
 		"number":          `{"logbook.actor": {"attested": {"by": "credential", "subject": 1}}}`,
+		"no subject":      `{"logbook.actor": {"attested": {"by": "credential", "tenant": "acme", "credential": "3f2a9c0d"}}}`,
+		"no tenant":       `{"logbook.actor": {"attested": {"by": "oidc", "subject": "ci1", "issuer": "https://i"}}}`,
+		"empty subject":   `{"logbook.actor": {"attested": {"by": "credential", "tenant": "acme", "subject": ""}}}`,
 	} {
 		v, err := strictjson.Parse([]byte(text), strictjson.Options{})
 		if err != nil {

@@ -38,7 +38,10 @@ const MaxAsserted = 256
 func AssertedUser(u string) string {
 	if len(u) > MaxAsserted {
 		cut := MaxAsserted
-		for cut > 0 && !utf8.RuneStart(u[cut]) {
+		// A rune starts at most 3 bytes back; further back, the bytes
+		// are not UTF-8 (each written "?" below), and backing up over
+		// them cut a claim of 300 continuation bytes to nothing.
+		for cut > MaxAsserted-utf8.UTFMax+1 && !utf8.RuneStart(u[cut]) {
 			cut--
 		}
 		u = u[:cut]

@@ -40,4 +40,12 @@ func TestAssertedUser(t *testing.T) {
 	if got := fleet.AssertedUser("x" + long); len(got) != fleet.MaxAsserted-1 || !utf8.ValidString(got) || strings.Contains(got, "?") {
 		t.Errorf("a long claim cut inside a rune: %d bytes %q…", len(got), got[:8])
 	}
+	// Not UTF-8 past the cut: shown as "?"s, not cut to nothing.
+	if got := fleet.AssertedUser("a" + strings.Repeat("\x80", 300)); got != "a"+strings.Repeat("?", fleet.MaxAsserted-4) {
+		t.Errorf("a long claim of continuation bytes: %q", got)
+	}
+	// A rune of 4 bytes that the cut would split is dropped whole.
+	if got := fleet.AssertedUser(strings.Repeat("x", fleet.MaxAsserted-2) + "🙂"); got != strings.Repeat("x", fleet.MaxAsserted-2) {
+		t.Errorf("a 4-byte rune at the cut: %q", got[fleet.MaxAsserted-6:])
+	}
 }

@@ -55,3 +55,27 @@ func TestViewJSON(t *testing.T) {
 		}
 	}
 }
+
+// FuzzViewJSON: AppendJSON against encoding/json on any strings, counts
+// and lists (go test ./internal/index -run '^$' -fuzz FuzzViewJSON).
+func FuzzViewJSON(f *testing.F) {
+	f.Add("s-1", "acme", "dev1", "/w/proj\x00\u2028", "\xff\xfe<&>", int64(-1), true, "Bash\x7f", "\"\\")
+	f.Add("", "", "", "", "", int64(0), false, "", "")
+	f.Fuzz(func(t *testing.T, a, b, c, d, e string, n int64, ended bool, l1, l2 string) {
+		v := View{ID: a, Tenant: b, Developer: c, Machine: d, Repo: e, Cwd: a + e, Harness: b + d, Start: c, End: d,
+			Steps: n, Level: e, Policy: a, Ended: ended, Verdict: b, Lost: -n, Unsent: n / 3, Refused: n ^ 0x55,
+			Tools: []string{l1, l2}, Decisions: []string{}}
+		if ended {
+			v.Commits = []string{l2}
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		if got := v.AppendJSON(nil); !bytes.Equal(got, bytes.TrimSuffix(want.Bytes(), []byte("\n"))) {
+			t.Errorf("AppendJSON:\n%q\nencoding/json:\n%q", got, want.Bytes())
+		}
+	})
+}

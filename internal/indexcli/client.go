@@ -2,6 +2,7 @@ package indexcli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,8 +16,19 @@ import (
 	"github.com/logbook-project/logbook/internal/cli"
 	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/readlimit"
+	"github.com/logbook-project/logbook/internal/review"
 	"github.com/logbook-project/logbook/internal/server"
 )
+
+// shown is how a string of the server's answer is printed: a repo is a
+// developer's folder name, a hold's reason anyone's text, and a server
+// may be hostile, so a control (an escape that moves the cursor or
+// retitles the terminal, a newline that forges a row, a tab that shifts
+// the table) or a bidi override is shown as review.Clean shows it.
+func shown(s string) string { return review.Clean(s) }
+
+// shownAll is shown of each, joined by commas.
+func shownAll(l []string) string { return shown(strings.Join(l, ",")) }
 
 // Commands are the names Run takes as logbook-server's first argument.
 var Commands = []string{"sessions", "coverage", "retention", "hold"}
@@ -199,15 +211,21 @@ func (c *client) sessions(v url.Values, all, asJSON bool, stderr io.Writer) erro
 				fmt.Fprintf(c.stdout, "%s\n", b)
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", s.Start, s.ID, dash(s.Developer), dash(s.Repo), s.Steps, verdictOf(s),
-				dash(strings.Join(s.Tools, ",")), dash(strings.Join(s.Decisions, ",")), dash(strings.Join(s.Commits, ",")))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", shown(s.Start), shown(s.ID), dash(s.Developer), dash(s.Repo), s.Steps, shown(verdictOf(s)),
+				dash(shownAll(s.Tools)), dash(shownAll(s.Decisions)), dash(shownAll(s.Commits)))
 		}
 		if a.Next == "" {
 			return tw.Flush()
 		}
+		// A page that names no session, or the cursor it was asked
+		// with, does not move: --all would ask for it forever.
+		if len(a.Sessions) == 0 || a.Next == v.Get("cursor") {
+			tw.Flush()
+			return fmt.Errorf("%w: the cursor %s does not move past the page", ErrAnswer, shown(a.Next))
+		}
 		if !all {
 			tw.Flush()
-			fmt.Fprintf(stderr, "more: --cursor %s (or --all)\n", a.Next)
+			fmt.Fprintf(stderr, "more: --cursor %s (or --all)\n", shown(a.Next))
 			return nil
 		}
 		v.Set("cursor", a.Next)
@@ -221,11 +239,12 @@ func verdictOf(s index.View) string {
 	return s.Verdict
 }
 
+// dash is s shown, or "-" for "".
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return shown(s)
 }
 
 func printCoverage(w io.Writer, a server.CoverageAnswer, asJSON bool) {
@@ -233,17 +252,17 @@ func printCoverage(w io.Writer, a server.CoverageAnswer, asJSON bool) {
 		printJSON(w, a)
 		return
 	}
-	fmt.Fprintf(w, "silent since %s: %d developer(s)\n", a.Since, len(a.Silent))
+	fmt.Fprintf(w, "silent since %s: %d developer(s)\n", shown(a.Since), len(a.Silent))
 	for _, d := range a.Silent {
-		fmt.Fprintf(w, "  %s (last session ended %s)\n", d.Developer, cmpOr(d.Last, "never"))
+		fmt.Fprintf(w, "  %s (last session ended %s)\n", shown(d.Developer), shown(cmpOr(d.Last, "never")))
 	}
 	fmt.Fprintf(w, "stopped without a SessionEnd: %d session(s)\n", len(a.Unended))
 	for _, s := range a.Unended {
-		fmt.Fprintf(w, "  %s %s (last event %s)\n", s.ID, dash(s.Developer), s.End)
+		fmt.Fprintf(w, "  %s %s (last event %s)\n", shown(s.ID), dash(s.Developer), shown(s.End))
 	}
 	fmt.Fprintf(w, "outages (events lost, unsent or refused): %d session(s)\n", len(a.Outages))
 	for _, s := range a.Outages {
-		fmt.Fprintf(w, "  %s %s lost %d, unsent %d, refused %d\n", s.ID, dash(s.Developer), s.Lost, s.Unsent, s.Refused)
+		fmt.Fprintf(w, "  %s %s lost %d, unsent %d, refused %d\n", shown(s.ID), dash(s.Developer), s.Lost, s.Unsent, s.Refused)
 	}
 }
 
@@ -260,7 +279,7 @@ func printAnswer(w io.Writer, a json.RawMessage, asJSON bool, text func(io.Write
 	if asJSON {
 		var v any
 		if err := json.Unmarshal(a, &v); err != nil {
-			return err
+			return fmt.Errorf("%w: %v", ErrAnswer, err)
 		}
 		printJSON(w, v)
 		return nil
@@ -273,7 +292,7 @@ func printAnswer(w io.Writer, a json.RawMessage, asJSON bool, text func(io.Write
 func printPolicy(w io.Writer, b json.RawMessage) error {
 	var a server.RetentionAnswer
 	if err := json.Unmarshal(b, &a); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrAnswer, err)
 	}
 	if a.KeepDays == 0 {
 		fmt.Fprintln(w, "retention: no policy, nothing is deleted (set one with --keep-days N)")
@@ -287,7 +306,7 @@ func printPolicy(w io.Writer, b json.RawMessage) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tSINCE\tBY\tREASON")
 	for _, h := range a.Holds {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", h.Session, h.At, dash(h.By), dash(h.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", shown(h.Session), shown(h.At), dash(h.By), dash(h.Reason))
 	}
 	return tw.Flush()
 }
@@ -297,11 +316,11 @@ func printPolicy(w io.Writer, b json.RawMessage) error {
 func printRun(w io.Writer, b json.RawMessage) error {
 	var a server.RunAnswer
 	if err := json.Unmarshal(b, &a); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrAnswer, err)
 	}
 	fmt.Fprintf(w, "retention run: %d session(s) replaced by a signed tombstone\n", len(a.Deleted))
 	for _, id := range a.Deleted {
-		fmt.Fprintf(w, "  %s\n", id)
+		fmt.Fprintf(w, "  %s\n", shown(id))
 	}
 	return nil
 }
@@ -313,12 +332,12 @@ func printHold(w io.Writer, b json.RawMessage) error {
 		Held    bool   `json:"held"`
 	}
 	if err := json.Unmarshal(b, &a); err != nil {
-		return err
+		return fmt.Errorf("%w: %v", ErrAnswer, err)
 	}
 	if a.Held {
-		fmt.Fprintf(w, "%s: held (retention deletes nothing of it until released)\n", a.Session)
+		fmt.Fprintf(w, "%s: held (retention deletes nothing of it until released)\n", shown(a.Session))
 	} else {
-		fmt.Fprintf(w, "%s: not held\n", a.Session)
+		fmt.Fprintf(w, "%s: not held\n", shown(a.Session))
 	}
 	return nil
 }
@@ -348,16 +367,30 @@ func (c *client) do(method, path string, body, out any) error {
 		return err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
 	if err != nil {
 		return err
+	}
+	if len(b) > maxAnswer {
+		return fmt.Errorf("%s %s: %w: over %d MiB", method, path, ErrAnswer, maxAnswer>>20)
 	}
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error, Detail string }
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s: %s: %s", method, path, e.Error, e.Detail)
+			return fmt.Errorf("%s %s: %s: %s", method, path, shown(e.Error), shown(e.Detail))
 		}
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
+		return fmt.Errorf("%s %s: %s", method, path, shown(resp.Status))
 	}
-	return json.Unmarshal(b, out)
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s: %w: %v", method, path, ErrAnswer, err)
+	}
+	return nil
 }
+
+// maxAnswer is the largest answer read (a page of 500 sessions is a
+// few hundred KiB).
+const maxAnswer = 64 << 20
+
+// ErrAnswer is the error for an answer that is not one logbook-server
+// sends: not JSON, a member of the wrong type, past maxAnswer.
+var ErrAnswer = errors.New("not an answer logbook-server sends")

@@ -2,6 +2,9 @@ package install
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,10 +27,17 @@ func guardListPath(o Options, getenv func(string) string) string {
 	return ""
 }
 
-func readGuardList(path string) []string {
+// readGuardList reads the list; none is an empty list. A list that
+// cannot be read (past maxConfig, not a file, unreadable) is an error,
+// never an empty list: rewritten, it would lose the projects it names,
+// and the guard with them at the next uninstall.
+func readGuardList(path string) ([]string, error) {
 	b, err := readlimit.Small(path, maxConfig)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var list []string
 	for _, l := range strings.Split(string(b), "\n") {
@@ -35,7 +45,7 @@ func readGuardList(path string) []string {
 			list = append(list, l)
 		}
 	}
-	return list
+	return list, nil
 }
 
 func writeGuardList(path string, list []string) error {
@@ -62,7 +72,13 @@ func listGuard(o Options, getenv func(string) string) error {
 		return nil
 	}
 	me := absOr(o.Project)
-	list := readGuardList(path)
+	if strings.ContainsAny(me, "\r\n") {
+		return fmt.Errorf("%q holds a line break: it cannot be listed (one path a line)", me)
+	}
+	list, err := readGuardList(path)
+	if err != nil {
+		return fmt.Errorf("%w; it is left as it is", err)
+	}
 	for _, p := range list {
 		if p == me {
 			return nil
@@ -80,7 +96,12 @@ func unlistGuard(o Options, getenv func(string) string) (listed bool, others []s
 		return false, nil
 	}
 	me := absOr(o.Project)
-	for _, p := range readGuardList(path) {
+	list, err := readGuardList(path)
+	if err != nil {
+		// The projects it names may still record: keep the guard.
+		return false, []string{path + " (could not be read: " + err.Error() + ")"}
+	}
+	for _, p := range list {
 		if p == me {
 			listed = true
 		} else if st, err := os.Stat(filepath.Join(p, ".logbook", "bin", "record-step")); err == nil && !st.IsDir() {

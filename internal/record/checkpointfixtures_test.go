@@ -92,8 +92,13 @@ func checkpointFixtures() map[string][]byte {
 		for i := range steps {
 			who := fleet.Principal{By: fleet.ByCredential, Tenant: "acme", Subject: "dev1", Roles: []fleet.Role{fleet.Developer}, Credential: "3f2a9c0d11e4b5a6"}
 			user := "alice"
-			if i == 3 && second != "" {
+			if i == 3 && second != "" && second != "-" {
 				who.Subject, who.Tenant, who.Credential, user = second, tenant, "77e0c1d2a3b4c5d6", ""
+			}
+			if i == 0 && second == "-" {
+				// A credential naming no developer: it once passed as
+				// no owner yet, the steps after it naming the owner.
+				who.Subject, who.Tenant = "", ""
 			}
 			m := fleet.Member(who, user)
 			steps[i].Data.Members = append(steps[i].Data.Members, m)
@@ -101,10 +106,12 @@ func checkpointFixtures() map[string][]byte {
 		return assemble(steps, pk)
 	}
 	attested, mismatch, otherTenant := withActors("", ""), withActors("dev2", "acme"), withActors("dev1", "other")
+	nameless := withActors("-", "acme")
 	notes["attested.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(attested, n-1)})
 	notes["attested-early.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: 3, Tip: stepHash(attested, 2)})
 	notes["mismatch.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(mismatch, n-1)})
 	notes["other-tenant.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(otherTenant, n-1)})
+	notes["nameless.checkpoint"] = sign(server, checkpoint.Checkpoint{Size: int64(n), Tip: stepHash(nameless, n-1)})
 	full := string(notes["full.checkpoint"])
 	// Edited after signing: the signature no longer covers the text.
 	notes["edited.checkpoint"] = []byte(strings.Replace(full, "size 5\n", "size 4\n", 1))
@@ -155,6 +162,7 @@ func checkpointFixtures() map[string][]byte {
 		"fail_ACTOR_UNATTESTED_local.json":        {attested, requireAttested(opt(serverPub, "attested-early.checkpoint"))},
 		"fail_ACTOR_MISMATCH_two_developers.json": {mismatch, requireAttested(opt(serverPub, "mismatch.checkpoint"))},
 		"fail_ACTOR_MISMATCH_other_tenant.json":   {otherTenant, requireAttested(opt(serverPub, "other-tenant.checkpoint"))},
+		"fail_ACTOR_UNATTESTED_nameless.json":     {nameless, requireAttested(opt(serverPub, "nameless.checkpoint"))},
 	}
 	for name, f := range fx {
 		files[checkpointDir+"/"+name] = f.rec

@@ -254,7 +254,8 @@ func (r reader) step(v *strictjson.Value) Step {
 		switch m.Key {
 		case fleet.ActorKey:
 			// A malformed actor is the verifier's to name
-			// (ACTOR_INVALID); the review shows none.
+			// (ACTOR_UNATTESTED, with --require-attested); the
+			// review shows none.
 			if a, ok, err := fleet.ActorOf(d); ok && err == nil {
 				st.Actor = &a
 			}

@@ -1,6 +1,7 @@
 package verdict_test
 
 import (
+	"bytes"
 	"runtime"
 	"testing"
 
@@ -43,5 +44,38 @@ func TestActorsInTheWalk(t *testing.T) {
 	}
 	if o := verdict.Run(verdict.Inputs{Record: fleet}); o.Actors == nil || len(o.Actors.Attested) != 1 || len(o.Actors.Asserted) != 1 || o.Actors.Asserted[0] != "alice" {
 		t.Errorf("actors %+v, want dev1's credential and alice", o.Actors)
+	}
+}
+
+// TestActorsEscapedKey: the actor member's key written with escapes
+// ("logbook\u002eactor", which the signature allows: it covers the
+// canonical form) names the same actors as the plain key. The walk was
+// skipped on a byte search for the plain key: Outcome.Actors was nil
+// while the review named dev1 and alice. A record with other escapes
+// and no actor still names none.
+func TestActorsEscapedKey(t *testing.T) {
+	rec, err := reviewtest.BigFleet(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"logbook\u002eactor"`, `"\u006cogbook.actor"`, `"\u006C\u006F\u0067\u0062\u006F\u006F\u006B\u002E\u0061\u0063\u0074\u006F\u0072"`} {
+		esc := bytes.ReplaceAll(rec, []byte(`"logbook.actor"`), []byte(key))
+		if bytes.Equal(esc, rec) {
+			t.Fatal("no actor key to escape")
+		}
+		o := verdict.Run(verdict.Inputs{Record: esc})
+		if !o.Result.OK {
+			t.Fatal(o.Result.Code, o.Result.Detail)
+		}
+		if o.Actors == nil || len(o.Actors.Attested) != 1 || len(o.Actors.Asserted) != 1 || o.Actors.Asserted[0] != "alice" {
+			t.Errorf("key %s: actors %+v, want dev1's credential and alice", key, o.Actors)
+		}
+	}
+	plain, err := reviewtest.Big(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := verdict.Run(verdict.Inputs{Record: plain}); !o.Result.OK || o.Actors != nil {
+		t.Errorf("a record without actors: %v %+v", o.Result.Code, o.Actors)
 	}
 }

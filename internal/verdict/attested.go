@@ -1,7 +1,9 @@
 package verdict
 
 import (
+	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
@@ -19,6 +21,71 @@ type Actors struct {
 }
 
 var actorKey = []byte(`"` + fleet.ActorKey + `"`)
+
+// mayNameActors reports whether rec may hold the actor member: its key
+// as it is, or written with \u escapes ("logbook\u002eactor"), which
+// the signature allows (it covers the canonical form) and which hid the
+// actors from Outcome.Actors while the review, parsing, named them. Each
+// string holding an escape is decoded once, in place, and only as far as
+// it matches the key: a record of escapes costs a pass over its bytes.
+func mayNameActors(rec []byte) bool {
+	if bytes.Contains(rec, actorKey) {
+		return true
+	}
+	const most = 6 * len(fleet.ActorKey) // every byte a \uXXXX
+	for off := 0; ; {
+		i := bytes.Index(rec[off:], []byte(`\u`))
+		if i < 0 {
+			return false
+		}
+		i += off
+		off = i + 2
+		// The key holds no quote: its opening quote is the last one
+		// before the escape, its closing one the first after.
+		lo := max(0, i-most)
+		s := bytes.LastIndexByte(rec[lo:i], '"')
+		e := bytes.IndexByte(rec[i:min(len(rec), i+most)], '"')
+		if s < 0 || e < 0 {
+			continue
+		}
+		off = i + e + 1 // the rest of this string is not looked at again
+		if isActorKey(rec[lo+s+1 : i+e]) {
+			return true
+		}
+	}
+}
+
+// isActorKey reports whether the JSON string body b decodes to
+// fleet.ActorKey, each byte of which is ASCII.
+func isActorKey(b []byte) bool {
+	k := fleet.ActorKey
+	for len(b) > 0 {
+		if len(k) == 0 {
+			return false
+		}
+		c := b[0]
+		if c == '\\' {
+			if len(b) < 6 || b[1] != 'u' {
+				return false
+			}
+			r, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+			if err != nil {
+				return false
+			}
+			c, b = byte(r), b[6:]
+			if r >= 0x80 {
+				return false
+			}
+		} else {
+			b = b[1:]
+		}
+		if c != k[0] {
+			return false
+		}
+		k = k[1:]
+	}
+	return len(k) == 0
+}
 
 // actorWalk reads the actors of a record's steps as the verifier walks
 // them (record.Options.EachStep), so that no step is read twice: the

@@ -114,7 +114,7 @@ func Run(in Inputs) Outcome {
 	// none (no fleet wrote it) is not walked for them, unless step 11
 	// must say so.
 	var actors actorWalk
-	if in.RequireAttested || bytes.Contains(in.Record, actorKey) {
+	if in.RequireAttested || mayNameActors(in.Record) {
 		in.EachStep = actors.chain(in.EachStep)
 	}
 	opt := record.Options{Pinned: in.Pinned, Revoked: in.Revoked, HashesAt: checkpoint.Indices(cps), EachStep: in.EachStep, Top: in.Top}

@@ -708,6 +708,8 @@
       } else return bad;
     }
     if (!attested) return bad;
+    // A credential or an OIDC token names its developer (fleet's ActorOf).
+    if (attested.by !== 'token' && (!attested.tenant || !attested.subject)) return bad;
     if (claimed !== undefined) attested = Object.assign({}, attested, { claimed });
     return attested;
   }
