@@ -3,15 +3,16 @@ package verdict
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/logbook-project/logbook/internal/checkpoint"
 	"github.com/logbook-project/logbook/internal/gaps"
+	"github.com/logbook-project/logbook/internal/orgpolicy"
 	"github.com/logbook-project/logbook/internal/policy"
 	"github.com/logbook-project/logbook/internal/record"
+	"github.com/logbook-project/logbook/internal/review"
 )
 
 // jsonResult is the --json output: exactly these keys, nulls where unknown.
@@ -102,7 +103,9 @@ func WriteJSON(w io.Writer, o Outcome) {
 func WriteHuman(w io.Writer, o Outcome) {
 	r := o.Result
 	if !r.OK {
-		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, r.Detail)
+		// A detail can quote the record (an actor's names): shown as
+		// review shows a record's text, so it cannot steer a terminal.
+		fmt.Fprintf(w, "REFUSED %s: %s\n", r.Code, review.Clean(r.Detail))
 		return
 	}
 	signer := "unpinned"
