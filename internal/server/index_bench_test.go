@@ -109,6 +109,13 @@ func benchQueries(n int) map[string]index.Query {
 // kept in the temporary folder across runs (built once), for MySQL a
 // fresh database.
 func benchIndex(b *testing.B, driver string, n int) *index.Index {
+	ix, _ := benchIndexAt(b, driver, n)
+	return ix
+}
+
+// benchIndexAt is benchIndex with the DSN it opened, for another
+// process to open the same index.
+func benchIndexAt(b *testing.B, driver string, n int) (*index.Index, string) {
 	ctx := context.Background()
 	dsn := filepath.Join(os.TempDir(), fmt.Sprintf("logbook-index-bench-v2-%d.db", n))
 	if driver == "mysql" {
@@ -122,7 +129,7 @@ func benchIndex(b *testing.B, driver string, n int) *index.Index {
 	}
 	b.Cleanup(func() { ix.Close() })
 	if built {
-		return ix
+		return ix, dsn
 	}
 	ss := synthSessions(n)
 	for i := 0; i < len(ss); i += 1000 {
@@ -130,7 +137,7 @@ func benchIndex(b *testing.B, driver string, n int) *index.Index {
 			b.Fatal(err)
 		}
 	}
-	return ix
+	return ix, dsn
 }
 
 // BenchmarkSearch: each documented query at 10,000 and 1,000,000
