@@ -22,16 +22,23 @@ import (
 //
 //	go test ./internal/server -run '^$' -bench BenchmarkSearchDeployed -benchtime 400x
 //
-// Each iteration runs the query ("db"), the route ("http") and the
+// Each iteration runs the query ("db"), the route ("http"), the
 // server's cheapest route, GET /healthz ("floor": the socket, the
-// client and the server's own request handling with no search), each
-// timed on its own; the figures are medians.
+// client and the server's own request handling with no search) and the
+// same GET of a bare net/http process that answers it with nothing
+// (e2e/testdata/serverfloor: "bare", what two processes' round trip
+// costs by itself), each timed on its own; the figures are medians.
 func BenchmarkSearchDeployed(b *testing.B) {
 	dir := b.TempDir()
 	exe := filepath.Join(dir, "logbook-server")
 	if out, err := exec.Command("go", "build", "-o", exe, "github.com/logbook-project/logbook/cmd/logbook-server").CombinedOutput(); err != nil {
 		b.Fatalf("%v %s", err, out)
 	}
+	floor := filepath.Join(dir, "serverfloor")
+	if out, err := exec.Command("go", "build", "-o", floor, "../../e2e/testdata/serverfloor").CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	bare := startDeployed(b, floor)
 	key := filepath.Join(dir, "server.key")
 	if out, err := exec.Command(exe, "--new-key", key, "--name", "bench").CombinedOutput(); err != nil {
 		b.Fatalf("--new-key: %v %s", err, out)
@@ -42,7 +49,7 @@ func BenchmarkSearchDeployed(b *testing.B) {
 	}
 	for _, driver := range []string{"sqlite", "mysql"} {
 		big, dsn := benchIndexAt(b, driver, 10000)
-		base := startDeployed(b, exe, driver, dsn, key, tok)
+		base := startDeployed(b, exe, "--key", key, "--name", "bench", "--read-token-file", tok, "--index", driver, "--index-dsn", dsn)
 		c := &http.Client{Transport: &http.Transport{}}
 		b.Cleanup(c.CloseIdleConnections)
 		qs := benchQueries(10000)
@@ -59,10 +66,11 @@ func BenchmarkSearchDeployed(b *testing.B) {
 				}
 			}
 			b.Run(driver+"/"+name, func(b *testing.B) {
-				var db, hp, fl []time.Duration
+				var db, hp, fl, br []time.Duration
 				hreq, _ := http.NewRequest("GET", u, nil)
 				hreq.Header.Set("Authorization", "Bearer rt")
 				freq, _ := http.NewRequest("GET", base+"/healthz", nil)
+				breq, _ := http.NewRequest("GET", bare+"/healthz", nil)
 				ctx := context.Background()
 				for b.Loop() {
 					t0 := time.Now()
@@ -74,9 +82,12 @@ func BenchmarkSearchDeployed(b *testing.B) {
 					t2 := time.Now()
 					getOK(b, c, freq)
 					t3 := time.Now()
-					db, hp, fl = append(db, t1.Sub(t0)), append(hp, t2.Sub(t1)), append(fl, t3.Sub(t2))
+					getOK(b, c, breq)
+					t4 := time.Now()
+					db, hp, fl, br = append(db, t1.Sub(t0)), append(hp, t2.Sub(t1)), append(fl, t3.Sub(t2)), append(br, t4.Sub(t3))
 				}
 				md, mh, mf := median(db), median(hp), median(fl)
+				b.ReportMetric(median(br), "µs-bare")
 				b.ReportMetric(md, "µs-db")
 				b.ReportMetric(mh, "µs-http")
 				b.ReportMetric(mh/md, "http/db")
@@ -87,15 +98,15 @@ func BenchmarkSearchDeployed(b *testing.B) {
 	}
 }
 
-// startDeployed runs logbook-server over the index at dsn, with the read
-// token in tok, and waits until it answers; it returns its base URL.
-func startDeployed(b *testing.B, exe, driver, dsn, key, tok string) string {
+// startDeployed runs exe (logbook-server or the floor) on a loopback
+// port with a data directory of its own and waits until it answers; it
+// returns its base URL.
+func startDeployed(b *testing.B, exe string, args ...string) string {
 	ln := listen(b)
 	addr := ln.Addr().String()
 	ln.Close()
 	var stderr bytes.Buffer
-	cmd := exec.Command(exe, "--listen", addr, "--data", filepath.Join(b.TempDir(), "data"), "--key", key, "--name", "bench",
-		"--read-token-file", tok, "--index", driver, "--index-dsn", dsn)
+	cmd := exec.Command(exe, append([]string{"--listen", addr, "--data", filepath.Join(b.TempDir(), "data")}, args...)...)
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
