@@ -3,6 +3,7 @@ package wal
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -129,7 +130,26 @@ func (l *Log) replay() (Stats, error) {
 	return st, l.syncPath(l.wdir, nil)
 }
 
+// ErrConflict is Replay's error when a file holds, where an entry of the
+// log went, bytes that are neither the entry's nor what a power loss
+// leaves (zeros, or a torn tail: bytes with no newline to the file's
+// end), followed by complete lines: lines the log does not account for,
+// which may have been acknowledged (a segment of another data
+// directory, or a journal written on by a server that did not replay).
+// Replay stops rather than cut them, and the server does not start.
+var ErrConflict = errors.New("wal: the file holds other bytes, and complete lines after them, where an entry of the log went")
+
 // apply makes the file e names what e left it.
+//
+// Where the file holds other bytes than the entry's at its offset,
+// replay cuts the file there and writes the entry only when nothing
+// after the first differing byte can have been acknowledged: the file
+// ends within the entry, or what follows has no newline (a torn tail;
+// every acknowledged append ends a line). Where the differing bytes are
+// zeros (pages a power loss took: a failed fsync of the journal kept
+// this segment while a later one, retired, made the journal's later
+// bytes durable) and complete lines follow, the entry is written in
+// place and the lines after it kept. Anything else is ErrConflict.
 func apply(dir string, e Entry, st *Stats) error {
 	p := filepath.Join(dir, e.Name)
 	if e.Kind == Remove {
@@ -162,14 +182,35 @@ func apply(dir string, e Entry, st *Stats) error {
 		st.Skipped++
 		return nil
 	}
-	if size >= end {
-		have := make([]byte, len(e.Data))
-		if _, err := f.ReadAt(have, e.Off); err != nil && err != io.EOF {
+	have := make([]byte, min(size, end)-e.Off)
+	if _, err := f.ReadAt(have, e.Off); err != nil && err != io.EOF {
+		return err
+	}
+	d := 0 // the first differing byte
+	for d < len(have) && have[d] == e.Data[d] {
+		d++
+	}
+	switch {
+	case d == len(e.Data):
+		st.Present++
+		return nil
+	case size <= end:
+		// Nothing past the entry: the file's bytes from its offset are
+		// the entry's, cut short or replaced.
+	default:
+		torn, err := noNewline(f, e.Off+int64(d), size)
+		if err != nil {
 			return err
 		}
-		if bytes.Equal(have, e.Data) {
-			st.Present++
-			return nil
+		if !torn {
+			if !zerosWhereDiffer(have, e.Data) {
+				return fmt.Errorf("%s at %d: %w", e.Name, e.Off+int64(d), ErrConflict)
+			}
+			if _, err := f.WriteAt(e.Data, e.Off); err != nil {
+				return err
+			}
+			st.Written++
+			return f.Close()
 		}
 	}
 	if err := f.Truncate(e.Off); err != nil {
@@ -180,4 +221,34 @@ func apply(dir string, e Entry, st *Stats) error {
 	}
 	st.Written++
 	return f.Close()
+}
+
+// noNewline reports whether f's bytes from off to size hold no newline.
+func noNewline(f *os.File, off, size int64) (bool, error) {
+	buf := make([]byte, min(size-off, 64<<10))
+	for off < size {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if bytes.IndexByte(buf[:n], '\n') >= 0 {
+			return false, nil
+		}
+		if err != nil && err != io.EOF {
+			return false, err
+		}
+		if n == 0 {
+			break
+		}
+		off += int64(n)
+	}
+	return true, nil
+}
+
+// zerosWhereDiffer reports whether every byte of have that is not
+// want's is zero.
+func zerosWhereDiffer(have, want []byte) bool {
+	for i, c := range have {
+		if c != want[i] && c != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -258,8 +258,8 @@ func TestReplayTornTail(t *testing.T) {
 }
 
 // TestReplayOtherBytes: where an entry went, the file holds other bytes
-// (an append nobody acknowledged took the place of the logged one after
-// a cut): the file is cut there and given the logged bytes. A file now
+// and no newline to its end (a torn tail, never acknowledged): the file
+// is cut there and given the logged bytes. A file now
 // shorter than where a write went, or removed, is left: the write has
 // nothing to follow. A removal is replayed.
 func TestReplayOtherBytes(t *testing.T) {
@@ -276,7 +276,7 @@ func TestReplayOtherBytes(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "c.steps.jsonl"))
 	l.crash()
-	os.WriteFile(filepath.Join(dir, "a.steps.jsonl"), []byte("header\nSTEP-X\nstep-2\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "a.steps.jsonl"), []byte("header\nSTEP-X-torn-and-long"), 0o600)
 	os.WriteFile(filepath.Join(dir, "b.steps.jsonl"), []byte("he"), 0o600)
 	if err := os.Truncate(filepath.Join(dir, "b.steps.jsonl"), 0); err != nil {
 		t.Fatal(err)
@@ -434,5 +434,72 @@ func TestSyncFails(t *testing.T) {
 	}
 	if err := l.Append("a.steps.jsonl", 7, []byte("x")); err == nil {
 		t.Fatal("append after Close")
+	}
+}
+
+// TestReplayKeepsLaterLines: a journal's fsync failed in a rotation, so
+// its segment stayed for replay; the next segment was retired (the
+// journal's fsync passed, as a second one does after an error on Linux)
+// and removed. A power loss then took the pages of the first write
+// (zeros on disk) and kept the later, acknowledged lines. Replay writes
+// the first entry in place: before, it cut the journal at the entry's
+// offset and the acknowledged lines after it were lost.
+func TestReplayKeepsLaterLines(t *testing.T) {
+	dir := t.TempDir()
+	s := &syncs{}
+	l := open(t, dir, Options{SyncPath: s.sync})
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	s.fail = func(p string) bool { return strings.HasSuffix(p, ".steps.jsonl") }
+	if err := l.Rotate(); err == nil {
+		t.Fatal("rotate passed")
+	}
+	s.fail = nil
+	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-2\n")
+	if err := l.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	if n := segs(t, dir); len(n) != 2 { // the one kept, the one in use
+		t.Fatalf("segments: %v", n)
+	}
+	l.crash()
+	p := filepath.Join(dir, "a.steps.jsonl")
+	want := read(t, p)
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(make([]byte, 5), 2) // the lost page: zeros
+	f.Close()
+	st, err := Replay(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, p); got != want || st.Written != 1 {
+		t.Fatalf("after replay: %q (want %q) %+v", got, want, st)
+	}
+}
+
+// TestReplayConflict: where an entry went the file holds other bytes,
+// not zeros, and complete lines after them (a segment of another data
+// directory, say): replay refuses, with ErrConflict, and leaves the file
+// and the segment as they are.
+func TestReplayConflict(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	journal(t, l, dir, "a.steps.jsonl", "step-1\n")
+	l.crash()
+	p := filepath.Join(dir, "a.steps.jsonl")
+	other := "header\nOTHER-1\nother-2\n"
+	os.WriteFile(p, []byte(other), 0o600)
+	if _, err := Replay(dir, Options{}); !errors.Is(err, ErrConflict) {
+		t.Fatalf("replay: %v", err)
+	}
+	if got := read(t, p); got != other {
+		t.Fatalf("file changed: %q", got)
+	}
+	if n := segs(t, dir); len(n) != 1 {
+		t.Fatalf("segments: %v", n)
 	}
 }
