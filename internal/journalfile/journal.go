@@ -99,8 +99,11 @@ func ValidSessionID(id string) error {
 	return nil
 }
 
+// Suffix ends the name of every in-progress file: ID.steps.jsonl.
+const Suffix = ".steps.jsonl"
+
 // Path returns the in-progress file's path for a session.
-func Path(dir, session string) string { return filepath.Join(dir, session+".steps.jsonl") }
+func Path(dir, session string) string { return filepath.Join(dir, session+Suffix) }
 
 // Open validates the session id, creates dir (0700) if needed, and takes
 // the session's exclusive lock, waiting for other writers.

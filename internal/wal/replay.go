@@ -99,13 +99,17 @@ func (l *Log) replay() (Stats, error) {
 		return st, err
 	}
 	st.last = segs[len(segs)-1].n
-	touched := map[string]struct{}{}
+	// Every segment is read through once before anything is written: a
+	// segment with an entry no log writes (ErrCorrupt: a name that is not
+	// a journal's, say) stops the start with every file as it was.
 	for _, s := range segs {
-		b, err := os.ReadFile(s.path)
-		if err != nil {
+		if err := parseFile(s.path, func(Entry) error { return nil }); err != nil {
 			return st, err
 		}
-		if _, err := Parse(b, func(e Entry) error {
+	}
+	touched := map[string]struct{}{}
+	for _, s := range segs {
+		if err := parseFile(s.path, func(e Entry) error {
 			st.Entries++
 			touched[e.Name] = struct{}{}
 			return apply(dir, e, &st)
@@ -138,6 +142,18 @@ func (l *Log) replay() (Stats, error) {
 // directory, or a journal written on by a server that did not replay).
 // Replay stops rather than cut them, and the server does not start.
 var ErrConflict = errors.New("wal: the file holds other bytes, and complete lines after them, where an entry of the log went")
+
+// parseFile reads the segment at path and Parses it, its errors naming it.
+func parseFile(path string, each func(Entry) error) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if _, err := Parse(b, each); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
 
 // apply makes the file e names what e left it.
 //

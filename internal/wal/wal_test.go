@@ -138,7 +138,7 @@ func TestEncodeParse(t *testing.T) {
 			t.Fatalf("bit flipped at %d: read %d bytes", i, n)
 		}
 	}
-	for _, bad := range []Entry{{Kind: Write, Name: "../x"}, {Kind: Write, Name: ".x"}, {Kind: Write, Name: "a/b"}, {Kind: 9, Name: "x"}, {Kind: Write, Name: "x", Off: -1}, {Kind: Remove, Name: "x", Off: 1}} {
+	for _, bad := range []Entry{{Kind: Write, Name: "../x"}, {Kind: Write, Name: ".x"}, {Kind: Write, Name: "a/b"}, {Kind: Write, Name: "key"}, {Kind: Remove, Name: "a.record.json"}, {Kind: Write, Name: "-a.steps.jsonl"}, {Kind: 9, Name: "x"}, {Kind: Write, Name: "x", Off: -1}, {Kind: Remove, Name: "x", Off: 1}} {
 		if _, err := Encode(bad); err == nil {
 			t.Errorf("%+v encoded", bad)
 		}
@@ -165,7 +165,7 @@ func FuzzParse(f *testing.F) {
 			out = append(out, enc...)
 			return nil
 		})
-		if err != nil || n < 0 || n > int64(len(b)) {
+		if err != nil && !errors.Is(err, ErrCorrupt) || n < 0 || n > int64(len(b)) {
 			t.Fatalf("%d, %v", n, err)
 		}
 		if !bytes.Equal(out, b[:n]) {
@@ -501,5 +501,80 @@ func TestReplayConflict(t *testing.T) {
 	}
 	if n := segs(t, dir); len(n) != 1 {
 		t.Fatalf("segments: %v", n)
+	}
+}
+
+// raw encodes e without Encode's checks: a segment made by something
+// other than a Log.
+func raw(e Entry) []byte {
+	b := appendHead(nil, &e, len(e.Data))
+	b = append(b, e.Data...)
+	seal(b[:len(b)-len(e.Data)], e.Data)
+	return b
+}
+
+// TestReplayNames: a segment whose entry checks (length, CRC) but names
+// a file that is not a session's journal (the server's key, a record,
+// a path out of the data directory, a NUL) stops the replay with
+// ErrCorrupt before anything is written, even the entries before it:
+// before, a name of [A-Za-z0-9._-] passed (replay wrote or removed the
+// key), and any other ended the segment as a torn tail would, silently
+// dropping what followed it.
+func TestReplayNames(t *testing.T) {
+	for _, bad := range []Entry{
+		{Kind: Write, Name: "key", Data: []byte("not a key\n")},
+		{Kind: Remove, Name: "key"},
+		{Kind: Write, Name: "a.record.json", Data: []byte("{}")},
+		{Kind: Remove, Name: "index.db"},
+		{Kind: Write, Name: "../out.steps.jsonl", Data: []byte("x\n")},
+		{Kind: Write, Name: "/tmp/out.steps.jsonl", Data: []byte("x\n")},
+		{Kind: Write, Name: "b\x00.steps.jsonl", Data: []byte("x\n")},
+		{Kind: Write, Name: ".b.steps.jsonl", Data: []byte("x\n")},
+		{Kind: Write, Name: "wal", Data: []byte("x\n")},
+		{Kind: 7, Name: "b.steps.jsonl"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "key"), []byte("the key"), 0o600)
+		os.WriteFile(filepath.Join(dir, "index.db"), []byte("the index"), 0o600)
+		os.MkdirAll(filepath.Join(dir, Subdir), 0o700)
+		good, _ := Encode(Entry{Kind: Write, Name: "a.steps.jsonl", Data: []byte("header\n")})
+		after, _ := Encode(Entry{Kind: Write, Name: "c.steps.jsonl", Data: []byte("header\n")})
+		seg := append(append(good, raw(bad)...), after...)
+		os.WriteFile(filepath.Join(dir, Subdir, "00000000000000000001.wal"), seg, 0o600)
+		_, err := Replay(dir, Options{})
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%q: replay: %v", bad.Name, err)
+		}
+		if read(t, filepath.Join(dir, "key")) != "the key" || read(t, filepath.Join(dir, "index.db")) != "the index" {
+			t.Errorf("%q: the key or the index changed", bad.Name)
+		}
+		for _, n := range []string{"a.steps.jsonl", "c.steps.jsonl", "a.record.json", "../out.steps.jsonl"} {
+			if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+				t.Errorf("%q: %s written", bad.Name, n)
+			}
+		}
+		if n := segs(t, dir); len(n) != 1 {
+			t.Errorf("%q: segments %v", bad.Name, n)
+		}
+	}
+}
+
+// TestReplaySymlink: a journal's name in the data directory that is a
+// symbolic link (to a file outside it) is not followed: replay fails
+// and the file it points to is left as it is.
+func TestReplaySymlink(t *testing.T) {
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "outside")
+	os.WriteFile(out, []byte("outside\n"), 0o600)
+	if err := os.Symlink(out, filepath.Join(dir, "a.steps.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, Subdir), 0o700)
+	seg, _ := Encode(Entry{Kind: Write, Name: "a.steps.jsonl", Data: []byte("header\n")})
+	os.WriteFile(filepath.Join(dir, Subdir, "00000000000000000001.wal"), seg, 0o600)
+	if _, err := Replay(dir, Options{}); err == nil {
+		t.Fatal("replay passed")
+	}
+	if read(t, out) != "outside\n" {
+		t.Fatal("the file outside changed")
 	}
 }
