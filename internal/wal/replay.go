@@ -19,7 +19,7 @@ type Stats struct {
 	Segments int // segments read (and removed)
 	Entries  int // entries that checked
 	Written  int // writes put back into a file that lacked their bytes
-	Present  int // writes whose bytes the file had already
+	Present  int // writes whose bytes the file had already (written again in place: apply)
 	// Skipped: writes to a file now shorter than where they went (or
 	// gone): cut or removed after the write, so the bytes have nothing
 	// to follow.
@@ -208,8 +208,15 @@ func apply(dir string, e Entry, st *Stats) error {
 	}
 	switch {
 	case d == len(e.Data):
+		// Written again all the same: the cache may hold pages whose
+		// writeback failed (a journal fsync that failed in a rotation
+		// kept this segment), clean and never on disk; reads find the
+		// bytes, and the fsync after replay would write nothing.
+		if _, err := f.WriteAt(e.Data, e.Off); err != nil {
+			return err
+		}
 		st.Present++
-		return nil
+		return f.Close()
 	case size <= end:
 		// Nothing past the entry: the file's bytes from its offset are
 		// the entry's, cut short or replaced.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // journal appends b to the file name of dir and logs it, as a journal
@@ -576,5 +577,34 @@ func TestReplaySymlink(t *testing.T) {
 	}
 	if read(t, out) != "outside\n" {
 		t.Fatal("the file outside changed")
+	}
+}
+
+// TestReplayRewritesPresent: bytes the file has already are written
+// again in place, so that replay's fsync writes them: after a failed
+// fsync Linux leaves the pages it could not write clean in the cache,
+// where a read finds them, and the next fsync writes nothing. Before,
+// replay left them (the file untouched: its mtime the same), fsynced
+// nothing, and removed the segment that held them.
+func TestReplayRewritesPresent(t *testing.T) {
+	dir := t.TempDir()
+	l := open(t, dir, Options{})
+	journal(t, l, dir, "a.steps.jsonl", "header\n")
+	l.crash()
+	p := filepath.Join(dir, "a.steps.jsonl")
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Replay(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Present != 1 || !fi.ModTime().After(old) || read(t, p) != "header\n" {
+		t.Fatalf("%+v, mtime %v (was %v)", st, fi.ModTime(), old)
 	}
 }
