@@ -112,9 +112,15 @@ func Open(dir string, opts Options) (*Log, Stats, error) {
 	return l, st, nil
 }
 
-// lock takes DIR/wal's lock, making the directory.
+// lock takes DIR/wal's lock, making the directory: its name is made
+// durable (DIR fsynced, at every start: one made by a process killed
+// before its fsync looks the same) before a segment in it is, or a power
+// loss could take the directory and every entry acknowledged in it.
 func (l *Log) lock() error {
 	if err := os.MkdirAll(l.wdir, 0o700); err != nil {
+		return err
+	}
+	if err := l.syncPath(l.dir, nil); err != nil {
 		return err
 	}
 	f, err := durable.OpenWrite(filepath.Join(l.wdir, lockName), os.O_RDWR|os.O_CREATE, 0o600)

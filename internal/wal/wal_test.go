@@ -737,3 +737,17 @@ func TestConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenSyncsDir: the first Open of a data directory makes DIR/wal and
+// fsyncs DIR (for the name wal) before the first segment's name is
+// fsynced in DIR/wal. Before, DIR was not fsynced: only a session's
+// first batch, or a rotation, happened to do it.
+func TestOpenSyncsDir(t *testing.T) {
+	dir := t.TempDir()
+	s := &syncs{}
+	l := open(t, dir, Options{SyncPath: s.sync})
+	defer l.Close()
+	if g := s.take(); g != filepath.Base(dir)+" "+Subdir {
+		t.Fatalf("syncs: %q", g)
+	}
+}
