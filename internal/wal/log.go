@@ -30,8 +30,9 @@ type Options struct {
 	// MaxSize: 0 is DefaultMaxSize.
 	MaxSize int64
 	// MaxKept bounds the segments kept for replay while the process
-	// runs (a fsync of their journals failed): past it every Append
-	// fails (ErrBacklog). 0 is DefaultMaxKept.
+	// runs (a fsync of their journals failed), with the segment in use
+	// (which grows when no rotation can make its successor): past it
+	// every Append fails (ErrBacklog). 0 is DefaultMaxKept.
 	MaxKept int64
 }
 
@@ -191,6 +192,11 @@ func (l *Log) add(e Entry) error {
 		return l.failed
 	}
 	s := l.cur
+	// A segment that cannot be retired (its successor cannot be made)
+	// grows: it counts against the same bound.
+	if bound := cmp.Or(l.opts.MaxKept, DefaultMaxKept); l.kept+s.size > bound {
+		return fmt.Errorf("%w (%d bytes kept, %d in the segment in use, the bound is %d)", ErrBacklog, l.kept, s.size, bound)
+	}
 	head := appendHead(l.buf[:0], &e, len(e.Data))
 	hl := len(head)
 	if len(e.Data) <= inline {

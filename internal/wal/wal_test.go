@@ -751,3 +751,26 @@ func TestOpenSyncsDir(t *testing.T) {
 		t.Fatalf("syncs: %q", g)
 	}
 }
+
+// TestBacklogNoRotation: when no rotation can make the next segment (the
+// fsync of DIR/wal fails), the segment in use grows; past MaxKept every
+// Append fails (ErrBacklog). Before, it grew until the disk was full.
+func TestBacklogNoRotation(t *testing.T) {
+	dir := t.TempDir()
+	s := &syncs{}
+	l := open(t, dir, Options{SyncPath: s.sync, MaxKept: 100})
+	s.fail = func(p string) bool { return filepath.Base(p) == Subdir }
+	var err error
+	var off int64
+	for i := 0; i < 20 && err == nil; i++ {
+		if err = l.Append("a.steps.jsonl", off, []byte("step-with-some-bytes\n")); err == nil {
+			off += 21
+			if rerr := l.Rotate(); rerr == nil {
+				t.Fatal("rotate passed")
+			}
+		}
+	}
+	if !errors.Is(err, ErrBacklog) || off > 200 {
+		t.Fatalf("append at %d: %v", off, err)
+	}
+}
