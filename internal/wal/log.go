@@ -102,6 +102,14 @@ func Open(dir string, opts Options) (*Log, Stats, error) {
 		l.unlock()
 		return nil, st, err
 	}
+	// DIR/wal's name made durable before a segment in it is, or a power
+	// loss could take the directory and every entry acknowledged in it
+	// (at every Open: one made by a process killed before this fsync
+	// looks the same).
+	if err := l.syncPath(dir, nil); err != nil {
+		l.unlock()
+		return nil, st, err
+	}
 	l.next = 1
 	if st.last > 0 {
 		l.next = st.last + 1 // numbers go up, even past segments whose removal a crash took
@@ -113,15 +121,9 @@ func Open(dir string, opts Options) (*Log, Stats, error) {
 	return l, st, nil
 }
 
-// lock takes DIR/wal's lock, making the directory: its name is made
-// durable (DIR fsynced, at every start: one made by a process killed
-// before its fsync looks the same) before a segment in it is, or a power
-// loss could take the directory and every entry acknowledged in it.
+// lock takes DIR/wal's lock, making the directory.
 func (l *Log) lock() error {
 	if err := os.MkdirAll(l.wdir, 0o700); err != nil {
-		return err
-	}
-	if err := l.syncPath(l.dir, nil); err != nil {
 		return err
 	}
 	f, err := durable.OpenWrite(filepath.Join(l.wdir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
