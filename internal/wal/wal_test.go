@@ -774,3 +774,19 @@ func TestBacklogNoRotation(t *testing.T) {
 		t.Fatalf("append at %d: %v", off, err)
 	}
 }
+
+// TestReplayZeros: a segment that ends in zeros (its size reached the
+// disk, its last pages did not) ends there, a torn tail: eight zero
+// bytes read as an entry of no payload whose CRC, 0, checks, and were
+// taken for ErrCorrupt, which stopped the start.
+func TestReplayZeros(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, Subdir), 0o700)
+	seg, _ := Encode(Entry{Kind: Write, Name: "a.steps.jsonl", Data: []byte("header\n")})
+	seg = append(seg, make([]byte, 4096)...)
+	os.WriteFile(filepath.Join(dir, Subdir, "00000000000000000001.wal"), seg, 0o600)
+	st, err := Replay(dir, Options{})
+	if err != nil || st.Entries != 1 || read(t, filepath.Join(dir, "a.steps.jsonl")) != "header\n" {
+		t.Fatalf("%+v %v", st, err)
+	}
+}
