@@ -102,17 +102,32 @@ func (l *Log) replay() (Stats, error) {
 	// Every segment is read through once before anything is written: a
 	// segment with an entry no log writes (ErrCorrupt: a name that is not
 	// a journal's, say) stops the start with every file as it was.
+	// That pass also notes each file's writes, in order, for cover.
+	writes := map[string][]span{}
 	for _, s := range segs {
-		if err := parseFile(s.path, func(Entry) error { return nil }); err != nil {
+		if err := parseFile(s.path, func(e Entry) error {
+			sp := span{-1, -1} // a removal: a file made again after it is another
+			if e.Kind == Write {
+				sp = span{e.Off, e.Off + int64(len(e.Data))}
+			}
+			writes[e.Name] = append(writes[e.Name], sp)
+			return nil
+		}); err != nil {
 			return st, err
 		}
+	}
+	covers := map[string][]int64{}
+	for name, w := range writes {
+		covers[name] = cover(w)
 	}
 	touched := map[string]struct{}{}
 	for _, s := range segs {
 		if err := parseFile(s.path, func(e Entry) error {
 			st.Entries++
 			touched[e.Name] = struct{}{}
-			return apply(dir, e, &st)
+			c := covers[e.Name]
+			covers[e.Name] = c[1:]
+			return apply(dir, e, c[0], &st)
 		}); err != nil {
 			return st, err
 		}
@@ -143,6 +158,24 @@ func (l *Log) replay() (Stats, error) {
 // Replay stops rather than cut them, and the server does not start.
 var ErrConflict = errors.New("wal: the file holds other bytes, and complete lines after them, where an entry of the log went")
 
+// span is where a write went: [off, end).
+type span struct{ off, end int64 }
+
+// cover returns, for each of a file's writes in log order, where the
+// run of writes from it on, each starting at or before the end of the
+// one before, ends: replay writes every byte from the write's offset to
+// there again, so a cut at the offset loses none of them.
+func cover(w []span) []int64 {
+	c := make([]int64, len(w))
+	for i := len(w) - 1; i >= 0; i-- {
+		c[i] = w[i].end
+		if i+1 < len(w) && w[i].off >= 0 && w[i+1].off >= 0 && w[i+1].off <= w[i].end {
+			c[i] = max(c[i], c[i+1])
+		}
+	}
+	return c
+}
+
 // parseFile reads the segment at path and Parses it, its errors naming it.
 func parseFile(path string, each func(Entry) error) error {
 	b, err := os.ReadFile(path)
@@ -160,13 +193,15 @@ func parseFile(path string, each func(Entry) error) error {
 // Where the file holds other bytes than the entry's at its offset,
 // replay cuts the file there and writes the entry only when nothing
 // after the first differing byte can have been acknowledged: the file
-// ends within the entry, or what follows has no newline (a torn tail;
-// every acknowledged append ends a line). Where the differing bytes are
-// zeros (pages a power loss took: a failed fsync of the journal kept
-// this segment while a later one, retired, made the journal's later
-// bytes durable) and complete lines follow, the entry is written in
-// place and the lines after it kept. Anything else is ErrConflict.
-func apply(dir string, e Entry, st *Stats) error {
+// ends within cov (the entry and the writes of the log that follow it
+// without a gap, all written again next), or what follows cov has no
+// newline (a torn tail; every acknowledged append ends a line). Where
+// the differing bytes are zeros (pages a power loss took: a failed
+// fsync of the journal kept this segment while a later one, retired,
+// made the journal's later bytes durable) and complete lines follow,
+// the entry is written in place and the lines after it kept. Anything
+// else is ErrConflict.
+func apply(dir string, e Entry, cov int64, st *Stats) error {
 	p := filepath.Join(dir, e.Name)
 	if e.Kind == Remove {
 		if err := os.Remove(p); err == nil {
@@ -217,11 +252,11 @@ func apply(dir string, e Entry, st *Stats) error {
 		}
 		st.Present++
 		return f.Close()
-	case size <= end:
-		// Nothing past the entry: the file's bytes from its offset are
-		// the entry's, cut short or replaced.
+	case size <= cov:
+		// Nothing past what the log writes again: the file's bytes from
+		// the entry's offset are the log's, cut short or replaced.
 	default:
-		torn, err := noNewline(f, e.Off+int64(d), size)
+		torn, err := noNewline(f, max(cov, e.Off+int64(d)), size)
 		if err != nil {
 			return err
 		}
