@@ -66,18 +66,20 @@ func cmpU(a, b uint64) int {
 }
 
 // Replay runs at start, before anything reads or writes the data
-// directory's files: it reads every segment of DIR/wal, oldest first,
-// and makes each file its entries wrote hold their bytes, then fsyncs
-// those files and the directory, and removes the segments. For a write
-// of bytes at off, a file that already holds them there is left as it
-// is (replay is idempotent: a second Replay, or one after a crash inside
-// Rotate, finds everything in place); one that is shorter, or holds
-// other bytes there (a power loss kept part of an append, or an
-// unacknowledged append that took the place of another), is cut at off
-// and given the bytes. A file shorter than off was cut, or removed and
-// made again, after the write (a Remove entry says so): the write is
-// skipped. Whatever a segment holds after its first entry that does not
-// check (a torn tail) was never acknowledged and is ignored.
+// directory's files: it reads every segment of DIR/wal, oldest first
+// (all of them once before writing anything: an entry no Log writes is
+// ErrCorrupt), and makes each file its entries wrote hold their bytes,
+// then fsyncs those files and the directory, and removes the segments.
+// For a write of bytes at off, a file that already holds them there gets
+// them again in place (so the fsync writes them: a page whose writeback
+// failed reads as present), with the same result (replay is idempotent:
+// a second Replay, or one after a crash inside Rotate, changes nothing);
+// one that is shorter, or holds other bytes there, is cut at off and
+// given the bytes, or written in place, or refused (ErrConflict), as
+// apply says. A file shorter than off was cut, or removed and made
+// again, after the write (a Remove entry says so): the write is skipped.
+// Whatever a segment holds after its first entry that does not check (a
+// torn tail) was never acknowledged and is ignored.
 //
 // Replay takes DIR/wal's lock for the time it runs (ErrInUse when a Log
 // of another process holds it); Open replays too.
