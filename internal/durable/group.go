@@ -84,13 +84,26 @@ func (g *Group) Sync(paths ...string) error {
 // a synced checkpoint for the transparency log) keeps the order of the
 // writes.
 func (g *Group) Add(after func(), paths ...string) Ticket {
-	return g.AddFile(after, nil, paths...)
+	return g.add(after, nil, nil, paths)
 }
 
 // AddFile is Add with a file the caller keeps open (f.Name() its path),
 // synced by that descriptor. The caller may close f at any time: a
 // closed file is synced by its path. f may be nil.
 func (g *Group) AddFile(after func(), f *os.File, paths ...string) Ticket {
+	return g.add(after, f, nil, paths)
+}
+
+// AddSync is Add with a Syncer, synced by its own Sync in the batch.
+func (g *Group) AddSync(after func(), s Syncer, paths ...string) Ticket {
+	return g.add(after, nil, s, paths)
+}
+
+// add puts everything a ticket needs synced in the next batch under one
+// hold of g.mu: a leader takes a batch under g.mu, and one that took it
+// between two holds would sync it without what the second added (an
+// AddSync's Syncer once was: its writer answered with nothing fsynced).
+func (g *Group) add(after func(), f *os.File, s Syncer, paths []string) Ticket {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.next == nil {
@@ -103,21 +116,13 @@ func (g *Group) AddFile(after func(), f *os.File, paths ...string) Ticket {
 	if f != nil {
 		b.paths[syncKey{f.Name(), f}] = struct{}{}
 	}
+	if s != nil && !slices.Contains(b.logs, s) {
+		b.logs = append(b.logs, s)
+	}
 	if after != nil {
 		b.afters = append(b.afters, after)
 	}
 	return Ticket{g, b}
-}
-
-// AddSync is Add with a Syncer, synced by its own Sync in the batch.
-func (g *Group) AddSync(after func(), s Syncer, paths ...string) Ticket {
-	t := g.Add(after, paths...)
-	g.mu.Lock()
-	if !slices.Contains(t.b.logs, s) {
-		t.b.logs = append(t.b.logs, s)
-	}
-	g.mu.Unlock()
-	return t
 }
 
 // Wait returns once the ticket's batch is synced, leading it (and the

@@ -287,3 +287,53 @@ func TestGroupAddSync(t *testing.T) {
 		t.Fatalf("second batch: %v, %d syncs", err, s.n.Load())
 	}
 }
+
+// markSyncer notes, at the start of each Sync, how many writes had been
+// made: every write counted before a Sync began is covered by it.
+type markSyncer struct {
+	written *atomic.Int64
+	mark    atomic.Int64
+}
+
+func (m *markSyncer) Sync() error {
+	w := m.written.Load()
+	for {
+		old := m.mark.Load()
+		if w <= old || m.mark.CompareAndSwap(old, w) {
+			return nil
+		}
+	}
+}
+
+// TestGroupAddSyncRace: a writer's ticket from AddSync returns only once
+// a Sync of the Syncer began after its write, however a leader already
+// running takes batches meanwhile. AddSync put the Syncer in the batch
+// under a second lock, after Add had released the first: a leader could
+// take the batch in between and sync it without the Syncer, and the
+// writer's Wait returned with its write in no fsynced file (the server's
+// event acknowledged with its step only in the page cache).
+func TestGroupAddSyncRace(t *testing.T) {
+	var written atomic.Int64
+	s := &markSyncer{written: &written}
+	g := &Group{}
+	var wg sync.WaitGroup
+	var bad atomic.Int64
+	for range 8 {
+		wg.Go(func() {
+			for range 3000 {
+				w := written.Add(1)
+				if err := g.AddSync(nil, s).Wait(); err != nil {
+					t.Error(err)
+					return
+				}
+				if s.mark.Load() < w {
+					bad.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := bad.Load(); n > 0 {
+		t.Fatalf("%d of %d writes answered with no Sync of the Syncer after them", n, written.Load())
+	}
+}

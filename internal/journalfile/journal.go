@@ -54,7 +54,8 @@ var FS = struct {
 	MkdirAll func(path string, perm os.FileMode) error
 	OpenFile func(name string, flag int, perm os.FileMode) (*os.File, error)
 	Write    func(f *os.File, b []byte) (int, error)
-}{os.MkdirAll, durable.OpenWrite, (*os.File).Write}
+	Truncate func(f *os.File, size int64) error
+}{os.MkdirAll, durable.OpenWrite, (*os.File).Write, (*os.File).Truncate}
 
 // Journal is an open, locked in-progress file. Close releases the lock.
 type Journal struct {
@@ -73,6 +74,12 @@ type Journal struct {
 	// the write is taken back, as a short one is, and the append fails:
 	// no byte may be answered for that the log does not hold.
 	Log func(name string, off int64, b []byte) error
+	// untaken: bytes from cutTo on were written but Log failed and they
+	// could not be taken back; the next write (or Close) takes them back
+	// first. Chained after, they would sit below a logged write that a
+	// replay then skips (the file shorter than where it went).
+	untaken bool
+	cutTo   int64
 }
 
 // ErrSessionID is wrapped by the errors ValidSessionID returns.
@@ -99,8 +106,11 @@ func ValidSessionID(id string) error {
 	return nil
 }
 
+// Suffix ends the name of every in-progress file: ID.steps.jsonl.
+const Suffix = ".steps.jsonl"
+
 // Path returns the in-progress file's path for a session.
-func Path(dir, session string) string { return filepath.Join(dir, session+".steps.jsonl") }
+func Path(dir, session string) string { return filepath.Join(dir, session+Suffix) }
 
 // Open validates the session id, creates dir (0700) if needed, and takes
 // the session's exclusive lock, waiting for other writers.
@@ -132,6 +142,9 @@ func Open(dir, session string) (*Journal, error) {
 
 // Close closes the file and releases the lock.
 func (j *Journal) Close() error {
+	if j.untaken {
+		FS.Truncate(j.f, j.cutTo) // else the next write finds them as its tail
+	}
 	err := j.f.Close()
 	if err2 := j.lock.Close(); err == nil {
 		err = err2 // closing the descriptor releases the flock
@@ -187,6 +200,12 @@ func notBefore(at, last string) string {
 // With now set, every note and step is stamped with now(), raised to the
 // last step's at when earlier (AppendNow).
 func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() string) (int64, int, error) {
+	if j.untaken {
+		if err := FS.Truncate(j.f, j.cutTo); err != nil {
+			return 0, 0, fmt.Errorf("bytes the write-ahead log does not hold are still in %s, and could not be taken back: %w", j.f.Name(), err)
+		}
+		j.untaken = false
+	}
 	// The file's end is read once: it gives the torn tail, if any, and
 	// the last step to link to. A kept Journal (keep.go) whose file
 	// still ends with the step it wrote last links to that step.
@@ -263,8 +282,9 @@ func (j *Journal) write(hdr Header, steps []chain.Step, at string, now func() st
 	}
 	if j.Log != nil {
 		if err := j.Log(filepath.Base(j.f.Name()), size, out); err != nil {
-			if terr := j.f.Truncate(size); terr != nil {
-				return 0, 0, fmt.Errorf("%w (and the %d bytes written could not be taken back: %v)", err, len(out), terr)
+			if terr := FS.Truncate(j.f, size); terr != nil {
+				j.untaken, j.cutTo = true, size
+				return 0, 0, fmt.Errorf("%w (and the %d bytes written could not be taken back yet: %v)", err, len(out), terr)
 			}
 			return 0, 0, err
 		}

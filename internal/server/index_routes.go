@@ -552,6 +552,12 @@ func (s *Server) tombstoneCopy(id string, b []byte) error {
 			return err
 		}
 	}
+	// The removals made durable: a rotation of the log since the Remove
+	// above may have retired its segment, and replay would not remove
+	// the journal a power loss brought back.
+	if s.commit != nil {
+		return s.commit.Sync(s.cfg.Dir)
+	}
 	return nil
 }
 

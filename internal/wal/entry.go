@@ -15,7 +15,9 @@
 // An entry checks itself (its length and CRC-32C): the first entry of a
 // segment that does not check is a torn tail, never acknowledged (an
 // answer waits for the fsync of the segment that holds its entry), and
-// it and everything after it are ignored.
+// it and everything after it are ignored. An entry that checks but whose
+// fields no Log writes (a name that is not a session journal's) is
+// ErrCorrupt: replay stops before writing anything.
 package wal
 
 import (
@@ -23,6 +25,9 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"strings"
+
+	"github.com/logbook-project/logbook/internal/journalfile"
 )
 
 // Entry is one change to a file of the data directory.
@@ -119,33 +124,44 @@ func (e *Entry) check() error {
 	return nil
 }
 
-// ValidName refuses a name that is not one plain file of the data
-// directory: 1-255 bytes of [A-Za-z0-9._-], not starting with '.'. A
-// segment's names are checked before any path is made of them.
+// ValidName refuses a name that is not a session journal's in the data
+// directory (ID.steps.jsonl, journalfile.Path's, ID a valid session
+// id): the log holds journal appends and removals only, and a segment's
+// names are checked before any path is made of them, so that replay
+// never writes or removes another file of the data directory (the
+// server's key, a record, the index) nor one outside it.
 func ValidName(name string) error {
-	if name == "" || len(name) > 255 || name[0] == '.' {
-		return fmt.Errorf("wal: file name %q", name)
+	id, ok := strings.CutSuffix(name, journalfile.Suffix)
+	if !ok {
+		return fmt.Errorf("wal: file name %q: not a journal's", name)
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return fmt.Errorf("wal: file name %q", name)
-		}
+	if err := journalfile.ValidSessionID(id); err != nil {
+		return fmt.Errorf("wal: file name %q: %w", name, err)
 	}
 	return nil
 }
 
+// ErrCorrupt is Parse's error for an entry whose length and CRC check
+// but whose fields do not (an unknown kind, a name that is not a
+// journal's, an offset out of range): no Log writes one, so it is not a
+// torn tail but a segment made by something else, and replay stops
+// rather than take it, or what follows it, for nothing.
+var ErrCorrupt = errors.New("wal: an entry that checks holds fields no log writes")
+
 // Parse reads the entries of a segment's bytes in order, calling each
 // for every one that checks, and returns how many bytes they take: the
-// first entry that does not check (cut short, a CRC that does not
-// match, a field out of range) ends the segment, a torn tail that was
-// never acknowledged. Each's Data is a view into b. Parse returns each's
-// error, if any, and never panics on any bytes.
+// first entry cut short or whose CRC does not match ends the segment, a
+// torn tail that was never acknowledged. An entry that checks but holds
+// fields out of range is ErrCorrupt. Each's Data is a view into b. Parse
+// returns each's error, if any, and never panics on any bytes.
 func Parse(b []byte, each func(Entry) error) (int64, error) {
 	var off int64
 	for {
-		e, n, ok := parseOne(b[off:])
-		if !ok {
+		e, n, err := parseOne(b[off:])
+		if err != nil {
+			return off, fmt.Errorf("at byte %d: %w", off, err)
+		}
+		if n == 0 {
 			return off, nil
 		}
 		if err := each(e); err != nil {
@@ -155,49 +171,49 @@ func Parse(b []byte, each func(Entry) error) (int64, error) {
 	}
 }
 
-// parseOne reads the entry at the start of b: ok false when there is no
-// whole entry that checks.
-func parseOne(b []byte) (e Entry, n int, ok bool) {
+// parseOne reads the entry at the start of b: n 0 when there is no
+// whole entry whose CRC checks, ErrCorrupt when one does and its fields
+// do not.
+func parseOne(b []byte) (e Entry, n int, err error) {
 	if len(b) < headerLen {
-		return e, 0, false
+		return e, 0, nil
 	}
 	size := binary.LittleEndian.Uint32(b[0:4])
 	if size > maxPayload || uint64(size) > uint64(len(b)-headerLen) {
-		return e, 0, false
+		return e, 0, nil
 	}
 	p := b[headerLen : headerLen+int(size)]
-	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[4:8]) {
-		return e, 0, false
-	}
-	if len(p) < 3 {
-		return e, 0, false
+	// An empty payload's CRC is 0: zeros (pages a power loss took from
+	// the segment's tail) check, and are a torn tail, not ErrCorrupt.
+	if len(p) < 3 || crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[4:8]) {
+		return e, 0, nil
 	}
 	e.Kind = Kind(p[0])
 	nl := int(binary.LittleEndian.Uint16(p[1:3]))
 	if len(p) < 3+nl {
-		return e, 0, false
+		return e, 0, ErrCorrupt
 	}
 	e.Name = string(p[3 : 3+nl])
 	rest := p[3+nl:]
 	switch e.Kind {
 	case Write:
 		if len(rest) < 8 {
-			return e, 0, false
+			return e, 0, ErrCorrupt
 		}
 		off := binary.LittleEndian.Uint64(rest[:8])
 		if off > 1<<62 {
-			return e, 0, false
+			return e, 0, fmt.Errorf("%w: offset %d", ErrCorrupt, off)
 		}
 		e.Off, e.Data = int64(off), rest[8:]
 	case Remove:
 		if len(rest) != 0 {
-			return e, 0, false
+			return e, 0, ErrCorrupt
 		}
 	default:
-		return e, 0, false
+		return e, 0, fmt.Errorf("%w: kind %d", ErrCorrupt, e.Kind)
 	}
-	if ValidName(e.Name) != nil {
-		return e, 0, false
+	if err := ValidName(e.Name); err != nil {
+		return e, 0, fmt.Errorf("%w: %w", ErrCorrupt, err)
 	}
-	return e, headerLen + int(size), true
+	return e, headerLen + int(size), nil
 }

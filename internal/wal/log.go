@@ -1,6 +1,7 @@
 package wal
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -28,7 +29,21 @@ type Options struct {
 	SyncPath func(path string) error
 	// MaxSize: 0 is DefaultMaxSize.
 	MaxSize int64
+	// MaxKept bounds the segments kept for replay while the process
+	// runs (a fsync of their journals failed), with the segment in use
+	// (which grows when no rotation can make its successor): past it
+	// every Append fails (ErrBacklog). 0 is DefaultMaxKept.
+	MaxKept int64
 }
+
+// DefaultMaxKept: 64 full segments.
+const DefaultMaxKept = 64 * DefaultMaxSize
+
+// ErrBacklog is Append's error once the segments kept for replay pass
+// MaxKept: a fsync of their journals failed, so they stay until a
+// restart replays them (writing their bytes again), and the log does
+// not grow without bound meanwhile.
+var ErrBacklog = errors.New("wal: the segments kept for replay (a fsync of their journals failed) passed their bound: restart the server to replay them")
 
 // Log appends entries to the newest segment of DIR/wal. It is safe for
 // concurrent use.
@@ -48,6 +63,7 @@ type Log struct {
 	cur    *segment
 	next   uint64 // the next segment's number
 	failed error  // a write that could not be taken back: every Append fails
+	kept   int64  // bytes of the segments kept for replay (keep)
 	owed   []owed // under syncMu
 	buf    []byte // Append's header, reused under mu
 	lockf  *os.File
@@ -83,6 +99,14 @@ func Open(dir string, opts Options) (*Log, Stats, error) {
 	l := &Log{dir: dir, wdir: filepath.Join(dir, Subdir), opts: opts, full: make(chan struct{}, 1)}
 	st, err := l.replay()
 	if err != nil {
+		l.unlock()
+		return nil, st, err
+	}
+	// DIR/wal's name made durable before a segment in it is, or a power
+	// loss could take the directory and every entry acknowledged in it
+	// (at every Open: one made by a process killed before this fsync
+	// looks the same).
+	if err := l.syncPath(dir, nil); err != nil {
 		l.unlock()
 		return nil, st, err
 	}
@@ -170,6 +194,11 @@ func (l *Log) add(e Entry) error {
 		return l.failed
 	}
 	s := l.cur
+	// A segment that cannot be retired (its successor cannot be made)
+	// grows: it counts against the same bound.
+	if bound := cmp.Or(l.opts.MaxKept, DefaultMaxKept); l.kept+s.size > bound {
+		return fmt.Errorf("%w (%d bytes kept, %d in the segment in use, the bound is %d)", ErrBacklog, l.kept, s.size, bound)
+	}
 	head := appendHead(l.buf[:0], &e, len(e.Data))
 	hl := len(head)
 	if len(e.Data) <= inline {
@@ -247,6 +276,11 @@ func (l *Log) Sync() error {
 type owed struct {
 	path  string
 	names []string
+	size  int64
+	// failed: a fsync of its files failed; one that passes after is no
+	// proof (Linux marks the pages it could not write clean), so the
+	// segment is kept for replay once paid.
+	failed bool
 }
 
 // payOwed syncs the files of the segments owed, removing each once they
@@ -255,12 +289,31 @@ func (l *Log) payOwed() error {
 	for len(l.owed) > 0 {
 		o := l.owed[0]
 		if err := l.syncFiles(o.names); err != nil {
+			l.owed[0].failed = true
 			return err
 		}
-		os.Remove(o.path)
+		if o.failed {
+			l.keep(o.size)
+		} else {
+			os.Remove(o.path)
+		}
 		l.owed = l.owed[1:]
 	}
 	return nil
+}
+
+// keep counts a segment of size bytes left on disk for replay: the
+// fsync of its journals failed, and a later fsync that passes does not
+// prove their bytes are on disk (Linux marks the pages it could not
+// write clean, keeping them in the cache). Replay, at the next start,
+// writes them again. Past MaxKept every Append fails (ErrBacklog).
+func (l *Log) keep(size int64) {
+	l.mu.Lock()
+	l.kept += size
+	if bound := cmp.Or(l.opts.MaxKept, DefaultMaxKept); l.kept > bound && l.failed == nil {
+		l.failed = fmt.Errorf("%w (%d bytes kept, the bound is %d)", ErrBacklog, l.kept, bound)
+	}
+	l.mu.Unlock()
 }
 
 // names lists the files s wrote; l.mu is held.
@@ -317,12 +370,12 @@ func (l *Log) retire(next *segment) error {
 	old := l.cur
 	l.cur = next
 	names := old.names()
-	tainted := old.tainted
+	tainted, size := old.tainted, old.size
 	l.mu.Unlock()
 	if tainted || l.syncPath(old.path, old.f) != nil {
 		// Not on disk in the segment: only once its files are, and
 		// every Sync waits for that.
-		l.owed = append(l.owed, owed{old.path, names})
+		l.owed = append(l.owed, owed{path: old.path, names: names, size: size})
 		err := l.payOwed()
 		l.syncMu.Unlock()
 		old.f.Close()
@@ -333,6 +386,7 @@ func (l *Log) retire(next *segment) error {
 	err := l.syncFiles(names)
 	old.f.Close()
 	if err != nil {
+		l.keep(size)
 		return err // the segment stays, for Replay
 	}
 	return os.Remove(old.path)
