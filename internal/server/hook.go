@@ -326,6 +326,11 @@ func (s *Server) acquireBytes(w http.ResponseWriter, r *http.Request, n int64) b
 // acquire takes a slot of sem, waiting at most slotWait; it answers 503
 // BUSY (or nothing, to a client that went away) when it cannot.
 func (s *Server) acquire(w http.ResponseWriter, r *http.Request, sem chan struct{}) bool {
+	select {
+	case sem <- struct{}{}: // a slot free: no timer (one per event was an allocation and a timer to stop)
+		return true
+	default:
+	}
 	t := time.NewTimer(slotWait)
 	defer t.Stop()
 	select {

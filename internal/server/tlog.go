@@ -55,6 +55,7 @@ type tlogState struct {
 	mu        sync.RWMutex // closed, and the sends on leaves
 	closed    bool
 	leaves    chan []byte
+	closing   chan struct{} // closed by closeLog: the forwarder stops gathering
 	forwarded sync.WaitGroup
 	resolved  sync.WaitGroup
 	sealing   sync.WaitGroup // sealLeafLater's goroutines
@@ -81,13 +82,12 @@ func (s *Server) tlogInit() {
 	}
 	s.tl.leaves = make(chan []byte, leafQueue)
 	futs := make(chan pendingLeaf, leafQueue)
+	s.tl.closing = make(chan struct{})
 	s.tl.forwarded.Add(1)
 	go func() {
 		defer s.tl.forwarded.Done()
 		defer close(futs)
-		for leaf := range s.tl.leaves {
-			futs <- pendingLeaf{leaf, s.cfg.TLog.Add(s.tl.ctx, leaf)}
-		}
+		s.forwardLeaves(func(leaf []byte) { futs <- pendingLeaf{leaf, s.cfg.TLog.Add(s.tl.ctx, leaf)} })
 	}()
 	s.tl.resolved.Add(1)
 	go func() {
@@ -101,6 +101,48 @@ func (s *Server) tlogInit() {
 			}
 		}
 	}()
+}
+
+// leafGather is how long the forwarder lets leaves gather in the queue
+// before it takes them: at a paced load (an event every millisecond or
+// so, the server otherwise idle) a forwarder woken by every leaf cost a
+// goroutine handoff, often a thread woken from sleep, per event; waking
+// once per leafGather costs a few dozen a second. Tessera batches for
+// longer (translog's batch age), so the leaves' indexes come no later
+// than one batch after they would have.
+const leafGather = 50 * time.Millisecond
+
+// forwardLeaves hands the queued leaves to add, in their order, until
+// the queue is closed: it waits for a leaf, takes it, then lets the
+// next ones gather for leafGather (or until closeLog) before taking all
+// that are queued, and waits again.
+func (s *Server) forwardLeaves(add func([]byte)) {
+	t := time.NewTimer(leafGather)
+	t.Stop()
+	for {
+		leaf, ok := <-s.tl.leaves
+		if !ok {
+			return
+		}
+		add(leaf)
+		t.Reset(leafGather)
+		select {
+		case <-t.C:
+		case <-s.tl.closing:
+			t.Stop()
+		}
+		for more := true; more; {
+			select {
+			case leaf, ok := <-s.tl.leaves:
+				if !ok {
+					return
+				}
+				add(leaf)
+			default:
+				more = false
+			}
+		}
+	}
 }
 
 // logLeaf queues a checkpoint as a leaf without waiting for the log (it
@@ -351,6 +393,7 @@ func (s *Server) closeLog() {
 		s.tl.mu.Lock()
 		if !s.tl.closed {
 			s.tl.closed = true
+			close(s.tl.closing)
 			close(s.tl.leaves)
 		}
 		s.tl.mu.Unlock()
