@@ -28,7 +28,7 @@ document.addEventListener('DOMContentLoaded', async () => {
     document.body.dataset.state = 'fetch-failed';
     return;
   }
-  const bytes = await download(r);
+  const bytes = new Uint8Array(await r.arrayBuffer());
   performance.mark('logbook-fetched');
   await globalThis.logbook.show(id + '.record.json', bytes);
   // Where the index (the server's word) and this browser's check
@@ -42,34 +42,3 @@ document.addEventListener('DOMContentLoaded', async () => {
     document.body.dataset.disagree = 'true';
   }
 });
-
-// download reads the record's bytes as they arrive. A long one's first
-// parts go to the workers as soon as their bytes have come (split.js
-// head), where the server said its length; the check takes them up.
-async function download(r) {
-  const lb = globalThis.logbook, pool = lb.pool;
-  const total = Number(r.headers.get('Content-Length'));
-  if (!pool || !r.body || !Number.isSafeInteger(total) || total < pool.minBytes) return new Uint8Array(await r.arrayBuffer());
-  const bytes = new Uint8Array(total);
-  const h = lb.split.head(pool, bytes, lb.SHARES);
-  const more = [];
-  let have = 0;
-  const reader = r.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (more.length || have + value.length > total) { more.push(value); continue; } // longer than said: read whole
-    bytes.set(value, have);
-    have += value.length;
-    try { h.feed(have); } catch { h.stopped = true; }
-  }
-  if (have === total && !more.length) {
-    pool.head = h.stopped ? null : h;
-    return bytes;
-  }
-  h.stopped = true;
-  const out = new Uint8Array(have + more.reduce((a, v) => a + v.length, 0));
-  out.set(bytes.subarray(0, have));
-  for (let at = have, i = 0; i < more.length; at += more[i++].length) out.set(more[i], at);
-  return out;
-}

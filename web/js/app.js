@@ -202,7 +202,6 @@
     box.dataset.code = v.code || '';
     box.dataset.split = String(v.split || 0); // the parts its steps were checked in (split.js)
     box.dataset.fallback = v.fallback ? 'true' : 'false'; // a worker failed, and this thread read its parts
-    box.dataset.head = String(v.head || 0); // the parts started as the record downloaded (run.js)
     const head = el('h2', 'status');
     head.append(el('span', 'word', { accepted: 'Accepted', refused: 'Refused', 'no-verdict': 'No verdict', error: 'Not checked' }[state]));
     if (v.code) head.append(el('code', 'code', v.code));

@@ -104,23 +104,15 @@
   // given shares of its bytes (fractions, in order): {open, close, cuts}
   // (the '[' and ']' of the steps, the ',' between parts; fewer where
   // the steps are few), or null where it sees none.
-  // fixed, if given, are its first cuts, made already (head): each must
-  // be a cut, in order, before the steps' ']'.
-  function find(b, shares, fixed = []) {
+  function find(b, shares) {
     const o = open(b);
     if (o < 0) return null;
     const c = close(b);
     if (c <= o) return null;
     const cuts = [];
     let last = o, sum = 0;
-    for (const i of fixed) {
-      if (i <= last || i >= c || !isCut(b, i)) return null;
-      cuts.push(i);
-      last = i;
-    }
     for (let k = 1; k < shares.length; k++) {
       sum += shares[k - 1];
-      if (k <= fixed.length) continue;
       const target = o + Math.floor((c - o) * sum);
       let i = Math.max(target, last + 1);
       for (;;) {
@@ -254,44 +246,6 @@
       && (r.picked === null || r.picked === undefined || typeof r.picked === 'string');
   }
 
-  // head starts a long record's first parts on pool's workers while the
-  // rest of it downloads: bytes is the record's buffer, its length the
-  // one the server said; feed(have) is called as each piece arrives (the
-  // first have bytes in place). A part is cut as find cuts it, with the
-  // steps' ']' taken to be at the file's end (it is all but the last few
-  // bytes: "v" is the one member after "steps"), and sent once the bytes
-  // up to its end have come, at most two in a worker's hand, the front
-  // half of the parts at most. splitRead takes up what head started
-  // (h.cuts, h.runs) where it is handed the same buffer (pool.head);
-  // nothing is decided here: every part is joined and judged as before.
-  function head(pool, bytes, shares) {
-    const h = { bytes, open: -1, cuts: [], runs: [], sizes: [], sum: 0, inHand: 0 };
-    const end = bytes.length - 1;
-    h.feed = (have) => {
-      if (h.stopped) return;
-      const b = bytes.subarray(0, have);
-      if (h.open < 0 && (h.open = open(b)) < 0) return;
-      while (h.runs.length < shares.length / 2 && h.inHand < 2 * pool.size) {
-        const k = h.cuts.length;
-        const target = h.open + Math.floor((end - h.open) * (h.sum + shares[k]));
-        let i = Math.max(target, k ? h.cuts[k - 1] + 1 : h.open + 1);
-        for (;;) {
-          i = b.indexOf(0x2c, i);
-          if (i < 0 || isCut(b, i)) break;
-          i++;
-        }
-        if (i < 0 || i + CUT.length > have) return; // its end has not come yet
-        const from = k ? h.cuts[k - 1] + 1 : h.open + 1;
-        h.cuts.push(i);
-        h.sum += shares[k];
-        h.sizes.push(i - from + PREFIX.length + SUFFIX.length);
-        h.inHand++;
-        h.runs.push(pool.run({ wrapped: wrap(bytes, from, i), first: k === 0, want: [], pick: true }).then((r) => { h.inHand--; return r; }));
-      }
-    };
-    return h;
-  }
-
   // inProcess is a pool that checks its parts on this thread, one after
   // another: the same answers as workers', for tests (and where no worker
   // can start).
@@ -319,7 +273,7 @@
     });
   }
 
-  lb.split = { find, wrap, Workers, inProcess, nextTask, message, head };
+  lb.split = { find, wrap, Workers, inProcess, nextTask, message };
 
   // Loaded as a worker: the checker's scripts, then a part per message.
   if (typeof document === 'undefined' && typeof importScripts === 'function' && typeof postMessage === 'function') {

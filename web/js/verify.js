@@ -380,7 +380,6 @@
     } else if (walk.picked) v.picked = walk.picked;
     if (split) v.split = split.parts; // how many parts the steps were checked in
     if (split && split.fallback) v.fallback = split.fallback; // why this thread read a worker's parts
-    if (split) v.head = split.head; // how many were started as the record downloaded
     return v;
   }
 
@@ -469,7 +468,6 @@
   // answers are taken in the check's order once the parts are joined
   // (walk.early); else they are made from the parts, after.
   const SHARES = [8, 6, 4, 3, 2, 1, 1, 2, 3, 4, 6, 8].map((x) => x / 48);
-  lb.SHARES = SHARES; // run.js: the parts started as the record downloads
   const WAIT = 8;
   async function splitRead(bytes, want, pool, pick, lazy) {
     // More parts than threads, taken as each thread is free: the workers
@@ -479,14 +477,7 @@
     // takes fewer parts.
     // The parts are large at both ends, small in the middle: the last
     // taken are the smallest, so the threads end close together.
-    // The parts the page started while the record downloaded (run.js,
-    // split.js head), where they were cut from these bytes and asked
-    // what this reading asks (no step's hash wanted, the review's fields).
-    let h = pool.head && pool.head.bytes === bytes ? pool.head : null;
-    pool.head = null;
-    if (h) h.stopped = true;
-    if (h && (want.size || !pick || !lazy)) h = null;
-    const f = lb.split.find(bytes, SHARES, h ? h.cuts : []);
+    const f = lb.split.find(bytes, SHARES);
     if (!f) return null;
     const bounds = [f.open].concat(f.cuts, [f.close]);
     const parts = bounds.length - 1;
@@ -507,21 +498,7 @@
         // null: a worker failed, and this thread reads its part (below).
       }));
     };
-    if (h) {
-      for (let k = 0; k < h.runs.length; k++) {
-        const size = h.sizes[k];
-        out += size;
-        pending.push(h.runs[k].then((r) => {
-          results[k] = r;
-          answered++;
-          out -= size;
-          if (r && r.ok && front <= back) send();
-          else if (r && !r.ok) front = back + 1;
-        }));
-      }
-      front = h.runs.length;
-    }
-    for (let i = pending.length; i < 2 * pool.size && front < back; i++) send();
+    for (let i = 0; i < 2 * pool.size && front < back; i++) send();
     const env = new Uint8Array(f.open + 2 + bytes.length - f.close);
     env.set(bytes.subarray(0, f.open + 1));
     env[f.open + 1] = 0x30;
@@ -614,7 +591,7 @@
     get(rec, 'steps').length = n;
     const walk = { n, lastHash, hashes, spans, picked, shape: null, order: null, chain: null, parts: () => canon,
       early: results.every((r) => r.same) ? early : null };
-    return { rec, walk, parts, fallback, head: h ? h.runs.length : 0 };
+    return { rec, walk, parts, fallback };
   }
 
   // logbookVerify(bytes, {pubkeys, checkpoints, checkpointKeys}) is the
