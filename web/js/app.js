@@ -201,6 +201,7 @@
     box.dataset.ok = String(v.ok);
     box.dataset.code = v.code || '';
     box.dataset.split = String(v.split || 0); // the parts its steps were checked in (split.js)
+    box.dataset.fallback = v.fallback ? 'true' : 'false'; // a worker failed, and this thread read its parts
     const head = el('h2', 'status');
     head.append(el('span', 'word', { accepted: 'Accepted', refused: 'Refused', 'no-verdict': 'No verdict', error: 'Not checked' }[state]));
     if (v.code) head.append(el('code', 'code', v.code));
@@ -220,6 +221,8 @@
         + '; ' + c.attestations + ' attestation(s) and ' + c.logProofs + ' proof(s) of logging, checked by logbook-verify --bundle');
     }
     row(dl, 'detail', v.detail, 'detail');
+    // Quiet: the verdict is the same, only slower.
+    if (v.fallback) row(dl, 'checked', v.fallback, 'note');
     if (v.recordId) {
       row(dl, 'recordId', v.recordId, 'hex');
       row(dl, 'keyId', v.keyId, 'hex');

@@ -160,23 +160,24 @@
       this.ws = [];
       this.waiting = new Map();
       this.id = 0;
+      this.trouble = null; // why a worker was given up, if one was
       for (let i = 0; i < n; i++) {
         const w = new Worker(url);
         w.busy = 0;
         w.onmessage = (e) => {
-          const m = e.data, t = this.waiting.get(m.id);
-          if (m.picks) { if (t) t.batches.push(m.picks); return; }
-          if (t && m.r && m.r.picked) { m.r.pickedJSON = t.batches.concat([m.r.picked]); m.r.picked = null; }
+          const m = e.data;
+          if (!message(m)) { this.fail(w, 'a worker answered what is not an answer'); return; }
+          const t = this.waiting.get(m.id);
+          if (!t || t.w !== w) return; // a part no longer waited for
+          if (typeof m.picks === 'string') { t.batches.push(m.picks); return; }
+          if (m.r && m.r.picked) { m.r.pickedJSON = t.batches.concat([m.r.picked]); m.r.picked = null; }
           this.done(m.id, m.r);
         };
-        w.onerror = (e) => {
-          // A worker that failed (its script did not load, or threw) takes
-          // no more parts: each is answered null, and the record is then
-          // checked whole.
-          e.preventDefault();
-          w.failed = true;
-          for (const [id, t] of this.waiting) if (t.w === w) this.done(id, null);
-        };
+        // A worker that failed (its script did not load, or threw, or a
+        // message could not be read) takes no more parts: its parts are
+        // answered null, and checked on the page's thread.
+        w.onerror = (e) => { e.preventDefault(); this.fail(w, 'a worker failed'); };
+        w.onmessageerror = () => this.fail(w, 'a worker\'s answer could not be read');
         this.ws.push(w);
       }
     }
@@ -189,17 +190,60 @@
       t.resolve(r);
     }
 
+    // fail gives a worker up: it is stopped, and each part it holds is
+    // answered null.
+    fail(w, why) {
+      if (!w.failed) {
+        w.failed = true;
+        this.trouble = this.trouble || why;
+        try { w.terminate(); } catch { /* gone already */ }
+      }
+      for (const [id, t] of this.waiting) if (t.w === w) this.done(id, null);
+    }
+
+    // stop gives up every worker that holds a part: splitRead calls it
+    // where they have not answered in the time the page's thread says is
+    // ample (a worker that died without an error event, or is stuck).
+    stop(why) {
+      for (const t of [...this.waiting.values()]) this.fail(t.w, why);
+    }
+
     run(task) {
       return new Promise((resolve) => {
-        if (this.ws.some((x) => x.failed)) { resolve(null); return; }
+        const ok = this.ws.filter((x) => !x.failed);
+        if (!ok.length) { resolve(null); return; }
         const id = ++this.id;
-        let w = this.ws[0];
-        for (const x of this.ws) if (x.busy < w.busy) w = x; // the one with the fewest parts in hand
+        let w = ok[0];
+        for (const x of ok) if (x.busy < w.busy) w = x; // the one with the fewest parts in hand
         w.busy++;
         this.waiting.set(id, { w, resolve, batches: [] });
-        w.postMessage(Object.assign({ id }, task), [task.wrapped.buffer]);
+        try {
+          w.postMessage(Object.assign({ id }, task), [task.wrapped.buffer]);
+        } catch {
+          this.fail(w, 'a part could not be sent to a worker');
+        }
       });
     }
+  }
+
+  // message says whether m has the shape of a worker's message: a batch
+  // of picked fields ({id, picks}), or a part's answer ({id, r}: null, a
+  // refusal {ok: false}, or what checkChunk returns, its picked fields as
+  // JSON text). Anything else is a worker gone wrong, not an answer.
+  function message(m) {
+    if (!m || typeof m !== 'object' || !Number.isSafeInteger(m.id)) return false;
+    if ('picks' in m) return typeof m.picks === 'string';
+    const r = m.r;
+    if (r === null) return true;
+    if (!r || typeof r !== 'object') return false;
+    if (r.ok === false) return true;
+    const int = (x) => Number.isSafeInteger(x) && x >= 0;
+    return r.ok === true && int(r.base) && int(r.n) && r.n > 0 && typeof r.same === 'boolean'
+      && (r.canon === null || r.canon instanceof Uint8Array)
+      && r.spans instanceof Float64Array && r.spans.length === 2 * r.n
+      && typeof r.lastHash === 'string' && (r.firstPrev === null || typeof r.firstPrev === 'string')
+      && Array.isArray(r.hashes) && r.hashes.every((h) => Array.isArray(h) && h.length === 2 && int(h[0]) && typeof h[1] === 'string')
+      && (r.picked === null || r.picked === undefined || typeof r.picked === 'string');
   }
 
   // inProcess is a pool that checks its parts on this thread, one after
@@ -229,7 +273,7 @@
     });
   }
 
-  lb.split = { find, wrap, Workers, inProcess, nextTask };
+  lb.split = { find, wrap, Workers, inProcess, nextTask, message };
 
   // Loaded as a worker: the checker's scripts, then a part per message.
   if (typeof document === 'undefined' && typeof importScripts === 'function' && typeof postMessage === 'function') {

@@ -273,9 +273,18 @@
   async function verifyRecord(bytes, opt, keep, pick, pool) {
     const want = lb.checkpoint.wanted(opt.checkpoints);
     // With a pool (split.js), a long record's steps are checked in parts
-    // at once; a record they do not all pass is read again here, whole.
+    // at once; a record they do not all pass, or that the parts' verdict
+    // refuses, is read again here, whole: a refusal is the whole check's.
     const split = pool && keep !== true && (!pick || (lb.review && pick === lb.review.stepOf)) && bytes.length >= pool.minBytes
       ? await splitRead(bytes, want, pool, !!pick, keep === 'lazy') : null;
+    if (split) {
+      const v = await judge(bytes, opt, keep, pick, want, split);
+      if (v.ok) return v;
+    }
+    return judge(bytes, opt, keep, pick, want, null);
+  }
+
+  async function judge(bytes, opt, keep, pick, want, split) {
     let rec, walk;
     if (split) ({ rec, walk } = split);
     else {
@@ -370,6 +379,7 @@
       } });
     } else if (walk.picked) v.picked = walk.picked;
     if (split) v.split = split.parts; // how many parts the steps were checked in
+    if (split && split.fallback) v.fallback = split.fallback; // why this thread read a worker's parts
     return v;
   }
 
@@ -458,6 +468,7 @@
   // answers are taken in the check's order once the parts are joined
   // (walk.early); else they are made from the parts, after.
   const SHARES = [8, 6, 4, 3, 2, 1, 1, 2, 3, 4, 6, 8].map((x) => x / 48);
+  const WAIT = 8;
   async function splitRead(bytes, want, pool, pick, lazy) {
     // More parts than threads, taken as each thread is free: the workers
     // from the front (two in hand each, so none waits on this thread),
@@ -473,13 +484,18 @@
     const task = (k) => ({ wrapped: lb.split.wrap(bytes, bounds[k] + 1, bounds[k + 1]), first: k === 0, want: [...want], pick });
     const results = new Array(parts).fill(null);
     const pending = [];
-    let front = 0, back = parts - 1;
+    let front = 0, back = parts - 1, answered = 0, out = 0; // out: the bytes of the parts sent, not yet answered
     const send = () => {
       const k = front++;
-      pending.push(pool.run(task(k)).then((r) => {
+      const t = task(k), size = t.wrapped.length;
+      out += size;
+      pending.push(pool.run(t).then((r) => {
         results[k] = r;
+        answered++;
+        out -= size;
         if (r && r.ok && front <= back) send();
-        else if (!r || !r.ok) front = back + 1; // it fails: the rest is not worth reading
+        else if (r && !r.ok) front = back + 1; // it fails: the rest is not worth reading
+        // null: a worker failed, and this thread reads its part (below).
       }));
     };
     for (let i = 0; i < 2 * pool.size && front < back; i++) send();
@@ -493,33 +509,57 @@
     } catch {
       rec = null;
     }
-    let early = null;
-    while (front <= back) {
-      const k = back--;
+    let early = null, ms = 0, read = 0;
+    const own = (k) => {
+      const t0 = performance.now();
       try {
         const t = task(k);
         results[k] = checkChunk(t.wrapped, t.first, t.want, t.pick);
+        read += t.wrapped.length;
       } catch {
-        results[k] = null;
+        results[k] = { ok: false }; // a defect: the record is read whole
       }
-      if (!results[k] || !results[k].ok) { front = back + 1; break; }
+      ms += performance.now() - t0;
+    };
+    while (front <= back) {
+      const k = back--;
+      own(k);
+      if (!results[k].ok) { front = back + 1; break; }
       if (k === parts - 1 && results[k].same) early = startEarly(rec, bytes, f);
       await lb.split.nextTask(); // the workers' answers, and more parts sent
     }
     // While a worker finishes, this thread reads the picked fields that
-    // have come (else read after the verdict).
+    // have come (else read after the verdict). A worker is not waited
+    // for without end: where none has answered for WAIT times what this
+    // thread took for the bytes still out (and a second more), the
+    // workers that hold them are stopped (one may have died without an
+    // error event, or be stuck), and this thread reads their parts.
     const done = pending.map(() => false);
     pending.forEach((p, i) => p.then(() => { done[i] = true; }));
+    let heard = answered, since = performance.now();
     for (;;) {
       const open = pending.filter((_, i) => !done[i]);
       if (!open.length) break;
+      if (answered !== heard) { heard = answered; since = performance.now(); }
+      const left = 1000 + WAIT * (read ? ms / read : 1e-5) * out - (performance.now() - since);
+      if (left <= 0 && pool.stop) { pool.stop('a worker did not answer in time'); await Promise.all(open); continue; }
       const r = results.find((x) => x && x.pickedJSON);
-      if (!r) { await Promise.race(open); continue; }
+      if (!r) { await Promise.race(open.concat([new Promise((ok) => setTimeout(ok, Math.max(left, 0) + 1))])); continue; }
       r.picked = readPicked(r.pickedJSON);
       r.pickedJSON = null;
       await lb.split.nextTask();
     }
     for (let i = 0; i < pending.length; i++) await pending[i];
+    // A part a worker did not answer (it failed, or was stopped): read
+    // here. The page says so (v.fallback), quietly.
+    if (results.some((r) => r && !r.ok)) return null;
+    let fallback = null;
+    for (let k = 0; k < parts; k++) {
+      if (results[k] !== null) continue;
+      fallback = (pool.trouble || 'a worker failed') + ': its parts were checked on the page\'s thread';
+      own(k);
+      if (!results[k].ok) return null;
+    }
     if (!rec || items !== 1 || at !== f.open + 1 || end !== f.open + 2 || !zero || zero.t !== K.NUM || zero.lit !== '0') return null;
     let n = 0, lastHash = null;
     const hashes = new Map();
@@ -551,7 +591,7 @@
     get(rec, 'steps').length = n;
     const walk = { n, lastHash, hashes, spans, picked, shape: null, order: null, chain: null, parts: () => canon,
       early: results.every((r) => r.same) ? early : null };
-    return { rec, walk, parts };
+    return { rec, walk, parts, fallback };
   }
 
   // logbookVerify(bytes, {pubkeys, checkpoints, checkpointKeys}) is the
