@@ -7,6 +7,7 @@ import (
 
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
+	"github.com/transparency-dev/tessera/api/layout"
 	"github.com/transparency-dev/tessera/client"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -50,7 +51,7 @@ func LaterLeaves(ctx context.Context, pol *Policy, latest []byte, from uint64,
 	if from == size {
 		return t, nil, nil
 	}
-	left, err := client.FetchRangeNodes(ctx, from, tiles)
+	left, err := client.FetchRangeNodes(ctx, from, atSize(tiles, size))
 	if err != nil {
 		return t, nil, err
 	}
@@ -92,4 +93,32 @@ func LaterLeaves(ctx context.Context, pol *Policy, latest []byte, from uint64,
 		}
 	}
 	return t, out, nil
+}
+
+// atSize reads the tiles of the tree of size (the log's latest
+// checkpoint) for a reader that asks for them at a smaller size: the
+// nodes left of a record's leaf are asked for at the record's size, and
+// a log that integrates leaves in batches never wrote a partial tile of
+// that width (a tile is written at the sizes the log was published at,
+// and a live log removes the old partial ones). The first p hashes of a
+// tile are the same at every size that holds them, so the wider tile's
+// first p serve.
+func atSize(tiles client.TileFetcherFunc, size uint64) client.TileFetcherFunc {
+	return func(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+		w := layout.PartialTileSize(level, index, size)
+		b, err := tiles(ctx, level, index, w)
+		if err != nil || p == 0 {
+			if err == nil && w != 0 {
+				return nil, fmt.Errorf("tile %d/%d: full at the smaller size, partial (%d) at the log's %d", level, index, w, size)
+			}
+			return b, err
+		}
+		if w != 0 && p > w {
+			return nil, fmt.Errorf("tile %d/%d: %d hashes asked of the log's %d at size %d", level, index, p, w, size)
+		}
+		if len(b) < int(p)*32 {
+			return nil, fmt.Errorf("tile %d/%d: %d bytes, want at least %d", level, index, len(b), int(p)*32)
+		}
+		return b[:int(p)*32], nil
+	}
 }
