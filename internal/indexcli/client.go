@@ -12,8 +12,11 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/logbook-project/logbook/internal/cli"
+	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/index"
 	"github.com/logbook-project/logbook/internal/readlimit"
 	"github.com/logbook-project/logbook/internal/review"
@@ -208,7 +211,7 @@ func (c *client) sessions(v url.Values, all, asJSON bool, stderr io.Writer) erro
 		for _, s := range a.Sessions {
 			if asJSON {
 				b, _ := json.Marshal(s)
-				fmt.Fprintf(c.stdout, "%s\n", b)
+				fmt.Fprintf(c.stdout, "%s\n", escapeJSON(b))
 				continue
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", shown(s.Start), shown(s.ID), dash(s.Developer), dash(s.Repo), s.Steps, shown(verdictOf(s)),
@@ -344,7 +347,47 @@ func printHold(w io.Writer, b json.RawMessage) error {
 
 func printJSON(w io.Writer, v any) {
 	b, _ := json.MarshalIndent(v, "", "  ")
-	fmt.Fprintf(w, "%s\n", b)
+	fmt.Fprintf(w, "%s\n", escapeJSON(b))
+}
+
+// escapeJSON writes, in JSON that encoding/json made, every rune past
+// ASCII that does not print, and DEL (fleet.Prints: a C1 control such as CSI, a
+// bidi override, a zero-width mark) as its \u escape: --json goes to a
+// terminal as often as to jq, and encoding/json escapes only C0. The
+// value read back is the same. Outside its strings the encoder writes
+// ASCII alone, so every such rune is inside a string.
+func escapeJSON(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf && b[i] != 0x7f {
+			if out != nil {
+				out = append(out, b[i])
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r != 0x7f && fleet.Prints(r) {
+			if out != nil {
+				out = append(out, b[i:i+n]...)
+			}
+		} else {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			if r > 0xFFFF {
+				hi, lo := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		}
+		i += n
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 // do sends one request and decodes its JSON answer into out; a refusal

@@ -2,6 +2,8 @@ package indexcli_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,9 +18,9 @@ import (
 // cursor, a C1 CSI, a bidi override, a newline that forges a row); an
 // answer of the wrong shape is a named error, not a panic.
 func TestHostileAnswers(t *testing.T) {
-	const evil = "x\x1b]0;pwned\x07\u009b31m\u202eok\nFORGED\tcol\r"
+	const evil = "x\x1b]0;pwned\x07\u009b31m\u202eok\nFORGED\tcol\r\x7f\U000e0001"
 	q := func(s string) string { return strings.ReplaceAll(`"`+s+`"`, "\n", `\n`) }
-	esc := strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`, "\u009b", `\u009b`, "\u202e", `\u202e`, "\t", `\t`, "\r", `\r`)
+	esc := strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`, "\u009b", `\u009b`, "\u202e", `\u202e`, "\t", `\t`, "\r", `\r`, "\x7f", `\u007f`, "\U000e0001", `\udb40\udc01`)
 	e := esc.Replace(q(evil))
 	answers := map[string]string{
 		"/v1/sessions":        `{"sessions":[{"id":` + e + `,"developer":` + e + `,"repo":` + e + `,"start":` + e + `,"verdict":` + e + `,"tools":[` + e + `],"commits":[` + e + `],"decisions":[` + e + `]}],"next":` + e + `}`,
@@ -72,6 +74,27 @@ func TestHostileAnswers(t *testing.T) {
 			}
 		} else if code != 0 || !strings.Contains(out.String(), "⟦U+001B⟧") {
 			t.Errorf("%v: %d %q %q", args, code, out.String(), errb.String())
+		}
+	}
+	// --json: the same answer as JSON whose strings hold what the server
+	// sent, every control escaped (encoding/json escapes C0 alone).
+	for _, args := range [][]string{
+		{"sessions", "--json"}, {"coverage", "--json"}, {"retention", "--json"}, {"retention", "--run", "--json"}, {"hold", "--session", "s", "--json"},
+	} {
+		var out, errb bytes.Buffer
+		code := indexcli.Run(args, &out, &errb, env)
+		clean(strings.Join(args, " ")+" stdout", out.String())
+		var found bool
+		dec := json.NewDecoder(&out)
+		for {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				break
+			}
+			found = found || strings.Contains(fmt.Sprint(v), evil)
+		}
+		if code != 0 || !found {
+			t.Errorf("%v: %d, the answer's string not read back from %q %q", args, code, out.String(), errb.String())
 		}
 	}
 	wrong = true
