@@ -53,3 +53,99 @@ func TestLaterLeavesEmptyBundle(t *testing.T) {
 		}
 	}
 }
+
+// Hostile tiles at tile edges: every answer is either refused or gives
+// the log's own leaves; none panics.
+func TestLaterLeavesHostileTiles(t *testing.T) {
+	f := newFixture(t)
+	pol, err := ParsePolicy([]byte("log " + f.logV + "\nquorum none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	muts := map[string]func(b []byte, level, index uint64, p uint8, l *batchedLog) ([]byte, error){
+		"short32": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			if len(b) >= 32 {
+				return b[:len(b)-32], nil
+			}
+			return b, nil
+		},
+		"short1": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			if len(b) >= 1 {
+				return b[:len(b)-1], nil
+			}
+			return b, nil
+		},
+		"long32": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			return append(append([]byte(nil), b...), make([]byte, 32)...), nil
+		},
+		"long8k": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			return append(append([]byte(nil), b...), make([]byte, 8192)...), nil
+		},
+		"long5": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			return append(append([]byte(nil), b...), 1, 2, 3, 4, 5), nil
+		},
+		"empty": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) { return nil, nil },
+		"flip": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			c := append([]byte(nil), b...)
+			if len(c) > 0 {
+				c[len(c)-1] ^= 1
+			}
+			return c, nil
+		},
+		"zeros": func(b []byte, _, _ uint64, _ uint8, _ *batchedLog) ([]byte, error) {
+			return make([]byte, len(b)), nil
+		},
+	}
+	for _, batches := range [][]int{{255}, {256}, {257}, {1, 254, 1, 256}, {65536}, {65535, 2}, {300, 65236, 1}} {
+		l := &batchedLog{tiles: map[tlog.Tile][]byte{}}
+		for _, n := range batches {
+			l.publish(t, n)
+		}
+		size := uint64(len(l.entries))
+		root, err := tlog.TreeHash(int64(size), &l.tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		latest := f.checkpoint(t, int64(size), root, f.logS)
+		for _, from := range []uint64{0, 1, 255, 256, 257, size - 257, size - 256, size - 255, size - 1, size} {
+			if from > size {
+				continue
+			}
+			for name, m := range muts {
+				for target := 0; target < 4; target++ {
+					calls := 0
+					tiles := func(ctx context.Context, level, index uint64, p uint8) ([]byte, error) {
+						b, err := l.tile(ctx, level, index, p)
+						if err != nil {
+							return b, err
+						}
+						calls++
+						if calls%4 == target || target == 3 {
+							return m(b, level, index, p, l)
+						}
+						return b, nil
+					}
+					func() {
+						defer func() {
+							if r := recover(); r != nil {
+								t.Fatalf("%v from %d %s/%d: panic %v", batches, from, name, target, r)
+							}
+						}()
+						_, leaves, err := LaterLeaves(context.Background(), pol, latest, from, tiles, l.bundle)
+						if err != nil {
+							return
+						}
+						if uint64(len(leaves)) != size-from {
+							t.Fatalf("%v from %d %s/%d: %d leaves", batches, from, name, target, len(leaves))
+						}
+						for i, e := range leaves {
+							if string(e) != string(l.entries[from+uint64(i)]) {
+								t.Fatalf("%v from %d %s/%d: leaf %d %q", batches, from, name, target, from+uint64(i), e)
+							}
+						}
+					}()
+				}
+			}
+		}
+	}
+}
