@@ -149,3 +149,33 @@ func TestLaterLeavesHostileTiles(t *testing.T) {
 		}
 	}
 }
+
+// Huge sizes: a checkpoint of 2^62 leaves, a record near its end, and a
+// log that answers any tile with hashes of any width: refused, no panic.
+func TestLaterLeavesHugeSize(t *testing.T) {
+	f := newFixture(t)
+	pol, err := ParsePolicy([]byte("log " + f.logV + "\nquorum none\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 1 << 62
+	latest := f.checkpoint(t, size, tlog.Hash{1}, f.logS)
+	for _, width := range []int{0, 1, 255, 256, 257, 1000} {
+		tiles := func(_ context.Context, level, index uint64, p uint8) ([]byte, error) {
+			return make([]byte, 32*width), nil
+		}
+		bundles := func(_ context.Context, index uint64, p uint8) ([]byte, error) { return nil, nil }
+		for _, from := range []uint64{size, size - 1, size - 256, size - 257, size - 1<<20, size - 1<<20 - 1, 0, 1} {
+			tr, leaves, err := LaterLeaves(context.Background(), pol, latest, from, tiles, bundles)
+			if from == size {
+				if err != nil || len(leaves) != 0 || tr.Size != size {
+					t.Fatalf("from == size: %v %d", err, len(leaves))
+				}
+				continue
+			}
+			if err == nil {
+				t.Fatalf("width %d from %d: %d leaves taken", width, from, len(leaves))
+			}
+		}
+	}
+}
