@@ -78,6 +78,7 @@ func LaterLeaves(ctx context.Context, pol *Policy, latest []byte, from uint64,
 	}
 	out := make([][]byte, 0, size-from)
 	for i := from; i < size; {
+		start := i
 		b, err := client.GetEntryBundle(ctx, bundles, i/256, size)
 		if err != nil {
 			return t, nil, err
@@ -88,7 +89,7 @@ func LaterLeaves(ctx context.Context, pol *Policy, latest []byte, from uint64,
 			}
 			out = append(out, b.Entries[j])
 		}
-		if i < size && i%256 != 0 {
+		if i < size && (i%256 != 0 || i == start) {
 			return t, nil, fmt.Errorf("the log's entry bundle %d is short", i/256)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -64,9 +65,14 @@ type Log struct {
 	next   uint64 // the next segment's number
 	failed error  // a write that could not be taken back: every Append fails
 	kept   int64  // bytes of the segments kept for replay (keep)
-	owed   []owed // under syncMu
-	buf    []byte // Append's header, reused under mu
-	lockf  *os.File
+	// keptNames: the files the segments kept for replay wrote (keep).
+	// A segment that removes one of them is kept too (pinned): replay
+	// would otherwise make the file again from the kept segment's
+	// writes, with no Remove after them.
+	keptNames map[string]struct{}
+	owed      []owed // under syncMu
+	buf       []byte // Append's header, reused under mu
+	lockf     *os.File
 }
 
 type segment struct {
@@ -74,6 +80,8 @@ type segment struct {
 	f     *os.File
 	size  int64
 	dirty map[string]struct{} // the files its entries wrote to
+	// removed: the files its Remove entries removed.
+	removed map[string]struct{}
 	// tainted: a sync of the segment failed, so it may have lost pages
 	// (Linux drops them) and its later entries may sit after a hole that
 	// replay stops at. Its files are then synced themselves.
@@ -165,7 +173,7 @@ func (l *Log) create() (*segment, error) {
 		return nil, err
 	}
 	l.next++
-	return &segment{path: p, f: f, dirty: map[string]struct{}{}}, nil
+	return &segment{path: p, f: f, dirty: map[string]struct{}{}, removed: map[string]struct{}{}}, nil
 }
 
 // Append logs that data was written at off in the file name of the data
@@ -228,6 +236,9 @@ func (l *Log) add(e Entry) error {
 	}
 	s.size += int64(n)
 	s.dirty[e.Name] = struct{}{}
+	if e.Kind == Remove {
+		s.removed[e.Name] = struct{}{}
+	}
 	if s.size >= l.opts.MaxSize {
 		select {
 		case l.full <- struct{}{}:
@@ -277,6 +288,8 @@ type owed struct {
 	path  string
 	names []string
 	size  int64
+	// pinned: it removes a file a segment kept for replay wrote (pins).
+	pinned bool
 	// failed: a fsync of its files failed; one that passes after is no
 	// proof (Linux marks the pages it could not write clean), so the
 	// segment is kept for replay once paid.
@@ -292,8 +305,8 @@ func (l *Log) payOwed() error {
 			l.owed[0].failed = true
 			return err
 		}
-		if o.failed {
-			l.keep(o.size)
+		if o.failed || o.pinned {
+			l.keep(o.size, o.names)
 		} else {
 			os.Remove(o.path)
 		}
@@ -307,13 +320,37 @@ func (l *Log) payOwed() error {
 // prove their bytes are on disk (Linux marks the pages it could not
 // write clean, keeping them in the cache). Replay, at the next start,
 // writes them again. Past MaxKept every Append fails (ErrBacklog).
-func (l *Log) keep(size int64) {
+func (l *Log) keep(size int64, names []string) {
 	l.mu.Lock()
 	l.kept += size
+	if l.keptNames == nil {
+		l.keptNames = map[string]struct{}{}
+	}
+	for _, n := range names {
+		l.keptNames[n] = struct{}{}
+	}
 	if bound := cmp.Or(l.opts.MaxKept, DefaultMaxKept); l.kept > bound && l.failed == nil {
 		l.failed = fmt.Errorf("%w (%d bytes kept, the bound is %d)", ErrBacklog, l.kept, bound)
 	}
 	l.mu.Unlock()
+}
+
+// pins reports whether s removes a file that a segment kept for replay,
+// or owed (it may yet be kept), wrote: s must then be kept as well, or
+// replay would make the removed file again from the older segment's
+// writes. syncMu and l.mu are held.
+func (l *Log) pins(s *segment) bool {
+	for n := range s.removed {
+		if _, ok := l.keptNames[n]; ok {
+			return true
+		}
+		for _, o := range l.owed {
+			if slices.Contains(o.names, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // names lists the files s wrote; l.mu is held.
@@ -371,11 +408,12 @@ func (l *Log) retire(next *segment) error {
 	l.cur = next
 	names := old.names()
 	tainted, size := old.tainted, old.size
+	pinned := l.pins(old)
 	l.mu.Unlock()
 	if tainted || l.syncPath(old.path, old.f) != nil {
 		// Not on disk in the segment: only once its files are, and
 		// every Sync waits for that.
-		l.owed = append(l.owed, owed{path: old.path, names: names, size: size})
+		l.owed = append(l.owed, owed{path: old.path, names: names, size: size, pinned: pinned})
 		err := l.payOwed()
 		l.syncMu.Unlock()
 		old.f.Close()
@@ -386,8 +424,12 @@ func (l *Log) retire(next *segment) error {
 	err := l.syncFiles(names)
 	old.f.Close()
 	if err != nil {
-		l.keep(size)
+		l.keep(size, names)
 		return err // the segment stays, for Replay
+	}
+	if pinned {
+		l.keep(size, names)
+		return nil
 	}
 	return os.Remove(old.path)
 }
@@ -402,6 +444,7 @@ func (l *Log) Close() error {
 	l.mu.Lock()
 	s := l.cur
 	names := s.names()
+	pinned := l.pins(s)
 	l.failed = errors.New("wal: closed")
 	l.mu.Unlock()
 	defer l.unlock() // whatever happens: a segment left is for Replay
@@ -415,6 +458,9 @@ func (l *Log) Close() error {
 		return err
 	}
 	s.f.Close()
+	if pinned {
+		return nil // for Replay, after the segment it pins
+	}
 	return os.Remove(s.path)
 }
 
