@@ -86,7 +86,7 @@ const (
 
 // Refusals of Authorize: each is a *Denied wrapping one of these.
 var (
-	ErrOtherTenant = errors.New("the session belongs to another tenant")
+	ErrOtherTenant = errors.New("it is another tenant's")
 	ErrNotOwner    = errors.New("the session was started by another developer")
 	ErrRole        = errors.New("no role that allows it")
 	ErrNoOwner     = errors.New("the session has no owner in the fleet (recorded before it, or with the shared token)")

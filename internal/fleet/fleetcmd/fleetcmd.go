@@ -57,7 +57,14 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	data := fs.String("data", "", "the server's data `DIR` (default $STATE_DIRECTORY, else ./logbook-server-data)")
 	tenant := fs.String("tenant", "", "enroll: the developer's `TENANT` (organization or team)")
 	dev := fs.String("developer", "", "enroll: the developer's (or CI job's) `NAME`, as every step it sends will name it")
-	role := fs.String("role", string(fleet.Developer), "enroll: the credential's `ROLE`s, comma-separated: developer, auditor, approver, admin")
+	// --role may be repeated as well as comma-separated: a second --role
+	// replacing the first would enroll an admin who was meant to audit
+	// too without a word.
+	var roleFlags []string
+	fs.Func("role", "enroll: the credential's `ROLE`s, comma-separated or the flag repeated: developer, auditor, approver, admin (default developer)", func(v string) error {
+		roleFlags = append(roleFlags, v)
+		return nil
+	})
 	ttl := fs.Duration("ttl", 24*time.Hour, "enroll: how long the code may be traded for a credential")
 	asJSON := fs.Bool("json", false, "list: one JSON array")
 	dsn := fs.String("db", "", "the replicas' database `DSN`, where a fleet of replicas keeps its credentials (default $LOGBOOK_DB_DSN; docs/replicas.md)")
@@ -76,6 +83,10 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 	}
 	if err := fs.Parse(pos); err != nil { // only positionals left: sets Args
 		return 2
+	}
+	role := strings.Join(roleFlags, ",")
+	if role == "" {
+		role = string(fleet.Developer)
 	}
 	dir := *data
 	if dir == "" {
@@ -104,7 +115,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 			return 2
 		}
 		var roles []fleet.Role
-		for _, r := range strings.Split(*role, ",") {
+		for _, r := range strings.Split(role, ",") {
 			roles = append(roles, fleet.Role(strings.TrimSpace(r)))
 		}
 		code, err := st.Enroll(*tenant, *dev, roles, *ttl, now, rand.Reader)
@@ -114,11 +125,11 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 		}
 		fmt.Fprintln(stdout, code)
 		if slices.Contains(roles, fleet.Developer) {
-			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: on the developer's machine run\n  record-step install --harness NAME --server URL --enroll CODE\n", *dev, *tenant, role, now.Add(*ttl).UTC().Format(time.RFC3339))
 		} else {
 			// An auditor or admin installs no hooks: it trades the code
 			// for the credential its searches send as a bearer token.
-			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: trade it for a credential with\n  curl -s -X POST -d '{\"code\":\"CODE\"}' URL/v1/enroll\nand send its \"credential\" as LOGBOOK_SERVER_READ_TOKEN (logbook-server sessions, coverage, retention, hold)\n", *dev, *tenant, *role, now.Add(*ttl).UTC().Format(time.RFC3339))
+			fmt.Fprintf(stderr, "logbook-server: enrollment code for %s in %s (%s), single use, until %s: trade it for a credential with\n  curl -s -X POST -d '{\"code\":\"CODE\"}' URL/v1/enroll\nand send its \"credential\" as LOGBOOK_SERVER_READ_TOKEN (logbook-server sessions, coverage, retention, hold)\n", *dev, *tenant, role, now.Add(*ttl).UTC().Format(time.RFC3339))
 		}
 		return 0
 	case "credentials list":
