@@ -19,9 +19,11 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,9 +42,10 @@ import (
 type Backend interface {
 	Approvals(tenant string) []approval.Request
 	DecideAs(p fleet.Principal, id string, approve bool, inputs []string, reason string) (approval.Request, error)
-	// ConsoleRecord is a session's sealed record as the server holds it,
-	// when p may read it; ConsoleKeys the keys the browser pins.
-	ConsoleRecord(p fleet.Principal, id string) ([]byte, error)
+	// ConsoleRecordFile is a session's sealed record as the server holds
+	// it, open, and its size, when p may read it; ConsoleKeys the keys
+	// the browser pins.
+	ConsoleRecordFile(p fleet.Principal, id string) (*os.File, int64, error)
 	ConsoleKeys() []string
 	// ConsoleSessions is a page of the index's sessions p may see,
 	// filtered by v (GET /v1/sessions's parameters); ConsoleEntry what
@@ -722,7 +725,7 @@ var checkerScripts = []string{"/js/sha256.js", "/js/strictjson.js", "/js/jcs.js"
 	"/js/verify.js", "/js/split.js", "/js/checkpoint.js", "/js/cassette.js", "/js/review.js", "/js/bundle.js", "/js/app.js", "/ui/run.js"}
 
 func (c *Console) record(w http.ResponseWriter, r *http.Request, s *session, b Backend) {
-	rec, err := b.ConsoleRecord(s.p, r.PathValue("id"))
+	f, size, err := b.ConsoleRecordFile(s.p, r.PathValue("id"))
 	var denied *fleet.Denied
 	switch {
 	case errors.As(err, &denied):
@@ -732,8 +735,13 @@ func (c *Console) record(w http.ResponseWriter, r *http.Request, s *session, b B
 		http.Error(w, "no record: "+err.Error(), http.StatusNotFound)
 		return
 	}
+	defer f.Close()
 	w.Header().Set("Content-Type", "application/json")
-	w.Write(rec)
+	// Its length, and the file itself: the bytes go out as they lie
+	// (sendfile where the system has it), the first at once, where
+	// reading a 50 MB record whole first held the page's download back.
+	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
+	io.CopyN(w, f, size)
 }
 
 func render(w http.ResponseWriter, status int, t *template.Template, data any) {

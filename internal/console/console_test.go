@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 
@@ -21,8 +22,10 @@ func (nobody) Approvals(string) []approval.Request { panic("asked") }
 func (nobody) DecideAs(fleet.Principal, string, bool, []string, string) (approval.Request, error) {
 	panic("asked")
 }
-func (nobody) ConsoleRecord(fleet.Principal, string) ([]byte, error) { panic("asked") }
-func (nobody) ConsoleKeys() []string                                 { panic("asked") }
+func (nobody) ConsoleRecordFile(fleet.Principal, string) (*os.File, int64, error) {
+	panic("asked")
+}
+func (nobody) ConsoleKeys() []string { panic("asked") }
 func (nobody) ConsoleSessions(context.Context, fleet.Principal, url.Values) (index.Page, error) {
 	panic("asked")
 }

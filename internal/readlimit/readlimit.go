@@ -65,6 +65,32 @@ func Human(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// Open opens a regular file of at most limit bytes for a reader that
+// streams it, and returns its size: what Small would read, without
+// reading it (a route that sends a long record as it lies on disk). A
+// FIFO, device, socket or directory is refused unopened for reading.
+func Open(path string, limit int64) (*os.File, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+	case st.IsDir():
+		err = fmt.Errorf("read %s: is a directory", path)
+	case !st.Mode().IsRegular():
+		err = NotRegular(path, st.Mode())
+	case st.Size() > limit:
+		err = &TooLargeError{path, limit}
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
 // Small reads a regular file of at most limit bytes. A FIFO, device or
 // socket is refused without reading: it could block or never end.
 func Small(path string, limit int64) ([]byte, error) {

@@ -93,3 +93,37 @@ func TestRegular(t *testing.T) {
 		}
 	}
 }
+
+// Open refuses what Small refuses, before anything is read: over the
+// limit, a directory, a FIFO, a device; a regular file comes open, with
+// its size.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "f")
+	os.WriteFile(p, []byte("12345"), 0o600)
+	f, size, err := Open(p, 5)
+	if err != nil || size != 5 {
+		t.Fatalf("at the limit: %d, %v", size, err)
+	}
+	f.Close()
+	if _, _, err := Open(p, 4); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
+		t.Errorf("over the limit: %v", err)
+	}
+	if _, _, err := Open(dir, 4); err == nil {
+		t.Errorf("a directory was opened")
+	}
+	if _, _, err := Open(filepath.Join(dir, "none"), 4); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("no file: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, _, err := Open("/dev/zero", 4); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if ostest.Mkfifo(fifo) == nil {
+		if _, _, err := Open(fifo, 4); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("fifo: %v", err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -118,6 +119,24 @@ func (s *Server) ConsoleRecord(p fleet.Principal, id string) ([]byte, error) {
 		return nil, ErrNotSealed
 	}
 	return b, err
+}
+
+// ConsoleRecordFile is ConsoleRecord as the open file and its size, for
+// the run page's download: a long record is sent as it lies (sendfile),
+// its first bytes at once, not read whole into memory first.
+func (s *Server) ConsoleRecordFile(p fleet.Principal, id string) (*os.File, int64, error) {
+	o, err := s.SessionOwner(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := fleet.Authorize(p, fleet.Read, o); err != nil {
+		return nil, 0, err
+	}
+	f, size, err := readlimit.Open(filepath.Join(s.cfg.Dir, id+".record.json"), readlimit.Record)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, ErrNotSealed
+	}
+	return f, size, err
 }
 
 // ConsoleKeys are what the browser pins: the server's public key (SPKI
