@@ -193,6 +193,9 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "logbook-server %s: %v\n", cmd, err)
+		if errors.Is(err, ErrQuery) {
+			return 2
+		}
 		return 1
 	}
 	return 0
@@ -420,7 +423,11 @@ func (c *client) do(method, path string, body, out any) error {
 	if resp.StatusCode != http.StatusOK {
 		var e struct{ Error, Detail string }
 		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return fmt.Errorf("%s %s: %s: %s", method, path, shown(e.Error), shown(e.Detail))
+			err := fmt.Errorf("%s %s: %s: %s", method, path, shown(e.Error), shown(e.Detail))
+			if resp.StatusCode == http.StatusBadRequest && e.Error == "QUERY_INVALID" {
+				err = fmt.Errorf("%w: %w", ErrQuery, err)
+			}
+			return err
 		}
 		return fmt.Errorf("%s %s: %s", method, path, shown(resp.Status))
 	}
@@ -433,6 +440,11 @@ func (c *client) do(method, path string, body, out any) error {
 // maxAnswer is the largest answer read (a page of 500 sessions is a
 // few hundred KiB).
 const maxAnswer = 64 << 20
+
+// ErrQuery is the server's refusal of the query the command sent (a
+// filter, sort or cursor it cannot read: 400 QUERY_INVALID): a usage
+// error, exit 2, as one the command finds itself.
+var ErrQuery = errors.New("the server cannot read the query")
 
 // ErrAnswer is the error for an answer that is not one logbook-server
 // sends: not JSON, a member of the wrong type, past maxAnswer.

@@ -137,3 +137,25 @@ func TestAllStops(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryRefusedIsUsage: a query the server cannot read (400
+// QUERY_INVALID: a sort, bound or cursor it refuses) exits 2, as a usage
+// error the command found itself would; another refusal exits 1.
+func TestQueryRefusedIsUsage(t *testing.T) {
+	status, code := http.StatusBadRequest, "QUERY_INVALID"
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(status)
+		w.Write([]byte(`{"error":"` + code + `","detail":"sort: not one of newest, oldest"}`))
+	}))
+	defer ts.Close()
+	env := func(k string) string { return map[string]string{"LOGBOOK_SERVER_URL": ts.URL}[k] }
+	var out, errb bytes.Buffer
+	if got := indexcli.Run([]string{"sessions", "--sort", "bogus"}, &out, &errb, env); got != 2 || !strings.Contains(errb.String(), "QUERY_INVALID") {
+		t.Errorf("QUERY_INVALID: exit %d, %q", got, errb.String())
+	}
+	status, code = http.StatusForbidden, "FORBIDDEN"
+	errb.Reset()
+	if got := indexcli.Run([]string{"sessions"}, &out, &errb, env); got != 1 || !strings.Contains(errb.String(), "FORBIDDEN") {
+		t.Errorf("FORBIDDEN: exit %d, %q", got, errb.String())
+	}
+}
