@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -107,18 +108,16 @@ var ErrNotSealed = errors.New("the session has no sealed record yet")
 // record changed on the disk is shown refused, by the browser's own
 // check). p must be allowed to read the session (fleet.Authorize).
 func (s *Server) ConsoleRecord(p fleet.Principal, id string) ([]byte, error) {
-	o, err := s.SessionOwner(id)
+	f, size, err := s.ConsoleRecordFile(p, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := fleet.Authorize(p, fleet.Read, o); err != nil {
-		return nil, err
+	defer f.Close()
+	b := make([]byte, size)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
 	}
-	b, err := readlimit.Small(filepath.Join(s.cfg.Dir, id+".record.json"), readlimit.Record)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, ErrNotSealed
-	}
-	return b, err
+	return b, nil
 }
 
 // ConsoleRecordFile is ConsoleRecord as the open file and its size, for
