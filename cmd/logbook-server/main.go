@@ -341,12 +341,10 @@ func serve(ctx context.Context, c config, priv ed25519.PrivateKey, stderr io.Wri
 	}
 	switch {
 	case readToken != "" || c.openReads: // fine, or said above
-	case token != "" && fl != nil:
-		log.Warn("reads take the hook token", "who", "the fleet's credentials by role, and whoever holds the hook token, which reads every tenant's records", "fix", "--read-token-file FILE: the shared reads then need a token the agent does not hold")
-	case fl != nil:
-		log.Info("reads by role", "who", "the fleet's credentials (a developer its own sessions, an auditor its tenant's: docs/fleet.md); no shared read token")
 	case token != "":
 		log.Warn("reads need the hook token", "who", "whoever holds the hook token, which the agent's hooks send", "fix", "--read-token-file FILE: the records, checkpoints and log tiles then need a token the agent does not hold")
+	case fl != nil:
+		log.Info("reads by role", "who", "the fleet's credentials (a developer its own sessions, an auditor its tenant's: docs/fleet.md); no shared read token")
 	default:
 		log.Info("reads refused", "why", "no token: the records, checkpoints and log tiles are served to no one", "fix", "--read-token-file FILE to read them over HTTP with that token (or read them in the data directory)")
 	}
