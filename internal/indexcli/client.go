@@ -353,12 +353,12 @@ func printJSON(w io.Writer, v any) {
 	fmt.Fprintf(w, "%s\n", escapeJSON(b))
 }
 
-// escapeJSON writes, in JSON that encoding/json made, every rune past
-// ASCII that does not print, and DEL (fleet.Prints: a C1 control such as CSI, a
-// bidi override, a zero-width mark) as its \u escape: --json goes to a
-// terminal as often as to jq, and encoding/json escapes only C0. The
-// value read back is the same. Outside its strings the encoder writes
-// ASCII alone, so every such rune is inside a string.
+// escapeJSON writes, in JSON that encoding/json made, DEL and every rune
+// past ASCII that does not print (fleet.Prints: a C1 control such as
+// CSI, a bidi override, a zero-width mark) as its \u escape: --json goes
+// to a terminal as often as to jq, and encoding/json escapes only C0.
+// The value read back is the same. Outside its strings the encoder
+// writes ASCII alone, so every such rune is inside a string.
 func escapeJSON(b []byte) []byte {
 	var out []byte
 	for i := 0; i < len(b); {

@@ -85,7 +85,7 @@ func Run(args []string, stdout, stderr io.Writer, getenv func(string) string, no
 		return 2
 	}
 	role := strings.Join(roleFlags, ",")
-	if role == "" {
+	if roleFlags == nil { // not given; an empty --role '' is refused below
 		role = string(fleet.Developer)
 	}
 	dir := *data
