@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,14 +28,7 @@ func TestServerAttestationAfterRotation(t *testing.T) {
 	addr := freePort(t)
 	s := startServer(t, addr, data, oldKey, nil)
 	for _, session := range []string{"ra-kept", "ra-late"} {
-		for i := 0; i < 4; i++ {
-			if code, err := postEvent(http.DefaultClient, s.url, toolEvent(session, i)); err != nil || code != 200 {
-				t.Fatalf("%s: %d %v", session, code, err)
-			}
-		}
-		if code, err := postEvent(http.DefaultClient, s.url, []byte(`{"session_id":"`+session+`","hook_event_name":"SessionEnd","reason":"exit"}`)); err != nil || code != 200 {
-			t.Fatalf("SessionEnd %s: %d %v", session, code, err)
-		}
+		sendSession(t, s.url, session, 0, 4)
 	}
 	for _, session := range []string{"ra-kept", "ra-late"} {
 		waitFile(t, filepath.Join(data, session+".record.intoto.json"))

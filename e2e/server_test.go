@@ -155,13 +155,25 @@ func fetch(t testing.TB, url string) []byte {
 	return b
 }
 
+// sendSession posts session's tool events from to to-1 (toolEvent), then
+// its SessionEnd, each answered 200.
+func sendSession(t testing.TB, url, session string, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		if code, err := postEvent(http.DefaultClient, url, toolEvent(session, i)); err != nil || code != 200 {
+			t.Fatalf("%s event %d: %d %v", session, i, code, err)
+		}
+	}
+	if code, err := postEvent(http.DefaultClient, url, []byte(`{"session_id":"`+session+`","hook_event_name":"SessionEnd","reason":"exit"}`)); err != nil || code != 200 {
+		t.Fatalf("SessionEnd %s: %d %v", session, code, err)
+	}
+}
+
 // sealAndCheck ends a session on the server and verifies its record with
 // its checkpoint through logbook-verify: level server, n steps at least.
 func sealAndCheck(t testing.TB, s *liveServer, session string, minSteps int64) {
 	t.Helper()
-	if code, err := postEvent(http.DefaultClient, s.url, []byte(`{"session_id":"`+session+`","hook_event_name":"SessionEnd","reason":"exit"}`)); err != nil || code != 200 {
-		t.Fatalf("SessionEnd %s: %d %v", session, code, err)
-	}
+	sendSession(t, s.url, session, 0, 0)
 	dir := t.TempDir()
 	rec, cp := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.checkpoint")
 	os.WriteFile(rec, fetch(t, s.url+"/v1/sessions/"+session+"/record"), 0o644)

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,16 +33,7 @@ func TestStaleCheckpointRefused(t *testing.T) {
 	os.WriteFile(policy, []byte(fmt.Sprintf("log %s\nquorum none\n", strings.TrimSpace(string(out)))), 0o644)
 	s := startServer(t, addr, data, key, nil, "--log-checkpoint-interval", "200ms")
 	const id = "stale-1"
-	send := func(from, to int) {
-		for i := from; i < to; i++ {
-			if code, err := postEvent(http.DefaultClient, s.url, toolEvent(id, i)); err != nil || code != 200 {
-				t.Fatalf("event %d: %d %v", i, code, err)
-			}
-		}
-		if code, err := postEvent(http.DefaultClient, s.url, []byte(`{"session_id":"`+id+`","hook_event_name":"SessionEnd","reason":"exit"}`)); err != nil || code != 200 {
-			t.Fatalf("SessionEnd: %d %v", code, err)
-		}
-	}
+	send := func(from, to int) { sendSession(t, s.url, id, from, to) }
 	proofFile := filepath.Join(data, id+".record.tlog-proof")
 	waitProof := func(not []byte) []byte {
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
