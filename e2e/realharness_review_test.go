@@ -28,8 +28,10 @@ import (
 func TestRealClaudeCodeReviewEvidence(t *testing.T) {
 	t.Parallel()
 	claude := npmTool(t, claudeCodePkg, "claude")
-	proj, saved := harnessProject(t, "claude-code", ".claude/settings.json", "CLAUDE_PROJECT_DIR", []string{"PreToolUse", "PostToolUse"})
+	// The install's HOME is the run's: its user-level guard list goes
+	// there, not into the test's working directory.
 	home := t.TempDir()
+	proj, saved := harnessProject(t, "claude-code", ".claude/settings.json", home, []string{"PreToolUse", "PostToolUse"})
 	key := filepath.Join(home, "signing.key")
 	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--new-key", key).CombinedOutput(); err != nil {
 		t.Fatalf("%v %s", err, out)
