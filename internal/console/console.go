@@ -35,6 +35,7 @@ import (
 	"github.com/logbook-project/logbook/internal/approval"
 	"github.com/logbook-project/logbook/internal/fleet"
 	"github.com/logbook-project/logbook/internal/index"
+	"github.com/logbook-project/logbook/web"
 )
 
 // Backend is what the console asks the server: the held calls of a
@@ -88,6 +89,7 @@ type Config struct {
 // Console serves /ui/.
 type Console struct {
 	cfg    Config
+	files  *web.Cached // cfg.Assets, as served
 	secure bool // URL is https: cookies are Secure
 	origin string
 
@@ -134,7 +136,7 @@ func New(cfg Config) (*Console, error) {
 	if cfg.Client == nil {
 		cfg.Client = http.DefaultClient
 	}
-	return &Console{cfg: cfg, secure: u.Scheme == "https", origin: u.Scheme + "://" + u.Host,
+	return &Console{cfg: cfg, files: web.NewCached(cfg.Assets), secure: u.Scheme == "https", origin: u.Scheme + "://" + u.Host,
 		sessions: map[[32]byte]*session{}, logins: map[[32]byte]*login{}}, nil
 }
 
@@ -178,22 +180,16 @@ func headers(h http.Handler) http.Handler {
 }
 
 func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
+	name := "console/" + strings.TrimPrefix(r.URL.Path, "/ui/")
 	if c.cfg.Assets == nil {
 		http.NotFound(w, r)
 		return
 	}
-	name := strings.TrimPrefix(r.URL.Path, "/ui/")
-	b, err := fs.ReadFile(c.cfg.Assets, "console/"+name)
-	if err != nil {
+	if st, err := fs.Stat(c.cfg.Assets, name); err != nil || st.IsDir() {
 		http.NotFound(w, r)
 		return
 	}
-	if strings.HasSuffix(name, ".js") {
-		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
-	} else {
-		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-	}
-	w.Write(b)
+	c.files.Serve(w, r, name)
 }
 
 // random is 32 random bytes, base64url: a cookie's, a state's, a token's.

@@ -55,6 +55,7 @@ import (
 	"github.com/logbook-project/logbook/internal/rotation"
 	"github.com/logbook-project/logbook/internal/translog"
 	"github.com/logbook-project/logbook/internal/wal"
+	"github.com/logbook-project/logbook/web"
 )
 
 // Config is everything a Server needs; the command fills it from flags.
@@ -187,6 +188,7 @@ const (
 // Server handles the routes above. It is safe for concurrent use.
 type Server struct {
 	cfg          Config
+	files        *web.Cached // cfg.Web, as served
 	signer       *checkpoint.Signer
 	rules        *redact.Redactor // DIR/redact.json as loaded at start; nil: the built-in rules
 	redactDigest string
@@ -299,7 +301,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
+	s := &Server{cfg: cfg, files: web.NewCached(cfg.Web), rotations: rots, signer: signer, rules: r, redactDigest: redactDigest(cfg.Dir),
 		slots: make(chan struct{}, cfg.Appends), bigBytes: semaphore.NewWeighted(bigBodyBudget(cfg.MaxHookBody)), verifySlots: make(chan struct{}, 2),
 		sessions: map[string]*session{}, owed: map[string]string{}, sealSlot: make(chan struct{}, 1), approvals: approval.New()}
 	if cfg.Fsync != FsyncOff && cfg.DB == nil {
@@ -487,7 +489,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; form-action 'none'; base-uri 'none'")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	http.ServeFileFS(w, r, s.cfg.Web, name)
+	s.files.Serve(w, r, name)
 }
 
 // Close closes the checkpoint logs. Call it after the HTTP server has
