@@ -28,7 +28,19 @@ document.addEventListener('DOMContentLoaded', async () => {
     document.body.dataset.state = 'fetch-failed';
     return;
   }
-  const bytes = new Uint8Array(await r.arrayBuffer());
+  // A long record is read as it comes, its first parts checked by the
+  // workers meanwhile (js/split.js download).
+  const pool = globalThis.logbook.pool, total = Number(r.headers.get('Content-Length'));
+  let bytes;
+  try {
+    bytes = pool && r.body && Number.isSafeInteger(total) && total >= pool.minBytes
+      ? await globalThis.logbook.split.download(r.body, total, pool)
+      : new Uint8Array(await r.arrayBuffer());
+  } catch (e) {
+    status.textContent = 'The record could not be fetched: ' + e;
+    document.body.dataset.state = 'fetch-failed';
+    return;
+  }
   performance.mark('logbook-fetched');
   await globalThis.logbook.show(id + '.record.json', bytes);
   // Where the index (the server's word) and this browser's check

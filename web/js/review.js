@@ -23,47 +23,147 @@
     return v && v.t === K.NUM ? Number(v.lit) : null;
   }
 
-  // stepOf reads what a review needs from a parsed step.
+  // stepOf reads what a review needs from a parsed step, its data's
+  // members in one pass. A call's summary is not kept (its row is made
+  // of its fields); other events show theirs.
   function stepOf(st) {
     const d = get(st, 'data');
-    const paths = get(d, 'paths');
-    const actor = lb.actorOf(d);
+    let event = '', tool = '', id = '', command = '', path = '', paths = [], pattern = '', url = '', subagentType = '';
+    let agent = '', agentType = '', turnId = '', exit = null, duration = null, batchIds = [], batchTools = [];
+    let decision = '', rule = '', reason = '', enforced = false, error = '', gated = '', approver = '', actorV;
+    const keys = d.keys, vals = d.vals;
+    for (let k = 0; k < keys.length; k++) {
+      const v = vals[k], s = typeof v === 'string' ? v : '';
+      switch (keys[k]) {
+        case 'event': event = s; break;
+        case 'tool': tool = s; break;
+        case 'toolUseId': id = s; break;
+        case 'command': command = s; break;
+        case 'path': path = s; break;
+        case 'paths': if (v.t === K.ARR) paths = v.items.filter((x) => typeof x === 'string'); break;
+        case 'pattern': pattern = s; break;
+        case 'url': url = s; break;
+        case 'subagentType': subagentType = s; break;
+        case 'agentId': agent = s; break;
+        case 'agentType': agentType = s; break;
+        case 'turnId': turnId = s; break;
+        case 'exitCode': if (v.t === K.NUM) exit = Number(v.lit); break;
+        case 'durationMs': if (v.t === K.NUM) duration = Number(v.lit); break;
+        case 'toolUseIds': batchIds = strs(v); break;
+        case 'tools': batchTools = strs(v); break;
+        case 'decision': decision = s; break;
+        case 'rule': rule = s; break;
+        case 'reason': reason = s; break;
+        case 'enforced': enforced = v.t === K.TRUE; break;
+        case 'error': error = s; break;
+        case 'gated': gated = s; break;
+        case 'approver': approver = s; break;
+        case 'logbook.actor': actorV = v; break;
+      }
+    }
+    const actor = actorV === undefined ? undefined : lb.actorOf(d);
     return {
-      seq: Number(get(st, 'seq').lit), at: get(st, 'at'), kind: get(st, 'kind'), summary: get(st, 'summary'),
-      event: str(d, 'event'), tool: str(d, 'tool'), id: str(d, 'toolUseId'), command: str(d, 'command'),
-      path: str(d, 'path'), paths: paths && paths.t === K.ARR ? paths.items.filter((x) => typeof x === 'string') : [],
-      detail: str(d, 'pattern') || str(d, 'url') || str(d, 'subagentType'),
-      agent: str(d, 'agentId'), agentType: str(d, 'agentType'), turnId: str(d, 'turnId'),
-      exit: num(d, 'exitCode'), duration: num(d, 'durationMs'),
-      batchIds: strs(get(d, 'toolUseIds')), batchTools: strs(get(d, 'tools')),
-      inputs: get(st, 'inputsSha256').items, outputs: get(st, 'outputsSha256').items,
+      seq: Number(get(st, 'seq').lit), at: get(st, 'at'), kind: get(st, 'kind'),
+      summary: PRE.has(event) || POST.has(event) ? '' : get(st, 'summary'),
+      event, tool, id, command, path, paths,
+      detail: pattern || url || subagentType,
+      agent, agentType, turnId, exit, duration, batchIds, batchTools,
       actor: actorText(actor), // each call says who sent it
       actorOf: actor, // the session's header lists them (app.js)
-      gate: str(d, 'event') === 'PolicyGate' ? { decision: str(d, 'decision'), rule: str(d, 'rule'), reason: str(d, 'reason'),
-        enforced: get(d, 'enforced') !== undefined && get(d, 'enforced').t === K.TRUE, error: str(d, 'error'), gated: str(d, 'gated'),
-        approver: str(d, 'approver') } : null,
+      gate: event === 'PolicyGate' ? { decision, rule, reason, enforced, error, gated, approver } : null,
     };
   }
 
-  // FIELDS are stepOf's, in its order: a worker of the split check
-  // (js/split.js) sends each step's as an array of their values (pack),
-  // JSON text without the names, and the page makes the object again
-  // (unpack); actorOf, where undefined, travels as null.
-  const FIELDS = ['seq', 'at', 'kind', 'summary', 'event', 'tool', 'id', 'command', 'path', 'paths', 'detail', 'agent', 'agentType',
-    'turnId', 'exit', 'duration', 'batchIds', 'batchTools', 'inputs', 'outputs', 'actor', 'actorOf', 'gate'];
-  const ACTOR_OF = FIELDS.indexOf('actorOf');
-  function pack(s) {
-    return FIELDS.map((k) => s[k]);
+  // A worker of the split check (js/split.js) sends its steps' review
+  // fields (stepOf's) as JSON text, each step an array (pack): a number
+  // whose bits say which fields are as in the step before (mostly: a
+  // call's pre- and post-event share its tool, id and path) and which
+  // lists are empty (or null, or undefined), then the other fields'
+  // values, in stepOf's order; the page makes the objects again (unpack).
+  // seq is not sent: the check has found it to be the step's index.
+  // Each field is named in the code: a loop over names was a third
+  // slower.
+  const NONE = {}; // equal to no field's value
+  const FIRST = { at: NONE, kind: NONE, summary: NONE, event: NONE, tool: NONE, id: NONE, command: NONE, path: NONE, detail: NONE,
+    agent: NONE, agentType: NONE, turnId: NONE, exit: NONE, duration: NONE, actor: NONE };
+  const none = (v) => v === undefined || v === null || (Array.isArray(v) && v.length === 0);
+  function pack(steps) {
+    const out = new Array(steps.length);
+    let p = FIRST;
+    for (let i = 0; i < steps.length; i++) {
+      const s = steps[i], a = [0];
+      let m = 0;
+      if (s.at === p.at) m |= 1; else a.push(s.at);
+      if (s.kind === p.kind) m |= 2; else a.push(s.kind);
+      if (s.summary === p.summary) m |= 4; else a.push(s.summary);
+      if (s.event === p.event) m |= 8; else a.push(s.event);
+      if (s.tool === p.tool) m |= 16; else a.push(s.tool);
+      if (s.id === p.id) m |= 32; else a.push(s.id);
+      if (s.command === p.command) m |= 64; else a.push(s.command);
+      if (s.path === p.path) m |= 128; else a.push(s.path);
+      if (s.detail === p.detail) m |= 256; else a.push(s.detail);
+      if (s.agent === p.agent) m |= 512; else a.push(s.agent);
+      if (s.agentType === p.agentType) m |= 1024; else a.push(s.agentType);
+      if (s.turnId === p.turnId) m |= 2048; else a.push(s.turnId);
+      if (s.exit === p.exit) m |= 4096; else a.push(s.exit);
+      if (s.duration === p.duration) m |= 8192; else a.push(s.duration);
+      if (s.actor === p.actor) m |= 16384; else a.push(s.actor);
+      if (none(s.paths)) m |= 32768; else a.push(s.paths);
+      if (none(s.batchIds)) m |= 65536; else a.push(s.batchIds);
+      if (none(s.batchTools)) m |= 131072; else a.push(s.batchTools);
+      if (none(s.actorOf)) m |= 262144; else a.push(s.actorOf);
+      if (none(s.gate)) m |= 524288; else a.push(s.gate);
+      a[0] = m;
+      out[i] = a;
+      p = s;
+    }
+    return out;
   }
-  // unpack writes the object whole (one shape for all, quickly made):
-  // its members are FIELDS, in order (the split check's test compares
-  // what it makes with stepOf's own).
-  function unpack(a) {
-    return {
-      seq: a[0], at: a[1], kind: a[2], summary: a[3], event: a[4], tool: a[5], id: a[6], command: a[7], path: a[8], paths: a[9],
-      detail: a[10], agent: a[11], agentType: a[12], turnId: a[13], exit: a[14], duration: a[15], batchIds: a[16], batchTools: a[17],
-      inputs: a[18], outputs: a[19], actor: a[20], actorOf: a[ACTOR_OF] === null ? undefined : a[ACTOR_OF], gate: a[22],
-    };
+  // unpack makes the objects of pack's arrays again, each whole (one
+  // shape for all, quickly made): their members are stepOf's, in order
+  // (the split check's test compares what it makes with stepOf's own);
+  // first is the first one's seq.
+  function unpack(packed, first) {
+    const out = new Array(packed.length);
+    let at, kind, summary, event, tool, id, command, path, detail, agent, agentType, turnId, exit, duration, actor;
+    for (let i = 0; i < packed.length; i++) {
+      const a = packed[i], m = a[0];
+      let j = 1;
+      if (!(m & 1)) at = a[j++];
+      if (!(m & 2)) kind = a[j++];
+      if (!(m & 4)) summary = a[j++];
+      if (!(m & 8)) event = a[j++];
+      if (!(m & 16)) tool = a[j++];
+      if (!(m & 32)) id = a[j++];
+      if (!(m & 64)) command = a[j++];
+      if (!(m & 128)) path = a[j++];
+      if (!(m & 256)) detail = a[j++];
+      if (!(m & 512)) agent = a[j++];
+      if (!(m & 1024)) agentType = a[j++];
+      if (!(m & 2048)) turnId = a[j++];
+      if (!(m & 4096)) exit = a[j++];
+      if (!(m & 8192)) duration = a[j++];
+      if (!(m & 16384)) actor = a[j++];
+      const paths = m & 32768 ? [] : a[j++];
+      const batchIds = m & 65536 ? [] : a[j++];
+      const batchTools = m & 131072 ? [] : a[j++];
+      const actorOf = m & 262144 ? undefined : a[j++];
+      const gate = m & 524288 ? null : a[j++];
+      out[i] = {
+        seq: first + i, at, kind, summary, event, tool, id, command, path, paths, detail, agent, agentType, turnId, exit, duration,
+        batchIds, batchTools, actor, actorOf, gate,
+      };
+    }
+    return out;
+  }
+  // packJSON is a batch of stepOf's objects as JSON text, unpackJSON
+  // the objects again.
+  function packJSON(steps) {
+    return JSON.stringify([steps.length ? steps[0].seq : 0, pack(steps)]);
+  }
+  function unpackJSON(text) {
+    const [first, packed] = JSON.parse(text);
+    return unpack(packed, first);
   }
 
   // actorText says who sent a step's event, from its logbook.actor
@@ -187,17 +287,23 @@
       else if (!byId && open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
     }
     const turns = [{ prompt: null, items: [] }];
-    const turnOf = new Map(), byTurnId = new Map();
+    // Tables by seq: arrays where the seqs are the steps' indexes (an
+    // accepted record's are), a Map else; a Map of 100,000 steps took a
+    // long record's review a quarter of its time.
+    const dense = steps.every((s, i) => s.seq === i);
+    const turnOf = dense ? new Int32Array(steps.length) : new Map(), byTurnId = new Map();
+    const setTurn = dense ? (seq, t) => { turnOf[seq] = t; } : (seq, t) => { turnOf.set(seq, t); };
+    const turnAt = dense ? (seq) => turnOf[seq] : (seq) => turnOf.get(seq);
     for (const s of steps) {
       if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) {
         turns.push({ prompt: s, items: [], number: turns.length }); // the session's own number, kept by filters
         if (s.turnId) byTurnId.set(s.turnId, turns.length - 1);
       }
-      turnOf.set(s.seq, turns.length - 1);
+      setTurn(s.seq, turns.length - 1);
     }
     // A step that names its prompt's turn goes there, even when parallel
     // hooks appended it after the next prompt.
-    for (const s of steps) if (s.turnId && byTurnId.has(s.turnId)) turnOf.set(s.seq, byTurnId.get(s.turnId));
+    for (const s of steps) if (s.turnId && byTurnId.has(s.turnId)) setTurn(s.seq, byTurnId.get(s.turnId));
     const all = order.map((c) => { c.agent = agentOf.get(c.pos) || ''; return { pos: c.pos, call: c }; });
     for (const s of steps) {
       if (PRE.has(s.event) || POST.has(s.event) || gated.has(s.seq) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
@@ -206,7 +312,7 @@
     }
     all.sort((a, b) => a.pos - b.pos);
     for (const it of all) {
-      const t = turns[turnOf.get(it.pos)];
+      const t = turns[turnAt(it.pos)];
       const a = agents.get(agentOf.get(it.pos) || '');
       if (it.event && it.event.event === 'SubagentStart') {
         if (a && !a.placed) { a.placed = true; t.items.push({ agent: a }); }
@@ -219,7 +325,8 @@
       } else t.items.push(it);
     }
     if (!turns[0].items.length && turns.length > 1) turns.shift();
-    const bySeq = new Map(steps.map((s) => [s.seq, s]));
+    const seqs = dense ? null : new Map(steps.map((s) => [s.seq, s]));
+    const bySeq = (seq) => (dense ? steps[seq] : seqs.get(seq));
     const byKind = {}, files = new Map(), failed = [];
     let toolMs = 0;
     for (const c of order) {
@@ -227,7 +334,7 @@
       if (c.failed) failed.push(c);
       if (c.duration !== null) toolMs += c.duration;
       if (c.kind === 'exec' || c.kind === 'tool_call' || c.denied) continue; // a denied call touched no file
-      const s = bySeq.get(c.pre.length ? c.pre[0] : c.post[0]);
+      const s = bySeq(c.pre.length ? c.pre[0] : c.post[0]);
       for (const p of s ? (s.paths.length ? s.paths : s.path ? [s.path] : []) : []) files.set(p, (files.get(p) || 0) + 1);
     }
     let start = '', end = '';
@@ -449,5 +556,5 @@
     return row;
   }
 
-  lb.review = { build, render, stepOf, pack, unpack };
+  lb.review = { build, render, stepOf, packJSON, unpackJSON };
 })(globalThis.logbook = globalThis.logbook || {});

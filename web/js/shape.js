@@ -100,6 +100,13 @@
     return '';
   }
 
+  // sameKeys says whether obj is an object whose keys are keys, in order.
+  function sameKeys(obj, keys) {
+    if (!isObj(obj) || obj.keys.length !== keys.length) return false;
+    for (let i = 0; i < keys.length; i++) if (obj.keys[i] !== keys[i]) return false;
+    return true;
+  }
+
   // checkRecord checks everything §2 and §4 say about the record apart
   // from its steps' own fields (checkStep).
   function checkRecord(rec) {
@@ -206,12 +213,16 @@
     return i + len === der.length;
   }
 
+  const STEP_KEYS = ['seq', 'at', 'kind', 'summary', 'data', 'inputsSha256', 'outputsSha256', 'dossier', 'prev', 'hash'];
+  const STEP_KEYS_SORTED = [...STEP_KEYS].sort(); // as a canonical step has them
+
   // checkStep checks one step's fields (§4); i is its index.
   function checkStep(st, i) {
     const at = '/steps/' + i;
     const bad = badNumber(st, at);
     if (bad) return bad;
-    const d = members(st, at, ['seq', 'at', 'kind', 'summary', 'data', 'inputsSha256', 'outputsSha256', 'dossier', 'prev', 'hash']);
+    // A canonical step's keys are exactly STEP_KEYS_SORTED: seen at once.
+    const d = sameKeys(st, STEP_KEYS_SORTED) ? '' : members(st, at, STEP_KEYS);
     if (d) return d;
     if (!isCount(get(st, 'seq'))) return at + '/seq: not an integer ≥ 0';
     const t = get(st, 'at');

@@ -100,18 +100,33 @@
     return true;
   }
 
+  // SHARES are the parts' shares of a record's steps, in order: large at
+  // both ends, small in the middle (verify.js splitRead says why).
+  const SHARES = [8, 6, 4, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4, 6, 8].map((x) => x / 58);
+
   // find proposes where to cut a record's steps into parts of about the
   // given shares of its bytes (fractions, in order): {open, close, cuts}
   // (the '[' and ']' of the steps, the ',' between parts; fewer where
-  // the steps are few), or null where it sees none.
-  function find(b, shares) {
+  // the steps are few), or null where it sees none. With head (a Head's
+  // {open, cuts}), its cuts are the first ones, where they hold here.
+  function find(b, shares, head = null) {
     const o = open(b);
     if (o < 0) return null;
     const c = close(b);
     if (c <= o) return null;
     const cuts = [];
-    let last = o, sum = 0;
-    for (let k = 1; k < shares.length; k++) {
+    let last = o, sum = 0, k0 = 1;
+    if (head) {
+      if (head.open !== o) return null;
+      for (const i of head.cuts) {
+        if (i <= last || i >= c || !isCut(b, i)) return null;
+        cuts.push(i);
+        last = i;
+      }
+      for (let k = 0; k < cuts.length; k++) sum += shares[k];
+      k0 = cuts.length + 1;
+    }
+    for (let k = k0; k < shares.length; k++) {
       sum += shares[k - 1];
       const target = o + Math.floor((c - o) * sum);
       let i = Math.max(target, last + 1);
@@ -142,6 +157,106 @@
     out.set(b.subarray(from, to), PREFIX.length);
     out.set(SUFFIX, PREFIX.length + (to - from));
     return out;
+  }
+
+  // Head sends the first parts of a record whose bytes are still coming
+  // (the console's run page reads its download into bytes as it comes,
+  // run.js: arrived(n) says bytes[0, n) are in) to the pool's workers,
+  // each as soon as its bytes are in: the workers check while the rest
+  // downloads. The cuts are made as find makes them, with the end of the
+  // steps taken to be near the end of the bytes; splitRead (verify.js)
+  // takes the parts up where its bytes are these and its cuts hold on
+  // the whole record (find, with head): nothing of it is taken on trust.
+  class Head {
+    constructor(pool, bytes) {
+      this.pool = pool;
+      this.bytes = bytes;
+      this.n = 0;
+      this.open = -1;
+      this.cuts = [];
+      this.runs = []; // each part's pool.run, with its size
+      this.inHand = 0;
+      this.stopped = false;
+    }
+
+    arrived(n) {
+      this.n = n;
+      if (this.stopped) return;
+      if (this.open < 0) {
+        this.open = open(this.bytes.subarray(0, n));
+        if (this.open < 0) {
+          if (n > 1 << 16) this.stop(); // not a sealed record's head: no parts early
+          return;
+        }
+      }
+      this.more();
+    }
+
+    // more sends the next parts whose bytes are in, while each worker
+    // has fewer than two in hand (splitRead's rule).
+    more() {
+      // b: what is in (a search must not run on into the zeros after).
+      const b = this.bytes.subarray(0, this.n), o = this.open, c = this.bytes.length - 2;
+      while (!this.stopped && this.inHand < 2 * this.pool.size && this.cuts.length < SHARES.length - 1) {
+        const k = this.cuts.length, last = k ? this.cuts[k - 1] : o;
+        let sum = 0;
+        for (let j = 0; j <= k; j++) sum += SHARES[j];
+        let i = Math.max(o + Math.floor((c - o) * sum), last + 1);
+        if (i + CUT.length > b.length) return;
+        for (;;) {
+          i = b.indexOf(0x2c, i);
+          if (i < 0 || i + CUT.length > b.length) return; // not in yet
+          if (isCut(b, i)) break;
+          i++;
+        }
+        this.cuts.push(i);
+        const t = { wrapped: wrap(b, last + 1, i), first: k === 0, want: [], pick: true };
+        const size = t.wrapped.length;
+        this.inHand++;
+        const run = this.pool.run(t);
+        this.runs.push({ run, size });
+        run.then(() => { this.inHand--; this.more(); });
+      }
+    }
+
+    // stop sends no more parts (those sent are answered all the same).
+    stop() {
+      this.stopped = true;
+      if (this.pool.head === this) this.pool.head = null;
+    }
+  }
+
+  // download reads a response's body of total bytes (its Content-Length)
+  // into one array as it comes, the pool's workers checking its first
+  // parts meanwhile (Head); a body longer or shorter than it said is
+  // read whole all the same, and its parts are not taken up.
+  async function download(body, total, pool) {
+    const bytes = new Uint8Array(total);
+    const head = new Head(pool, bytes);
+    pool.head = head;
+    const reader = body.getReader();
+    let n = 0, extra = null;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (extra || n + value.length > total) {
+        head.stop();
+        extra = extra || [bytes.subarray(0, n)];
+        extra.push(value);
+        continue;
+      }
+      bytes.set(value, n);
+      n += value.length;
+      head.arrived(n);
+    }
+    if (extra) {
+      const out = new Uint8Array(extra.reduce((x, p) => x + p.length, 0));
+      let at = 0;
+      for (const p of extra) { out.set(p, at); at += p.length; }
+      return out;
+    }
+    if (n < total) { head.stop(); return bytes.slice(0, n); }
+    return bytes;
   }
 
   // Workers is a pool of n workers running this script; run(task)
@@ -253,7 +368,7 @@
     return {
       size: n, minBytes, run: async (t) => {
         const r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick);
-        if (r.picked) { r.pickedJSON = [JSON.stringify(r.picked.map(lb.review.pack))]; r.picked = null; }
+        if (r.picked) { r.pickedJSON = [lb.review.packJSON(r.picked)]; r.picked = null; }
         return r;
       },
     };
@@ -273,7 +388,7 @@
     });
   }
 
-  lb.split = { find, wrap, Workers, inProcess, nextTask, message };
+  lb.split = { SHARES, find, wrap, Head, download, Workers, inProcess, nextTask, message };
 
   // Loaded as a worker: the checker's scripts, then a part per message.
   if (typeof document === 'undefined' && typeof importScripts === 'function' && typeof postMessage === 'function') {
@@ -282,8 +397,8 @@
       const t = e.data;
       let r = null;
       try {
-        r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick, (picks) => postMessage({ id: t.id, picks: JSON.stringify(picks.map(lb.review.pack)) }));
-        if (r.picked) r.picked = JSON.stringify(r.picked.map(lb.review.pack));
+        r = lb.checkChunk(t.wrapped, t.first, t.want, t.pick, (picks) => postMessage({ id: t.id, picks: lb.review.packJSON(picks) }));
+        if (r.picked) r.picked = lb.review.packJSON(r.picked);
       } catch {
         r = null; // a defect: the page checks the record whole instead
       }

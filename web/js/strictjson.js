@@ -133,6 +133,7 @@
       const b = this.b;
       const keys = [], vals = [];
       let seen = null; // a set once the object is large; a scan until then
+      let sorted = true; // the keys so far rise strictly: none is there twice
       this.i++;
       this.space();
       if (b[this.i] === 0x7d) { this.i++; return { t: K.OBJ, keys, vals }; }
@@ -141,11 +142,15 @@
         const at = this.i;
         const key = this.string();
         // Keys compare after unescaping; with lone surrogates refused, equal
-        // JS strings are equal Unicode texts.
-        if (seen === null && keys.length >= 16) seen = new Set(keys);
-        if (seen === null ? keys.includes(key) : seen.has(key)) this.fail('duplicate key ' + JSON.stringify(key), at);
+        // JS strings are equal Unicode texts. While they rise (a
+        // canonical object's do) a key above the last is none of them.
+        if (keys.length && !(sorted && keys[keys.length - 1] < key)) {
+          sorted = false;
+          this.plain = false; // not in canonical order
+          if (seen === null && keys.length >= 16) seen = new Set(keys);
+          if (seen === null ? keys.includes(key) : seen.has(key)) this.fail('duplicate key ' + JSON.stringify(key), at);
+        }
         if (seen !== null) seen.add(key);
-        if (keys.length && !(keys[keys.length - 1] < key)) this.plain = false; // not in canonical order
         this.space();
         if (b[this.i] !== 0x3a) this.fail("expected ':' after object key");
         this.i++;

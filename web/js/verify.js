@@ -434,7 +434,7 @@
 
   // readPicked reads a worker's picked fields (JSON text, split.js).
   function readPicked(texts) {
-    return [].concat(...texts.map((t) => JSON.parse(t).map(lb.review.unpack)));
+    return [].concat(...texts.map(lb.review.unpackJSON));
   }
 
   // startEarly starts the signature's check and the record id's digest
@@ -464,10 +464,9 @@
   // them, or to null. Where every part's steps are in canonical form
   // already (as a sealed record's are), the file's own bytes are the
   // steps of the signed bytes: the signature's check and the record id's
-  // digest (WebCrypto, off this thread) start on them at once, and their
-  // answers are taken in the check's order once the parts are joined
-  // (walk.early); else they are made from the parts, after.
-  const SHARES = [8, 6, 4, 3, 2, 1, 1, 2, 3, 4, 6, 8].map((x) => x / 48);
+  // digest (WebCrypto) start on them at once, and their answers are
+  // taken in the check's order once the parts are joined (walk.early);
+  // else they are made from the parts, after.
   const WAIT = 8;
   async function splitRead(bytes, want, pool, pick, lazy) {
     // More parts than threads, taken as each thread is free: the workers
@@ -475,9 +474,18 @@
     // this thread from the back, between its own reading the workers'
     // answers and picked fields. A thread the machine gives less time
     // takes fewer parts.
-    // The parts are large at both ends, small in the middle: the last
-    // taken are the smallest, so the threads end close together.
-    const f = lb.split.find(bytes, SHARES);
+    // The parts are large at both ends, small in the middle (SHARES,
+    // split.js): the last taken are the smallest, so the threads end
+    // close together.
+    // The parts the pool's workers were sent as these bytes downloaded
+    // (split.js Head), where they were cut and checked as here.
+    let head = pool.head && pool.head.bytes === bytes && pick && !want.size ? pool.head : null;
+    if (head) head.stop();
+    let f = lb.split.find(bytes, lb.split.SHARES, head);
+    if (!f && head) {
+      head = null;
+      f = lb.split.find(bytes, lb.split.SHARES);
+    }
     if (!f) return null;
     const bounds = [f.open].concat(f.cuts, [f.close]);
     const parts = bounds.length - 1;
@@ -487,9 +495,15 @@
     let front = 0, back = parts - 1, answered = 0, out = 0; // out: the bytes of the parts sent, not yet answered
     const send = () => {
       const k = front++;
-      const t = task(k), size = t.wrapped.length;
+      let run, size;
+      if (head && k < head.runs.length) ({ run, size } = head.runs[k]);
+      else {
+        const t = task(k);
+        size = t.wrapped.length;
+        run = pool.run(t);
+      }
       out += size;
-      pending.push(pool.run(t).then((r) => {
+      pending.push(run.then((r) => {
         results[k] = r;
         answered++;
         out -= size;
@@ -498,6 +512,7 @@
         // null: a worker failed, and this thread reads its part (below).
       }));
     };
+    while (head && front < head.runs.length && front < back) send();
     for (let i = 0; i < 2 * pool.size && front < back; i++) send();
     const env = new Uint8Array(f.open + 2 + bytes.length - f.close);
     env.set(bytes.subarray(0, f.open + 1));
@@ -525,7 +540,14 @@
       const k = back--;
       own(k);
       if (!results[k].ok) { front = back + 1; break; }
-      if (k === parts - 1 && results[k].same) early = startEarly(rec, bytes, f);
+      if (k === parts - 1 && results[k].same) {
+        // WebCrypto works on the calling thread, copying its input
+        // first (Chromium: some 230 ms for a 50 MB record's two): the
+        // workers are given parts for that while first, a third of the
+        // bytes in hand, or they would wait on this thread to send more.
+        while (front < back && out < 0.3 * bytes.length) send();
+        early = startEarly(rec, bytes, f);
+      }
       await lb.split.nextTask(); // the workers' answers, and more parts sent
     }
     // While a worker finishes, this thread reads the picked fields that
