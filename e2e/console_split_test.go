@@ -169,8 +169,10 @@ func TestConsoleRunWorkerFault(t *testing.T) {
 // body shorter or longer than its Content-Length is read whole all the
 // same and its parts are not taken up (those sent early are checked
 // again: a server that says the wrong length costs time, not the
-// verdict). A head whose cuts do not hold on
-// the whole record is not taken up (find).
+// verdict). A head whose cuts do not hold on the whole record is not
+// taken up (find). The signed bytes are made in place around the steps
+// and put back: the bytes are unchanged after the check, and a
+// signature changed in one digit is refused.
 func TestConsoleRunHead(t *testing.T) {
 	t.Parallel()
 	const sid = "console-head-run"
@@ -192,19 +194,30 @@ func TestConsoleRunHead(t *testing.T) {
 			const same = got.length === b.length && got.every((x, i) => x === b[i]);
 			const head = pool.head, early = head ? head.runs.length : 0;
 			const v = await logbook.check(got, o, 'lazy', logbook.review.stepOf, pool);
-			out.push([chunk, total - b.length, same, early > 0, total === b.length ? twice : '-', f(v) === whole, v.split || 0].join(' '));
+			const after = got.length === b.length && got.every((x, i) => x === b[i]); // the signed bytes were made in place, and undone
+			out.push([chunk, total - b.length, same, early > 0, total === b.length ? twice : '-', f(v) === whole, v.split || 0, after].join(' '));
 		}
+		// The signature's value changed in one digit: refused as the
+		// whole check refuses it, the signed bytes made in place.
+		const bad = b.slice(), at = new TextDecoder().decode(b.subarray(0, 4096)).indexOf('"value":"') + 9;
+		bad[at] = bad[at] === 0x30 ? 0x31 : 0x30;
+		const badWhole = f(await logbook.check(bad, o, 'lazy', logbook.review.stepOf));
+		const badStream = new ReadableStream({ start(c) { c.enqueue(bad.slice()); c.close(); } });
+		const pool2 = logbook.split.inProcess(1, 0);
+		const badGot = await logbook.split.download(badStream, bad.length, pool2);
+		const bv = await logbook.check(badGot, o, 'lazy', logbook.review.stepOf, pool2);
+		out.push([bv.code, f(bv) === badWhole, badGot.every((x, i) => x === bad[i])].join(' '));
 		const fb = logbook.split.find(b, logbook.split.SHARES);
-		const bad = [
+		const wrong = [
 			logbook.split.find(b, logbook.split.SHARES, { open: fb.open + 1, cuts: [] }),
 			logbook.split.find(b, logbook.split.SHARES, { open: fb.open, cuts: [fb.cuts[0] + 1] }),
 			logbook.split.find(b, logbook.split.SHARES, { open: fb.open, cuts: [fb.cuts[1], fb.cuts[0]] }),
 		].map((x) => x === null);
 		const good = JSON.stringify(logbook.split.find(b, logbook.split.SHARES, { open: fb.open, cuts: fb.cuts.slice(0, 3) })) === JSON.stringify(fb);
-		return out.join('; ') + ' | ' + bad.join(' ') + ' ' + good;
+		return out.join('; ') + ' | ' + wrong.join(' ') + ' ' + good;
 	})()`, chromedp.EvalAwaitPromise))
-	want := "65536 0 true true 0 true 22; 1000003 0 true true 0 true 22; 65536 -10 true false - true 22; 65536 10 true false - true 22 | true true true true"
+	want := "65536 0 true true 0 true 22 true; 1000003 0 true true 0 true 22 true; 65536 -10 true false - true 22 true; 65536 10 true false - true 22 true; SIGNATURE_INVALID true true | true true true true"
 	if got != want {
-		t.Errorf("the record read as it downloads (chunk, length said less its own, bytes the same, parts sent early, parts checked twice, verdict the whole check's, parts):\n got %q\nwant %q", got, want)
+		t.Errorf("the record read as it downloads (chunk, length said less its own, bytes the same, parts sent early, parts checked twice, verdict the whole check's, parts, bytes the same after):\n got %q\nwant %q", got, want)
 	}
 }

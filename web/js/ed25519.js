@@ -116,5 +116,5 @@
     return crypto.subtle.verify({ name: 'Ed25519' }, key, sig, msg);
   }
 
-  lb.ed25519 = { weakKey, scalarCanonical, hasEd25519, verify, decode };
+  lb.ed25519 = { weakKey, scalarCanonical, hasEd25519, importKey, verify, decode };
 })(globalThis.logbook = globalThis.logbook || {});

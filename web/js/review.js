@@ -27,7 +27,7 @@
   // members in one pass. A call's summary is not kept (its row is made
   // of its fields); other events show theirs.
   function stepOf(st) {
-    const d = get(st, 'data');
+    const d = lb.shape.field(st, 'data');
     let event = '', tool = '', id = '', command = '', path = '', paths = [], pattern = '', url = '', subagentType = '';
     let agent = '', agentType = '', turnId = '', exit = null, duration = null, batchIds = [], batchTools = [];
     let decision = '', rule = '', reason = '', enforced = false, error = '', gated = '', approver = '', actorV;
@@ -63,8 +63,8 @@
     }
     const actor = actorV === undefined ? undefined : lb.actorOf(d);
     return {
-      seq: Number(get(st, 'seq').lit), at: get(st, 'at'), kind: get(st, 'kind'),
-      summary: PRE.has(event) || POST.has(event) ? '' : get(st, 'summary'),
+      seq: Number(lb.shape.field(st, 'seq').lit), at: lb.shape.field(st, 'at'), kind: lb.shape.field(st, 'kind'),
+      summary: PRE.has(event) || POST.has(event) ? '' : lb.shape.field(st, 'summary'),
       event, tool, id, command, path, paths,
       detail: pattern || url || subagentType,
       agent, agentType, turnId, exit, duration, batchIds, batchTools,

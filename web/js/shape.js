@@ -215,6 +215,16 @@
 
   const STEP_KEYS = ['seq', 'at', 'kind', 'summary', 'data', 'inputsSha256', 'outputsSha256', 'dossier', 'prev', 'hash'];
   const STEP_KEYS_SORTED = [...STEP_KEYS].sort(); // as a canonical step has them
+  const STEP_AT = Object.fromEntries(STEP_KEYS_SORTED.map((k, i) => [k, i]));
+
+  // field returns a step's member named key (one of STEP_KEYS), or
+  // undefined: looked for first where a canonical step has it (a
+  // step's members are asked for some twenty times in its check).
+  function field(st, key) {
+    const i = STEP_AT[key];
+    if (st !== undefined && typeof st !== 'string' && st.t === K.OBJ && st.keys[i] === key) return st.vals[i];
+    return get(st, key);
+  }
 
   // checkStep checks one step's fields (§4); i is its index.
   function checkStep(st, i) {
@@ -224,24 +234,24 @@
     // A canonical step's keys are exactly STEP_KEYS_SORTED: seen at once.
     const d = sameKeys(st, STEP_KEYS_SORTED) ? '' : members(st, at, STEP_KEYS);
     if (d) return d;
-    if (!isCount(get(st, 'seq'))) return at + '/seq: not an integer ≥ 0';
-    const t = get(st, 'at');
+    if (!isCount(field(st, 'seq'))) return at + '/seq: not an integer ≥ 0';
+    const t = field(st, 'at');
     if (!isStr(t) || !isInstant(t)) return at + '/at: not a calendar instant';
-    const kind = get(st, 'kind');
+    const kind = field(st, 'kind');
     if (!isStr(kind) || !KINDS.has(kind)) return at + '/kind: not one of ' + [...KINDS].join(', ');
-    if (!isStr(get(st, 'summary'))) return at + '/summary: not a string';
-    if (!isObj(get(st, 'data'))) return at + '/data: not an object';
+    if (!isStr(field(st, 'summary'))) return at + '/summary: not a string';
+    if (!isObj(field(st, 'data'))) return at + '/data: not an object';
     for (const k of ['inputsSha256', 'outputsSha256']) {
-      const list = get(st, k);
+      const list = field(st, k);
       if (!isArr(list) || !list.items.every(isHex64)) return at + '/' + k + ': not an array of 64-digit lowercase hex';
     }
-    const dossier = get(st, 'dossier');
+    const dossier = field(st, 'dossier');
     if (isStr(dossier) || (dossier.t !== K.NUL && dossier.t !== K.OBJ)) return at + '/dossier: not null or an object';
-    const prev = get(st, 'prev');
+    const prev = field(st, 'prev');
     if (!isHex64(prev) && (isStr(prev) || prev.t !== K.NUL)) return at + '/prev: not null or 64 lowercase hex digits';
-    if (!isHex64(get(st, 'hash'))) return at + '/hash: not 64 lowercase hex digits';
+    if (!isHex64(field(st, 'hash'))) return at + '/hash: not 64 lowercase hex digits';
     return '';
   }
 
-  lb.shape = { checkRecord, checkStep, isInstant, derSequence, numberProblem };
+  lb.shape = { checkRecord, checkStep, field, isInstant, derSequence, numberProblem };
 })(globalThis.logbook = globalThis.logbook || {});

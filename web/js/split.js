@@ -226,12 +226,16 @@
     }
   }
 
+  const ROOM = 1 << 16;
+
   // download reads a response's body of total bytes (its Content-Length)
   // into one array as it comes, the pool's workers checking its first
   // parts meanwhile (Head); a body longer or shorter than it said is
   // read whole all the same, and its parts are not taken up.
   async function download(body, total, pool) {
-    const bytes = new Uint8Array(total);
+    // Room around the record: the signed bytes are made in place there
+    // (verify.js startEarly), not in a copy of the record.
+    const bytes = new Uint8Array(new ArrayBuffer(total + 2 * ROOM), ROOM, total);
     const head = new Head(pool, bytes);
     pool.head = head;
     const reader = body.getReader();

@@ -108,8 +108,8 @@
         // throws is dropped (the page reads the steps again instead).
         try { this.picked.push(this.pick(st)); } catch { this.pick = null; this.picked = null; }
       }
-      if (this.want.has(i)) this.hashes.set(i, get(st, 'hash'));
-      const seq = get(st, 'seq');
+      if (this.want.has(i)) this.hashes.set(i, lb.shape.field(st, 'hash'));
+      const seq = lb.shape.field(st, 'seq');
       if (!this.order && Number(seq.lit) !== i) this.order = refuse('STEP_OUT_OF_ORDER', 'steps[' + i + '].seq is ' + seq.lit);
       const h = this.h;
       h.reset();
@@ -142,12 +142,12 @@
       }
       h.finish();
       if (!this.chain) {
-        const prev = get(st, 'prev');
+        const prev = lb.shape.field(st, 'prev');
         if (i > 0 && i === this.base) this.firstPrev = prev; // the part before holds steps[i - 1]: the joining compares
         if (i === 0 && prev !== NUL) this.chain = refuse('CHAIN_BROKEN', 'steps[0].prev is not null');
         else if (i > 0 && i !== this.base && !this.last.is(prev)) {
           this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].prev is not the hash of steps[' + (i - 1) + ']');
-        } else if (!h.is(get(st, 'hash'))) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
+        } else if (!h.is(lb.shape.field(st, 'hash'))) this.chain = refuse('CHAIN_BROKEN', 'steps[' + i + '].hash does not recompute');
       }
       this.last.h.set(h.h);
     }
@@ -200,8 +200,20 @@
   // record id's prefix goes first, so that sha256(prefix ‖ signed bytes)
   // needs no second copy of a long record.
   function signedInput(rec, steps) {
+    const { head, tail } = signedAround(rec);
+    const out = new Uint8Array(head.length + steps.reduce((n, p) => n + p.length, 0) + tail.length);
+    out.set(head);
+    let n = head.length;
+    for (const p of steps) { out.set(p, n); n += p.length; }
+    out.set(tail, n);
+    return out;
+  }
+
+  // signedAround returns what signedInput puts before the steps array
+  // (head, ID_PREFIX first) and after it (tail).
+  function signedAround(rec) {
     const session = get(rec, 'session'), sig = get(rec, 'signature'), identity = get(rec, 'signerIdentity');
-    const w = new Writer(steps.reduce((n, p) => n + p.length, 0) + 4096);
+    const w = new Writer(4096);
     w.ascii(ID_PREFIX);
     w.ascii('{"domain":');
     writeString(w, DOMAIN);
@@ -212,16 +224,13 @@
     if (identity) { member(w, 'signerIdentity'); write(w, identity); }
     member(w, 'stepCount'); write(w, get(rec, 'stepCount'));
     member(w, 'steps');
-    for (const p of steps) {
-      w.room(p.length);
-      w.buf.set(p, w.n);
-      w.n += p.length;
-    }
-    member(w, 'version'); write(w, get(rec, 'version'));
-    w.ascii('},"timestamp":');
-    write(w, get(session, 'endedAt'));
-    w.ascii(',"v":1}');
-    return w.bytes();
+    const head = w.bytes().slice();
+    const t = new Writer(256);
+    member(t, 'version'); write(t, get(rec, 'version'));
+    t.ascii('},"timestamp":');
+    write(t, get(session, 'endedAt'));
+    t.ascii(',"v":1}');
+    return { head, tail: t.bytes() };
   }
 
   // wordBytes returns a hash's eight big-endian words as its 32 bytes.
@@ -316,8 +325,7 @@
     // record id's digest early, over the file's own steps, where those
     // were found canonical (walk.early, splitRead).
     const early = walk.early || null;
-    const idInput = early ? early.idInput : signedInput(rec, walk.parts());
-    const signed = idInput.subarray(ID_PREFIX.length);
+    const idInput = early ? null : signedInput(rec, walk.parts());
 
     const count = get(rec, 'stepCount').lit;
     if (Number(count) !== walk.n) {
@@ -346,7 +354,7 @@
     digest.catch(() => {});
     let good;
     try {
-      good = await (early ? early.verified : lb.ed25519.verify(pub, sigBytes, signed));
+      good = await (early ? early.verified : lb.ed25519.verify(pub, sigBytes, idInput.subarray(ID_PREFIX.length)));
     } catch (e) {
       return refuse('SIGNATURE_INVALID', 'the browser refused the key or signature: ' + e.message);
     }
@@ -404,7 +412,7 @@
     let base = first ? 0 : -1, n = 0, rec;
     const each = (st, i, from, to, hashAt, hashEnd) => {
       if (i === 0 && !first) {
-        const seq = get(st, 'seq');
+        const seq = lb.shape.field(st, 'seq');
         base = seq && seq.t === K.NUM && /^[1-9][0-9]{0,14}$/.test(seq.lit) ? Number(seq.lit) : -1;
         walk.base = base;
       }
@@ -440,13 +448,37 @@
   // startEarly starts the signature's check and the record id's digest
   // over the signed bytes made of rec (the record around its steps) and
   // the file's own steps (bytes[f.open, f.close]), or returns null.
+  // Where the steps' buffer has room around them (split.js download
+  // leaves it), the signed bytes are made in place, not copied: the
+  // bytes around the steps stand in for the signed input's while
+  // WebCrypto takes its copy (which it does before it returns, as its
+  // specification has it), and are put back at once, in the same task.
   function startEarly(rec, bytes, f) {
     if (!rec || !globalThis.crypto || !crypto.subtle) return null;
     try {
-      const idInput = signedInput(rec, [bytes.subarray(f.open, f.close + 1)]);
       const sig = get(rec, 'signature');
       const pub = lb.unhex(get(sig, 'publicKey')).subarray(12), sigBytes = lb.unhex(get(sig, 'value'));
-      const early = { idInput, verified: lb.ed25519.verify(pub, sigBytes, idInput.subarray(ID_PREFIX.length)), digest: crypto.subtle.digest('SHA-256', idInput) };
+      const { head, tail } = signedAround(rec);
+      const from = bytes.byteOffset + f.open - head.length, to = bytes.byteOffset + f.close + 1 + tail.length;
+      let early;
+      if (bytes.buffer instanceof ArrayBuffer && from >= 0 && to <= bytes.buffer.byteLength) {
+        const started = lb.ed25519.importKey(pub).then((key) => {
+          const whole = new Uint8Array(bytes.buffer, from, to - from);
+          const before = whole.slice(0, head.length), after = whole.slice(whole.length - tail.length);
+          whole.set(head, 0);
+          whole.set(tail, whole.length - tail.length);
+          try {
+            return { digest: crypto.subtle.digest('SHA-256', whole), verified: crypto.subtle.verify({ name: 'Ed25519' }, key, sigBytes, whole.subarray(ID_PREFIX.length)) };
+          } finally {
+            whole.set(before, 0);
+            whole.set(after, whole.length - tail.length);
+          }
+        });
+        early = { verified: started.then((x) => x.verified), digest: started.then((x) => x.digest) };
+      } else {
+        const idInput = signedInput(rec, [bytes.subarray(f.open, f.close + 1)]);
+        early = { verified: lb.ed25519.verify(pub, sigBytes, idInput.subarray(ID_PREFIX.length)), digest: crypto.subtle.digest('SHA-256', idInput) };
+      }
       early.verified.catch(() => {});
       early.digest.catch(() => {});
       return early;
