@@ -189,10 +189,21 @@
   function build(rawSteps, picked) {
     const steps = picked || Array.from(rawSteps, stepOf); // an array, or a checked record's Steps
     const calls = new Map(), openCalls = new Map(), order = [];
-    let started = false, harness = false;
+    let started = false, harness = false, byId = false, start = '', end = '';
+    // One pass over every step where it can be: a long record's steps
+    // are many, and each pass over them starts slow (a fresh page's code
+    // is not yet compiled). The few steps later passes need are kept.
+    const gates = [], batches = [];
+    let dense = true, i = 0;
     for (const s of steps) {
+      if (s.seq !== i++) dense = false;
       if (s.event && !s.event.startsWith('logbook')) harness = true;
       if (s.event === 'SessionStart') started = true;
+      if (s.agent && s.event !== 'SubagentStart' && s.event !== 'SubagentStop') byId = true;
+      if (!start || s.at < start) start = s.at;
+      if (!end || s.at > end) end = s.at;
+      if (s.gate) gates.push(s);
+      if (s.batchIds.length) batches.push(s);
       const pre = PRE.has(s.event), post = POST.has(s.event);
       if (!pre && !post) continue;
       let c = s.id ? calls.get(s.id) : undefined;
@@ -224,7 +235,7 @@
     // A call an enforced gate step denied never ran: no post-event is no
     // gap (internal/gaps.Denies).
     const denied = new Set();
-    for (const s of steps) {
+    for (const s of gates) {
       const g = s.gate;
       if (g && s.id && g.enforced && g.decision === 'deny' && (g.gated === 'PreToolUse' || g.gated === 'PermissionRequest')) denied.add(s.id);
     }
@@ -245,15 +256,15 @@
     }
     // A gate step's decision goes on its call's row (docs/policy.md §6).
     const gated = new Set();
-    for (const s of steps) {
-      const c = s.gate && s.id ? calls.get(s.id) : undefined;
+    for (const s of gates) {
+      const c = s.id ? calls.get(s.id) : undefined;
       // A call held for an approver is decided by its resolution, the
       // call's next gate step (docs/approvals.md): that is its gate.
       if (c && (!c.gate || (c.gate.decision === 'hold' && s.gate.decision !== 'hold'))) { c.gate = Object.assign({ actor: s.actor }, s.gate); gated.add(s.seq); }
     }
     // Calls that only a PostToolBatch names: the model asked for them, and
     // no hook ever ran for them.
-    for (const s of steps) {
+    for (const s of batches) {
       s.batchIds.forEach((id, k) => {
         if (!id || calls.has(id)) return;
         const c = { id, tool: s.batchTools[k] || '', kind: 'tool_call', subject: '', start: s.at, end: '', pre: [], post: [],
@@ -267,9 +278,16 @@
     // when no sub-agent step names its agent: where they do, a step that
     // names none is the main agent's (a background sub-agent runs while
     // the main agent goes on), as internal/review decides.
-    const byId = steps.some((s) => s.agent && s.event !== 'SubagentStart' && s.event !== 'SubagentStop');
     const agents = new Map(), agentOf = new Map();
     let open = [];
+    // Turns: a prompt of the main agent's begins one.
+    const turns = [{ prompt: null, items: [] }];
+    // Tables by seq: arrays where the seqs are the steps' indexes (an
+    // accepted record's are), a Map else; a Map of 100,000 steps took a
+    // long record's review a quarter of its time.
+    const turnOf = dense ? new Int32Array(steps.length) : new Map(), byTurnId = new Map();
+    const setTurn = dense ? (seq, t) => { turnOf[seq] = t; } : (seq, t) => { turnOf.set(seq, t); };
+    const turnAt = dense ? (seq) => turnOf[seq] : (seq) => turnOf.get(seq);
     for (const s of steps) {
       if (s.event === 'SubagentStart') {
         if (!agents.has(s.agent)) agents.set(s.agent, { id: s.agent, type: s.agentType, start: s.at, end: '', items: [], calls: 0, placed: false });
@@ -285,27 +303,17 @@
         agentOf.set(s.seq, s.agent);
       }
       else if (!byId && open.length === 1 && s.event !== 'UserPromptSubmit') agentOf.set(s.seq, open[0].id);
-    }
-    const turns = [{ prompt: null, items: [] }];
-    // Tables by seq: arrays where the seqs are the steps' indexes (an
-    // accepted record's are), a Map else; a Map of 100,000 steps took a
-    // long record's review a quarter of its time.
-    const dense = steps.every((s, i) => s.seq === i);
-    const turnOf = dense ? new Int32Array(steps.length) : new Map(), byTurnId = new Map();
-    const setTurn = dense ? (seq, t) => { turnOf[seq] = t; } : (seq, t) => { turnOf.set(seq, t); };
-    const turnAt = dense ? (seq) => turnOf[seq] : (seq) => turnOf.get(seq);
-    for (const s of steps) {
       if (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq)) {
         turns.push({ prompt: s, items: [], number: turns.length }); // the session's own number, kept by filters
         if (s.turnId) byTurnId.set(s.turnId, turns.length - 1);
       }
       setTurn(s.seq, turns.length - 1);
     }
-    // A step that names its prompt's turn goes there, even when parallel
-    // hooks appended it after the next prompt.
-    for (const s of steps) if (s.turnId && byTurnId.has(s.turnId)) setTurn(s.seq, byTurnId.get(s.turnId));
     const all = order.map((c) => { c.agent = agentOf.get(c.pos) || ''; return { pos: c.pos, call: c }; });
     for (const s of steps) {
+      // A step that names its prompt's turn goes there, even when
+      // parallel hooks appended it after the next prompt.
+      if (s.turnId && byTurnId.has(s.turnId)) setTurn(s.seq, byTurnId.get(s.turnId));
       if (PRE.has(s.event) || POST.has(s.event) || gated.has(s.seq) || (s.event === 'UserPromptSubmit' && !agentOf.get(s.seq))) continue;
       if (s.event === 'SubagentStop' && agents.has(s.agent)) continue; // it closes its group; one of no known sub-agent stays an event, as internal/review shows it
       all.push({ pos: s.seq, event: s });
@@ -336,11 +344,6 @@
       if (c.kind === 'exec' || c.kind === 'tool_call' || c.denied) continue; // a denied call touched no file
       const s = bySeq(c.pre.length ? c.pre[0] : c.post[0]);
       for (const p of s ? (s.paths.length ? s.paths : s.path ? [s.path] : []) : []) files.set(p, (files.get(p) || 0) + 1);
-    }
-    let start = '', end = '';
-    for (const s of steps) {
-      if (!start || s.at < start) start = s.at;
-      if (!end || s.at > end) end = s.at;
     }
     return { steps, turns, calls: order, byKind, files, failed, gaps, toolMs, agents: agents.size, start, end };
   }
