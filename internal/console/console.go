@@ -166,7 +166,8 @@ func (c *Console) Handler(b Backend) http.Handler {
 }
 
 // headers are on every answer of the console: no framing, no inline
-// script, no sniffing, nothing cached, no referrer.
+// script, no sniffing, nothing cached (but the console's own script and
+// style, which asset serves to be kept and asked again), no referrer.
 func headers(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
