@@ -90,7 +90,7 @@ type Config struct {
 type Console struct {
 	cfg    Config
 	files  *web.Cached // cfg.Assets, as served
-	secure bool // URL is https: cookies are Secure
+	secure bool        // URL is https: cookies are Secure
 	origin string
 
 	mu       sync.Mutex
