@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"io/fs"
 	"net/http"
+	"path"
 	"sync"
 )
 
@@ -21,11 +22,22 @@ type Cached struct {
 // NewCached serves the files of fsys.
 func NewCached(fsys fs.FS) *Cached { return &Cached{fsys: fsys} }
 
+// types are the page's files' types, set here rather than taken from
+// the system's MIME table (which may name a script differently).
+var types = map[string]string{
+	".js":   "text/javascript; charset=utf-8",
+	".css":  "text/css; charset=utf-8",
+	".html": "text/html; charset=utf-8",
+}
+
 // Serve answers r with the file name of fsys.
 func (c *Cached) Serve(w http.ResponseWriter, r *http.Request, name string) {
 	if tag, ok := c.tag(name); ok {
 		w.Header().Set("Cache-Control", "no-cache")
 		w.Header().Set("ETag", tag)
+	}
+	if t, ok := types[path.Ext(name)]; ok {
+		w.Header().Set("Content-Type", t)
 	}
 	http.ServeFileFS(w, r, c.fsys, name)
 }

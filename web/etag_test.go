@@ -12,7 +12,7 @@ import (
 // content differs has another tag; a file that is not there is 404, with
 // no tag.
 func TestCached(t *testing.T) {
-	fsys := fstest.MapFS{"js/a.js": {Data: []byte("one")}, "js/b.js": {Data: []byte("two")}}
+	fsys := fstest.MapFS{"js/a.js": {Data: []byte("one")}, "js/b.js": {Data: []byte("two")}, "s.css": {Data: []byte("p{}")}}
 	c := NewCached(fsys)
 	get := func(name, tag string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest("GET", "/"+name, nil)
@@ -37,6 +37,9 @@ func TestCached(t *testing.T) {
 	b := get("js/b.js", tag)
 	if b.Code != 200 || b.Body.String() != "two" || b.Header().Get("ETag") == tag {
 		t.Errorf("another file asked with the first's tag: %d %q ETag %q", b.Code, b.Body, b.Header().Get("ETag"))
+	}
+	if ct := get("s.css", "").Header().Get("Content-Type"); ct != "text/css; charset=utf-8" {
+		t.Errorf("a style sheet's Content-Type %q", ct)
 	}
 	if missing := get("js/c.js", ""); missing.Code != 404 || missing.Header().Get("ETag") != "" {
 		t.Errorf("a missing file: %d ETag %q", missing.Code, missing.Header().Get("ETag"))

@@ -241,7 +241,13 @@
     const reader = body.getReader();
     let n = 0, extra = null;
     for (;;) {
-      const { done, value } = await reader.read();
+      let done, value;
+      try {
+        ({ done, value } = await reader.read());
+      } catch (e) {
+        head.stop(); // a download that failed: no more parts of it
+        throw e;
+      }
       if (done) break;
       if (extra || n + value.length > total) {
         head.stop();

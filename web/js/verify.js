@@ -286,6 +286,7 @@
     // refuses, is read again here, whole: a refusal is the whole check's.
     const split = pool && keep !== true && (!pick || (lb.review && pick === lb.review.stepOf)) && bytes.length >= pool.minBytes
       ? await splitRead(bytes, want, pool, !!pick, keep === 'lazy') : null;
+    if (pool && pool.head) pool.head.stop(); // a head (split.js) not taken up sends no more parts
     if (split) {
       const v = await judge(bytes, opt, keep, pick, want, split);
       if (v.ok) return v;
