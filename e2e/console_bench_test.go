@@ -2,13 +2,11 @@ package e2e
 
 import (
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -18,7 +16,6 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/logbook-project/logbook/internal/index"
-	"github.com/logbook-project/logbook/internal/keys"
 	"github.com/logbook-project/logbook/internal/testkit/oidcop"
 )
 
@@ -125,33 +122,8 @@ func BenchmarkConsoleSessions(b *testing.B) {
 //
 //	go test ./e2e -run '^$' -bench BenchmarkConsoleRun -benchtime 3x
 func BenchmarkConsoleRun(b *testing.B) {
-	const n = 100000
-	f := newConsoleFixture(b)
 	const sid = "console-bench-run"
-	// dev1's first event makes the session dev1's (its owner file).
-	body := `{"session_id":"` + sid + `","hook_event_name":"SessionStart","cwd":"/work","source":"startup"}`
-	req, _ := http.NewRequest("POST", f.url+"/v1/hooks/claude-code", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+f.op.Token(b, "dev1"))
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
-		b.Fatalf("SessionStart: %v %v", resp, err)
-	}
-	dir := b.TempDir()
-	prefill(b, dir, n)
-	key := filepath.Join(dir, "server.key")
-	priv, _, err := keys.MarshalPair(consoleServerKey, consoleServerKey.Public().(ed25519.PublicKey))
-	if err != nil {
-		b.Fatal(err)
-	}
-	os.WriteFile(key, priv, 0o600)
-	pubFile := filepath.Join(dir, "server.pub")
-	_, pub, _ := keys.MarshalPair(consoleServerKey, consoleServerKey.Public().(ed25519.PublicKey))
-	os.WriteFile(pubFile, pub, 0o644)
-	rec := filepath.Join(f.dir, sid+".record.json")
-	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", dir, "--session", "bench", "--key", key, "--out", rec).CombinedOutput(); err != nil {
-		b.Fatalf("%v %s", err, out)
-	}
-	br := newConsoleBrowser(b)
-	br.signIn(b, f, "dev1")
+	f, br, rec, pubFile := splitFixture(b, sid, 100000)
 	var page, cli time.Duration
 	var fellBack int
 	var check float64                   // ms, the check alone as the page's verdict says it ("checked in")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"crypto/ed25519"
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,7 +28,7 @@ func TestConsoleRunSplit(t *testing.T) {
 	t.Parallel()
 	const n = 15000
 	const sid = "console-split-run"
-	f, br, rec := splitFixture(t, sid, n)
+	f, br, rec, _ := splitFixture(t, sid, n)
 	compare := splitCompare(sid)
 	br.run(t, chromedp.Navigate(f.url+"/ui/run/"+sid), chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
 
@@ -59,31 +60,35 @@ func TestConsoleRunSplit(t *testing.T) {
 }
 
 // splitFixture: a console whose session sid has a sealed record of n
-// steps, and a browser signed in to it; rec is the record's file.
-func splitFixture(t *testing.T, sid string, n int) (*consoleFixture, *consoleBrowser, string) {
-	t.Helper()
-	f := newConsoleFixture(t)
+// steps (dev1's, signed by the server's key), and a browser signed in to
+// it; rec is the record's file, pub the server's public key's.
+func splitFixture(tb testing.TB, sid string, n int) (f *consoleFixture, br *consoleBrowser, rec, pub string) {
+	tb.Helper()
+	f = newConsoleFixture(tb)
+	// dev1's first event makes the session dev1's (its owner file).
 	body := `{"session_id":"` + sid + `","hook_event_name":"SessionStart","cwd":"/work","source":"startup"}`
 	req, _ := http.NewRequest("POST", f.url+"/v1/hooks/claude-code", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+f.op.Token(t, "dev1"))
+	req.Header.Set("Authorization", "Bearer "+f.op.Token(tb, "dev1"))
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("SessionStart: %v %v", resp, err)
+		tb.Fatalf("SessionStart: %v %v", resp, err)
 	}
-	dir := t.TempDir()
-	prefill(t, dir, n)
-	key := filepath.Join(dir, "server.key")
-	priv, _, err := keys.MarshalPair(consoleServerKey, consoleServerKey.Public().(ed25519.PublicKey))
+	dir := tb.TempDir()
+	prefill(tb, dir, n)
+	key, pub := filepath.Join(dir, "server.key"), filepath.Join(dir, "server.pub")
+	privPEM, pubPEM, err := keys.MarshalPair(consoleServerKey, consoleServerKey.Public().(ed25519.PublicKey))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	writeFile(t, key, priv)
-	rec := filepath.Join(f.dir, sid+".record.json")
+	if err := errors.Join(os.WriteFile(key, privPEM, 0o600), os.WriteFile(pub, pubPEM, 0o644)); err != nil {
+		tb.Fatal(err)
+	}
+	rec = filepath.Join(f.dir, sid+".record.json")
 	if out, err := exec.Command(filepath.Join(bin, "logbook-seal"), "--dir", dir, "--session", "bench", "--key", key, "--out", rec).CombinedOutput(); err != nil {
-		t.Fatalf("%v %s", err, out)
+		tb.Fatalf("%v %s", err, out)
 	}
-	br := newConsoleBrowser(t)
-	br.signIn(t, f, "dev1")
-	return f, br, rec
+	br = newConsoleBrowser(tb)
+	br.signIn(tb, f, "dev1")
+	return f, br, rec, pub
 }
 
 // splitCompare is a script that checks sid's record in the page twice,
@@ -144,7 +149,7 @@ const workerFault = `(() => {
 func TestConsoleRunWorkerFault(t *testing.T) {
 	t.Parallel()
 	const sid = "console-worker-fault"
-	f, br, _ := splitFixture(t, sid, 8000)
+	f, br, _, _ := splitFixture(t, sid, 8000)
 	if _, err := chromedp.Call(br.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: workerFault}); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +181,7 @@ func TestConsoleRunWorkerFault(t *testing.T) {
 func TestConsoleRunHead(t *testing.T) {
 	t.Parallel()
 	const sid = "console-head-run"
-	f, br, _ := splitFixture(t, sid, 6000)
+	f, br, _, _ := splitFixture(t, sid, 6000)
 	br.run(t, chromedp.Navigate(f.url+"/ui/run/"+sid), chromedp.WaitVisible(chromedp.CSS(`body[data-state="done"]`)))
 	got := get(t, br, chromedp.Evaluate[string](`(async () => {
 		const b = new Uint8Array(await (await fetch('/ui/record/`+sid+`')).arrayBuffer());
